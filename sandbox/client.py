@@ -1,0 +1,71 @@
+"""A small client for the sandbox's administrative endpoints, for tests, benchmarks and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from collections import Counter
+
+DEFAULT_PORT = 5055
+SANDBOX_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "sandbox",
+    "AWS_SECRET_ACCESS_KEY": "sandbox",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+class SandboxClient:
+    def __init__(self, endpoint: str | None = None) -> None:
+        self.endpoint = (endpoint or os.environ.get("HYPERPOD_SANDBOX_URL") or f"http://127.0.0.1:{DEFAULT_PORT}").rstrip("/")
+
+    def _call(self, method: str, path: str, payload: dict | None = None) -> dict:
+        data = json.dumps(payload).encode() if payload is not None else None
+        request = urllib.request.Request(self.endpoint + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read() or b"{}")
+
+    def healthy(self) -> bool:
+        try:
+            return self._call("GET", "/_sandbox/health").get("status") == "ok"
+        except OSError:
+            return False
+
+    def requests(self) -> list[dict]:
+        return self._call("GET", "/_sandbox/requests")["requests"]
+
+    def clear_requests(self) -> None:
+        self._call("DELETE", "/_sandbox/requests")
+
+    def writes(self) -> list[dict]:
+        return [r for r in self.requests() if r["kind"] == "write"]
+
+    def counts(self) -> Counter:
+        """Calls per (service, operation, kind)."""
+        return Counter((r["service"], r["operation"], r["kind"]) for r in self.requests())
+
+    def set_faults(self, **faults) -> dict:
+        return self._call("PUT", "/_sandbox/faults", faults)
+
+    def clear_faults(self) -> dict:
+        return self._call("PUT", "/_sandbox/faults", {})
+
+    def configure(self, **settings) -> dict:
+        return self._call("PUT", "/_sandbox/config", settings)
+
+    def reset(self) -> None:
+        self._call("POST", "/_sandbox/reset")
+
+    def boto3_client(self, service: str, region: str = "us-east-1"):
+        import boto3
+        from botocore.config import Config
+
+        return boto3.client(
+            service,
+            region_name=region,
+            endpoint_url=self.endpoint,
+            aws_access_key_id=SANDBOX_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+            config=Config(retries={"mode": "standard", "max_attempts": 1}),
+        )

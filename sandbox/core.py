@@ -1,0 +1,189 @@
+"""Pieces every sandbox addition to moto shares.
+
+The additions in ``sandbox/services/`` follow moto's own layout (a backend that
+holds state, a response class that parses and serializes), so they could be
+offered upstream. What they need beyond moto lives here: AWS error types,
+request validation against botocore's service model (which moto does not do),
+and status fields that move on their own, as AWS's asynchronous operations do.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import threading
+import time
+from typing import Any
+
+import botocore.session
+from moto.core.exceptions import JsonRESTError
+
+SETTINGS_LOCK = threading.Lock()
+SETTINGS: dict[str, float] = {
+    # Seconds a resource spends in Creating/Updating/Deleting before it settles.
+    "status_delay": float(os.environ.get("SANDBOX_STATUS_DELAY", "0.5")),
+}
+
+
+def status_delay() -> float:
+    with SETTINGS_LOCK:
+        return SETTINGS["status_delay"]
+
+
+class AwsError(JsonRESTError):
+    """An error serialized the way AWS JSON and REST-JSON services send it."""
+
+    def __init__(self, code: str, message: str, status: int = 400):
+        super().__init__(code, message)
+        self.code = status
+
+
+def validation_error(message: str) -> AwsError:
+    return AwsError("ValidationException", message)
+
+
+@functools.lru_cache(maxsize=None)
+def service_model(service: str):
+    return botocore.session.get_session().get_service_model(service)
+
+
+def _member_path(parent: str, name: str) -> str:
+    # AWS names members in lowerCamelCase in validation messages.
+    name = name[:1].lower() + name[1:]
+    return f"{parent}.{name}" if parent else name
+
+
+def _check(shape, value: Any, path: str, problems: list[str]) -> None:
+    kind = shape.type_name
+    meta = shape.metadata
+    if kind == "structure":
+        if not isinstance(value, dict):
+            problems.append(f"Value at '{path}' failed to satisfy constraint: Member must be a structure")
+            return
+        for required in meta.get("required", []):
+            if value.get(required) is None:
+                problems.append(f"Value null at '{_member_path(path, required)}' failed to satisfy constraint: Member must not be null")
+        for name, member_value in value.items():
+            if name in shape.members and member_value is not None:
+                _check(shape.members[name], member_value, _member_path(path, name), problems)
+        return
+    if kind == "list":
+        if not isinstance(value, list):
+            problems.append(f"Value at '{path}' failed to satisfy constraint: Member must be a list")
+            return
+        _check_range(len(value), meta, path, "have length", problems, value)
+        for index, item in enumerate(value):
+            _check(shape.member, item, f"{path}.{index + 1}.member", problems)
+        return
+    if kind == "map":
+        if not isinstance(value, dict):
+            problems.append(f"Value at '{path}' failed to satisfy constraint: Member must be a map")
+            return
+        _check_range(len(value), meta, path, "have length", problems, value)
+        for key, item in value.items():
+            _check(shape.key, key, f"{path}.key", problems)
+            _check(shape.value, item, f"{path}.{key}", problems)
+        return
+    if kind == "string":
+        if not isinstance(value, str):
+            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must be a string")
+            return
+        _check_range(len(value), meta, path, "have length", problems, value)
+        enum = getattr(shape, "enum", None)
+        if enum and value not in enum:
+            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must satisfy enum value set: [{', '.join(enum)}]")
+        pattern = meta.get("pattern")
+        # AWS matches the whole value against the model's pattern (Java Pattern.matches).
+        if pattern and not re.fullmatch(pattern, value):
+            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must satisfy regular expression pattern: {pattern}")
+        return
+    if kind in ("integer", "long"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must be an integer")
+            return
+        _check_range(value, meta, path, "have value", problems, value)
+        return
+    if kind in ("float", "double"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must be a number")
+            return
+        _check_range(value, meta, path, "have value", problems, value)
+        return
+    if kind == "boolean" and not isinstance(value, bool):
+        problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must be a boolean")
+
+
+def _check_range(measure, meta, path, what, problems, value) -> None:
+    shown = value if isinstance(value, (str, int, float)) else "[...]"
+    if "min" in meta and measure < meta["min"]:
+        bound = "greater than or equal to"
+        problems.append(f"Value '{shown}' at '{path}' failed to satisfy constraint: Member must {what} {bound} {meta['min']}")
+    if "max" in meta and measure > meta["max"]:
+        bound = "less than or equal to"
+        problems.append(f"Value '{shown}' at '{path}' failed to satisfy constraint: Member must {what} {bound} {meta['max']}")
+
+
+def validate_request(service: str, operation: str, params: dict) -> None:
+    """Raise ValidationException the way AWS does when ``params`` break the model."""
+    shape = service_model(service).operation_model(operation).input_shape
+    if shape is None:
+        return
+    problems: list[str] = []
+    _check(shape, params, "", problems)
+    if problems:
+        count = len(problems)
+        noun = "error" if count == 1 else "errors"
+        raise validation_error(f"{count} validation {noun} detected: " + "; ".join(problems))
+
+
+class Lifecycle:
+    """A status that settles from a transitional value after the sandbox's delay.
+
+    ``move("Updating", "Updated")`` starts a transition; ``status`` reads the
+    transitional value until the delay has passed, then the settled one.
+    """
+
+    def __init__(self, transitional: str, settled: str):
+        self.move(transitional, settled)
+
+    def move(self, transitional: str, settled: str) -> None:
+        self._transitional = transitional
+        self._settled = settled
+        self._since = time.monotonic()
+
+    def settle_as(self, status: str) -> None:
+        self._transitional = self._settled = status
+
+    @property
+    def settled(self) -> bool:
+        return time.monotonic() - self._since >= status_delay()
+
+    @property
+    def status(self) -> str:
+        return self._settled if self.settled else self._transitional
+
+
+def now_epoch() -> float:
+    return time.time()
+
+
+def graft(target: type, addition: type) -> None:
+    """Add the methods of ``addition`` to moto's ``target`` class.
+
+    moto dispatches JSON-protocol operations to the snake_case method of the
+    response class, and backends are module-level singletons, so adding methods
+    to those classes is how an operation moto lacks joins the running server.
+    State an addition keeps goes in attributes created on first use, which
+    moto's reset (it re-runs ``__init__`` on an empty ``__dict__``) clears too.
+    """
+    for name, value in vars(addition).items():
+        if not name.startswith("__"):
+            setattr(target, name, value)
+
+
+def state(backend: object, name: str, factory=dict):
+    """The addition's state ``name`` on a moto backend, created on first use."""
+    if name not in backend.__dict__:
+        backend.__dict__[name] = factory()
+    return backend.__dict__[name]

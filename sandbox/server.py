@@ -1,0 +1,230 @@
+"""The sandbox's HTTP server: moto in server mode, our additions, a request log and fault injection.
+
+Administrative endpoints (never logged, never faulted):
+
+- ``GET /_sandbox/health``
+- ``GET /_sandbox/requests`` (the log) and ``DELETE /_sandbox/requests`` (clear it)
+- ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05,
+  "latency_ms": 0, "operations": ["*"], "seed": 7}``; rates are probabilities per request
+- ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5}``
+- ``POST /_sandbox/reset``: moto's state, our additions' state, the log and the faults
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from urllib.parse import parse_qs
+
+from werkzeug.serving import make_server
+from werkzeug.wrappers import Request
+
+from sandbox import core, services
+
+READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select")
+# Signing names that differ from the boto3 client name.
+CLIENT_NAMES = {"sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway"}
+_CREDENTIAL_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([^/]+)/([^/]+)/aws4_request")
+
+
+@dataclass
+class RequestRecord:
+    seq: int
+    time: float
+    service: str
+    operation: str
+    kind: str
+    region: str
+    status: int = 0
+    fault: str = ""
+
+
+class RequestLog:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: list[RequestRecord] = []
+        self._seq = 0
+
+    def add(self, service: str, operation: str, region: str) -> RequestRecord:
+        kind = "read" if operation.startswith(READ_PREFIXES) else "write"
+        with self._lock:
+            self._seq += 1
+            record = RequestRecord(self._seq, time.time(), service, operation, kind, region)
+            self._records.append(record)
+            return record
+
+    def as_list(self) -> list[dict]:
+        with self._lock:
+            return [asdict(r) for r in self._records]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._records.clear()
+
+
+@dataclass
+class Faults:
+    throttle_rate: float = 0.0
+    error_rate: float = 0.0
+    latency_ms: int = 0
+    operations: list = field(default_factory=lambda: ["*"])
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        self._random = random.Random(self.seed)
+        self._lock = threading.Lock()
+
+    def applies_to(self, service: str, operation: str) -> bool:
+        return any(name in ("*", operation, f"{service}:{operation}", f"{service}:*") for name in self.operations)
+
+    def draw(self) -> str:
+        with self._lock:
+            roll = self._random.random()
+        if roll < self.throttle_rate:
+            return "throttle"
+        if roll < self.throttle_rate + self.error_rate:
+            return "error"
+        return ""
+
+    def public(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if not k.startswith("_")}
+
+
+def identify(environ: dict, body: bytes) -> tuple[str, str, str, str]:
+    """Return (client name, operation, region, protocol family) of an AWS request."""
+    match = _CREDENTIAL_SCOPE.search(environ.get("HTTP_AUTHORIZATION", ""))
+    region, signing_name = (match.group(1), match.group(2)) if match else ("", "")
+    service = CLIENT_NAMES.get(signing_name, signing_name)
+    target = environ.get("HTTP_X_AMZ_TARGET")
+    if target:
+        return service, target.split(".")[-1], region, "json"
+    action = parse_qs(environ.get("QUERY_STRING", "")).get("Action")
+    if not action and environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded"):
+        action = parse_qs(body.decode("utf-8", "replace")).get("Action")
+    if action:
+        return service, action[0], region, "query"
+    return service, _rest_operation(service, environ, body), region, "rest"
+
+
+def _rest_operation(service: str, environ: dict, body: bytes) -> str:
+    from moto.core.request import Request as MotoRequest
+    from moto.core.routing import NotFound, get_service_router
+
+    try:
+        request = MotoRequest(dict(environ, **{"wsgi.input": io.BytesIO(body)}))
+        operation, _ = get_service_router(service).match(request)
+        return operation.name
+    except (NotFound, NotImplementedError, KeyError, ValueError, LookupError):
+        return f"{environ.get('REQUEST_METHOD')} {environ.get('PATH_INFO')}"
+
+
+def fault_response(kind: str, protocol: str) -> tuple[str, list, bytes]:
+    code, status, message = {
+        "throttle": ("ThrottlingException", "400 Bad Request", "Rate exceeded"),
+        "error": ("InternalFailure", "500 Internal Server Error", "We encountered an internal error. Please try again."),
+    }[kind]
+    if protocol == "query":
+        code = "Throttling" if kind == "throttle" else code
+        body = (
+            f"<ErrorResponse><Error><Type>Sender</Type><Code>{code}</Code><Message>{message}</Message></Error>"
+            "<RequestId>sandbox-fault</RequestId></ErrorResponse>"
+        ).encode()
+        return status, [("Content-Type", "text/xml")], body
+    body = json.dumps({"__type": code, "message": message}).encode()
+    return status, [("Content-Type", "application/x-amz-json-1.1"), ("x-amzn-ErrorType", code)], body
+
+
+class SandboxApp:
+    """WSGI middleware around moto's dispatcher."""
+
+    def __init__(self, moto_app) -> None:
+        self.moto_app = moto_app
+        self.log = RequestLog()
+        self.faults = Faults()
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if path.startswith("/_sandbox/"):
+            return self.admin(environ, start_response)
+        if path.startswith("/moto-api"):
+            return self.moto_app(environ, start_response)
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        service, operation, region, protocol = identify(environ, body)
+        record = self.log.add(service, operation, region)
+        faults = self.faults
+        if faults.applies_to(service, operation):
+            if faults.latency_ms:
+                time.sleep(faults.latency_ms / 1000)
+            fault = faults.draw()
+            if fault:
+                record.fault = fault
+                status, headers, payload = fault_response(fault, protocol)
+                record.status = int(status.split()[0])
+                start_response(status, headers + [("Content-Length", str(len(payload)))])
+                return [payload]
+
+        def recording_start_response(status, headers, exc_info=None):
+            record.status = int(status.split()[0])
+            return start_response(status, headers, exc_info)
+
+        return self.moto_app(environ, recording_start_response)
+
+    def admin(self, environ, start_response):
+        request = Request(environ)
+        route = (request.method, request.path)
+        payload: object
+        if route == ("GET", "/_sandbox/health"):
+            payload = {"status": "ok"}
+        elif route == ("GET", "/_sandbox/requests"):
+            payload = {"requests": self.log.as_list()}
+        elif route == ("DELETE", "/_sandbox/requests"):
+            self.log.clear()
+            payload = {"requests": []}
+        elif route == ("GET", "/_sandbox/faults"):
+            payload = self.faults.public()
+        elif route == ("PUT", "/_sandbox/faults"):
+            self.faults = Faults(**(request.get_json(force=True) or {}))
+            payload = self.faults.public()
+        elif route == ("GET", "/_sandbox/config"):
+            payload = dict(core.SETTINGS)
+        elif route == ("PUT", "/_sandbox/config"):
+            with core.SETTINGS_LOCK:
+                core.SETTINGS.update({k: float(v) for k, v in (request.get_json(force=True) or {}).items() if k in core.SETTINGS})
+            payload = dict(core.SETTINGS)
+        elif route == ("POST", "/_sandbox/reset"):
+            reset_state()
+            self.log.clear()
+            self.faults = Faults()
+            payload = {"reset": True}
+        else:
+            body = json.dumps({"message": f"no sandbox route {request.method} {request.path}"}).encode()
+            start_response("404 Not Found", [("Content-Type", "application/json")])
+            return [body]
+        body = json.dumps(payload).encode()
+        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]
+
+
+def reset_state() -> None:
+    from moto.moto_api._internal.models import moto_api_backend
+
+    moto_api_backend.reset()
+
+
+def build_app() -> SandboxApp:
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+
+    services.install()
+    return SandboxApp(DomainDispatcherApplication(create_backend_app))
+
+
+def serve(host: str, port: int) -> None:
+    server = make_server(host, port, build_app(), threaded=True)
+    server.serve_forever()
