@@ -1,0 +1,105 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Every name this collection derives from a team name, in one place.
+
+Task Governance itself decides the namespace and queue names; the rest are our
+conventions, each kept inside the limits of the AWS API that receives it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+DEFAULT_PREFIX = "hyperpod"
+MANAGED_BY_TAG = ("managed-by", "hyperpod.tenancy")
+
+# (what, pattern the AWS API enforces, longest value it accepts)
+TEAM_NAME_RULE = ("team name (Task Governance TeamName)", r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", 40)
+_ENTITY = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+
+
+def namespace(team):
+    """The Kubernetes namespace Task Governance creates for the team's quota."""
+    return "hyperpod-ns-%s" % team
+
+
+def local_queue(team):
+    return "%s-localqueue" % namespace(team)
+
+
+def cluster_queue(team):
+    return "%s-clusterqueue" % namespace(team)
+
+
+def kubernetes_group(team):
+    """The group the HyperPod CLI's team-role-and-bindings chart binds in the team namespace."""
+    return "%s-namespace-level-group" % namespace(team)
+
+
+def permission_set_name(team, prefix=DEFAULT_PREFIX):
+    return "%s-%s" % (prefix, team)
+
+
+def sso_role_name_pattern(team, prefix=DEFAULT_PREFIX):
+    """The IAM role Identity Center creates in each account for the permission set."""
+    return "AWSReservedSSO_%s_*" % permission_set_name(team, prefix)
+
+
+def domain_name(team, prefix=DEFAULT_PREFIX):
+    return "%s-%s" % (prefix, team)
+
+
+def quota_name(team, prefix=DEFAULT_PREFIX):
+    return "%s-%s-quota" % (prefix, team)
+
+
+def budget_name(team, prefix=DEFAULT_PREFIX):
+    return "%s-%s-monthly" % (prefix, team)
+
+
+def s3_prefix(team):
+    return "%s/" % team
+
+
+def team_tags(team, cost_center=None, tag_keys=None, extra=None):
+    """The tags every resource of ``team`` carries, for isolation checks and cost allocation."""
+    keys = {"team": "team", "cost_center": "cost-center"}
+    keys.update(tag_keys or {})
+    tags = dict(extra or {})
+    tags[keys["team"]] = team
+    if cost_center:
+        tags[keys["cost_center"]] = cost_center
+    tags[MANAGED_BY_TAG[0]] = MANAGED_BY_TAG[1]
+    return tags
+
+
+def derived_names(team, prefix=DEFAULT_PREFIX):
+    """(what, value, pattern, max length) for every name derived from ``team``."""
+    return [
+        ("Kubernetes namespace", namespace(team), _DNS_LABEL, 63),
+        ("Kueue local queue", local_queue(team), _DNS_LABEL, 63),
+        ("Identity Center permission set name", permission_set_name(team, prefix), r"[\w+=,.@-]+", 32),
+        ("SageMaker domain name", domain_name(team, prefix), _ENTITY, 63),
+        ("compute quota name", quota_name(team, prefix), _ENTITY, 63),
+        ("budget name", budget_name(team, prefix), r"[^:\\]+", 100),
+    ]
+
+
+def name_problems(team, prefix=DEFAULT_PREFIX):
+    """Why ``team`` cannot be used, as a list of sentences; empty when it can."""
+    what, pattern, longest = TEAM_NAME_RULE
+    problems = []
+    if not isinstance(team, str) or not re.fullmatch(pattern, team) or len(team) > longest:
+        problems.append(
+            "must be lower-case letters, digits and inner hyphens, at most %d characters (%s pattern %s)" % (longest, what, pattern)
+        )
+        return problems
+    for what, value, pattern, longest in derived_names(team, prefix):
+        if len(value) > longest or not re.fullmatch(pattern, value):
+            problems.append("gives %s %r, longer than %d characters or outside pattern %s" % (what, value, longest, pattern))
+    return problems

@@ -1,0 +1,70 @@
+"""Fixtures shared by every test: import paths, and a sandbox per pytest worker."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+for path in (ROOT / "collections", ROOT):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+from sandbox.client import SANDBOX_CREDENTIALS, SandboxClient  # noqa: E402
+from sandbox.seed import load_vars, seed  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def sandbox_server(tmp_path_factory):
+    """A sandbox process of this worker's own, stopped when the session ends."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("sandbox") / "sandbox.log"
+    env = dict(os.environ, SANDBOX_STATUS_DELAY="0.2")
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "sandbox", "serve", "--port", str(port)], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env
+        )
+    client = SandboxClient(f"http://127.0.0.1:{port}")
+    deadline = time.monotonic() + 60
+    while not client.healthy():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"sandbox did not start: {log.read_text()[-2000:]}")
+        time.sleep(0.2)
+    yield client
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def sandbox(sandbox_server):
+    """The worker's sandbox, emptied: no resources, no log, no faults."""
+    sandbox_server.reset()
+    sandbox_server.configure(status_delay=0.2)
+    return sandbox_server
+
+
+@pytest.fixture
+def seeded(sandbox):
+    """The worker's sandbox, emptied and seeded from group_vars/all; returns (client, seed)."""
+    result = seed(sandbox, load_vars(ROOT / "group_vars" / "all"))
+    sandbox.clear_requests()
+    return sandbox, result
+
+
+@pytest.fixture
+def aws_env(sandbox_server):
+    """Environment for a process that talks to the worker's sandbox."""
+    return dict(os.environ, HYPERPOD_SANDBOX_URL=sandbox_server.endpoint, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), **SANDBOX_CREDENTIALS)
