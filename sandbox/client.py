@@ -67,5 +67,6 @@ class SandboxClient:
             endpoint_url=self.endpoint,
             aws_access_key_id=SANDBOX_CREDENTIALS["AWS_ACCESS_KEY_ID"],
             aws_secret_access_key=SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
-            config=Config(retries={"mode": "standard", "max_attempts": 1}),
+            # One attempt: tests see every answer, and retries are the code under test's job.
+            config=Config(retries={"mode": "standard", "total_max_attempts": 1}),
         )

@@ -43,7 +43,7 @@ def validation_error(message: str) -> AwsError:
     return AwsError("ValidationException", message)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def service_model(service: str):
     return botocore.session.get_session().get_service_model(service)
 

@@ -48,7 +48,8 @@ def _network(ec2) -> dict:
         for index, zone in enumerate(("us-east-1a", "us-east-1b")):
             ec2.create_subnet(VpcId=vpc_id, CidrBlock=f"10.20.{index}.0/24", AvailabilityZone=zone)
         subnets = ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc_id]}])["Subnets"]
-    groups = ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [vpc_id]}, {"Name": "group-name", "Values": ["hyperpod-nodes"]}])["SecurityGroups"]
+    in_vpc = [{"Name": "vpc-id", "Values": [vpc_id]}, {"Name": "group-name", "Values": ["hyperpod-nodes"]}]
+    groups = ec2.describe_security_groups(Filters=in_vpc)["SecurityGroups"]
     group_id = groups[0]["GroupId"] if groups else ec2.create_security_group(GroupName="hyperpod-nodes", Description="HyperPod nodes", VpcId=vpc_id)["GroupId"]
     return {"vpc_id": vpc_id, "subnet_ids": sorted(s["SubnetId"] for s in subnets), "security_group_ids": [group_id]}
 

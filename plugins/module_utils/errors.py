@@ -10,7 +10,6 @@ helpers with ``list_error_handler`` and write helpers with ``common_error_handle
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.amazon.aws.plugins.module_utils.errors import AWSErrorHandler
@@ -19,6 +18,12 @@ from ansible_collections.amazon.aws.plugins.module_utils.exceptions import Ansib
 
 class HyperPodError(AnsibleAWSError):
     """Any failure this collection reports; ``module.fail_json_aws_error`` renders it."""
+
+
+class HyperPodErrorHandler(AWSErrorHandler):
+    """For calls whose service has no handler of its own (STS, IAM reads)."""
+
+    _CUSTOM_EXCEPTION = HyperPodError
 
 
 class SageMakerError(HyperPodError):

@@ -1,0 +1,70 @@
+# `make demo` and `make test` work on a fresh clone: they create .venv first.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+export ANSIBLE_NOCOLOR := 1
+SANITY_ROOT := build/sanity/ansible_collections/hyperpod/tenancy
+PYTEST_WORKERS ?= 2
+
+.PHONY: venv demo test lint sanity unit integration molecule bench clean sandbox-start sandbox-stop
+
+$(VENV)/.installed: requirements.txt
+	python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip check
+	touch $@
+
+venv: $(VENV)/.installed
+
+demo: venv
+	$(PY) -m sandbox run -- $(BIN)/ansible-playbook site.yml
+
+test: lint sanity unit integration
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/yamllint -s .
+	$(BIN)/ansible-lint --offline -q
+
+# ansible-test wants the collection under ansible_collections/<ns>/<name>: test a copy of
+# exactly the files git would ship, made fresh each time.
+# ansible-test --venv bootstraps pip with a script from a host we cannot reach; .ci/get_pip_bootstrap.py
+# does the same from ensurepip and PyPI. ansible-core 2.19's ansible-test asks for pip 24.2.
+GET_PIP_CACHE := $(HOME)/.ansible/test/cache/get_pip_24_2.py
+
+$(GET_PIP_CACHE):
+	mkdir -p $(dir $@)
+	cp .ci/get_pip_bootstrap.py $@
+
+sanity: venv $(GET_PIP_CACHE)
+	rm -rf build/sanity
+	mkdir -p $(SANITY_ROOT)
+	git ls-files --cached --others --exclude-standard | grep -v '^collections/' | tar -cf - -T - | tar -xf - -C $(SANITY_ROOT)
+	# the collections we depend on, beside ours, as ansible-test expects them
+	for dependency in amazon kubernetes; do \
+		ln -s $$($(PY) -c 'import ansible_collections; print(list(ansible_collections.__path__)[-1])')/$$dependency build/sanity/ansible_collections/$$dependency; \
+	done
+	cd $(SANITY_ROOT) && git init -q . && git add -A && \
+		$(CURDIR)/$(BIN)/ansible-test sanity --python 3.11 --venv --requirements --color no
+
+unit: venv
+	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/unit
+
+integration: venv
+	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/integration
+
+bench: venv
+	$(PY) -m bench
+
+sandbox-start: venv
+	$(PY) -m sandbox start
+	$(PY) -m sandbox seed >/dev/null
+
+sandbox-stop:
+	-$(PY) -m sandbox stop
+
+clean:
+	rm -rf build .pytest_cache .ruff_cache

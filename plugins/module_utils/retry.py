@@ -1,0 +1,23 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The retry policy of every API helper in this collection.
+
+amazon.aws's ``AWSRetry`` retries ``Throttling`` and ``RequestLimitExceeded``
+(EC2's codes) but not ``ThrottlingException``, which SageMaker, EKS, Identity
+Center and Cost Explorer send; without this, only botocore's own few retries
+would stand between a throttled module and a failed run.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+
+from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
+
+THROTTLING_CODES = ["ThrottlingException", "TooManyRequestsException", "ServiceUnavailableException", "InternalServerException"]
+
+
+def aws_retry(retries=10, delay=1, max_delay=30):
+    """``AWSRetry.jittered_backoff`` that also retries the throttling codes above."""
+    return AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay, catch_extra_error_codes=THROTTLING_CODES)

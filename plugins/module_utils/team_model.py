@@ -1,0 +1,394 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The team file: every rule it must satisfy, checked at once, before any AWS call.
+
+``check_team_file`` returns every problem (each naming the team and the field)
+and the teams normalized: defaults filled in, members as ``{name, uid}``. The
+roles consume only the normalized form, so a default lives here and nowhere else.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+
+import copy
+import difflib
+import re
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+
+PRIORITY_CLASS_PATTERN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+PROFILE_NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+CLUSTER_NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9])*"
+EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s]+"
+SNS_ARN_PATTERN = r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+"
+MAX_PRIORITY_CLASSES = 10
+MAX_QUOTA_RESOURCES = 15
+
+# Every key a team may have, with its default (``REQUIRED`` when it has none).
+REQUIRED = object()
+TEAM_DEFAULTS = {
+    "name": REQUIRED,
+    "state": "present",
+    "identity_center_group": REQUIRED,
+    "members": [],
+    "cost_center": None,
+    "description": None,
+    "tags": {},
+    "quota": None,
+    "access": {},
+    "workspace": {},
+    "storage": {},
+    "budget": None,
+}
+SECTION_DEFAULTS = {
+    "quota": {
+        "resources": REQUIRED,
+        "sharing": "lend_and_borrow",
+        "borrow_limit": None,
+        "absolute_borrow_limits": [],
+        "preempt": "lower_priority",
+        "fair_share_weight": 0,
+        "activation": "enabled",
+    },
+    "access": {"policies": ["training", "inference"], "cluster_read": True},
+    "workspace": {"enabled": True, "auth_mode": "SSO", "app_network_access_type": "VpcOnly", "retain_home_efs": True},
+    "storage": {"gid": None, "mode": "2770", "on_remove": "keep", "s3_link": False},
+    "budget": {"monthly_usd": REQUIRED, "notify": [], "thresholds": [80, 100], "forecast_thresholds": [100]},
+}
+RESOURCE_KEYS = ("instance_type", "count", "accelerators", "vcpu", "memory_gib", "accelerator_partition")
+CHOICES = {
+    "state": ("present", "absent"),
+    "quota.sharing": ("lend", "dont_lend", "lend_and_borrow"),
+    "quota.preempt": ("never", "lower_priority"),
+    "quota.activation": ("enabled", "disabled"),
+    "access.policies": ("training", "inference", "space"),
+    "workspace.auth_mode": ("SSO", "IAM"),
+    "workspace.app_network_access_type": ("VpcOnly", "PublicInternetOnly"),
+    "storage.on_remove": ("keep", "archive", "delete"),
+}
+
+
+def hyperpod_instance_types():
+    """Instance types HyperPod accepts, from botocore's model (None when botocore is absent)."""
+    try:
+        import botocore.session
+    except ImportError:
+        return None
+    model = botocore.session.get_session().get_service_model("sagemaker")
+    return frozenset(model.shape_for("ClusterInstanceType").enum)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+class _Problems:
+    def __init__(self):
+        self.items = []
+
+    def add(self, where, field, message):
+        self.items.append("%s: %s: %s" % (where, field, message) if field else "%s: %s" % (where, message))
+
+
+def _unknown_keys(problems, where, field_prefix, given, allowed):
+    for key in given:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), list(allowed), n=1)
+            hint = " (did you mean %r?)" % close[0] if close else ""
+            problems.add(where, field_prefix + str(key), "unknown key%s; allowed: %s" % (hint, ", ".join(sorted(allowed))))
+
+
+def _fill(section, defaults):
+    filled = {}
+    for key, default in defaults.items():
+        if key in section:
+            filled[key] = copy.deepcopy(section[key])
+        elif default is not REQUIRED:
+            filled[key] = copy.deepcopy(default)
+    return filled
+
+
+def _choice(problems, where, field, value, choices):
+    if value not in choices:
+        problems.add(where, field, "%r is not one of %s" % (value, ", ".join(choices)))
+
+
+def _int_range(problems, where, field, value, low, high, optional=False):
+    if value is None and optional:
+        return
+    if not _is_int(value) or not low <= value <= high:
+        problems.add(where, field, "%r must be a whole number from %d to %d" % (value, low, high))
+
+
+def _check_section(problems, where, team, section):
+    raw = team.get(section)
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        problems.add(where, section, "must be a mapping, got %s" % type(raw).__name__)
+        return None
+    defaults = SECTION_DEFAULTS[section]
+    _unknown_keys(problems, where, section + ".", raw, defaults)
+    for key, default in defaults.items():
+        if default is REQUIRED and key not in raw:
+            problems.add(where, "%s.%s" % (section, key), "is required")
+    return _fill(raw, defaults)
+
+
+def _check_resources(problems, where, resources, instance_types, cluster_types):
+    if not isinstance(resources, list) or not resources:
+        problems.add(where, "quota.resources", "must be a non-empty list")
+        return
+    if len(resources) > MAX_QUOTA_RESOURCES:
+        problems.add(where, "quota.resources", "has %d entries; Task Governance accepts at most %d" % (len(resources), MAX_QUOTA_RESOURCES))
+    seen = set()
+    for index, resource in enumerate(resources):
+        field = "quota.resources[%d]" % index
+        if not isinstance(resource, dict):
+            problems.add(where, field, "must be a mapping with instance_type and count")
+            continue
+        _unknown_keys(problems, where, field + ".", resource, RESOURCE_KEYS)
+        instance_type = resource.get("instance_type")
+        if not isinstance(instance_type, str):
+            problems.add(where, field + ".instance_type", "is required")
+        elif instance_types is not None and instance_type not in instance_types:
+            close = difflib.get_close_matches(instance_type, sorted(instance_types), n=1)
+            hint = " (did you mean %r?)" % close[0] if close else ""
+            problems.add(where, field + ".instance_type", "%r is not a HyperPod instance type%s" % (instance_type, hint))
+        elif cluster_types is not None and instance_type not in cluster_types:
+            known = ", ".join(sorted(cluster_types)) or "none"
+            problems.add(where, field + ".instance_type", "the cluster has no %s instance group (it has: %s)" % (instance_type, known))
+        if instance_type in seen:
+            problems.add(where, field + ".instance_type", "%s is listed twice" % instance_type)
+        seen.add(instance_type)
+        amounts = [key for key in ("count", "accelerators", "vcpu", "memory_gib", "accelerator_partition") if key in resource]
+        if not amounts:
+            problems.add(where, field, "needs count, accelerators, vcpu, memory_gib or accelerator_partition")
+        if "count" in resource:
+            _int_range(problems, where, field + ".count", resource["count"], 0, 10000000)
+        if "accelerators" in resource:
+            _int_range(problems, where, field + ".accelerators", resource["accelerators"], 0, 10000000)
+        for key in ("vcpu", "memory_gib"):
+            if key in resource and (not _is_number(resource[key]) or resource[key] < 0):
+                problems.add(where, "%s.%s" % (field, key), "%r must be a number of at least 0" % (resource[key],))
+        partition = resource.get("accelerator_partition")
+        if partition is not None:
+            if not isinstance(partition, dict) or set(partition) != {"type", "count"}:
+                problems.add(where, field + ".accelerator_partition", "must be {type: mig-..., count: N}")
+            elif not (isinstance(partition["type"], str) and partition["type"].startswith("mig-")):
+                problems.add(where, field + ".accelerator_partition.type", "%r is not a MIG profile (mig-...)" % (partition["type"],))
+
+
+def _check_quota(problems, where, team, instance_types, cluster_types):
+    quota = _check_section(problems, where, team, "quota")
+    if quota is None:
+        return None
+    _check_resources(problems, where, quota.get("resources"), instance_types, cluster_types)
+    for key in ("sharing", "preempt", "activation"):
+        _choice(problems, where, "quota." + key, quota[key], CHOICES["quota." + key])
+    _int_range(problems, where, "quota.borrow_limit", quota["borrow_limit"], 0, 10000, optional=True)
+    if quota["borrow_limit"] is not None and quota["sharing"] != "lend_and_borrow":
+        problems.add(where, "quota.borrow_limit", "applies only with sharing: lend_and_borrow (sharing is %r)" % quota["sharing"])
+    _int_range(problems, where, "quota.fair_share_weight", quota["fair_share_weight"], 0, 100)
+    return quota
+
+
+def _check_members(problems, where, members):
+    normalized = []
+    if not isinstance(members, list):
+        problems.add(where, "members", "must be a list of user names or {name, uid}")
+        return normalized
+    names = set()
+    for index, member in enumerate(members):
+        field = "members[%d]" % index
+        if isinstance(member, str):
+            member = {"name": member, "uid": None}
+        elif isinstance(member, dict):
+            _unknown_keys(problems, where, field + ".", member, ("name", "uid"))
+            member = {"name": member.get("name"), "uid": member.get("uid")}
+        else:
+            problems.add(where, field, "must be a user name or {name, uid}")
+            continue
+        name = member["name"]
+        if not isinstance(name, str) or not re.fullmatch(PROFILE_NAME_PATTERN, name):
+            problems.add(where, field + ".name", "%r must match the SageMaker user profile pattern %s" % (name, PROFILE_NAME_PATTERN))
+        elif name in names:
+            problems.add(where, field + ".name", "%s is listed twice" % name)
+        names.add(name)
+        if member["uid"] is not None:
+            _int_range(problems, where, field + ".uid", member["uid"], 1, 4294967294)
+        normalized.append(member)
+    return normalized
+
+
+def _check_budget(problems, where, team):
+    budget = _check_section(problems, where, team, "budget")
+    if budget is None:
+        return None
+    amount = budget.get("monthly_usd")
+    if amount is not None and (not _is_number(amount) or amount <= 0):
+        problems.add(where, "budget.monthly_usd", "%r must be a positive number" % (amount,))
+    if not isinstance(budget["notify"], list):
+        problems.add(where, "budget.notify", "must be a list of e-mail addresses or SNS topic ARNs")
+    else:
+        for index, target in enumerate(budget["notify"]):
+            if not isinstance(target, str) or not (re.fullmatch(EMAIL_PATTERN, target) or re.fullmatch(SNS_ARN_PATTERN, target)):
+                problems.add(where, "budget.notify[%d]" % index, "%r is neither an e-mail address nor an SNS topic ARN" % (target,))
+    for key in ("thresholds", "forecast_thresholds"):
+        values = budget[key]
+        if not isinstance(values, list) or not all(_is_number(v) and 0 < v <= 1000 for v in values):
+            problems.add(where, "budget." + key, "%r must be a list of percentages above 0 and at most 1000" % (values,))
+    return budget
+
+
+def _check_team(problems, where, team, instance_types, cluster_types):
+    _unknown_keys(problems, where, "", team, TEAM_DEFAULTS)
+    normalized = _fill(team, TEAM_DEFAULTS)
+    for key in ("name", "identity_center_group"):
+        if not team.get(key):
+            problems.add(where, key, "is required")
+    group = team.get("identity_center_group")
+    if group is not None and not isinstance(group, str):
+        problems.add(where, "identity_center_group", "must be the group's display name")
+    _choice(problems, where, "state", normalized["state"], CHOICES["state"])
+    normalized["members"] = _check_members(problems, where, normalized["members"])
+    for key in ("cost_center", "description"):
+        if normalized[key] is not None and not isinstance(normalized[key], str):
+            problems.add(where, key, "must be a string")
+    if normalized["description"] is None:
+        normalized["description"] = "Team %s" % team.get("name")
+    tags = normalized["tags"]
+    if not isinstance(tags, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in tags.items()):
+        problems.add(where, "tags", "must map tag keys to string values")
+    normalized["quota"] = _check_quota(problems, where, team, instance_types, cluster_types)
+    normalized["budget"] = _check_budget(problems, where, team)
+    for section in ("access", "workspace", "storage"):
+        normalized[section] = _check_section(problems, where, dict(team, **{section: team.get(section) or {}}), section)
+    access = normalized["access"]
+    if not isinstance(access["policies"], list):
+        problems.add(where, "access.policies", "must be a list")
+    else:
+        for index, policy in enumerate(access["policies"]):
+            _choice(problems, where, "access.policies[%d]" % index, policy, CHOICES["access.policies"])
+    workspace = normalized["workspace"]
+    for key in ("auth_mode", "app_network_access_type"):
+        _choice(problems, where, "workspace." + key, workspace[key], CHOICES["workspace." + key])
+    storage = normalized["storage"]
+    _int_range(problems, where, "storage.gid", storage["gid"], 1, 4294967294, optional=True)
+    if not (isinstance(storage["mode"], str) and re.fullmatch(r"[0-7]{3,4}", storage["mode"])):
+        problems.add(where, "storage.mode", "%r must be an octal mode given as a string, such as '2770'" % (storage["mode"],))
+    _choice(problems, where, "storage.on_remove", storage["on_remove"], CHOICES["storage.on_remove"])
+    for section, key in (("access", "cluster_read"), ("workspace", "enabled"), ("workspace", "retain_home_efs"), ("storage", "s3_link")):
+        if not isinstance(normalized[section][key], bool):
+            problems.add(where, "%s.%s" % (section, key), "must be true or false")
+    return normalized
+
+
+def _check_cluster(problems, cluster, instance_types):
+    """Return the cluster's guaranteed capacity per instance type (None when the cluster is unusable)."""
+    where = "cluster"
+    if not isinstance(cluster, dict):
+        problems.add(where, "hyperpod_cluster", "must be a mapping")
+        return None
+    name = cluster.get("name")
+    if not isinstance(name, str) or len(name) > 63 or not re.fullmatch(CLUSTER_NAME_PATTERN, name):
+        problems.add(where, "name", "%r must match %s, at most 63 characters" % (name, CLUSTER_NAME_PATTERN))
+    capacity = {}
+    groups = cluster.get("instance_groups")
+    if not isinstance(groups, list) or not groups:
+        problems.add(where, "instance_groups", "must be a non-empty list")
+        groups = []
+    group_names = set()
+    for index, group in enumerate(groups):
+        field = "instance_groups[%d]" % index
+        if not isinstance(group, dict):
+            problems.add(where, field, "must be a mapping")
+            continue
+        if group.get("name") in group_names:
+            problems.add(where, field + ".name", "%r is used twice" % (group.get("name"),))
+        group_names.add(group.get("name"))
+        instance_type = group.get("instance_type")
+        if instance_types is not None and instance_type not in instance_types:
+            problems.add(where, field + ".instance_type", "%r is not a HyperPod instance type" % (instance_type,))
+        count = group.get("count")
+        _int_range(problems, where, field + ".count", count, 0, 10000000)
+        if _is_int(count) and isinstance(instance_type, str):
+            capacity[instance_type] = capacity.get(instance_type, 0) + count
+    scheduler = cluster.get("scheduler") or {}
+    classes = scheduler.get("priority_classes") or []
+    if len(classes) > MAX_PRIORITY_CLASSES:
+        problems.add(where, "scheduler.priority_classes", "has %d entries; Task Governance accepts at most %d" % (len(classes), MAX_PRIORITY_CLASSES))
+    class_names = set()
+    for index, priority in enumerate(classes):
+        field = "scheduler.priority_classes[%d]" % index
+        priority_name = priority.get("name") if isinstance(priority, dict) else None
+        if not isinstance(priority_name, str) or len(priority_name) > 40 or not re.fullmatch(PRIORITY_CLASS_PATTERN, priority_name):
+            problems.add(where, field + ".name", "%r must match %s, at most 40 characters" % (priority_name, PRIORITY_CLASS_PATTERN))
+        elif priority_name in class_names:
+            problems.add(where, field + ".name", "%r is used twice" % priority_name)
+        class_names.add(priority_name)
+        _int_range(problems, where, field + ".weight", (priority or {}).get("weight") if isinstance(priority, dict) else None, 0, 100)
+    return capacity
+
+
+def _check_capacity(problems, teams, capacity):
+    guaranteed = {}
+    for team in teams:
+        if team["state"] != "present" or not team.get("quota") or not isinstance(team["quota"].get("resources"), list):
+            continue
+        for resource in team["quota"]["resources"]:
+            if isinstance(resource, dict) and _is_int(resource.get("count")) and resource.get("instance_type") in capacity:
+                guaranteed.setdefault(resource["instance_type"], []).append((str(team.get("name")), resource["count"]))
+    for instance_type, shares in sorted(guaranteed.items()):
+        total = sum(count for unused_team, count in shares)
+        if total > capacity[instance_type]:
+            detail = ", ".join("%s %d" % share for share in shares)
+            problems.add(
+                "teams",
+                "quota.resources",
+                "guaranteed %s total %d (%s) but the cluster has %d" % (instance_type, total, detail, capacity[instance_type]),
+            )
+
+
+def check_team_file(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None):
+    """Return (problems, normalized teams, capacity per instance type)."""
+    problems = _Problems()
+    if instance_types is None:
+        instance_types = hyperpod_instance_types()
+    capacity = _check_cluster(problems, cluster, instance_types)
+    cluster_types = frozenset(capacity) if capacity is not None else None
+    if not isinstance(teams, list):
+        problems.add("hyperpod_teams", "", "must be a list of teams, got %s" % type(teams).__name__)
+        return problems.items, [], capacity or {}
+    normalized = []
+    seen = {}
+    for index, team in enumerate(teams):
+        if not isinstance(team, dict):
+            problems.add("team #%d" % (index + 1), "", "must be a mapping, got %s" % type(team).__name__)
+            continue
+        name = team.get("name")
+        where = "team %r" % name if isinstance(name, str) and name else "team #%d" % (index + 1)
+        if isinstance(name, str) and name:
+            for reason in naming.name_problems(name, name_prefix):
+                problems.add(where, "name", reason)
+            if name in seen:
+                problems.add(where, "name", "is used by team #%d and team #%d" % (seen[name] + 1, index + 1))
+            seen.setdefault(name, index)
+        normalized.append(_check_team(problems, where, team, instance_types, cluster_types))
+    groups = {}
+    for team in normalized:
+        group = team.get("identity_center_group")
+        if isinstance(group, str) and team["state"] == "present":
+            groups.setdefault(group, []).append(team.get("name"))
+    for group, owners in sorted(groups.items()):
+        if len(owners) > 1:
+            problems.add("teams", "identity_center_group", "%s is the group of %s: a group belongs to one team" % (group, " and ".join(map(str, owners))))
+    if capacity:
+        _check_capacity(problems, normalized, capacity)
+    return problems.items, normalized, capacity or {}

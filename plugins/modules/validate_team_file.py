@@ -1,0 +1,123 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+
+DOCUMENTATION = r"""
+module: validate_team_file
+short_description: Check the whole team file before anything changes
+version_added: 0.1.0
+description:
+  - Checks the cluster definition and every team at once and fails listing every problem,
+    each naming the team and the field, before any AWS call is made.
+  - Rules include team names that every derived AWS name accepts, duplicate teams, groups and members,
+    unknown keys (with a suggestion for typos), instance types that HyperPod does not offer or the
+    cluster does not have, guaranteed quotas whose sum exceeds the cluster's capacity per instance type,
+    ranges of borrow limits and weights, and at most 10 priority classes.
+  - Returns the teams normalized, with every default filled in, for the roles to consume.
+  - Makes no AWS call, so it is not part of the C(hyperpod) action group.
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  teams:
+    description: The teams, as in C(hyperpod_teams). See C(docs/team-file.md).
+    type: raw
+    required: true
+  cluster:
+    description: The cluster, as in C(hyperpod_cluster).
+    type: dict
+    required: true
+  name_prefix:
+    description: Prefix of every name derived from a team name.
+    type: str
+    default: hyperpod
+  team:
+    description:
+      - When set, also fail unless a team of this name is in O(teams).
+    type: str
+  expect_state:
+    description:
+      - With O(team), also fail unless that team has this C(state).
+    type: str
+    choices: [present, absent]
+extends_documentation_fragment:
+  - hyperpod.tenancy.attributes.info_module
+"""
+
+EXAMPLES = r"""
+- name: Validate the team file
+  hyperpod.tenancy.validate_team_file:
+    teams: "{{ hyperpod_teams }}"
+    cluster: "{{ hyperpod_cluster }}"
+    name_prefix: "{{ hyperpod_name_prefix }}"
+  register: team_file
+
+- name: Validate that the team to onboard is in the file
+  hyperpod.tenancy.validate_team_file:
+    teams: "{{ hyperpod_teams }}"
+    cluster: "{{ hyperpod_cluster }}"
+    team: vision
+    expect_state: present
+"""
+
+RETURN = r"""
+teams:
+  description: The teams with every default filled in; members as C({name, uid}).
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - name: vision
+      state: present
+      identity_center_group: TeamVision
+      members: [{name: alice, uid: 10001}]
+      quota: {resources: [{instance_type: ml.p5.48xlarge, count: 4}], sharing: lend_and_borrow, borrow_limit: 50}
+capacity:
+  description: The cluster's instance count per instance type.
+  returned: success
+  type: dict
+  sample: {ml.p5.48xlarge: 8}
+problems:
+  description: Every problem found, one sentence each, naming the team and the field.
+  returned: failure
+  type: list
+  elements: str
+  sample: ["team 'vison': quota.resources[0].count: -1 must be a whole number from 0 to 10000000"]
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            teams=dict(type="raw", required=True),
+            cluster=dict(type="dict", required=True),
+            name_prefix=dict(type="str", default="hyperpod"),
+            team=dict(type="str"),
+            expect_state=dict(type="str", choices=["present", "absent"]),
+        ),
+        required_by={"expect_state": "team"},
+        supports_check_mode=True,
+    )
+    problems, teams, capacity = check_team_file(module.params["teams"], module.params["cluster"], module.params["name_prefix"])
+    wanted = module.params["team"]
+    if wanted:
+        match = [team for team in teams if team.get("name") == wanted]
+        if not match:
+            problems.append("team %r: not in the team file (teams: %s)" % (wanted, ", ".join(str(t.get("name")) for t in teams) or "none"))
+        elif module.params["expect_state"] and match[0]["state"] != module.params["expect_state"]:
+            problems.append("team %r: state: is %r, expected %r" % (wanted, match[0]["state"], module.params["expect_state"]))
+    if problems:
+        count = len(problems)
+        module.fail_json(msg="The team file has %d problem%s:\n%s" % (count, "" if count == 1 else "s", "\n".join(problems)), problems=problems)
+    module.exit_json(changed=False, teams=teams, capacity=capacity)
+
+
+if __name__ == "__main__":
+    main()
