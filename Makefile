@@ -29,21 +29,15 @@ lint: venv
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint --offline -q
 
-# ansible-test wants the collection under ansible_collections/<ns>/<name>: test a copy of
-# exactly the files git would ship, made fresh each time.
-# ansible-test --venv bootstraps pip with a script from a host we cannot reach; .ci/get_pip_bootstrap.py
-# does the same from ensurepip and PyPI. ansible-core 2.19's ansible-test asks for pip 24.2.
-GET_PIP_CACHE := $(HOME)/.ansible/test/cache/get_pip_24_2.py
-
-$(GET_PIP_CACHE):
-	mkdir -p $(dir $@)
-	cp .ci/get_pip_bootstrap.py $@
-
+# ansible-test sanity runs on exactly what the collection ships: the artifact that
+# `ansible-galaxy collection build` makes (galaxy.yml's build_ignore leaves out the
+# sandbox and the test harness), extracted where ansible-test expects it, beside
+# the collections it depends on.
 sanity: venv $(GET_PIP_CACHE)
-	rm -rf build/sanity
+	rm -rf build/sanity build/hyperpod-tenancy-*.tar.gz
 	mkdir -p $(SANITY_ROOT)
-	git ls-files --cached --others --exclude-standard | grep -v '^collections/' | tar -cf - -T - | tar -xf - -C $(SANITY_ROOT)
-	# the collections we depend on, beside ours, as ansible-test expects them
+	$(BIN)/ansible-galaxy collection build --force --output-path build/ >/dev/null
+	tar -xzf build/hyperpod-tenancy-*.tar.gz -C $(SANITY_ROOT)
 	for dependency in amazon kubernetes; do \
 		ln -s $$($(PY) -c 'import ansible_collections; print(list(ansible_collections.__path__)[-1])')/$$dependency build/sanity/ansible_collections/$$dependency; \
 	done

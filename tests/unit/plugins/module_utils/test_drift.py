@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import drift
+
+
+@pytest.mark.parametrize(
+    "diff, fields",
+    [
+        ({"before": {"quota": {"count": 4, "sharing": "lend"}}, "after": {"quota": {"count": 5, "sharing": "lend"}}}, ["quota.count"]),
+        ({"before": {"a": 1, "b": [1, 2]}, "after": {"a": 2, "b": [1, 3]}}, ["a", "b.1"]),
+        ({"before": {}, "after": {"name": "vision"}}, ["name"]),
+        ({"before": "old\n", "after": "new\n"}, ["(whole resource)"]),
+        ([{"before": {"x": 1}, "after": {"x": 2}}, {"before": {"y": 1}, "after": {"y": 3}}], ["x", "y"]),
+        ({}, ["(whole resource)"]),
+    ],
+)
+def test_fields_of_a_diff(diff, fields):
+    assert drift.fields_of(diff) == fields
+
+
+def test_record_groups_changes_by_team(monkeypatch):
+    monkeypatch.setattr(drift, "RECORDED", {})
+    drift.record("vision", "Ensure quota", "hyperpod.tenancy.task_governance_quota", {"before": {"count": 4}, "after": {"count": 5}})
+    drift.record("nlp", "Ensure domain", "hyperpod.tenancy.sagemaker_domain", {"before": {"a": 1}, "after": {"a": 1, "b": 2}})
+    assert drift.summary() == {
+        "nlp": [{"task": "Ensure domain", "module": "hyperpod.tenancy.sagemaker_domain", "fields": ["b"]}],
+        "vision": [{"task": "Ensure quota", "module": "hyperpod.tenancy.task_governance_quota", "fields": ["count"]}],
+    }
