@@ -1,0 +1,201 @@
+"""``python -m bench``: how fast the collection converges, and how little it calls.
+
+For team files of 5, 20 and 50 teams (``--teams``), against a sandbox of its own:
+a cold ``site.yml``, a no-op rerun and a ``drift.yml`` check run. For each: wall
+time, peak RSS of the largest process, API reads and writes from the sandbox's
+request log (in all, and per team), and module invocations and seconds per
+module. Prints a table and writes JSON (``--json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sandbox.client import SANDBOX_CREDENTIALS, SandboxClient  # noqa: E402
+from sandbox.seed import load_vars, seed  # noqa: E402
+
+RUNS = (("cold", "site.yml", ()), ("noop", "site.yml", ()), ("drift", "playbooks/drift.yml", ()))
+
+
+def team_file(count: int) -> dict:
+    """``count`` teams with one guaranteed p5 node each, and a cluster with room for them."""
+    base = load_vars(ROOT / "group_vars" / "all")
+    cluster = dict(base["hyperpod_cluster"])
+    cluster["instance_groups"] = [
+        dict(cluster["instance_groups"][0], count=count + 2),
+        dict(cluster["instance_groups"][1], count=count),
+    ]
+    teams = []
+    for index in range(count):
+        name = f"team{index:03d}"
+        teams.append(
+            {
+                "name": name,
+                "identity_center_group": f"Team{index:03d}",
+                "members": [{"name": f"{name}-user{i}", "uid": 20000 + index * 10 + i} for i in range(2)],
+                "cost_center": f"CC-{index:04d}",
+                "quota": {
+                    "resources": [{"instance_type": cluster["instance_groups"][0]["instance_type"], "count": 1}],
+                    "sharing": "lend_and_borrow",
+                    "borrow_limit": 50,
+                    "fair_share_weight": 10,
+                },
+                "storage": {"gid": 30000 + index},
+                "budget": {"monthly_usd": 1000 + index, "notify": ["finops@example.com"]},
+            }
+        )
+    return dict(base, hyperpod_cluster=cluster, hyperpod_teams=teams)
+
+
+def inventory(directory: Path, vars_file: Path) -> Path:
+    inventory_dir = directory / "inventory"
+    shutil.copytree(ROOT / "inventories" / "sandbox", inventory_dir)
+    (inventory_dir / "hyperpod_teams.yml").write_text(yaml.safe_dump({"plugin": "hyperpod.tenancy.teams", "team_file": str(vars_file)}))
+    return inventory_dir
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def module_breakdown(json_output: str) -> dict:
+    """Invocations and seconds per module, from the ansible.posix.json callback's output."""
+    start = json_output.find("{")
+    report = json.loads(json_output[start:]) if start >= 0 else {"plays": []}
+    calls: Counter = Counter()
+    seconds: defaultdict = defaultdict(float)
+    for play in report.get("plays", []):
+        for task in play.get("tasks", []):
+            duration = task["task"].get("duration", {})
+            if not duration.get("end"):
+                continue
+            began = datetime.fromisoformat(duration["start"].replace("Z", "+00:00"))
+            ended = datetime.fromisoformat(duration["end"].replace("Z", "+00:00"))
+            for result in task.get("hosts", {}).values():
+                if result.get("skipped"):
+                    continue
+                action = result.get("action", "?")
+                calls[action] += 1
+                seconds[action] += (ended - began).total_seconds() / max(1, len(task["hosts"]))
+    return {action: {"invocations": calls[action], "seconds": round(seconds[action], 2)} for action in sorted(calls, key=lambda a: -seconds[a])}
+
+
+def measure(count: int, workdir: Path) -> dict:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "sandbox", "serve", "--port", str(port)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, SANDBOX_STATUS_DELAY="0.2"),
+    )
+    client = SandboxClient(f"http://127.0.0.1:{port}")
+    try:
+        deadline = time.monotonic() + 60
+        while not client.healthy():
+            if time.monotonic() > deadline:
+                raise SystemExit("sandbox did not start")
+            time.sleep(0.2)
+        settings = team_file(count)
+        vars_file = workdir / f"teams-{count}.yml"
+        vars_file.write_text(yaml.safe_dump(settings, sort_keys=False))
+        seed_file = workdir / f"seed-{count}.json"
+        seed_file.write_text(json.dumps(seed(client, settings)))
+        inventory_dir = inventory(workdir / f"n{count}", vars_file)
+        env = dict(
+            os.environ,
+            ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
+            ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
+            HYPERPOD_SANDBOX_URL=client.endpoint,
+            HYPERPOD_SANDBOX_SEED=str(seed_file),
+            HYPERPOD_DRIFT_REPORT=str(workdir / f"drift-{count}.json"),
+            **SANDBOX_CREDENTIALS,
+        )
+        results = {}
+        for label, playbook, extra in RUNS:
+            client.clear_requests()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            started = time.monotonic()
+            run = subprocess.run(
+                [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory_dir), "-e", f"@{vars_file}", playbook, *extra],
+                cwd=ROOT, env=env, capture_output=True, text=True,
+            )
+            wall = time.monotonic() - started
+            peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+            log = client.requests()
+            reads = sum(1 for r in log if r["kind"] == "read")
+            writes = sum(1 for r in log if r["kind"] == "write")
+            results[label] = {
+                "exit_code": run.returncode,
+                "wall_seconds": round(wall, 1),
+                "wall_seconds_per_team": round(wall / count, 2),
+                "peak_rss_mib": round(peak / 1024, 1),
+                "reads": reads,
+                "writes": writes,
+                "reads_per_team": round(reads / count, 1),
+                "writes_per_team": round(writes / count, 1),
+                "calls": dict(Counter(f"{r['service']}:{r['operation']}" for r in log).most_common()),
+                "modules": module_breakdown(run.stdout),
+            }
+            if run.returncode not in (0, 2):
+                (workdir / f"{label}-{count}.log").write_text(run.stdout[-200000:] + run.stderr[-20000:])
+        return results
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--teams", default="5,20,50", help="team counts, comma-separated")
+    parser.add_argument("--json", type=Path, help="write the figures here as JSON")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (logs of failed runs)")
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="hyperpod-bench-"))
+    figures = {
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "runs": {},
+    }
+    for count in (int(n) for n in args.teams.split(",")):
+        figures["runs"][str(count)] = measure(count, workdir)
+    print(f"{'teams':>5} {'run':<6} {'exit':>4} {'wall s':>8} {'s/team':>7} {'RSS MiB':>8} {'reads':>6} {'writes':>6} {'r/team':>7} {'w/team':>7}")
+    for count, runs in figures["runs"].items():
+        for label, run in runs.items():
+            print(
+                f"{count:>5} {label:<6} {run['exit_code']:>4} {run['wall_seconds']:>8} {run['wall_seconds_per_team']:>7} {run['peak_rss_mib']:>8}"
+                f" {run['reads']:>6} {run['writes']:>6} {run['reads_per_team']:>7} {run['writes_per_team']:>7}"
+            )
+    for count, runs in figures["runs"].items():
+        print(f"\nper module, no-op rerun, {count} teams (invocations, seconds):")
+        for action, figure in list(runs["noop"]["modules"].items())[:15]:
+            print(f"  {action:<55} {figure['invocations']:>5} {figure['seconds']:>8}")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        print(f"\nwork directory: {workdir}")
+    print(json.dumps({c: {k: {m: r[m] for m in ("wall_seconds", "reads", "writes")} for k, r in runs.items()} for c, runs in figures["runs"].items()}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
