@@ -29,47 +29,13 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.teams import sandbox_inventory, team_file  # noqa: E402
 from sandbox.client import SANDBOX_CREDENTIALS, SandboxClient  # noqa: E402
-from sandbox.seed import load_vars, seed  # noqa: E402
+from sandbox.seed import seed  # noqa: E402
 
 RUNS = (("cold", "site.yml", ()), ("noop", "site.yml", ()), ("drift", "playbooks/drift.yml", ()))
 
 
-def team_file(count: int) -> dict:
-    """``count`` teams with one guaranteed p5 node each, and a cluster with room for them."""
-    base = load_vars(ROOT / "group_vars" / "all")
-    cluster = dict(base["hyperpod_cluster"])
-    cluster["instance_groups"] = [
-        dict(cluster["instance_groups"][0], count=count + 2),
-        dict(cluster["instance_groups"][1], count=count),
-    ]
-    teams = []
-    for index in range(count):
-        name = f"team{index:03d}"
-        teams.append(
-            {
-                "name": name,
-                "identity_center_group": f"Team{index:03d}",
-                "members": [{"name": f"{name}-user{i}", "uid": 20000 + index * 10 + i} for i in range(2)],
-                "cost_center": f"CC-{index:04d}",
-                "quota": {
-                    "resources": [{"instance_type": cluster["instance_groups"][0]["instance_type"], "count": 1}],
-                    "sharing": "lend_and_borrow",
-                    "borrow_limit": 50,
-                    "fair_share_weight": 10,
-                },
-                "storage": {"gid": 30000 + index},
-                "budget": {"monthly_usd": 1000 + index, "notify": ["finops@example.com"]},
-            }
-        )
-    return dict(base, hyperpod_cluster=cluster, hyperpod_teams=teams)
-
-
-def inventory(directory: Path, vars_file: Path) -> Path:
-    inventory_dir = directory / "inventory"
-    shutil.copytree(ROOT / "inventories" / "sandbox", inventory_dir)
-    (inventory_dir / "hyperpod_teams.yml").write_text(yaml.safe_dump({"plugin": "hyperpod.tenancy.teams", "team_file": str(vars_file)}))
-    return inventory_dir
 
 
 def free_port() -> int:
@@ -118,7 +84,7 @@ def measure(count: int, workdir: Path) -> dict:
         vars_file.write_text(yaml.safe_dump(settings, sort_keys=False))
         seed_file = workdir / f"seed-{count}.json"
         seed_file.write_text(json.dumps(seed(client, settings)))
-        inventory_dir = inventory(workdir / f"n{count}", vars_file)
+        inventory_dir = sandbox_inventory(workdir / f"n{count}", vars_file)
         env = dict(
             os.environ,
             ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),

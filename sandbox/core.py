@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import threading
 import time
 from typing import Any
 
 import botocore.session
+import regex
 from moto.core.exceptions import JsonRESTError
 
 SETTINGS_LOCK = threading.Lock()
@@ -94,8 +94,9 @@ def _check(shape, value: Any, path: str, problems: list[str]) -> None:
         if enum and value not in enum:
             problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must satisfy enum value set: [{', '.join(enum)}]")
         pattern = meta.get("pattern")
-        # AWS matches the whole value against the model's pattern (Java Pattern.matches).
-        if pattern and not re.fullmatch(pattern, value):
+        # AWS matches the whole value against the model's pattern (Java Pattern.matches);
+        # `regex` understands the \p{L}-style classes of the tag patterns, `re` does not.
+        if pattern and not regex.fullmatch(pattern, value):
             problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must satisfy regular expression pattern: {pattern}")
         return
     if kind in ("integer", "long"):
@@ -151,13 +152,18 @@ class Lifecycle:
         self._transitional = transitional
         self._settled = settled
         self._since = time.monotonic()
+        self._latched = False
 
     def settle_as(self, status: str) -> None:
         self._transitional = self._settled = status
+        self._latched = True
 
     @property
     def settled(self) -> bool:
-        return time.monotonic() - self._since >= status_delay()
+        # Once settled, a status stays settled even if the delay is raised afterwards.
+        if not self._latched and time.monotonic() - self._since >= status_delay():
+            self._latched = True
+        return self._latched
 
     @property
     def status(self) -> str:

@@ -1,0 +1,50 @@
+"""Generated team files and the inventories that go with them, for benchmarks and tests."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from sandbox.seed import load_vars
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def team_file(count: int) -> dict:
+    """``count`` teams with one guaranteed p5 node each, and a cluster with room for them."""
+    base = load_vars(ROOT / "group_vars" / "all")
+    cluster = dict(base["hyperpod_cluster"])
+    cluster["instance_groups"] = [
+        dict(cluster["instance_groups"][0], count=count + 2),
+        dict(cluster["instance_groups"][1], count=count),
+    ]
+    teams = []
+    for index in range(count):
+        name = f"team{index:03d}"
+        teams.append(
+            {
+                "name": name,
+                "identity_center_group": f"Team{index:03d}",
+                "members": [{"name": f"{name}-user{i}", "uid": 20000 + index * 10 + i} for i in range(2)],
+                "cost_center": f"CC-{index:04d}",
+                "quota": {
+                    "resources": [{"instance_type": cluster["instance_groups"][0]["instance_type"], "count": 1}],
+                    "sharing": "lend_and_borrow",
+                    "borrow_limit": 50,
+                    "fair_share_weight": 10,
+                },
+                "storage": {"gid": 30000 + index},
+                "budget": {"monthly_usd": 1000 + index, "notify": ["finops@example.com"]},
+            }
+        )
+    return dict(base, hyperpod_cluster=cluster, hyperpod_teams=teams)
+
+
+def sandbox_inventory(directory: Path, vars_file: Path) -> Path:
+    """A copy of inventories/sandbox whose team hosts come from ``vars_file``."""
+    inventory_dir = directory / "inventory"
+    shutil.copytree(ROOT / "inventories" / "sandbox", inventory_dir)
+    (inventory_dir / "hyperpod_teams.yml").write_text(yaml.safe_dump({"plugin": "hyperpod.tenancy.teams", "team_file": str(vars_file)}))
+    return inventory_dir

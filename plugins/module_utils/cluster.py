@@ -1,0 +1,590 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The SageMaker HyperPod cluster: desired and current state in one shape, the plan between them, and the calls.
+
+``normalize_desired`` (module options) and ``normalize_current`` (DescribeCluster +
+ListTags) give the same snake_case shape; ``plan_cluster`` compares them and says what
+to do: create, update (one UpdateCluster with only what changed), replace, nothing,
+or refuse with a reason per field. Everything up to the plan makes no call, so it is
+unit-tested without AWS; ``ensure_present``/``ensure_absent`` run the plan.
+
+What UpdateCluster can change in place: an instance group's count and lifecycle
+configuration, new instance groups, instance groups to delete (InstanceGroupsToDelete)
+and NodeRecovery. It cannot change the orchestrator (AWS: the EKS cluster cannot be
+changed after creation), the VpcConfig (UpdateCluster has no such member), or an
+existing instance group's instance type or execution role (AWS asks for the values the
+group was created with). This module also treats threads per core, the extra EBS
+volume and the training plan of an existing group as fixed: they are set when the
+group's instances are launched.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import re
+
+from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import SageMakerErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
+
+NODE_RECOVERY = {"automatic": "Automatic", "none": "None"}
+# Cluster statuses that settle on their own.
+TRANSITIONAL = ("Creating", "Updating", "Deleting", "SystemUpdating", "RollingBack")
+EKS_ARN = re.compile(r"arn:aws[a-z\-]*:eks:[a-z0-9\-]*:[0-9]{12}:cluster/.+")
+# Module option of an instance group -> why it cannot change on an existing group.
+FIXED_GROUP_FIELDS = (
+    ("instance_type", "AWS keeps the instance type an instance group was created with"),
+    ("execution_role", "AWS keeps the execution role an instance group was created with"),
+    ("threads_per_core", "threads per core are set when the group's instances launch"),
+    ("ebs_volume_size_gib", "the extra EBS volume is attached when the group's instances launch"),
+    ("training_plan_arn", "the training plan is bound when the group's instances launch"),
+)
+# Members of an existing instance group this module does not manage, sent back unchanged.
+PASS_THROUGH = ("InstanceStorageConfigs", "TrainingPlanArn", "OnStartDeepHealthChecks", "OverrideVpcConfig", "ScheduledUpdateConfig")
+# Group members that may be unset (left alone) in the desired state.
+OPTIONAL_GROUP_FIELDS = ("ebs_volume_size_gib", "training_plan_arn")
+
+
+class Plan(object):
+    """What ``ensure_present`` will do. ``action`` is create, update, replace, none or refuse."""
+
+    def __init__(self, action, after=None, request=None, changes=None, refusals=None, warnings=None, to_delete=None, tags_to_add=None, tags_to_remove=None):
+        self.action = action
+        self.after = after
+        self.request = request
+        self.changes = changes or []
+        self.refusals = refusals or []
+        self.warnings = warnings or []
+        self.to_delete = to_delete or []
+        self.tags_to_add = tags_to_add or {}
+        self.tags_to_remove = tags_to_remove or []
+
+    @property
+    def changed(self):
+        return self.action in ("create", "update", "replace") or bool(self.tags_to_add or self.tags_to_remove)
+
+
+# ---------------------------------------------------------------- normalizing
+
+
+def normalize_desired(params, eks_cluster_arn=None):
+    """The module's options in the normalized shape; ``None`` means "leave alone"."""
+    groups = None
+    if params.get("instance_groups") is not None:
+        groups = []
+        for group in params["instance_groups"]:
+            lifecycle = group.get("lifecycle_config") or {}
+            groups.append(
+                {
+                    "name": group["name"],
+                    "instance_type": group["instance_type"],
+                    "count": group["count"],
+                    "execution_role": group["execution_role"],
+                    "lifecycle_config": {"source_s3_uri": lifecycle.get("source_s3_uri"), "on_create": lifecycle.get("on_create")},
+                    "threads_per_core": group.get("threads_per_core") or 1,
+                    "ebs_volume_size_gib": group.get("ebs_volume_size_gib"),
+                    "training_plan_arn": group.get("training_plan_arn"),
+                }
+            )
+        groups.sort(key=lambda g: g["name"])
+    return {
+        "cluster_name": params["name"],
+        "eks_cluster_arn": eks_cluster_arn,
+        "subnet_ids": sorted(params["subnet_ids"]) if params.get("subnet_ids") is not None else None,
+        "security_group_ids": sorted(params["security_group_ids"]) if params.get("security_group_ids") is not None else None,
+        "node_recovery": params.get("node_recovery"),
+        "instance_groups": groups,
+        "tags": params.get("tags"),
+    }
+
+
+def _ebs_size(group):
+    for config in group.get("InstanceStorageConfigs") or []:
+        ebs = config.get("EbsVolumeConfig") or {}
+        if not ebs.get("RootVolume") and ebs.get("VolumeSizeInGB") is not None:
+            return ebs["VolumeSizeInGB"]
+    return None
+
+
+def current_groups(description):
+    """DescribeCluster's instance groups that stay (not being deleted), by name."""
+    return dict((g["InstanceGroupName"], g) for g in description.get("InstanceGroups") or [] if g.get("Status") != "Deleting")
+
+
+def normalize_current(description, tags):
+    """DescribeCluster (and the cluster's tags as a dict) in the normalized shape."""
+    if description is None:
+        return None
+    vpc = description.get("VpcConfig") or {}
+    groups = []
+    for name, group in sorted(current_groups(description).items()):
+        lifecycle = group.get("LifeCycleConfig") or {}
+        groups.append(
+            {
+                "name": name,
+                "instance_type": group.get("InstanceType"),
+                "count": group.get("TargetCount"),
+                "execution_role": group.get("ExecutionRole"),
+                "lifecycle_config": {"source_s3_uri": lifecycle.get("SourceS3Uri"), "on_create": lifecycle.get("OnCreate")},
+                "threads_per_core": group.get("ThreadsPerCore"),
+                "ebs_volume_size_gib": _ebs_size(group),
+                "training_plan_arn": group.get("TrainingPlanArn"),
+            }
+        )
+    recovery = description.get("NodeRecovery")
+    return {
+        "cluster_name": description.get("ClusterName"),
+        "eks_cluster_arn": ((description.get("Orchestrator") or {}).get("Eks") or {}).get("ClusterArn"),
+        "subnet_ids": sorted(vpc.get("Subnets") or []),
+        "security_group_ids": sorted(vpc.get("SecurityGroupIds") or []),
+        "node_recovery": recovery.lower() if recovery else None,
+        "instance_groups": groups,
+        "tags": dict(tags or {}),
+    }
+
+
+# ---------------------------------------------------------------- requests
+
+
+def group_spec(group, current=None):
+    """A ClusterInstanceGroupSpecification for ``group`` (normalized); ``current`` is its DescribeCluster entry."""
+    spec = {
+        "InstanceGroupName": group["name"],
+        "InstanceType": group["instance_type"],
+        "InstanceCount": group["count"],
+        "ExecutionRole": group["execution_role"],
+        "LifeCycleConfig": {"SourceS3Uri": group["lifecycle_config"]["source_s3_uri"], "OnCreate": group["lifecycle_config"]["on_create"]},
+        "ThreadsPerCore": group["threads_per_core"],
+    }
+    if current is not None:
+        for key in PASS_THROUGH:
+            if current.get(key) is not None:
+                spec[key] = copy.deepcopy(current[key])
+        return spec
+    if group.get("ebs_volume_size_gib") is not None:
+        spec["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": group["ebs_volume_size_gib"]}}]
+    if group.get("training_plan_arn"):
+        spec["TrainingPlanArn"] = group["training_plan_arn"]
+    return spec
+
+
+def create_request(desired):
+    request = {
+        "ClusterName": desired["cluster_name"],
+        "InstanceGroups": [group_spec(g) for g in desired["instance_groups"]],
+        "VpcConfig": {"Subnets": list(desired["subnet_ids"]), "SecurityGroupIds": list(desired["security_group_ids"])},
+        "Orchestrator": {"Eks": {"ClusterArn": desired["eks_cluster_arn"]}},
+    }
+    if desired.get("node_recovery"):
+        request["NodeRecovery"] = NODE_RECOVERY[desired["node_recovery"]]
+    if desired.get("tags"):
+        request["Tags"] = ansible_dict_to_boto3_tag_list(desired["tags"])
+    return request
+
+
+def update_request(after, description, to_delete, node_recovery_changed):
+    existing = current_groups(description)
+    request = {
+        "ClusterName": description["ClusterName"],
+        "InstanceGroups": [group_spec(g, existing.get(g["name"])) for g in after["instance_groups"]],
+    }
+    if to_delete:
+        request["InstanceGroupsToDelete"] = list(to_delete)
+    if node_recovery_changed:
+        request["NodeRecovery"] = NODE_RECOVERY[after["node_recovery"]]
+    return request
+
+
+def _model_problems(shape, value, path, problems):
+    """The botocore-model constraints ``value`` breaks (required, type, range, enum, pattern)."""
+    kind = shape.type_name
+    meta = shape.metadata
+    if kind == "structure":
+        for name in meta.get("required", []):
+            if value.get(name) is None:
+                problems.append("%s.%s is required" % (path, name))
+        for name, item in value.items():
+            if name in shape.members and item is not None:
+                _model_problems(shape.members[name], item, "%s.%s" % (path, name), problems)
+    elif kind == "list":
+        if len(value) < meta.get("min", 0) or len(value) > meta.get("max", len(value)):
+            problems.append("%s must have between %s and %s items" % (path, meta.get("min", 0), meta.get("max", "any")))
+        for index, item in enumerate(value):
+            _model_problems(shape.member, item, "%s[%d]" % (path, index), problems)
+    elif kind == "string":
+        enum = getattr(shape, "enum", None)
+        if enum and value not in enum:
+            problems.append("%s: %r is not a valid %s" % (path, value, shape.name))
+        if len(value) < meta.get("min", 0) or len(value) > meta.get("max", len(value)):
+            problems.append("%s: %r must be %s to %s characters long" % (path, value, meta.get("min", 0), meta.get("max")))
+        pattern = meta.get("pattern")
+        if pattern:
+            try:
+                matched = re.match("(?:%s)\\Z" % pattern, value)
+            except re.error:  # Java-only classes such as \p{L}: left to AWS
+                matched = True
+            if not matched:
+                problems.append("%s: %r does not match the pattern %s" % (path, value, pattern))
+    elif kind in ("integer", "long") and (("min" in meta and value < meta["min"]) or ("max" in meta and value > meta["max"])):
+        problems.append("%s: %s must be between %s and %s" % (path, value, meta.get("min"), meta.get("max")))
+
+
+def _option_path(problem, operation, request):
+    """``CreateCluster.InstanceGroups[1].InstanceType: ...`` as ``instance_groups[gpu].InstanceType: ...``."""
+    names = [g.get("InstanceGroupName") for g in request.get("InstanceGroups") or []]
+
+    def group(match):
+        index = int(match.group(1))
+        return "instance_groups[%s]" % (names[index] if index < len(names) else index)
+
+    problem = re.sub(r"^%s\.InstanceGroups\[(\d+)\]" % operation, group, problem)
+    return re.sub(r"^%s\." % operation, "", problem)
+
+
+def request_problems(service_model, operation, request):
+    """What AWS would reject in ``request`` for ``operation``, checked against botocore's model."""
+    problems = []
+    _model_problems(service_model.operation_model(operation).input_shape, request, operation, problems)
+    return problems
+
+
+# ---------------------------------------------------------------- planning
+
+
+def _fill_unset(desired, current):
+    """``desired`` with what the user left unset taken from ``current`` (the state after the run)."""
+    after = copy.deepcopy(desired)
+    for key in ("eks_cluster_arn", "subnet_ids", "security_group_ids", "node_recovery", "instance_groups"):
+        if after[key] is None:
+            after[key] = copy.deepcopy(current[key])
+    existing = dict((g["name"], g) for g in current["instance_groups"])
+    for group in after["instance_groups"]:
+        if group["name"] in existing:
+            for key in OPTIONAL_GROUP_FIELDS:
+                if group[key] is None:
+                    group[key] = existing[group["name"]][key]
+    return after
+
+
+def _created_after(desired):
+    """What DescribeCluster shows, normalized, once ``desired`` is created."""
+    after = copy.deepcopy(desired)
+    after["node_recovery"] = after["node_recovery"] or "automatic"
+    after["tags"] = dict(after["tags"] or {})
+    return after
+
+
+def _creation_problems(desired):
+    needed = (
+        ("eks_cluster", desired["eks_cluster_arn"]),
+        ("instance_groups", desired["instance_groups"]),
+        ("subnet_ids", desired["subnet_ids"]),
+        ("security_group_ids", desired["security_group_ids"]),
+    )
+    missing = [key for key, value in needed if not value]
+    if missing:
+        return ["%s: required to create cluster %s" % (", ".join(missing), desired["cluster_name"])]
+    return []
+
+
+def _group_problems(desired):
+    names = [g["name"] for g in desired["instance_groups"] or []]
+    duplicates = sorted(set(n for n in names if names.count(n) > 1))
+    if duplicates:
+        return ["instance_groups: names must be unique; repeated: %s" % ", ".join(duplicates)]
+    if desired["instance_groups"] is not None and not names:
+        return ["instance_groups: a cluster needs at least one instance group"]
+    return []
+
+
+def plan_cluster(desired, description, current_tags=None, allow_replacement=False, allow_instance_group_removal=False, purge_tags=True):
+    """Compare ``desired`` (normalize_desired) with DescribeCluster's ``description`` and return a Plan."""
+    problems = _group_problems(desired)
+    if problems:
+        return Plan("refuse", refusals=problems)
+    if description is None:
+        problems = _creation_problems(desired)
+        if problems:
+            return Plan("refuse", refusals=problems)
+        after = _created_after(desired)
+        return Plan("create", after=after, request=create_request(after), changes=["create cluster %s" % desired["cluster_name"]])
+
+    current = normalize_current(description, current_tags)
+    after = _fill_unset(desired, current)
+    tags_to_add, tags_to_remove = {}, []
+    if desired["tags"] is not None:
+        tags_to_add, tags_to_remove = compare_aws_tags(current["tags"], desired["tags"], purge_tags)
+    after["tags"] = dict((k, v) for k, v in current["tags"].items() if k not in tags_to_remove)
+    after["tags"].update(tags_to_add)
+
+    fixed = []  # changes AWS cannot make in place
+    status = description.get("ClusterStatus")
+    if status == "Failed":
+        reason = description.get("FailureMessage") or "no reason given"
+        fixed.append("cluster_status: cluster %s is Failed (%s) and cannot be updated" % (current["cluster_name"], reason))
+    if after["eks_cluster_arn"] != current["eks_cluster_arn"]:
+        fixed.append("eks_cluster: the orchestrator (Orchestrator.Eks.ClusterArn) of a cluster cannot be changed after creation (current %s, requested %s)"
+                     % (current["eks_cluster_arn"], after["eks_cluster_arn"]))
+    for key, member in (("subnet_ids", "Subnets"), ("security_group_ids", "SecurityGroupIds")):
+        if after[key] != current[key]:
+            fixed.append("%s: VpcConfig.%s cannot be changed in place, UpdateCluster has no VpcConfig (current %s, requested %s)"
+                         % (key, member, ", ".join(current[key]), ", ".join(after[key])))
+    existing = dict((g["name"], g) for g in current["instance_groups"])
+    for group in after["instance_groups"]:
+        was = existing.get(group["name"])
+        if was is None:
+            continue
+        for key, why in FIXED_GROUP_FIELDS:
+            if group[key] != was[key]:
+                fixed.append(
+                    "instance_groups[%s].%s: cannot be changed in place, %s (current %s, requested %s)" % (group["name"], key, why, was[key], group[key])
+                )
+
+    refusals = []
+    wanted = set(g["name"] for g in after["instance_groups"])
+    described = current_groups(description)
+    removed = sorted(name for name in existing if name not in wanted)
+    populated = [name for name in removed if (described[name].get("CurrentCount") or 0) > 0]
+    if populated and not allow_instance_group_removal:
+        refusals.append(
+            "instance_groups: removing instance group%s %s would delete %s; set allow_instance_group_removal: true to remove %s"
+            % ("s" if len(populated) > 1 else "", ", ".join(populated),
+               ", ".join("%d nodes of %s" % (described[n]["CurrentCount"], n) for n in populated), "them" if len(populated) > 1 else "it")
+        )
+    if fixed and not allow_replacement:
+        refusals.extend("%s; set allow_replacement: true to delete and recreate the cluster" % reason for reason in fixed)
+    if refusals:
+        return Plan("refuse", refusals=refusals)
+    tag_kwargs = dict(tags_to_add=tags_to_add, tags_to_remove=tags_to_remove)
+    if fixed:
+        warning = "Replacing cluster %s (deleting it and every node, then creating it again) because: %s" % (current["cluster_name"], "; ".join(fixed))
+        request = create_request(after)
+        return Plan("replace", after=after, request=request, changes=fixed, warnings=[warning])
+
+    changes = []
+    for group in after["instance_groups"]:
+        was = existing.get(group["name"])
+        if was is None:
+            changes.append("instance_groups[%s]: add (%d x %s)" % (group["name"], group["count"], group["instance_type"]))
+            continue
+        for key in ("count", "lifecycle_config"):
+            if group[key] != was[key]:
+                changes.append("instance_groups[%s].%s: %s -> %s" % (group["name"], key, was[key], group[key]))
+    changes.extend("instance_groups[%s]: remove" % name for name in removed)
+    recovery_changed = after["node_recovery"] != current["node_recovery"]
+    if recovery_changed:
+        changes.append("node_recovery: %s -> %s" % (current["node_recovery"], after["node_recovery"]))
+    if not changes:
+        return Plan("none", after=after, **tag_kwargs)
+    request = update_request(after, description, removed, recovery_changed)
+    return Plan("update", after=after, request=request, changes=changes, to_delete=removed, **tag_kwargs)
+
+
+def predicted_description(after, description, action):
+    """DescribeCluster as it will read once ``after`` has settled (for check mode's ``cluster``)."""
+    predicted = copy.deepcopy(description) if description and action != "replace" else {}
+    predicted["ClusterName"] = after["cluster_name"]
+    predicted["ClusterStatus"] = {"create": "Creating", "replace": "Creating", "update": "Updating"}.get(action, predicted.get("ClusterStatus"))
+    predicted["Orchestrator"] = {"Eks": {"ClusterArn": after["eks_cluster_arn"]}}
+    predicted["VpcConfig"] = {"SecurityGroupIds": list(after["security_group_ids"]), "Subnets": list(after["subnet_ids"])}
+    predicted["NodeRecovery"] = NODE_RECOVERY[after["node_recovery"]]
+    existing = current_groups(description) if description and action != "replace" else {}
+    groups = []
+    for group in after["instance_groups"]:
+        detail = group_spec(group, existing.get(group["name"]))
+        detail["TargetCount"] = detail["CurrentCount"] = detail.pop("InstanceCount")
+        detail["Status"] = "InService"
+        groups.append(detail)
+    predicted["InstanceGroups"] = groups
+    return predicted
+
+
+def cluster_result(description, tags):
+    """The ``cluster`` the module returns: DescribeCluster in snake_case, with the tags as a dict."""
+    if not description:
+        return {}
+    result = snake(dict((k, v) for k, v in description.items() if k != "ResponseMetadata"))
+    result["tags"] = dict(tags or {})
+    return result
+
+
+# ---------------------------------------------------------------- API helpers
+
+
+@SageMakerErrorHandler.list_error_handler("describe cluster", None)
+@AWSRetry.jittered_backoff()
+def describe_cluster(client, name):
+    description = client.describe_cluster(ClusterName=name)
+    description.pop("ResponseMetadata", None)
+    return description
+
+
+@SageMakerErrorHandler.list_error_handler("list cluster tags", {})
+@AWSRetry.jittered_backoff()
+def list_tags(client, arn):
+    tags, kwargs = [], {"ResourceArn": arn}
+    while True:
+        page = client.list_tags(**kwargs)
+        tags.extend(page.get("Tags") or [])
+        if not page.get("NextToken"):
+            return boto3_tag_list_to_ansible_dict(tags)
+        kwargs["NextToken"] = page["NextToken"]
+
+
+@SageMakerErrorHandler.common_error_handler("create cluster")
+@AWSRetry.jittered_backoff()
+def create_cluster(client, request):
+    return client.create_cluster(**request)["ClusterArn"]
+
+
+@SageMakerErrorHandler.common_error_handler("update cluster")
+@AWSRetry.jittered_backoff()
+def update_cluster(client, request):
+    return client.update_cluster(**request)["ClusterArn"]
+
+
+@SageMakerErrorHandler.common_error_handler("delete cluster")
+@AWSRetry.jittered_backoff()
+def delete_cluster(client, name):
+    client.delete_cluster(ClusterName=name)
+
+
+@SageMakerErrorHandler.common_error_handler("tag cluster")
+@AWSRetry.jittered_backoff()
+def add_tags(client, arn, tags):
+    client.add_tags(ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
+
+
+@SageMakerErrorHandler.common_error_handler("untag cluster")
+@AWSRetry.jittered_backoff()
+def delete_tags(client, arn, keys):
+    client.delete_tags(ResourceArn=arn, TagKeys=list(keys))
+
+
+@EksErrorHandler.list_error_handler("describe EKS cluster", None)
+@AWSRetry.jittered_backoff()
+def _eks_cluster_arn(client, name):
+    return client.describe_cluster(name=name)["cluster"]["arn"]
+
+
+def resolve_eks_cluster(client, eks_cluster):
+    """The ARN of ``eks_cluster`` (a name or an ARN); a name is looked up with eks DescribeCluster."""
+    if eks_cluster is None or EKS_ARN.match(eks_cluster):
+        return eks_cluster
+    arn = _eks_cluster_arn(client, eks_cluster)
+    if arn is None:
+        raise InputError(message="eks_cluster: EKS cluster %s was not found" % eks_cluster)
+    return arn
+
+
+# ---------------------------------------------------------------- running the plan
+
+
+class ClusterManager(object):
+    """Runs a plan against SageMaker: ``ensure_present``/``ensure_absent`` return (changed, before, after, cluster, warnings)."""
+
+    def __init__(self, sagemaker, check_mode=False, wait=True, wait_timeout=3600):
+        self.client = sagemaker
+        self.check_mode = check_mode
+        self.wait = wait
+        self.wait_timeout = wait_timeout
+
+    def describe(self, name):
+        return describe_cluster(self.client, name)
+
+    def tags(self, description):
+        return list_tags(self.client, description["ClusterArn"]) if description else {}
+
+    def wait_for(self, name, ready, failed=("Failed",), what=None):
+        return wait_for_status(
+            lambda: self.describe(name), what or "cluster %s" % name, ready, failed=failed, timeout=self.wait_timeout,
+            status_key="ClusterStatus", reason_key="FailureMessage",
+        )
+
+    def _check_name(self, name):
+        problems = request_problems(self.client.meta.service_model, "CreateCluster", {"ClusterName": name})
+        if problems:
+            raise InputError(message="name: %s" % "; ".join(_option_path(p, "CreateCluster", {}) for p in problems))
+
+    def _settle_first(self, name, description):
+        """Wait out a transition another run started, so the plan compares settled states."""
+        if self.check_mode or not self.wait or description is None or description.get("ClusterStatus") not in TRANSITIONAL:
+            return description
+        if description["ClusterStatus"] == "Deleting":
+            return self.wait_for(name, (GONE,), failed=())
+        return self.wait_for(name, ("InService", "Failed"), failed=())
+
+    def ensure_present(self, desired, allow_replacement=False, allow_instance_group_removal=False, purge_tags=True):
+        name = desired["cluster_name"]
+        self._check_name(name)
+        description = self._settle_first(name, self.describe(name))
+        if description is not None and description.get("ClusterStatus") == "Deleting":
+            if not (self.check_mode and self.wait):
+                raise InputError(message="Cannot create cluster %s while the previous one is Deleting; run again with wait: true, or later" % name)
+            description = None  # check mode with wait: the real run waits for it to go, then creates
+        current_tags = self.tags(description)
+        plan = plan_cluster(desired, description, current_tags, allow_replacement, allow_instance_group_removal, purge_tags)
+        if plan.action == "refuse":
+            raise InputError(message="Cannot apply cluster %s: %s" % (name, "; ".join(plan.refusals)))
+        operation = {"create": "CreateCluster", "replace": "CreateCluster", "update": "UpdateCluster"}.get(plan.action)
+        if operation:
+            problems = [_option_path(p, operation, plan.request) for p in request_problems(self.client.meta.service_model, operation, plan.request)]
+            if problems:
+                raise InputError(message="%s would be rejected: %s" % (operation, "; ".join(problems)))
+        status = (description or {}).get("ClusterStatus")
+        if plan.action == "update" and status != "InService" and not (self.check_mode and self.wait):
+            raise InputError(
+                message="Cannot update cluster %s while it is %s (UpdateCluster needs InService); run again with wait: true, or later" % (name, status)
+            )
+        before = normalize_current(description, current_tags) or {}
+        if not plan.changed:
+            return False, before, before, cluster_result(description, current_tags), []
+        if self.check_mode:
+            return True, before, plan.after, cluster_result(predicted_description(plan.after, description, plan.action), plan.after["tags"]), plan.warnings
+
+        if plan.action == "replace":
+            delete_cluster(self.client, name)
+            self.wait_for(name, (GONE,), failed=())
+        if plan.action in ("create", "replace"):
+            create_cluster(self.client, plan.request)
+        elif plan.action == "update":
+            update_cluster(self.client, plan.request)
+        if plan.action == "none" or plan.action == "update":
+            if plan.tags_to_remove:
+                delete_tags(self.client, description["ClusterArn"], plan.tags_to_remove)
+            if plan.tags_to_add:
+                add_tags(self.client, description["ClusterArn"], plan.tags_to_add)
+        settle = self.wait and plan.action != "none"
+        description = self.wait_for(name, ("InService",), failed=("Failed", "RollingBack")) if settle else self.describe(name)
+        tags = self.tags(description)
+        return True, before, normalize_current(description, tags), cluster_result(description, tags), plan.warnings
+
+    def ensure_absent(self, name):
+        self._check_name(name)
+        description = self._settle_first(name, self.describe(name))
+        if description is None:
+            return False, {}, {}, {}, []
+        tags = self.tags(description)
+        before = normalize_current(description, tags)
+        if description.get("ClusterStatus") == "Deleting":
+            if self.wait and not self.check_mode:
+                self.wait_for(name, (GONE,), failed=())
+            return False, before, {}, {}, []
+        if self.check_mode:
+            return True, before, {}, {}, []
+        delete_cluster(self.client, name)
+        if self.wait:
+            self.wait_for(name, (GONE,), failed=())
+        return True, before, {}, {}, []

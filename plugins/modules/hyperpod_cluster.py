@@ -1,0 +1,353 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: hyperpod_cluster
+short_description: Manage a SageMaker HyperPod cluster orchestrated by Amazon EKS
+version_added: 0.1.0
+description:
+  - Creates, updates and deletes a SageMaker HyperPod cluster whose orchestrator is an existing EKS cluster.
+  - An existing cluster is compared with the requested state and C(UpdateCluster) is called only with what
+    changed (instance group counts and lifecycle configuration, new instance groups, removed instance groups,
+    node recovery). Tags are changed with C(AddTags)/C(DeleteTags).
+  - Changes AWS cannot make in place fail, naming the field, before any call that writes, unless
+    O(allow_replacement=true), which deletes the cluster and creates it again. These are the EKS cluster,
+    the subnets and security groups, and an existing instance group's instance type, execution role,
+    threads per core, EBS volume size and training plan.
+  - Removing an instance group that still has nodes fails unless O(allow_instance_group_removal=true).
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  state:
+    description: Whether the cluster should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+  name:
+    description: The cluster's name.
+    type: str
+    required: true
+  eks_cluster:
+    description:
+      - The EKS cluster that orchestrates the cluster, by name or ARN; a name is resolved to its ARN with EKS C(DescribeCluster).
+      - Required to create the cluster.
+    type: str
+  instance_groups:
+    description:
+      - Every instance group the cluster should have. Required to create the cluster; when omitted, the groups are left alone.
+      - A group in the cluster but not in this list is removed (see O(allow_instance_group_removal)).
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description: The instance group's name.
+        type: str
+        required: true
+      instance_type:
+        description: The instance type, for example C(ml.p5.48xlarge). Cannot change on an existing group.
+        type: str
+        required: true
+      count:
+        description: How many instances the group should have.
+        type: int
+        required: true
+      execution_role:
+        description: ARN of the IAM role the group's instances assume. Cannot change on an existing group.
+        type: str
+        required: true
+      lifecycle_config:
+        description: Where the lifecycle scripts are; can change on an existing group (new nodes run the new scripts).
+        type: dict
+        required: true
+        suboptions:
+          source_s3_uri:
+            description: S3 URI of the folder that holds the lifecycle scripts.
+            type: str
+            required: true
+          on_create:
+            description: File name of the entry-point script in O(instance_groups[].lifecycle_config.source_s3_uri).
+            type: str
+            required: true
+      threads_per_core:
+        description: Threads per CPU core (1 disables multithreading). Cannot change on an existing group.
+        type: int
+        default: 1
+        choices: [1, 2]
+      ebs_volume_size_gib:
+        description:
+          - Size in GiB of the extra EBS volume attached to every instance of the group (mounted at C(/opt/sagemaker)).
+          - When unset, an existing group's volume is left alone. Cannot change on an existing group.
+        type: int
+      training_plan_arn:
+        description:
+          - ARN of the SageMaker training plan whose reserved capacity the group uses.
+          - When unset, an existing group's plan is left alone. Cannot change on an existing group.
+        type: str
+  subnet_ids:
+    description: Subnets of the cluster's VPC configuration. Required to create the cluster; cannot change in place.
+    type: list
+    elements: str
+  security_group_ids:
+    description: Security groups of the cluster's VPC configuration. Required to create the cluster; cannot change in place.
+    type: list
+    elements: str
+  node_recovery:
+    description:
+      - Whether HyperPod replaces or reboots faulty nodes by itself (V(automatic)) or leaves them to the administrators (V(none)).
+      - When unset, a new cluster is created with V(automatic) and an existing one is left alone.
+    type: str
+    choices: [automatic, none]
+  allow_instance_group_removal:
+    description: Allow removing instance groups that still have nodes (C(InstanceGroupsToDelete)); their nodes are terminated.
+    type: bool
+    default: false
+  allow_replacement:
+    description:
+      - Allow a change AWS cannot make in place to delete the cluster and create it again. Every node is terminated.
+      - The deletion is always waited for, whatever O(wait) says.
+    type: bool
+    default: false
+  wait:
+    description: Wait until the cluster is C(InService) (or gone, for O(state=absent)). A C(Failed) cluster fails the task with its C(FailureMessage).
+    type: bool
+    default: true
+  wait_timeout:
+    description: Seconds to wait for each status change.
+    type: int
+    default: 3600
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: Check mode makes only read calls and returns the cluster and diff the real run would return.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: full
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.tags
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Create the shared cluster with two instance groups
+  hyperpod.tenancy.hyperpod_cluster:
+    name: ml-shared
+    eks_cluster: ml-shared-eks
+    subnet_ids: "{{ hyperpod_shared.subnet_ids }}"
+    security_group_ids: "{{ hyperpod_shared.security_group_ids }}"
+    node_recovery: automatic
+    instance_groups:
+      - name: p5-workers
+        instance_type: ml.p5.48xlarge
+        count: 8
+        execution_role: "{{ hyperpod_shared.cluster_execution_role_arn }}"
+        lifecycle_config:
+          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/lifecycle/"
+          on_create: on_create.sh
+      - name: g5-workers
+        instance_type: ml.g5.12xlarge
+        count: 6
+        execution_role: "{{ hyperpod_shared.cluster_execution_role_arn }}"
+        lifecycle_config:
+          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/lifecycle/"
+          on_create: on_create.sh
+        ebs_volume_size_gib: 500
+    tags:
+      managed-by: hyperpod.tenancy
+
+- name: Remove an instance group that still has nodes
+  hyperpod.tenancy.hyperpod_cluster:
+    name: ml-shared
+    instance_groups:
+      - name: p5-workers
+        instance_type: ml.p5.48xlarge
+        count: 8
+        execution_role: "{{ hyperpod_shared.cluster_execution_role_arn }}"
+        lifecycle_config:
+          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/lifecycle/"
+          on_create: on_create.sh
+    allow_instance_group_removal: true
+
+- name: Delete the cluster
+  hyperpod.tenancy.hyperpod_cluster:
+    name: ml-shared
+    state: absent
+"""
+
+RETURN = r"""
+cluster:
+  description: The cluster as DescribeCluster reports it, in snake_case, with its tags; empty when it does not exist.
+  returned: always
+  type: dict
+  contains:
+    cluster_arn:
+      description: The cluster's ARN.
+      type: str
+      sample: arn:aws:sagemaker:us-east-1:123456789012:cluster/a1b2c3d4e5f6
+    cluster_name:
+      description: The cluster's name.
+      type: str
+      sample: ml-shared
+    cluster_status:
+      description: C(Creating), C(InService), C(Updating), C(Deleting), C(Failed), C(SystemUpdating) or C(RollingBack).
+      type: str
+      sample: InService
+    failure_message:
+      description: Why the cluster failed, when it did.
+      type: str
+      returned: when the cluster failed
+    creation_time:
+      description: When the cluster was created.
+      type: str
+    node_recovery:
+      description: C(Automatic) or C(None).
+      type: str
+      sample: Automatic
+    orchestrator:
+      description: The orchestrator.
+      type: dict
+      contains:
+        eks:
+          description: The EKS orchestrator.
+          type: dict
+          contains:
+            cluster_arn:
+              description: ARN of the EKS cluster.
+              type: str
+    vpc_config:
+      description: The VPC configuration.
+      type: dict
+      contains:
+        subnets:
+          description: Subnet IDs.
+          type: list
+          elements: str
+        security_group_ids:
+          description: Security group IDs.
+          type: list
+          elements: str
+    instance_groups:
+      description: The instance groups.
+      type: list
+      elements: dict
+      contains:
+        instance_group_name:
+          description: The group's name.
+          type: str
+        instance_type:
+          description: The group's instance type.
+          type: str
+        current_count:
+          description: Instances the group has now.
+          type: int
+        target_count:
+          description: Instances the group is moving to.
+          type: int
+        execution_role:
+          description: The group's execution role ARN.
+          type: str
+        life_cycle_config:
+          description: The lifecycle script location (C(source_s3_uri), C(on_create)).
+          type: dict
+        threads_per_core:
+          description: Threads per CPU core.
+          type: int
+        instance_storage_configs:
+          description: Extra storage (C(ebs_volume_config.volume_size_in_gb)).
+          type: list
+          elements: dict
+        training_plan_arn:
+          description: The training plan ARN, when the group uses one.
+          type: str
+        status:
+          description: The group's status.
+          type: str
+    tags:
+      description: The cluster's tags.
+      type: dict
+diff:
+  description: The cluster before and after, normalized (the module's option names); in check mode, the predicted state.
+  returned: always
+  type: dict
+  contains:
+    before:
+      description: The cluster before the task; empty when it did not exist.
+      type: dict
+    after:
+      description: The cluster after the task; empty when it was deleted.
+      type: dict
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import ClusterManager
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import normalize_desired
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import resolve_eks_cluster
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+
+INSTANCE_GROUP_OPTIONS = dict(
+    name=dict(type="str", required=True),
+    instance_type=dict(type="str", required=True),
+    count=dict(type="int", required=True),
+    execution_role=dict(type="str", required=True),
+    lifecycle_config=dict(
+        type="dict",
+        required=True,
+        options=dict(source_s3_uri=dict(type="str", required=True), on_create=dict(type="str", required=True)),
+    ),
+    threads_per_core=dict(type="int", default=1, choices=[1, 2]),
+    ebs_volume_size_gib=dict(type="int"),
+    training_plan_arn=dict(type="str"),
+)
+
+
+def main():
+    argument_spec = dict(
+        state=dict(type="str", default="present", choices=["present", "absent"]),
+        name=dict(type="str", required=True),
+        eks_cluster=dict(type="str"),
+        instance_groups=dict(type="list", elements="dict", options=INSTANCE_GROUP_OPTIONS),
+        subnet_ids=dict(type="list", elements="str"),
+        security_group_ids=dict(type="list", elements="str"),
+        node_recovery=dict(type="str", choices=["automatic", "none"]),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+        allow_instance_group_removal=dict(type="bool", default=False),
+        allow_replacement=dict(type="bool", default=False),
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=3600),
+    )
+    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    params = module.params
+    sagemaker = module.client("sagemaker", retry_decorator=AWSRetry.jittered_backoff())
+    manager = ClusterManager(sagemaker, check_mode=module.check_mode, wait=params["wait"], wait_timeout=params["wait_timeout"])
+    try:
+        if params["state"] == "absent":
+            changed, before, after, cluster, warnings = manager.ensure_absent(params["name"])
+        else:
+            eks = module.client("eks", retry_decorator=AWSRetry.jittered_backoff()) if params["eks_cluster"] else None
+            desired = normalize_desired(params, resolve_eks_cluster(eks, params["eks_cluster"]))
+            changed, before, after, cluster, warnings = manager.ensure_present(
+                desired,
+                allow_replacement=params["allow_replacement"],
+                allow_instance_group_removal=params["allow_instance_group_removal"],
+                purge_tags=params["purge_tags"],
+            )
+    except HyperPodError as e:
+        module.fail_json_aws_error(e)
+    for warning in warnings:
+        module.warn(warning)
+    module.exit_json(changed=changed, cluster=cluster, diff={"before": before, "after": after})
+
+
+if __name__ == "__main__":
+    main()

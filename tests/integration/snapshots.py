@@ -1,0 +1,80 @@
+"""Everything AWS holds for one team, read with boto3 directly (not with the code under test)."""
+
+from __future__ import annotations
+
+PREFIX = "hyperpod"
+
+
+def _permission_set(sso, instance_arn: str, name: str) -> dict | None:
+    for page in sso.get_paginator("list_permission_sets").paginate(InstanceArn=instance_arn):
+        for arn in page["PermissionSets"]:
+            described = sso.describe_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)["PermissionSet"]
+            if described["Name"] == name:
+                return described
+    return None
+
+
+def permission_sets_named(sso, instance_arn: str, name: str) -> int:
+    count = 0
+    for page in sso.get_paginator("list_permission_sets").paginate(InstanceArn=instance_arn):
+        for arn in page["PermissionSets"]:
+            if sso.describe_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)["PermissionSet"]["Name"] == name:
+                count += 1
+    return count
+
+
+def domains_named(sagemaker, name: str) -> list[dict]:
+    return [d for d in sagemaker.list_domains()["Domains"] if d["DomainName"] == name]
+
+
+def quotas_of_team(sagemaker, team: str) -> list[dict]:
+    quotas = sagemaker.list_compute_quotas()["ComputeQuotaSummaries"]
+    return [q for q in quotas if q.get("ComputeQuotaTarget", {}).get("TeamName") == team and q.get("Status") != "Deleted"]
+
+
+def team_snapshot(client, seed: dict, team: str) -> dict:
+    """Describe outputs of every resource of ``team``; equal snapshots mean nothing of the team moved."""
+    sso = client.boto3_client("sso-admin")
+    sagemaker = client.boto3_client("sagemaker")
+    eks = client.boto3_client("eks")
+    budgets = client.boto3_client("budgets")
+    instance = seed["identity_center_instance_arn"]
+    snapshot: dict = {}
+
+    permission_set = _permission_set(sso, instance, f"{PREFIX}-{team}")
+    snapshot["permission_set"] = permission_set
+    if permission_set:
+        arn = permission_set["PermissionSetArn"]
+        snapshot["inline_policy"] = sso.get_inline_policy_for_permission_set(InstanceArn=instance, PermissionSetArn=arn)["InlinePolicy"]
+        snapshot["managed_policies"] = sso.list_managed_policies_in_permission_set(InstanceArn=instance, PermissionSetArn=arn)["AttachedManagedPolicies"]
+        snapshot["assignments"] = sso.list_account_assignments(InstanceArn=instance, AccountId=seed["account_id"], PermissionSetArn=arn)["AccountAssignments"]
+
+    cluster = seed["eks_cluster_arn"].rsplit("/", 1)[1]
+    entries = {}
+    for principal in eks.list_access_entries(clusterName=cluster)["accessEntries"]:
+        if f"AWSReservedSSO_{PREFIX}-{team}_" in principal:
+            entries[principal] = {
+                "entry": eks.describe_access_entry(clusterName=cluster, principalArn=principal)["accessEntry"],
+                "policies": eks.list_associated_access_policies(clusterName=cluster, principalArn=principal)["associatedAccessPolicies"],
+            }
+    snapshot["access_entries"] = entries
+
+    domains = domains_named(sagemaker, f"{PREFIX}-{team}")
+    snapshot["domains"] = []
+    for domain in domains:
+        described = sagemaker.describe_domain(DomainId=domain["DomainId"])
+        described.pop("ResponseMetadata", None)
+        profiles = sagemaker.list_user_profiles(DomainIdEquals=domain["DomainId"])["UserProfiles"]
+        snapshot["domains"].append({"domain": described, "profiles": sorted(p["UserProfileName"] for p in profiles)})
+
+    snapshot["quotas"] = []
+    for quota in quotas_of_team(sagemaker, team):
+        described = sagemaker.describe_compute_quota(ComputeQuotaId=quota["ComputeQuotaId"])
+        described.pop("ResponseMetadata", None)
+        snapshot["quotas"].append(described)
+
+    try:
+        snapshot["budget"] = budgets.describe_budget(AccountId=seed["account_id"], BudgetName=f"{PREFIX}-{team}-monthly")["Budget"]
+    except budgets.exceptions.NotFoundException:
+        snapshot["budget"] = None
+    return snapshot

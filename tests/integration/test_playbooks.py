@@ -1,0 +1,150 @@
+"""The playbooks ops teams run, end to end on the sandbox: build, onboard, offboard, drift."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+
+import pytest
+
+from bench.teams import team_file
+from sandbox.seed import load_vars
+from tests.integration.playbook_runner import ROOT, Playbooks
+from tests.integration.snapshots import domains_named, permission_sets_named, quotas_of_team, team_snapshot
+
+SAMPLE = load_vars(ROOT / "group_vars" / "all")
+TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"]]
+
+
+@pytest.fixture
+def sample(seeded, tmp_path):
+    client, seed = seeded
+    return Playbooks(client, seed, tmp_path, copy.deepcopy(SAMPLE))
+
+
+def assert_ok(result, what):
+    assert result.returncode == 0, f"{what} failed:\n{result.stdout[-30000:]}\n{result.stderr[-5000:]}"
+
+
+def test_site_converges_and_a_rerun_changes_and_writes_nothing(sample):
+    assert_ok(sample.run("site.yml"), "site.yml")
+    sample.client.clear_requests()
+    rerun = sample.run("site.yml")
+    assert_ok(rerun, "second site.yml")
+    assert rerun.changed_tasks() == set()
+    assert {host: stats["changed"] for host, stats in rerun.stats.items()} == dict.fromkeys(rerun.stats, 0)
+    assert [r["operation"] for r in sample.client.writes()] == []
+
+
+def test_check_mode_predicts_exactly_what_onboarding_changes(sample):
+    assert_ok(sample.run("site.yml", "--limit", "localhost"), "cluster only")
+    predicted = sample.run("playbooks/add_team.yml", "-e", "team=vision", "--check")
+    assert_ok(predicted, "add_team --check")
+    assert sample.client.writes() == [] or all(w["service"] == "sts" for w in sample.client.writes())
+    done = sample.run("playbooks/add_team.yml", "-e", "team=vision")
+    assert_ok(done, "add_team")
+    assert predicted.changed_tasks() == done.changed_tasks()
+    assert predicted.changed_tasks(), "onboarding changed nothing: the comparison proves nothing"
+
+
+def test_add_team_refuses_a_team_not_in_the_file(sample):
+    sample.client.clear_requests()
+    result = sample.run("playbooks/add_team.yml", "-e", "team=robotics")
+    assert result.returncode == 2
+    assert "team 'robotics': not in the team file" in result.stdout
+    assert sample.client.requests() == []
+
+
+def test_remove_team_refuses_a_team_still_present_unless_confirmed(sample):
+    sample.client.clear_requests()
+    result = sample.run("playbooks/remove_team.yml", "-e", "team=nlp")
+    assert result.returncode == 2
+    assert "Team nlp is still state: present" in result.stdout
+    assert sample.client.writes() == []
+
+
+def test_offboarding_keeps_data_and_leaves_other_teams_as_they_were(sample):
+    assert_ok(sample.run("site.yml"), "site.yml")
+    seed = json.loads(sample.seed_file.read_text())
+    others_before = {team: team_snapshot(sample.client, seed, team) for team in TEAMS if team != "vision"}
+    settings = copy.deepcopy(SAMPLE)
+    settings["hyperpod_teams"][0]["state"] = "absent"
+    sample.write_settings(settings)
+    assert_ok(sample.run("playbooks/remove_team.yml", "-e", "team=vision"), "remove_team")
+    others_after = {team: team_snapshot(sample.client, seed, team) for team in TEAMS if team != "vision"}
+    assert others_after == others_before
+    gone = team_snapshot(sample.client, seed, "vision")
+    assert gone["permission_set"] is None and gone["quotas"] == [] and gone["domains"] == [] and gone["budget"] is None
+    s3 = sample.client.boto3_client("s3")
+    kept = s3.list_objects_v2(Bucket=seed["data_bucket"], Prefix="vision/")
+    assert kept.get("KeyCount", 0) >= 1, "offboarding deleted the team's S3 prefix"
+
+
+def test_two_onboardings_of_one_team_at_once_make_one_set_of_resources(sample):
+    assert_ok(sample.run("site.yml", "--limit", "localhost"), "cluster only")
+    results = []
+
+    def onboard():
+        results.append(sample.run("playbooks/add_team.yml", "-e", "team=vision"))
+
+    threads = [threading.Thread(target=onboard) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert any(r.returncode == 0 for r in results), [r.stdout[-5000:] for r in results]
+    assert_ok(sample.run("playbooks/add_team.yml", "-e", "team=vision"), "third onboarding converges")
+    seed = json.loads(sample.seed_file.read_text())
+    sagemaker = sample.client.boto3_client("sagemaker")
+    assert len(domains_named(sagemaker, "hyperpod-vision")) == 1
+    assert len(quotas_of_team(sagemaker, "vision")) == 1
+    assert permission_sets_named(sample.client.boto3_client("sso-admin"), seed["identity_center_instance_arn"], "hyperpod-vision") == 1
+
+
+def test_no_secret_reaches_the_output_at_vvv(sample):
+    canary_secret, canary_token = "SECRETcanary0123456789abcdefSECRET", "TOKENcanary0123456789abcdefTOKEN"
+    settings = copy.deepcopy(SAMPLE)
+    settings["hyperpod_aws"] = {
+        "endpoint_url": sample.client.endpoint,
+        "region": "us-east-1",
+        "access_key": "sandbox",
+        "secret_key": canary_secret,
+        "session_token": canary_token,
+    }
+    sample.write_settings(settings)
+    env = dict(sample.env, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.default")
+    result = sample.run("site.yml", "-vvv", env=env)
+    assert_ok(result, "site.yml -vvv")
+    output = result.stdout + result.stderr
+    assert canary_secret not in output
+    assert canary_token not in output
+
+
+@pytest.mark.parametrize("kill_after", [4, 9, 16])
+def test_an_interrupted_onboarding_converges_on_rerun_without_duplicates(seeded, tmp_path, kill_after):
+    client, seed = seeded
+    playbooks = Playbooks(client, seed, tmp_path, team_file(5))
+    Playbooks.kill_after(playbooks.start("site.yml"), kill_after)
+    assert_ok(playbooks.run("site.yml"), "rerun after the interruption")
+    sagemaker = client.boto3_client("sagemaker")
+    sso = client.boto3_client("sso-admin")
+    for team in playbooks.settings["hyperpod_teams"]:
+        name = team["name"]
+        assert len(domains_named(sagemaker, f"hyperpod-{name}")) == 1, name
+        assert len(quotas_of_team(sagemaker, name)) == 1, name
+        assert permission_sets_named(sso, seed["identity_center_instance_arn"], f"hyperpod-{name}") == 1, name
+
+
+def test_site_survives_throttling_and_server_errors(seeded, tmp_path):
+    client, seed = seeded
+    playbooks = Playbooks(client, seed, tmp_path, team_file(5))
+    client.set_faults(throttle_rate=0.2, error_rate=0.05, seed=11)
+    assert_ok(playbooks.run("site.yml"), "site.yml under faults")
+    faults = [r["fault"] for r in client.requests() if r["fault"]]
+    assert faults.count("throttle") > 10 and faults.count("error") > 0
+    client.clear_requests()
+    rerun = playbooks.run("site.yml")
+    assert_ok(rerun, "rerun under faults")
+    assert rerun.changed_tasks() == set()
+    assert [r["operation"] for r in client.writes()] == []
