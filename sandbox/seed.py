@@ -127,7 +127,12 @@ def seed(client: SandboxClient, settings: dict) -> dict:
 
 
 def seed_from_vars(client: SandboxClient, vars_dir: Path, out: Path) -> dict:
-    result = seed(client, load_vars(vars_dir))
+    from sandbox.services.ce_tags import seed_cost_and_usage
+
+    settings = load_vars(vars_dir)
+    result = seed(client, settings)
+    # Last full month's Cost Explorer results, so the demo's chargeback report has figures.
+    result["cost_and_usage_month"] = seed_cost_and_usage(client, settings)["month"]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, sort_keys=True))
     return result

@@ -1,0 +1,339 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A team's monthly cost budget (AWS Budgets), filtered on the team's cost-allocation tag.
+
+The budget is named ``naming.budget_name(team, prefix)``, tracks the monthly
+unblended cost of resources tagged ``<team tag key>=<team>``
+(``CostFilters: {"TagKeyValue": ["user:team$<team>"]}``) and has one notification
+per threshold: actual cost and forecasted cost, in percent of the limit, each sent
+to the same subscribers (e-mail addresses and at most one SNS topic).
+Changes are made in place: UpdateBudget for the limit and filter,
+Create/DeleteNotification for thresholds, Create/DeleteSubscriber for subscribers.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
+    ansible_dict_to_boto3_tag_list,
+    boto3_tag_list_to_ansible_dict,
+    compare_aws_tags,
+)
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, InputError
+
+MAX_NOTIFICATIONS = 10
+MAX_EMAIL_SUBSCRIBERS = 10
+MAX_THRESHOLD = 1000000
+SNS_ARN = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$")
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# Fields Budgets sets itself, never a reason for a change.
+SERVER_FIELDS = ("CalculatedSpend", "LastUpdatedTime", "HealthStatus")
+
+_retry = AWSRetry.jittered_backoff(catch_extra_error_codes=["ThrottlingException"])
+
+
+def budget_arn(account_id, name):
+    return "arn:aws:budgets::%s:budget/%s" % (account_id, name)
+
+
+def tag_filter(team, tag_key="team"):
+    """The Budgets cost filter for costs tagged ``tag_key=team`` (a user-defined tag)."""
+    return {"TagKeyValue": ["user:%s$%s" % (tag_key, team)]}
+
+
+def amount(value):
+    """A money amount as Budgets writes it, normalized so 40000, 40000.0 and '40000.00' compare equal."""
+    number = Decimal(str(value))
+    text = format(number.normalize(), "f")
+    return text
+
+
+def subscriber(address):
+    kind = "SNS" if address.startswith("arn:") else "EMAIL"
+    return {"SubscriptionType": kind, "Address": address}
+
+
+def notification(kind, threshold):
+    return {"NotificationType": kind, "ComparisonOperator": "GREATER_THAN", "Threshold": float(threshold), "ThresholdType": "PERCENTAGE"}
+
+
+def notification_key(details):
+    return (details["NotificationType"], details["ComparisonOperator"], float(details["Threshold"]), details.get("ThresholdType", "PERCENTAGE"))
+
+
+def validate(team, prefix, monthly_usd, thresholds, forecast_thresholds, notify):
+    """Every reason AWS would refuse the budget, before any call."""
+    problems = ["team %r: %s" % (team, p) for p in naming.name_problems(team, prefix)]
+    if monthly_usd is None:
+        problems.append("monthly_usd is required when state is present")
+    else:
+        try:
+            if Decimal(str(monthly_usd)) <= 0:
+                problems.append("monthly_usd must be greater than 0 (got %s)" % monthly_usd)
+        except InvalidOperation:
+            problems.append("monthly_usd must be a number (got %r)" % (monthly_usd,))
+    for name, values in (("thresholds", thresholds), ("forecast_thresholds", forecast_thresholds)):
+        for value in values:
+            if not 0 < float(value) <= MAX_THRESHOLD:
+                problems.append("%s: %s is outside 0 < percent <= %d" % (name, value, MAX_THRESHOLD))
+        if len(set(float(v) for v in values)) != len(values):
+            problems.append("%s: %s lists a threshold twice" % (name, list(values)))
+    if notify and len(thresholds) + len(forecast_thresholds) > MAX_NOTIFICATIONS:
+        problems.append("a budget has at most %d notifications (thresholds + forecast_thresholds)" % MAX_NOTIFICATIONS)
+    sns = [a for a in notify if a.startswith("arn:")]
+    for address in notify:
+        if address.startswith("arn:") and not SNS_ARN.match(address):
+            problems.append("notify: %r is not an SNS topic ARN" % address)
+        if not address.startswith("arn:") and not EMAIL.match(address):
+            problems.append("notify: %r is not an e-mail address" % address)
+    if len(set(notify)) != len(notify):
+        problems.append("notify lists an address twice")
+    if len(sns) > 1 or len(notify) - len(sns) > MAX_EMAIL_SUBSCRIBERS:
+        problems.append("notify: a notification has at most one SNS topic and %d e-mail addresses" % MAX_EMAIL_SUBSCRIBERS)
+    if problems:
+        raise InputError(message="team_budget: " + "; ".join(problems))
+
+
+def desired(team, prefix, tag_key, monthly_usd, thresholds, forecast_thresholds, notify):
+    """(budget, {notification key: (details, [subscribers])}) as AWS should hold them."""
+    budget = {
+        "BudgetName": naming.budget_name(team, prefix),
+        "BudgetType": "COST",
+        "TimeUnit": "MONTHLY",
+        "BudgetLimit": {"Amount": amount(monthly_usd), "Unit": "USD"},
+        "CostFilters": tag_filter(team, tag_key),
+    }
+    notifications = {}
+    if notify:
+        subscribers = [subscriber(a) for a in notify]
+        for kind, values in (("ACTUAL", thresholds), ("FORECASTED", forecast_thresholds)):
+            for value in values:
+                details = notification(kind, value)
+                notifications[notification_key(details)] = (details, subscribers)
+    return budget, notifications
+
+
+# --- API helpers -------------------------------------------------------------
+
+
+@CostErrorHandler.list_error_handler("describe budget", None)
+@_retry
+def describe_budget(client, account_id, name):
+    return client.describe_budget(AccountId=account_id, BudgetName=name)["Budget"]
+
+
+@CostErrorHandler.common_error_handler("describe budget notifications")
+@_retry
+def describe_notifications(client, account_id, name):
+    found, kwargs = [], {"AccountId": account_id, "BudgetName": name}
+    while True:
+        page = client.describe_notifications_for_budget(**kwargs)
+        found.extend(page.get("Notifications") or [])
+        if not page.get("NextToken"):
+            return found
+        kwargs["NextToken"] = page["NextToken"]
+
+
+@CostErrorHandler.common_error_handler("describe notification subscribers")
+@_retry
+def describe_subscribers(client, account_id, name, details):
+    found, kwargs = [], {"AccountId": account_id, "BudgetName": name, "Notification": details}
+    while True:
+        page = client.describe_subscribers_for_notification(**kwargs)
+        found.extend(page.get("Subscribers") or [])
+        if not page.get("NextToken"):
+            return found
+        kwargs["NextToken"] = page["NextToken"]
+
+
+@CostErrorHandler.list_error_handler("list budget tags", None)
+@_retry
+def list_tags(client, arn):
+    return boto3_tag_list_to_ansible_dict(client.list_tags_for_resource(ResourceARN=arn).get("ResourceTags") or [])
+
+
+@CostErrorHandler.common_error_handler("create budget")
+@_retry
+def create_budget(client, account_id, budget, notifications, tags):
+    client.create_budget(
+        AccountId=account_id,
+        Budget=budget,
+        NotificationsWithSubscribers=[{"Notification": d, "Subscribers": s} for d, s in notifications],
+        ResourceTags=ansible_dict_to_boto3_tag_list(tags, "Key", "Value"),
+    )
+
+
+@CostErrorHandler.common_error_handler("update budget")
+@_retry
+def update_budget(client, account_id, budget):
+    client.update_budget(AccountId=account_id, NewBudget=budget)
+
+
+@CostErrorHandler.common_error_handler("delete budget")
+@_retry
+def delete_budget(client, account_id, name):
+    client.delete_budget(AccountId=account_id, BudgetName=name)
+
+
+@CostErrorHandler.common_error_handler("create budget notification")
+@_retry
+def create_notification(client, account_id, name, details, subscribers):
+    client.create_notification(AccountId=account_id, BudgetName=name, Notification=details, Subscribers=subscribers)
+
+
+@CostErrorHandler.common_error_handler("delete budget notification")
+@_retry
+def delete_notification(client, account_id, name, details):
+    client.delete_notification(AccountId=account_id, BudgetName=name, Notification=details)
+
+
+@CostErrorHandler.common_error_handler("create notification subscriber")
+@_retry
+def create_subscriber(client, account_id, name, details, sub):
+    client.create_subscriber(AccountId=account_id, BudgetName=name, Notification=details, Subscriber=sub)
+
+
+@CostErrorHandler.common_error_handler("delete notification subscriber")
+@_retry
+def delete_subscriber(client, account_id, name, details, sub):
+    client.delete_subscriber(AccountId=account_id, BudgetName=name, Notification=details, Subscriber=sub)
+
+
+@CostErrorHandler.common_error_handler("tag budget")
+@_retry
+def tag_budget(client, arn, tags):
+    client.tag_resource(ResourceARN=arn, ResourceTags=ansible_dict_to_boto3_tag_list(tags, "Key", "Value"))
+
+
+@CostErrorHandler.common_error_handler("untag budget")
+@_retry
+def untag_budget(client, arn, keys):
+    client.untag_resource(ResourceARN=arn, ResourceTagKeys=keys)
+
+
+# --- reading and comparing ----------------------------------------------------
+
+
+def read(client, account_id, name):
+    """The budget with its notifications, subscribers and tags, or None."""
+    budget = describe_budget(client, account_id, name)
+    if budget is None:
+        return None
+    notifications = {}
+    for details in describe_notifications(client, account_id, name):
+        plain = dict((k, v) for k, v in details.items() if k != "NotificationState")
+        notifications[notification_key(plain)] = (plain, describe_subscribers(client, account_id, name, plain))
+    return {"budget": budget, "notifications": notifications, "tags": list_tags(client, budget_arn(account_id, name)) or {}}
+
+
+def view(budget, notifications, tags):
+    """The comparable, snake_case view of a budget (what ``diff`` and the module return)."""
+    if budget is None:
+        return {}
+    limit = budget.get("BudgetLimit") or {}
+    return {
+        "budget_name": budget["BudgetName"],
+        "budget_type": budget.get("BudgetType"),
+        "time_unit": budget.get("TimeUnit"),
+        "budget_limit": {"amount": amount(limit["Amount"]) if limit.get("Amount") else None, "unit": limit.get("Unit")},
+        "cost_filters": dict((k, sorted(v)) for k, v in (budget.get("CostFilters") or {}).items()),
+        "notifications": sorted(
+            (
+                {
+                    "notification_type": key[0],
+                    "comparison_operator": key[1],
+                    "threshold": key[2],
+                    "threshold_type": key[3],
+                    "subscribers": sorted(
+                        ({"subscription_type": s["SubscriptionType"], "address": s["Address"]} for s in subs),
+                        key=lambda s: (s["subscription_type"], s["address"]),
+                    ),
+                }
+                for key, (_details, subs) in notifications.items()
+            ),
+            key=lambda n: (n["notification_type"], n["threshold"]),
+        ),
+        "tags": dict(tags),
+    }
+
+
+def _new_budget(current, wanted):
+    """UpdateBudget's NewBudget: the current budget with our fields, nothing the user did not set dropped."""
+    new = dict((k, v) for k, v in current.items() if k not in SERVER_FIELDS)
+    new.update(wanted)
+    return new
+
+
+def ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode):
+    """Returns (changed, before, after) as views."""
+    name = wanted_budget["BudgetName"]
+    arn = budget_arn(account_id, name)
+    current = read(client, account_id, name)
+    if current is None:
+        after = view(wanted_budget, wanted_notifications, wanted_tags)
+        if not check_mode:
+            create_budget(client, account_id, wanted_budget, list(wanted_notifications.values()), wanted_tags)
+        return True, {}, after
+
+    before = view(current["budget"], current["notifications"], current["tags"])
+    tags_to_set, tags_to_remove = compare_aws_tags(current["tags"], wanted_tags, purge_tags=purge_tags)
+    final_tags = dict((k, v) for k, v in current["tags"].items() if k not in tags_to_remove)
+    final_tags.update(tags_to_set)
+    after = view(dict(current["budget"], **wanted_budget), wanted_notifications, final_tags)
+    if after == before:
+        return False, before, after
+    if check_mode:
+        return True, before, after
+
+    budget_fields = ("budget_type", "time_unit", "budget_limit", "cost_filters")
+    if any(before[f] != after[f] for f in budget_fields):
+        update_budget(client, account_id, _new_budget(current["budget"], wanted_budget))
+    have = current["notifications"]
+    for key in set(have) - set(wanted_notifications):
+        delete_notification(client, account_id, name, have[key][0])
+    for key, (details, subscribers) in wanted_notifications.items():
+        if key not in have:
+            create_notification(client, account_id, name, details, subscribers)
+            continue
+        current_details, current_subs = have[key]
+        existing = [(s["SubscriptionType"], s["Address"]) for s in current_subs]
+        wanted = [(s["SubscriptionType"], s["Address"]) for s in subscribers]
+        if not set(existing) & set(wanted):
+            # Nothing of the notification's subscribers stays: replace the notification.
+            delete_notification(client, account_id, name, current_details)
+            create_notification(client, account_id, name, details, subscribers)
+            continue
+        # Add first: a notification must keep at least one subscriber. An SNS topic
+        # replacing another is removed first (one SNS subscriber per notification).
+        for kind, address in existing:
+            if (kind, address) not in wanted and kind == "SNS":
+                delete_subscriber(client, account_id, name, current_details, {"SubscriptionType": kind, "Address": address})
+        for kind, address in wanted:
+            if (kind, address) not in existing:
+                create_subscriber(client, account_id, name, current_details, {"SubscriptionType": kind, "Address": address})
+        for kind, address in existing:
+            if (kind, address) not in wanted and kind != "SNS":
+                delete_subscriber(client, account_id, name, current_details, {"SubscriptionType": kind, "Address": address})
+    if tags_to_remove:
+        untag_budget(client, arn, tags_to_remove)
+    if tags_to_set:
+        tag_budget(client, arn, tags_to_set)
+    return True, before, after
+
+
+def ensure_absent(client, account_id, name, check_mode):
+    current = read(client, account_id, name)
+    if current is None:
+        return False, {}, {}
+    before = view(current["budget"], current["notifications"], current["tags"])
+    if not check_mode:
+        delete_budget(client, account_id, name)
+    return True, before, {}
