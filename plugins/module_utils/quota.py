@@ -1,0 +1,587 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A team's Task Governance compute quota: options <-> API shape, comparison, capacity, and the calls.
+
+The pure functions (``to_api_*``, ``comparable``, ``input_problems``, ``capacity_*``) are
+unit-tested without AWS; ``ensure_present`` / ``ensure_absent`` drive a boto3 client.
+
+Capacity is counted from ``DescribeCluster``: per instance type, the sum of the instance
+groups' ``TargetCount`` (what the cluster is configured to run). ``CurrentCount`` dips while
+HyperPod replaces a faulty node or while a group is still being created, and a quota that
+fits the configured cluster must not start failing then. Only ``count`` (whole instances)
+is added up against it; fine-grained amounts (accelerators, vCPU, memory, MIG partitions)
+are checked only for an instance type the cluster has. Quotas that are ``Disabled`` guarantee
+nothing and are left out of the sum, ours included.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import re
+
+from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError, SageMakerErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
+
+SHARING = {"lend": "Lend", "dont_lend": "DontLend", "lend_and_borrow": "LendAndBorrow"}
+PREEMPT = {"never": "Never", "lower_priority": "LowerPriority"}
+ACTIVATION = {"enabled": "Enabled", "disabled": "Disabled"}
+
+# What AWS fills in when a request leaves a member out (botocore's documentation).
+API_DEFAULTS = {"Strategy": "LendAndBorrow", "BorrowLimit": 50, "PreemptTeamTasks": "LowerPriority", "FairShareWeight": 0, "ActivationState": "Enabled"}
+
+TRANSITIONAL = ("Creating", "Updating", "Deleting")
+SETTLED = ("Created", "Updated")
+FAILED = ("CreateFailed", "CreateRollbackFailed", "UpdateFailed", "UpdateRollbackFailed", "DeleteFailed", "DeleteRollbackFailed")
+
+# botocore's limits (ComputeQuotaResourceConfig, ResourceSharingConfig, ComputeQuotaTarget, EntityDescription).
+MAX_RESOURCES = 15
+MAX_AMOUNT = 10000000
+BORROW_LIMIT_RANGE = (0, 10000)
+WEIGHT_RANGE = (0, 100)
+MAX_DESCRIPTION = 1024
+AMOUNTS = (("count", "Count", int), ("accelerators", "Accelerators", int), ("vcpu", "VCpu", float), ("memory_gib", "MemoryInGiB", float))
+
+
+# ---------------------------------------------------------------- options <-> API shape
+
+
+def to_api_resource(resource):
+    """One ``resources`` entry of the module as a ComputeQuotaResourceConfig."""
+    api = {"InstanceType": resource["instance_type"]}
+    for option, member, kind in AMOUNTS:
+        if resource.get(option) is not None:
+            api[member] = kind(resource[option])
+    partition = resource.get("accelerator_partition")
+    if partition:
+        api["AcceleratorPartition"] = {"Type": partition["type"], "Count": int(partition["count"])}
+    return api
+
+
+def from_api_resource(api):
+    resource = {"instance_type": api["InstanceType"]}
+    for option, member, kind in AMOUNTS:
+        if api.get(member) is not None:
+            resource[option] = kind(api[member])
+    if api.get("AcceleratorPartition"):
+        resource["accelerator_partition"] = {"type": api["AcceleratorPartition"]["Type"], "count": api["AcceleratorPartition"]["Count"]}
+    return resource
+
+
+def _sorted_resources(resources):
+    return sorted((copy.deepcopy(r) for r in resources or []), key=lambda r: r["InstanceType"])
+
+
+def _number(value):
+    """AWS answers floats for VCpu/MemoryInGiB; 8 and 8.0 are the same request."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _normalize_resource(api):
+    result = dict((k, _number(v)) for k, v in api.items() if k != "AcceleratorPartition" and v is not None)
+    if api.get("AcceleratorPartition"):
+        result["AcceleratorPartition"] = dict(api["AcceleratorPartition"])
+    return result
+
+
+def current_settings(quota):
+    """The members of a described quota that this collection manages, defaults filled in."""
+    if not quota:
+        return None
+    config = quota.get("ComputeQuotaConfig") or {}
+    sharing = dict(config.get("ResourceSharingConfig") or {"Strategy": API_DEFAULTS["Strategy"]})
+    if sharing.get("Strategy") == "LendAndBorrow" and sharing.get("BorrowLimit") is None:
+        sharing["BorrowLimit"] = API_DEFAULTS["BorrowLimit"]
+    if sharing.get("AbsoluteBorrowLimits"):
+        sharing["AbsoluteBorrowLimits"] = [_normalize_resource(r) for r in _sorted_resources(sharing["AbsoluteBorrowLimits"])]
+    else:
+        sharing.pop("AbsoluteBorrowLimits", None)
+    target = quota.get("ComputeQuotaTarget") or {}
+    settings = {
+        "ComputeQuotaConfig": {
+            "ComputeQuotaResources": [_normalize_resource(r) for r in _sorted_resources(config.get("ComputeQuotaResources"))],
+            "ResourceSharingConfig": sharing,
+            "PreemptTeamTasks": config.get("PreemptTeamTasks") or API_DEFAULTS["PreemptTeamTasks"],
+        },
+        "ComputeQuotaTarget": {
+            "TeamName": target.get("TeamName"),
+            "FairShareWeight": target.get("FairShareWeight", API_DEFAULTS["FairShareWeight"]),
+        },
+        "ActivationState": quota.get("ActivationState") or API_DEFAULTS["ActivationState"],
+    }
+    if quota.get("Description") is not None:
+        settings["Description"] = quota["Description"]
+    return settings
+
+
+def desired_settings(params, current=None):
+    """What the quota should look like: ``params`` over ``current`` (an unset option is left alone).
+
+    ``current`` is ``current_settings(...)`` of the existing quota, or None for a new one, whose
+    unset options take AWS's documented defaults. Returns the same shape as ``current_settings``.
+    """
+    base = copy.deepcopy(current) if current else current_settings({"ComputeQuotaTarget": {"TeamName": params["team"]}})
+    config = base["ComputeQuotaConfig"]
+    if params.get("resources") is not None:
+        config["ComputeQuotaResources"] = [_normalize_resource(to_api_resource(r)) for r in params["resources"]]
+        config["ComputeQuotaResources"].sort(key=lambda r: r["InstanceType"])
+    sharing = config["ResourceSharingConfig"]
+    if params.get("sharing") is not None and SHARING[params["sharing"]] != sharing.get("Strategy"):
+        sharing = {"Strategy": SHARING[params["sharing"]]}
+        if sharing["Strategy"] == "LendAndBorrow":
+            sharing["BorrowLimit"] = API_DEFAULTS["BorrowLimit"]
+    if params.get("borrow_limit") is not None:
+        sharing["BorrowLimit"] = params["borrow_limit"]
+    if params.get("absolute_borrow_limits") is not None:
+        limits = [_normalize_resource(to_api_resource(r)) for r in params["absolute_borrow_limits"]]
+        if limits:
+            sharing["AbsoluteBorrowLimits"] = sorted(limits, key=lambda r: r["InstanceType"])
+        else:
+            sharing.pop("AbsoluteBorrowLimits", None)
+    config["ResourceSharingConfig"] = sharing
+    if params.get("preempt") is not None:
+        config["PreemptTeamTasks"] = PREEMPT[params["preempt"]]
+    if params.get("fair_share_weight") is not None:
+        base["ComputeQuotaTarget"]["FairShareWeight"] = params["fair_share_weight"]
+    base["ComputeQuotaTarget"]["TeamName"] = params["team"]
+    if params.get("activation") is not None:
+        base["ActivationState"] = ACTIVATION[params["activation"]]
+    if params.get("description") is not None:
+        base["Description"] = params["description"]
+    return base
+
+
+def comparable(settings, tags=None):
+    """``settings`` (and tags) as returned in ``diff``: snake_case, nothing the server manages."""
+    if settings is None:
+        return {}
+    result = snake(without(settings))
+    if tags is not None:
+        result["tags"] = dict(tags)
+    return result
+
+
+# ---------------------------------------------------------------- input checks (before any call)
+
+
+def _resource_problems(where, resources, instance_types=None, mig_profiles=None):
+    problems = []
+    seen = set()
+    if len(resources) > MAX_RESOURCES:
+        problems.append("%s: at most %d instance types, got %d" % (where, MAX_RESOURCES, len(resources)))
+    for index, resource in enumerate(resources):
+        label = "%s[%d]" % (where, index)
+        instance_type = resource.get("instance_type")
+        if not instance_type:
+            problems.append("%s.instance_type is required" % label)
+        elif instance_type in seen:
+            problems.append("%s.instance_type: %s is listed twice" % (label, instance_type))
+        elif instance_types and instance_type not in instance_types:
+            problems.append("%s.instance_type: %s is not a HyperPod instance type" % (label, instance_type))
+        seen.add(instance_type)
+        amounts = [option for option, _member, _kind in AMOUNTS if resource.get(option) is not None]
+        if resource.get("accelerator_partition"):
+            amounts.append("accelerator_partition")
+        if not amounts:
+            problems.append("%s: give count, or accelerators/vcpu/memory_gib/accelerator_partition" % label)
+        if "count" in amounts and len(amounts) > 1:
+            problems.append("%s: count (whole instances) cannot be combined with %s" % (label, ", ".join(a for a in amounts if a != "count")))
+        for option, _member, _kind in AMOUNTS:
+            value = resource.get(option)
+            if value is not None and not 0 <= value <= MAX_AMOUNT:
+                problems.append("%s.%s: %s is outside 0..%d" % (label, option, value, MAX_AMOUNT))
+        partition = resource.get("accelerator_partition")
+        if partition:
+            if not partition.get("type") or partition.get("count") is None:
+                problems.append("%s.accelerator_partition needs type and count" % label)
+            elif mig_profiles and partition["type"] not in mig_profiles:
+                problems.append("%s.accelerator_partition.type: %s is not a MIG profile (%s)" % (label, partition["type"], ", ".join(mig_profiles)))
+            elif not 0 <= partition["count"] <= MAX_AMOUNT:
+                problems.append("%s.accelerator_partition.count: %s is outside 0..%d" % (label, partition["count"], MAX_AMOUNT))
+    return problems
+
+
+def input_problems(params, current=None, instance_types=None, mig_profiles=None):
+    """Everything wrong with the module's options, as sentences; empty when they can be sent.
+
+    ``current`` (current_settings of the existing quota, or None) decides the sharing
+    strategy in force when ``sharing`` is not given. ``instance_types`` and ``mig_profiles``
+    are botocore's enums (ClusterInstanceType, MIGProfileType) when known.
+    """
+    problems = ["team %r %s" % (params["team"], p) for p in naming.name_problems(params["team"], params.get("name_prefix") or naming.DEFAULT_PREFIX)]
+    if params.get("state", "present") != "present":
+        return problems
+    if params.get("resources") is not None:
+        if not params["resources"]:
+            problems.append("resources: give at least one instance type")
+        problems.extend(_resource_problems("resources", params["resources"], instance_types, mig_profiles))
+    elif current is None:
+        problems.append("resources is required to create a quota")
+    if params.get("absolute_borrow_limits"):
+        problems.extend(_resource_problems("absolute_borrow_limits", params["absolute_borrow_limits"], instance_types, mig_profiles))
+    if params.get("borrow_limit") is not None and not BORROW_LIMIT_RANGE[0] <= params["borrow_limit"] <= BORROW_LIMIT_RANGE[1]:
+        problems.append("borrow_limit: %s is outside %d..%d (percent)" % (params["borrow_limit"], BORROW_LIMIT_RANGE[0], BORROW_LIMIT_RANGE[1]))
+    if params.get("fair_share_weight") is not None and not WEIGHT_RANGE[0] <= params["fair_share_weight"] <= WEIGHT_RANGE[1]:
+        problems.append("fair_share_weight: %s is outside %d..%d" % (params["fair_share_weight"], WEIGHT_RANGE[0], WEIGHT_RANGE[1]))
+    if params.get("sharing") is not None:
+        strategy = SHARING[params["sharing"]]
+    elif current is not None:
+        strategy = current["ComputeQuotaConfig"]["ResourceSharingConfig"]["Strategy"]
+    else:
+        strategy = API_DEFAULTS["Strategy"]
+    if strategy != "LendAndBorrow":
+        for option in ("borrow_limit", "absolute_borrow_limits"):
+            if params.get(option):
+                shown = dict((v, k) for k, v in SHARING.items())[strategy]
+                problems.append("%s applies only to sharing lend_and_borrow (sharing is %s)" % (option, shown))
+    description = params.get("description")
+    if description is not None:
+        if len(description) > MAX_DESCRIPTION:
+            problems.append("description: longer than %d characters" % MAX_DESCRIPTION)
+        if re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", description):
+            problems.append("description: control characters are not allowed")
+    return problems
+
+
+# ---------------------------------------------------------------- capacity
+
+
+def cluster_capacity(cluster):
+    """{instance type: sum of TargetCount} of a DescribeCluster answer (see the module docstring)."""
+    capacity = {}
+    for group in cluster.get("InstanceGroups") or []:
+        if group.get("InstanceType"):
+            count = group.get("TargetCount", group.get("CurrentCount", 0)) or 0
+            capacity[group["InstanceType"]] = capacity.get(group["InstanceType"], 0) + count
+    return capacity
+
+
+def guaranteed_counts(settings):
+    """{instance type: count} a quota guarantees; empty when it is disabled."""
+    if not settings or settings.get("ActivationState", "Enabled") != "Enabled":
+        return {}
+    counts = {}
+    for resource in settings["ComputeQuotaConfig"]["ComputeQuotaResources"]:
+        if resource.get("Count"):
+            counts[resource["InstanceType"]] = counts.get(resource["InstanceType"], 0) + resource["Count"]
+    return counts
+
+
+def capacity_problems(cluster_name, capacity, desired, others):
+    """Why ``desired`` does not fit next to ``others`` ({team: settings}) on a cluster of ``capacity``."""
+    problems = []
+    requested = set(r["InstanceType"] for r in desired["ComputeQuotaConfig"]["ComputeQuotaResources"])
+    for instance_type in sorted(requested - set(capacity)):
+        problems.append(
+            "cluster %s has no %s instances (it has %s)"
+            % (cluster_name, instance_type, ", ".join("%s x%d" % (t, n) for t, n in sorted(capacity.items())) or "no instance groups")
+        )
+    ours = guaranteed_counts(desired)
+    team = desired["ComputeQuotaTarget"]["TeamName"]
+    for instance_type in sorted(ours):
+        if instance_type not in capacity:
+            continue
+        taken = sorted((other, guaranteed_counts(settings).get(instance_type, 0)) for other, settings in others.items())
+        taken = [(other, count) for other, count in taken if count]
+        total = ours[instance_type] + sum(count for _other, count in taken)
+        if total > capacity[instance_type]:
+            shares = "".join(" + %s %d" % (other, count) for other, count in taken)
+            problems.append(
+                "%s: team %s %d%s = %d exceeds the %d instances of cluster %s"
+                % (instance_type, team, ours[instance_type], shares, total, capacity[instance_type], cluster_name)
+            )
+    return problems
+
+
+# ---------------------------------------------------------------- API helpers
+
+
+def is_conflict(error):
+    """True for a ConflictException (stale TargetVersion, or a write while the quota transitions)."""
+    response = getattr(getattr(error, "exception", None), "response", None) or {}
+    return response.get("Error", {}).get("Code") == "ConflictException"
+
+
+@SageMakerErrorHandler.list_error_handler("describe cluster", None)
+@AWSRetry.jittered_backoff()
+def describe_cluster(client, name_or_arn):
+    return client.describe_cluster(ClusterName=name_or_arn)
+
+
+@SageMakerErrorHandler.list_error_handler("list compute quotas", [])
+@AWSRetry.jittered_backoff()
+def list_quotas(client, cluster_arn):
+    paginator = client.get_paginator("list_compute_quotas")
+    return paginator.paginate(ClusterArn=cluster_arn).build_full_result().get("ComputeQuotaSummaries", [])
+
+
+@SageMakerErrorHandler.list_error_handler("describe compute quota", None)
+@AWSRetry.jittered_backoff()
+def describe_quota(client, quota_id):
+    return client.describe_compute_quota(ComputeQuotaId=quota_id)
+
+
+@SageMakerErrorHandler.list_error_handler("list compute quota tags", [])
+@AWSRetry.jittered_backoff()
+def list_tags(client, arn):
+    return client.get_paginator("list_tags").paginate(ResourceArn=arn).build_full_result().get("Tags", [])
+
+
+@SageMakerErrorHandler.common_error_handler("create compute quota")
+@AWSRetry.jittered_backoff()
+def create_quota(client, **request):
+    return client.create_compute_quota(**request)
+
+
+@SageMakerErrorHandler.common_error_handler("update compute quota")
+@AWSRetry.jittered_backoff()
+def update_quota(client, **request):
+    return client.update_compute_quota(**request)
+
+
+@SageMakerErrorHandler.deletion_error_handler("delete compute quota")
+@AWSRetry.jittered_backoff()
+def delete_quota(client, quota_id):
+    client.delete_compute_quota(ComputeQuotaId=quota_id)
+    return True
+
+
+@SageMakerErrorHandler.common_error_handler("tag compute quota")
+@AWSRetry.jittered_backoff()
+def add_tags(client, arn, tags):
+    client.add_tags(ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
+
+
+@SageMakerErrorHandler.common_error_handler("untag compute quota")
+@AWSRetry.jittered_backoff()
+def delete_tags(client, arn, keys):
+    client.delete_tags(ResourceArn=arn, TagKeys=list(keys))
+
+
+# ---------------------------------------------------------------- the resource
+
+
+class QuotaManager:
+    """One team's quota on one cluster. ``params`` are the module's options."""
+
+    def __init__(self, client, params, check_mode=False, warn=None):
+        self.client = client
+        self.params = params
+        self.check_mode = check_mode
+        self.warn = warn or (lambda message: None)
+        self.team = params["team"]
+        self.name = naming.quota_name(self.team, params.get("name_prefix") or naming.DEFAULT_PREFIX)
+        self.cluster = None
+        self.cluster_arn = None
+        self.deleting = None
+
+    def model_enums(self):
+        """botocore's ClusterInstanceType and MIGProfileType values, or (None, None)."""
+        try:
+            model = self.client.meta.service_model
+            return model.shape_for("ClusterInstanceType").enum, model.shape_for("MIGProfileType").enum
+        except Exception:  # an older botocore without these shapes: AWS will say
+            return None, None
+
+    # reads
+
+    def read_cluster(self):
+        cluster = describe_cluster(self.client, self.params["cluster"])
+        if cluster is None:
+            raise InputError(message="HyperPod cluster %s was not found" % self.params["cluster"])
+        self.cluster = cluster
+        self.cluster_arn = cluster["ClusterArn"]
+        return cluster
+
+    def read_quotas(self):
+        """(this team's summary or None, {other team: settings}) on the cluster, deleted ones left out.
+
+        A quota of this team that is still being deleted is remembered in ``self.deleting``:
+        its name and team are taken until it is gone.
+        """
+        ours, others = None, {}
+        self.deleting = None
+        for summary in list_quotas(self.client, self.cluster_arn):
+            team = (summary.get("ComputeQuotaTarget") or {}).get("TeamName")
+            if summary.get("Status") in ("Deleting", "Deleted"):
+                if team == self.team:
+                    self.deleting = summary["ComputeQuotaId"]
+                continue
+            if team == self.team:
+                ours = summary
+            else:
+                others[team] = current_settings(summary)
+        if ours is not None and ours.get("Name") != self.name:
+            self.warn("team %s's compute quota on this cluster is named %s, not %s; managing it as it is" % (self.team, ours["Name"], self.name))
+        return ours, others
+
+    def read(self, quota_id, settle=False):
+        """DescribeComputeQuota (after it leaves a transitional status when ``settle``) plus its tags."""
+        if settle:
+            quota = wait_for_status(
+                lambda: describe_quota(self.client, quota_id),
+                "compute quota %s" % self.name,
+                ready=SETTLED + FAILED + (GONE,),
+                timeout=self.params.get("wait_timeout") or 1800,
+            )
+        else:
+            quota = describe_quota(self.client, quota_id)
+        if quota is None:
+            return None
+        quota["Tags"] = boto3_tag_list_to_ansible_dict(list_tags(self.client, quota["ComputeQuotaArn"]))
+        return quota
+
+    def desired_tags(self):
+        return naming.team_tags(self.team, self.params.get("cost_center"), self.params.get("tag_keys"), extra=self.params.get("tags") or {})
+
+    def tag_changes(self, current_tags):
+        purge = bool(self.params.get("purge_tags")) and self.params.get("tags") is not None
+        return compare_aws_tags(current_tags or {}, self.desired_tags(), purge_tags=purge)
+
+    # results
+
+    def result(self, quota):
+        if not quota:
+            return {}
+        result = snake(dict((k, v) for k, v in quota.items() if k != "ResponseMetadata"))
+        result["tags"] = quota.get("Tags", {})
+        return result
+
+    def wait(self, quota_id):
+        if not self.params.get("wait", True):
+            return describe_quota(self.client, quota_id)
+        return wait_for_status(
+            lambda: describe_quota(self.client, quota_id),
+            "compute quota %s" % self.name,
+            ready=SETTLED,
+            failed=FAILED,
+            timeout=self.params.get("wait_timeout") or 1800,
+        )
+
+    # present
+
+    def ensure_present(self):
+        self.read_cluster()
+        summary, others = self.read_quotas()
+        quota = self.read(summary["ComputeQuotaId"], settle=True) if summary else None
+        current = current_settings(quota)
+        problems = input_problems(self.params, current, *self.model_enums())
+        desired = desired_settings(self.params, current)
+        problems.extend(capacity_problems(self.cluster["ClusterName"], cluster_capacity(self.cluster), desired, others))
+        if problems:
+            raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
+        if quota is None:
+            return self._create(desired)
+        return self._update(quota, current, desired)
+
+    def _create(self, desired):
+        tags = self.desired_tags()
+        after = comparable(desired, tags)
+        if self.check_mode:
+            predicted = dict(desired, Name=self.name, ClusterArn=self.cluster_arn, Tags=tags)
+            return True, {}, after, self.result(predicted)
+        if self.deleting:
+            wait_for_status(
+                lambda: describe_quota(self.client, self.deleting),
+                "deletion of the previous compute quota of team %s" % self.team,
+                ready=(GONE,),
+                failed=FAILED,
+                timeout=self.params.get("wait_timeout") or 1800,
+            )
+        request = dict(copy.deepcopy(desired), Name=self.name, ClusterArn=self.cluster_arn, Tags=ansible_dict_to_boto3_tag_list(tags))
+        created = create_quota(self.client, **request)
+        self.wait(created["ComputeQuotaId"])
+        quota = self.read(created["ComputeQuotaId"])
+        return True, {}, comparable(current_settings(quota), quota["Tags"]), self.result(quota)
+
+    def _update(self, quota, current, desired):
+        if quota["Status"] in FAILED:
+            self.warn("compute quota %s is %s: %s" % (self.name, quota["Status"], quota.get("FailureReason") or "no reason given"))
+        to_set, to_unset = self.tag_changes(quota["Tags"])
+        before = comparable(current, quota["Tags"])
+        settings_change = current != desired
+        if not settings_change and not to_set and not to_unset:
+            return False, before, before, self.result(quota)
+        tags_after = dict((k, v) for k, v in quota["Tags"].items() if k not in to_unset)
+        tags_after.update(to_set)
+        if self.check_mode:
+            predicted = dict(copy.deepcopy(quota), **desired)
+            predicted["Tags"] = tags_after
+            return True, before, comparable(desired, tags_after), self.result(predicted)
+        quota_id = quota["ComputeQuotaId"]
+        if settings_change:
+            self._write_settings(quota, desired)
+        if to_unset:
+            delete_tags(self.client, quota["ComputeQuotaArn"], to_unset)
+        if to_set:
+            add_tags(self.client, quota["ComputeQuotaArn"], to_set)
+        if settings_change:
+            self.wait(quota_id)
+        quota = self.read(quota_id)
+        return True, before, comparable(current_settings(quota), quota["Tags"]), self.result(quota)
+
+    def _write_settings(self, quota, desired):
+        """UpdateComputeQuota at the version we read; on a version conflict read once more and retry."""
+        request = dict(copy.deepcopy(desired), ComputeQuotaId=quota["ComputeQuotaId"], TargetVersion=quota["ComputeQuotaVersion"])
+        try:
+            return update_quota(self.client, **request)
+        except SageMakerError as e:
+            if not is_conflict(e):
+                raise
+            first = e
+        fresh = self.read(quota["ComputeQuotaId"], settle=True)
+        if fresh is None:
+            raise ConflictError(message="compute quota %s was deleted while it was being updated" % self.name, exception=first.exception)
+        desired = desired_settings(self.params, current_settings(fresh))
+        if current_settings(fresh) == desired:
+            return None
+        request = dict(copy.deepcopy(desired), ComputeQuotaId=fresh["ComputeQuotaId"], TargetVersion=fresh["ComputeQuotaVersion"])
+        try:
+            return update_quota(self.client, **request)
+        except SageMakerError as e:
+            if is_conflict(e):
+                raise ConflictError(
+                    message="compute quota %s changed again while it was being updated (read version %s); run again"
+                    % (self.name, fresh["ComputeQuotaVersion"]),
+                    exception=e.exception,
+                )
+            raise
+
+    # absent
+
+    def ensure_absent(self):
+        problems = input_problems(self.params)
+        if problems:
+            raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
+        self.read_cluster()
+        summary, _others = self.read_quotas()
+        if summary is None:
+            return False, {}, {}, {}
+        quota = self.read(summary["ComputeQuotaId"], settle=not self.check_mode)
+        if quota is None:
+            return False, {}, {}, {}
+        before = comparable(current_settings(quota), quota["Tags"])
+        if self.check_mode:
+            return True, before, {}, {}
+        delete_quota(self.client, quota["ComputeQuotaId"])
+        if self.params.get("wait", True):
+            wait_for_status(
+                lambda: describe_quota(self.client, quota["ComputeQuotaId"]),
+                "deletion of compute quota %s" % self.name,
+                ready=(GONE,),
+                failed=FAILED,
+                timeout=self.params.get("wait_timeout") or 1800,
+            )
+        return True, before, {}, {}

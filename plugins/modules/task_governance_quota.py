@@ -1,0 +1,351 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: task_governance_quota
+short_description: Manage a team's SageMaker HyperPod Task Governance compute quota
+version_added: 0.1.0
+description:
+  - Creates, updates or deletes the compute quota (compute allocation) of one team on a
+    HyperPod cluster orchestrated by EKS. Task Governance turns it into the Kueue queues of the
+    team namespace C(hyperpod-ns-<team>).
+  - The quota is named C(<name_prefix>-<team>-quota) and found by its team; AWS allows one
+    quota per team and cluster.
+  - Updates are optimistic. The module sends the C(ComputeQuotaVersion) it read as
+    C(TargetVersion); when another writer changed the quota in between, it reads the quota once
+    more and applies its change on top, or fails if the quota changes again.
+  - Before any write the module refuses a quota that would make the guaranteed instance
+    counts (O(resources[].count)) of all enabled quotas on the cluster exceed the cluster's
+    capacity for an instance type, naming the other teams and their counts, and a quota for an
+    instance type the cluster does not have. Capacity is the sum of the instance groups'
+    C(TargetCount) per instance type, not C(CurrentCount), which drops while nodes are replaced.
+  - Options left unset are left as they are on an existing quota; a new quota gets AWS's
+    defaults (sharing V(lend_and_borrow) with a borrow limit of 50 percent, preemption of
+    V(lower_priority) tasks, fair-share weight 0, V(enabled)).
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  state:
+    description: Whether the team's quota should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+  team:
+    description:
+      - The team, the quota's C(ComputeQuotaTarget.TeamName).
+      - Lower-case letters, digits and inner hyphens.
+    type: str
+    required: true
+  cluster:
+    description: Name or ARN of the HyperPod cluster.
+    type: str
+    required: true
+  name_prefix:
+    description: Prefix of the quota name C(<name_prefix>-<team>-quota).
+    type: str
+    default: hyperpod
+  resources:
+    description:
+      - What the team is guaranteed, per instance type (at most 15).
+      - Each entry gives O(resources[].count) (whole instances) or fine-grained amounts
+        (O(resources[].accelerators), O(resources[].vcpu), O(resources[].memory_gib),
+        O(resources[].accelerator_partition)), not both.
+      - Required to create a quota.
+    type: list
+    elements: dict
+    suboptions:
+      instance_type:
+        description: An instance type of the cluster, for example V(ml.p5.48xlarge).
+        type: str
+        required: true
+      count:
+        description: Whole instances.
+        type: int
+      accelerators:
+        description: Accelerators (GPUs, Trainium chips).
+        type: int
+      vcpu:
+        description: vCPUs.
+        type: float
+      memory_gib:
+        description: Memory in GiB.
+        type: float
+      accelerator_partition:
+        description: Multi-Instance GPU partitions.
+        type: dict
+        suboptions:
+          type:
+            description: MIG profile, for example V(mig-1g.10gb).
+            type: str
+            required: true
+          count:
+            description: Number of partitions.
+            type: int
+            required: true
+  sharing:
+    description:
+      - How the team shares idle compute. V(lend) lends its idle compute, V(dont_lend) keeps it,
+        V(lend_and_borrow) lends and borrows.
+    type: str
+    choices: [lend, dont_lend, lend_and_borrow]
+  borrow_limit:
+    description:
+      - Percent of its quota the team may borrow, 0 to 10000. Only with V(lend_and_borrow).
+    type: int
+  absolute_borrow_limits:
+    description:
+      - Upper bounds on what the team may borrow, per instance type, in the form of O(resources).
+        Only with V(lend_and_borrow). An empty list removes them.
+    type: list
+    elements: dict
+    suboptions:
+      instance_type:
+        description: An instance type of the cluster.
+        type: str
+        required: true
+      count:
+        description: Whole instances.
+        type: int
+      accelerators:
+        description: Accelerators.
+        type: int
+      vcpu:
+        description: vCPUs.
+        type: float
+      memory_gib:
+        description: Memory in GiB.
+        type: float
+      accelerator_partition:
+        description: Multi-Instance GPU partitions.
+        type: dict
+        suboptions:
+          type:
+            description: MIG profile.
+            type: str
+            required: true
+          count:
+            description: Number of partitions.
+            type: int
+            required: true
+  preempt:
+    description: Whether the team's higher-priority tasks preempt its own lower-priority ones.
+    type: str
+    choices: [never, lower_priority]
+  fair_share_weight:
+    description: The team's weight, 0 to 100, when idle compute is shared by fair share.
+    type: int
+  activation:
+    description: V(disabled) keeps the quota but stops it from applying.
+    type: str
+    choices: [enabled, disabled]
+  description:
+    description: Description of the quota.
+    type: str
+  cost_center:
+    description: Value of the cost-center tag.
+    type: str
+  tag_keys:
+    description: Tag keys for the team and cost-center tags, as in C(naming.team_tags); default C(team) and C(cost-center).
+    type: dict
+  wait:
+    description: Wait until the quota is V(Created)/V(Updated), or gone.
+    type: bool
+    default: true
+  wait_timeout:
+    description: Seconds to wait.
+    type: int
+    default: 900
+notes:
+  - The quota always carries the team tags (team, cost-center, managed-by) besides O(tags);
+    O(purge_tags) removes other tags only when O(tags) is given.
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: Check mode makes only read calls and returns the quota and diff the real run would return.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: full
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.tags
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Guarantee team vision four p5 instances, lending and borrowing idle compute
+  hyperpod.tenancy.task_governance_quota:
+    team: vision
+    cluster: ml-shared
+    resources:
+      - instance_type: ml.p5.48xlarge
+        count: 4
+    sharing: lend_and_borrow
+    borrow_limit: 50
+    preempt: lower_priority
+    fair_share_weight: 40
+    cost_center: CC-1001
+
+- name: Give team research GPUs rather than whole instances
+  hyperpod.tenancy.task_governance_quota:
+    team: research
+    cluster: ml-shared
+    resources:
+      - instance_type: ml.g5.12xlarge
+        accelerators: 8
+    sharing: lend
+
+- name: Pause the quota without deleting it
+  hyperpod.tenancy.task_governance_quota:
+    team: vision
+    cluster: ml-shared
+    activation: disabled
+
+- name: Remove the team's quota
+  hyperpod.tenancy.task_governance_quota:
+    team: vision
+    cluster: ml-shared
+    state: absent
+"""
+
+RETURN = r"""
+quota:
+  description: The quota after the change (predicted in check mode); empty when absent.
+  returned: always
+  type: dict
+  contains:
+    compute_quota_id:
+      description: The quota id.
+      type: str
+      sample: a1b2c3d4e5f6
+    compute_quota_arn:
+      description: The quota ARN.
+      type: str
+      sample: arn:aws:sagemaker:us-east-1:123456789012:compute-quota/a1b2c3d4e5f6
+    name:
+      description: The quota name.
+      type: str
+      sample: hyperpod-vision-quota
+    cluster_arn:
+      description: The cluster ARN.
+      type: str
+    compute_quota_version:
+      description: The version, which grows by one on each update.
+      type: int
+      sample: 2
+    status:
+      description: C(Created), C(Updated), or a transitional or failed status.
+      type: str
+      sample: Created
+    activation_state:
+      description: C(Enabled) or C(Disabled).
+      type: str
+    description:
+      description: The description.
+      type: str
+    compute_quota_config:
+      description: What the team gets and how it shares.
+      type: dict
+      contains:
+        compute_quota_resources:
+          description: Per instance type, C(instance_type) and C(count) or the fine-grained amounts.
+          type: list
+          elements: dict
+        resource_sharing_config:
+          description: C(strategy), C(borrow_limit), C(absolute_borrow_limits).
+          type: dict
+        preempt_team_tasks:
+          description: C(Never) or C(LowerPriority).
+          type: str
+    compute_quota_target:
+      description: C(team_name) and C(fair_share_weight).
+      type: dict
+    tags:
+      description: The quota's tags.
+      type: dict
+      sample: {team: vision, managed-by: hyperpod.tenancy}
+namespace:
+  description: The Kubernetes namespace Task Governance creates for the team.
+  returned: always
+  type: str
+  sample: hyperpod-ns-vision
+local_queue:
+  description: The Kueue local queue of the team namespace; jobs name it in C(kueue.x-k8s.io/queue-name).
+  returned: always
+  type: str
+  sample: hyperpod-ns-vision-localqueue
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.quota import QuotaManager
+
+
+def resource_spec():
+    return dict(
+        instance_type=dict(type="str", required=True),
+        count=dict(type="int"),
+        accelerators=dict(type="int"),
+        vcpu=dict(type="float"),
+        memory_gib=dict(type="float"),
+        accelerator_partition=dict(
+            type="dict",
+            options=dict(type=dict(type="str", required=True), count=dict(type="int", required=True)),
+        ),
+    )
+
+
+def main():
+    argument_spec = dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        team=dict(type="str", required=True),
+        cluster=dict(type="str", required=True),
+        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+        resources=dict(type="list", elements="dict", options=resource_spec()),
+        sharing=dict(type="str", choices=["lend", "dont_lend", "lend_and_borrow"]),
+        borrow_limit=dict(type="int"),
+        absolute_borrow_limits=dict(type="list", elements="dict", options=resource_spec()),
+        preempt=dict(type="str", choices=["never", "lower_priority"]),
+        fair_share_weight=dict(type="int"),
+        activation=dict(type="str", choices=["enabled", "disabled"]),
+        description=dict(type="str"),
+        cost_center=dict(type="str"),
+        tag_keys=dict(type="dict", no_log=False),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=900),
+    )
+    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    team = module.params["team"]
+    try:
+        client = module.client("sagemaker", retry_decorator=AWSRetry.jittered_backoff())
+        manager = QuotaManager(client, module.params, check_mode=module.check_mode, warn=module.warn)
+        if module.params["state"] == "present":
+            changed, before, after, quota = manager.ensure_present()
+        else:
+            changed, before, after, quota = manager.ensure_absent()
+    except HyperPodError as e:
+        module.fail_json_aws_error(e)
+    module.exit_json(
+        changed=changed,
+        quota=quota,
+        namespace=naming.namespace(team),
+        local_queue=naming.local_queue(team),
+        diff={"before": before, "after": after},
+    )
+
+
+if __name__ == "__main__":
+    main()
