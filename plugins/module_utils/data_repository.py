@@ -1,0 +1,314 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A team's long-lived data: its S3 prefix and the FSx data repository association that links it.
+
+- The prefix is ``s3://<data bucket>/<team>/`` (``naming.s3_prefix``); a zero-byte
+  ``<team>/`` marker object carries the team tags, so the prefix exists (and shows
+  in the console) before the team writes anything. Offboarding keeps the objects
+  unless ``on_remove=delete`` is confirmed with the team name.
+- The association (DRA) links FSx for Lustre path ``/<team>`` to that prefix, with
+  automatic import and export of new, changed and deleted objects. Its
+  ``DataRepositoryPath`` cannot be changed in place; deleting it never deletes the
+  files on FSx (``DeleteDataInFileSystem=false``).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from urllib.parse import urlencode
+
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
+from ansible_collections.amazon.aws.plugins.module_utils.errors import AWSErrorHandler
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list, boto3_tag_list_to_ansible_dict
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler, HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
+
+ALL_EVENTS = ["NEW", "CHANGED", "DELETED"]
+S3_LINK = {"AutoImportPolicy": {"Events": ALL_EVENTS}, "AutoExportPolicy": {"Events": ALL_EVENTS}}
+TRANSITIONAL = ("CREATING", "UPDATING")
+DELETE_BATCH = 1000
+
+
+# ---------------------------------------------------------------- FSx data repository association
+
+
+def file_system_path(team):
+    return "/%s" % team
+
+
+def repository_path(bucket, team):
+    return "s3://%s/%s" % (bucket, naming.s3_prefix(team))
+
+
+def _same_path(first, second):
+    return (first or "").rstrip("/") == (second or "").rstrip("/")
+
+
+@FsxErrorHandler.list_error_handler("describe data repository associations", [])
+@aws_retry()
+def list_associations(client, file_system_id):
+    found, token = [], None
+    while True:
+        params = {"Filters": [{"Name": "file-system-id", "Values": [file_system_id]}], "MaxResults": 25}
+        if token:
+            params["NextToken"] = token
+        page = client.describe_data_repository_associations(**params)
+        found.extend(page.get("Associations", []))
+        token = page.get("NextToken")
+        if not token:
+            return found
+
+
+def find_association(client, file_system_id, team):
+    """The association of FSx path ``/<team>`` on the file system, or None."""
+    for association in list_associations(client, file_system_id):
+        if _same_path(association.get("FileSystemPath"), file_system_path(team)):
+            return association
+    return None
+
+
+@FsxErrorHandler.common_error_handler("create data repository association")
+@aws_retry()
+def _create(client, **params):
+    return client.create_data_repository_association(**params)["Association"]
+
+
+@FsxErrorHandler.common_error_handler("update data repository association")
+@aws_retry()
+def _update(client, **params):
+    return client.update_data_repository_association(**params)["Association"]
+
+
+@FsxErrorHandler.deletion_error_handler("delete data repository association")
+@aws_retry()
+def _delete(client, association_id):
+    client.delete_data_repository_association(AssociationId=association_id, DeleteDataInFileSystem=False)
+    return True
+
+
+@FsxErrorHandler.common_error_handler("tag data repository association")
+@aws_retry()
+def _tag(client, arn, tags):
+    client.tag_resource(ResourceARN=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
+
+
+def _wait(client, file_system_id, team, ready, timeout):
+    return wait_for_status(
+        lambda: find_association(client, file_system_id, team),
+        "data repository association of %s" % file_system_path(team),
+        ready, failed=("FAILED",), timeout=timeout, status_key="Lifecycle", reason_key="FailureDetails",
+    )
+
+
+def _events(s3):
+    s3 = s3 or {}
+    return {
+        "auto_import_policy": {"events": sorted((s3.get("AutoImportPolicy") or {}).get("Events") or [])},
+        "auto_export_policy": {"events": sorted((s3.get("AutoExportPolicy") or {}).get("Events") or [])},
+    }
+
+
+def describe(association):
+    """The association as this collection returns (and diffs) it: snake_case, events sorted, tags as a dict."""
+    if association is None:
+        return None
+    return {
+        "association_id": association.get("AssociationId"),
+        "resource_arn": association.get("ResourceARN"),
+        "file_system_id": association.get("FileSystemId"),
+        "lifecycle": association.get("Lifecycle"),
+        "file_system_path": (association.get("FileSystemPath") or "/").rstrip("/") or "/",
+        "data_repository_path": (association.get("DataRepositoryPath") or "").rstrip("/") + "/",
+        "s3": _events(association.get("S3")),
+        "tags": boto3_tag_list_to_ansible_dict(association.get("Tags") or []),
+    }
+
+
+def _check_path(association, bucket, team):
+    if association is not None and describe(association)["data_repository_path"] != repository_path(bucket, team):
+        raise InputError(message="FSx path %s is linked to %s, not %s; an association's data repository path cannot be changed in place: "
+                         "delete association %s first" % (file_system_path(team), association["DataRepositoryPath"], repository_path(bucket, team),
+                                                          association["AssociationId"]))
+
+
+def check_association(client, file_system_id, team, bucket):
+    """Raise InputError when the team's FSx path is linked to another S3 path (reads only)."""
+    _check_path(find_association(client, file_system_id, team), bucket, team)
+
+
+def ensure_association_present(client, file_system_id, team, bucket, tags, check_mode, wait=True, timeout=600):
+    """``(changed, before, after)`` of the team's association; ``after`` is predicted in check mode.
+
+    Tags are added or corrected, never removed (other tools may tag the association).
+    """
+    current = find_association(client, file_system_id, team)
+    if current is not None and current.get("Lifecycle") == "DELETING":
+        current = None if check_mode else _wait(client, file_system_id, team, (GONE,), timeout)
+    if current is not None and current.get("Lifecycle") in TRANSITIONAL:
+        current = _wait(client, file_system_id, team, ("AVAILABLE", "MISCONFIGURED"), timeout)
+    if current is not None and current.get("Lifecycle") == "FAILED":
+        raise HyperPodError(message="data repository association %s of %s is FAILED (%s); delete it and run again" % (
+            current["AssociationId"], file_system_path(team), (current.get("FailureDetails") or {}).get("Message", "no reason given")))
+    wanted = {
+        "file_system_id": file_system_id, "file_system_path": file_system_path(team), "data_repository_path": repository_path(bucket, team),
+        "s3": _events(S3_LINK), "tags": dict(tags),
+    }
+    before = describe(current)
+    if current is None:
+        if check_mode:
+            return True, None, wanted
+        _create(
+            client, FileSystemId=file_system_id, FileSystemPath=file_system_path(team), DataRepositoryPath=repository_path(bucket, team),
+            BatchImportMetaDataOnCreate=True, S3=S3_LINK, Tags=ansible_dict_to_boto3_tag_list(tags),
+        )
+        created = _wait(client, file_system_id, team, ("AVAILABLE",), timeout) if wait else find_association(client, file_system_id, team)
+        return True, None, describe(created)
+    _check_path(current, bucket, team)
+    missing_tags = dict((k, v) for k, v in tags.items() if before["tags"].get(k) != v)
+    events_differ = before["s3"] != wanted["s3"]
+    if not (missing_tags or events_differ):
+        return False, before, before
+    predicted = dict(before, s3=wanted["s3"], tags=dict(before["tags"], **missing_tags))
+    if check_mode:
+        return True, before, predicted
+    if events_differ:
+        _update(client, AssociationId=current["AssociationId"], S3=S3_LINK)
+    if missing_tags:
+        _tag(client, current["ResourceARN"], missing_tags)
+    after = _wait(client, file_system_id, team, ("AVAILABLE", "MISCONFIGURED"), timeout) if wait else find_association(client, file_system_id, team)
+    return True, before, describe(after)
+
+
+def ensure_association_absent(client, file_system_id, team, check_mode, wait=True, timeout=600):
+    """Delete the team's association, keeping the files on FSx; ``(changed, before, after)``."""
+    current = find_association(client, file_system_id, team)
+    if current is None:
+        return False, None, None
+    if current.get("Lifecycle") == "DELETING":
+        if wait and not check_mode:
+            _wait(client, file_system_id, team, (GONE,), timeout)
+        return False, describe(current), None
+    if check_mode:
+        return True, describe(current), None
+    if current.get("Lifecycle") in TRANSITIONAL:
+        current = _wait(client, file_system_id, team, ("AVAILABLE", "MISCONFIGURED", "FAILED"), timeout)
+    _delete(client, current["AssociationId"])
+    if wait:
+        _wait(client, file_system_id, team, (GONE,), timeout)
+    return True, describe(current), None
+
+
+# ---------------------------------------------------------------- S3 team prefix
+
+
+class S3Error(HyperPodError):
+    pass
+
+
+class S3ErrorHandler(AWSErrorHandler):
+    _CUSTOM_EXCEPTION = S3Error
+
+    @classmethod
+    def _is_missing(cls):
+        return is_boto3_error_code(["NoSuchKey", "404", "NotFound"])
+
+
+@S3ErrorHandler.list_error_handler("read the team prefix marker", None)
+@aws_retry()
+def _head(client, bucket, key):
+    return client.head_object(Bucket=bucket, Key=key)
+
+
+@S3ErrorHandler.list_error_handler("read the team prefix marker's tags", None)
+@aws_retry()
+def _object_tags(client, bucket, key):
+    return boto3_tag_list_to_ansible_dict(client.get_object_tagging(Bucket=bucket, Key=key).get("TagSet", []))
+
+
+@S3ErrorHandler.common_error_handler("create the team prefix marker")
+@aws_retry()
+def _put_marker(client, bucket, key, tags):
+    client.put_object(Bucket=bucket, Key=key, Body=b"", Tagging=urlencode(sorted(tags.items())))
+
+
+@S3ErrorHandler.common_error_handler("tag the team prefix marker")
+@aws_retry()
+def _put_tags(client, bucket, key, tags):
+    client.put_object_tagging(Bucket=bucket, Key=key, Tagging={"TagSet": ansible_dict_to_boto3_tag_list(tags)})
+
+
+@S3ErrorHandler.common_error_handler("list the team prefix")
+@aws_retry()
+def list_keys(client, bucket, prefix):
+    keys = []
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        keys.extend(item["Key"] for item in page.get("Contents", []))
+    return keys
+
+
+@S3ErrorHandler.common_error_handler("delete the team prefix's objects")
+@aws_retry()
+def _delete_keys(client, bucket, keys):
+    for start in range(0, len(keys), DELETE_BATCH):
+        batch = [{"Key": key} for key in keys[start:start + DELETE_BATCH]]
+        answer = client.delete_objects(Bucket=bucket, Delete={"Objects": batch, "Quiet": True})
+        if answer.get("Errors"):
+            first = answer["Errors"][0]
+            raise S3Error(message="could not delete %d objects under s3://%s/%s, first %s: %s" % (
+                len(answer["Errors"]), bucket, keys[0], first.get("Key"), first.get("Message")))
+
+
+def _prefix_state(client, bucket, team):
+    key = naming.s3_prefix(team)
+    if _head(client, bucket, key) is None:
+        return {"bucket": bucket, "prefix": key, "marker": False, "tags": {}}
+    return {"bucket": bucket, "prefix": key, "marker": True, "tags": _object_tags(client, bucket, key) or {}}
+
+
+def ensure_prefix_present(client, bucket, team, tags, check_mode):
+    """The ``<team>/`` marker object exists with exactly the team tags; ``(changed, before, after)``."""
+    key = naming.s3_prefix(team)
+    before = _prefix_state(client, bucket, team)
+    after = dict(before, marker=True, tags=dict(tags))
+    if before == after:
+        return False, before, after
+    if check_mode:
+        return True, before, after
+    if not before["marker"]:
+        _put_marker(client, bucket, key, tags)
+    else:
+        _put_tags(client, bucket, key, tags)
+    return True, before, _prefix_state(client, bucket, team)
+
+
+def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_delete=None):
+    """Offboarding: ``keep`` leaves every object (and reports how many); ``delete`` needs ``confirm_delete=<team>``.
+
+    Returns ``(changed, before, after, details)`` with ``details``: ``action``, ``objects`` (count under the prefix).
+    Versioned buckets keep noncurrent versions; their lifecycle rules expire them.
+    """
+    if on_remove not in ("keep", "delete"):
+        raise InputError(message="on_remove must be keep or delete, not %r" % (on_remove,))
+    if on_remove == "delete" and confirm_delete != team:
+        raise InputError(message="on_remove=delete deletes every object under s3://%s/%s: set confirm_delete to the team name (%r) to confirm" % (
+            bucket, naming.s3_prefix(team), team))
+    before = _prefix_state(client, bucket, team)
+    keys = list_keys(client, bucket, naming.s3_prefix(team))
+    before["objects"] = len(keys)
+    if not keys:
+        return False, before, before, {"action": "none", "objects": 0}
+    if on_remove == "keep":
+        return False, before, before, {"action": "kept", "objects": len(keys)}
+    after = dict(before, marker=False, tags={}, objects=0)
+    details = {"action": "deleted", "objects": len(keys)}
+    if check_mode:
+        return True, before, after, details
+    _delete_keys(client, bucket, keys)
+    after = _prefix_state(client, bucket, team)
+    after["objects"] = len(list_keys(client, bucket, naming.s3_prefix(team)))
+    return True, before, after, details

@@ -1,0 +1,431 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A team's directories on the shared FSx for Lustre (or OpenZFS) file system.
+
+Layout under the mount point ``root`` (the file system's ``/``), the one the
+SageMaker workspace helper points user profiles at:
+
+- ``<root>/<team>``: the team directory, ``uid:gid``, ``mode`` (default ``2770``:
+  setgid, so what members create belongs to the team group);
+- ``<root>/<team>/home``: ``uid:gid`` ``2750``, members can traverse it, only the owner adds to it;
+- ``<root>/<team>/home/<member>``: ``<member uid>:gid`` ``0700``;
+- ``<root>/.archive/<team>-<UTC timestamp>``: where ``on_remove=archive`` moves a team (``root:root 0700``).
+
+Safety: every path is walked one component at a time from an open descriptor of
+``root`` with ``O_NOFOLLOW``; a symbolic link anywhere on a managed path is refused
+before anything is written, and ownership and modes are changed through the
+descriptor (``fchown``/``fchmod``), so a link swapped in later is never followed.
+Only the managed directories themselves are changed, never their contents.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import errno
+import os
+import re
+import stat
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
+
+HOME = "home"
+ARCHIVE = ".archive"
+HOME_PARENT_MODE = 0o2750
+HOME_MODE = 0o700
+ARCHIVE_MODE = 0o700
+DEFAULT_MODE = "2770"
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_MODE = re.compile(r"0?[0-7]{3,4}")
+
+
+class TeamDirError(HyperPodError):
+    """A file system operation failed part-way."""
+
+
+def parse_mode(mode):
+    """``'2770'`` (or ``'02770'``) as an int; anything else is an InputError."""
+    text = str(mode)
+    if not _MODE.fullmatch(text):
+        raise InputError(message="mode %r must be an octal mode given as a string, such as '2770'" % (mode,))
+    return int(text, 8)
+
+
+def format_mode(mode):
+    return "%04o" % mode
+
+
+def check_team(team):
+    """Refuse a team name that is not a single, plain path component under root."""
+    if not isinstance(team, str) or not team or team in (".", "..") or "/" in team or "\0" in team or os.path.isabs(team):
+        raise InputError(message="team %r escapes root: a team name is a single path component, not '.', '..' or a path" % (team,))
+    problems = naming.name_problems(team)
+    if problems:
+        raise InputError(message="team %r %s" % (team, "; ".join(problems)))
+
+
+def check_members(members):
+    names = set()
+    for member in members:
+        name = member.get("name")
+        if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\0" in name or name.startswith("."):
+            raise InputError(message="member name %r cannot be a home directory name: it must be a single path component not starting with '.'" % (name,))
+        if name in names:
+            raise InputError(message="member %r is listed twice" % name)
+        names.add(name)
+        uid = member.get("uid")
+        if isinstance(uid, bool) or not isinstance(uid, int) or uid < 0:
+            raise InputError(message="member %r needs a numeric uid for its home directory" % name)
+
+
+def check_root(root, require_mount):
+    if not os.path.isabs(root):
+        raise InputError(message="root %r must be an absolute path (the file system's mount point)" % root)
+    if os.path.islink(root):
+        raise InputError(message="root %r is a symbolic link; give the mount point itself" % root)
+    if not os.path.isdir(root):
+        raise InputError(message="root %r is not a directory" % root)
+    if require_mount and not os.path.ismount(root):
+        raise InputError(message="root %r is not a mount point; mount the file system there, or set require_mount=false" % root)
+
+
+class Root(object):
+    """An open descriptor of the mount point; paths below it are walked without following links."""
+
+    def __init__(self, path):
+        self.path = path
+        self.fd = os.open(path, _OPEN_DIR)
+
+    def close(self):
+        os.close(self.fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def display(self, parts):
+        return os.path.join(self.path, *parts)
+
+    def open_dir(self, parts):
+        """A descriptor of ``parts`` (a tuple of components), or None when a component is missing.
+
+        A component that is a symbolic link, or not a directory, is an InputError.
+        """
+        fd = os.dup(self.fd)
+        try:
+            for index, part in enumerate(parts):
+                try:
+                    info = os.stat(part, dir_fd=fd, follow_symlinks=False)
+                except OSError as exc:
+                    if exc.errno == errno.ENOENT:
+                        os.close(fd)
+                        return None
+                    raise
+                where = self.display(parts[: index + 1])
+                if stat.S_ISLNK(info.st_mode):
+                    raise InputError(message="%s is a symbolic link; refusing to manage a path through a link" % where)
+                if not stat.S_ISDIR(info.st_mode):
+                    raise InputError(message="%s exists and is not a directory" % where)
+                try:
+                    child = os.open(part, _OPEN_DIR, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno == errno.ELOOP:
+                        raise InputError(message="%s is a symbolic link; refusing to manage a path through a link" % where)
+                    raise
+                os.close(fd)
+                fd = child
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def read(self, parts):
+        """``{"uid", "gid", "mode"}`` of the directory ``parts``, or None when it does not exist."""
+        fd = self.open_dir(parts)
+        if fd is None:
+            return None
+        try:
+            info = os.fstat(fd)
+        finally:
+            os.close(fd)
+        return {"uid": info.st_uid, "gid": info.st_gid, "mode": format_mode(stat.S_IMODE(info.st_mode))}
+
+    def ensure(self, parts, uid, gid, mode):
+        """Create ``parts`` if missing (its parent must exist), then set owner, group and mode through its descriptor."""
+        parent = self.open_dir(parts[:-1])
+        if parent is None:
+            raise TeamDirError(message="%s does not exist" % self.display(parts[:-1]))
+        try:
+            try:
+                os.mkdir(parts[-1], 0o700, dir_fd=parent)
+            except OSError as exc:
+                if exc.errno != errno.EEXIST:
+                    raise
+        finally:
+            os.close(parent)
+        fd = self.open_dir(parts)
+        try:
+            os.fchown(fd, uid, gid)
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+
+    def list_names(self, parts):
+        fd = self.open_dir(parts)
+        if fd is None:
+            return []
+        try:
+            return sorted(os.listdir(fd))
+        finally:
+            os.close(fd)
+
+
+def desired_directories(team, uid, gid, mode, members):
+    """``[(parts, {"uid", "gid", "mode"})]`` in creation order."""
+    wanted = [
+        ((team,), {"uid": uid, "gid": gid, "mode": format_mode(mode)}),
+        ((team, HOME), {"uid": uid, "gid": gid, "mode": format_mode(HOME_PARENT_MODE)}),
+    ]
+    for member in sorted(members, key=lambda m: m["name"]):
+        wanted.append(((team, HOME, member["name"]), {"uid": member["uid"], "gid": gid, "mode": format_mode(HOME_MODE)}))
+    return wanted
+
+
+def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require_mount=True):
+    """Create or correct the team's directories; ``(changed, before, after, details)``.
+
+    ``before``/``after`` map each managed path to its ``{uid, gid, mode}`` (None: absent).
+    ``details`` holds ``path``, ``directories`` (what now exists) and ``unlisted_homes``:
+    home directories of people no longer in ``members``, which are left untouched.
+    """
+    check_team(team)
+    check_members(members)
+    mode = parse_mode(mode)
+    wanted = desired_directories(team, uid, gid, mode, members)
+    if check_mode and not require_mount and os.path.isabs(root_path) and not os.path.lexists(root_path):
+        # A stand-in directory (tests, demos) that the same run would create first: everything is new.
+        after = dict((os.path.join(root_path, *parts), desired) for parts, desired in wanted)
+        details = {"path": os.path.join(root_path, team), "directories": [dict(path=path, **value) for path, value in sorted(after.items())],
+                   "unlisted_homes": []}
+        return True, dict((path, None) for path in after), after, details
+    check_root(root_path, require_mount)
+    with Root(root_path) as root:
+        # Read everything first: a link anywhere refuses the run before any write.
+        before = dict((root.display(parts), root.read(parts)) for parts, dummy in wanted)
+        after = dict((root.display(parts), desired) for parts, desired in wanted)
+        listed = set(m["name"] for m in members)
+        unlisted = [n for n in root.list_names((team, HOME)) if n not in listed]
+        changed = before != after
+        if changed and not check_mode:
+            for parts, desired in wanted:
+                if before[root.display(parts)] != desired:
+                    root.ensure(parts, desired["uid"], desired["gid"], int(desired["mode"], 8))
+            after = dict((root.display(parts), root.read(parts)) for parts, dummy in wanted)
+    details = {
+        "path": os.path.join(root_path, team),
+        "directories": [dict(path=path, **value) for path, value in sorted(after.items())],
+        "unlisted_homes": [os.path.join(root_path, team, HOME, name) for name in unlisted],
+    }
+    return changed, before, after, details
+
+
+def utc_stamp(now=None):
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    return now.strftime("%Y%m%dT%H%M%SZ")
+
+
+def check_absent(root_path, team, on_remove, confirm_delete=None, require_mount=True):
+    """What ``ensure_absent`` refuses, checked without touching anything (callers run it before other writes)."""
+    check_team(team)
+    if on_remove not in ("keep", "archive", "delete"):
+        raise InputError(message="on_remove must be keep, archive or delete, not %r" % (on_remove,))
+    if on_remove == "delete" and confirm_delete != team:
+        raise InputError(message="on_remove=delete removes %s and everything in it: set confirm_delete to the team name (%r) to confirm" % (
+            os.path.join(root_path, team), team))
+    if not require_mount and os.path.isabs(root_path) and not os.path.lexists(root_path):
+        return
+    check_root(root_path, require_mount)
+    if on_remove != "keep":
+        with Root(root_path) as root:
+            root.read((team,))  # a link planted as the team path is refused here
+
+
+def ensure_absent(root_path, team, on_remove, check_mode, confirm_delete=None, require_mount=True, now=None):
+    """Offboard the team directory: ``keep`` (report), ``archive`` (atomic rename) or ``delete`` (confirmed).
+
+    Returns ``(changed, before, after, details)``; ``details`` has ``path``, ``action``
+    (``none``, ``kept``, ``archived``, ``deleted``) and ``archive_path``.
+    """
+    path = os.path.join(root_path, team)
+    details = {"path": path, "action": "none", "archive_path": None}
+    check_absent(root_path, team, on_remove, confirm_delete, require_mount)
+    if not require_mount and not os.path.lexists(root_path):
+        return False, {path: None}, {path: None}, details  # a stand-in directory that was never made
+    with Root(root_path) as root:
+        current = root.read((team,))
+        before = {path: current}
+        if current is None:
+            return False, before, before, details
+        if on_remove == "keep":
+            details["action"] = "kept"
+            return False, before, before, details
+        if on_remove == "archive":
+            name = "%s-%s" % (team, utc_stamp(now))
+            archive_path = os.path.join(root_path, ARCHIVE, name)
+            details.update(action="archived", archive_path=archive_path)
+            after = {path: None, archive_path: current}
+            if check_mode:
+                return True, before, after, details
+            if root.read((ARCHIVE,)) is None:
+                root.ensure((ARCHIVE,), 0, 0, ARCHIVE_MODE)
+            if root.read((ARCHIVE, name)) is not None:
+                raise TeamDirError(message="%s already exists; run again in a second" % archive_path)
+            archive_fd = root.open_dir((ARCHIVE,))
+            try:
+                # Same file system, so the move is a single atomic rename; a link at <team> was refused by read().
+                os.rename(team, name, src_dir_fd=root.fd, dst_dir_fd=archive_fd)
+            finally:
+                os.close(archive_fd)
+            return True, before, {path: None, archive_path: root.read((ARCHIVE, name))}, details
+        details["action"] = "deleted"
+        after = {path: None}
+        if check_mode:
+            return True, before, after, details
+        remove_tree(root.fd, team)
+        return True, before, {path: root.read((team,))}, details
+
+
+def remove_tree(parent_fd, name):
+    """Delete ``name`` under ``parent_fd`` and everything in it, walking by descriptor.
+
+    Links are unlinked, never followed (what ``shutil.rmtree(dir_fd=...)`` does on
+    Python 3.11+; written out so older managed-node Pythons behave the same).
+    """
+    fd = os.open(name, _OPEN_DIR, dir_fd=parent_fd)
+    try:
+        for entry in list(os.scandir(fd)):
+            if entry.is_dir(follow_symlinks=False):
+                remove_tree(fd, entry.name)
+            else:
+                os.unlink(entry.name, dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent_fd)
+
+
+def _unsupported(tool, what):
+    return {"supported": False, "changed": False, "reason": "%s not found on this host: %s cannot be managed here" % (tool, what)}
+
+
+def _perms(bits):
+    return "".join(flag if bits & mask else "-" for flag, mask in (("r", 4), ("w", 2), ("x", 1)))
+
+
+def desired_acl(gid, mode):
+    """Access and default ACL entries giving the team group, and what members create, the mode's group permissions."""
+    group = _perms((parse_mode(mode) >> 3) & 7)
+    return [
+        "group:%d:%s" % (gid, group),
+        "default:user::rwx",
+        "default:group::%s" % group,
+        "default:group:%d:%s" % (gid, group),
+        "default:mask::%s" % group,
+        "default:other::---",
+    ]
+
+
+def ensure_acl(path, gid, mode, check_mode, run, which):
+    """POSIX ACLs on the team directory with getfacl/setfacl; unsupported (reported) when they are missing.
+
+    ``run(argv) -> (rc, out, err)`` and ``which(name) -> path or None`` come from the module.
+    The path was walked without links just before; setfacl itself is given ``-P``.
+    """
+    getfacl, setfacl = which("getfacl"), which("setfacl")
+    if not (getfacl and setfacl):
+        return _unsupported("getfacl/setfacl", "POSIX default ACLs")
+    wanted = desired_acl(gid, mode)
+    if check_mode and not os.path.isdir(path):
+        return {"supported": True, "changed": True, "entries": wanted}
+    rc, out, err = run([getfacl, "--omit-header", "--numeric", "--absolute-names", "--physical", path])
+    if rc != 0:
+        raise TeamDirError(message="getfacl %s failed: %s" % (path, err.strip()))
+    current = set(line.split("#")[0].strip() for line in out.splitlines() if line.strip())
+    missing = [entry for entry in wanted if entry not in current]
+    result = {"supported": True, "changed": bool(missing), "entries": wanted}
+    if missing and not check_mode:
+        rc, out, err = run([setfacl, "-P", "-m", ",".join(wanted), path])
+        if rc != 0:
+            raise TeamDirError(message="setfacl %s failed: %s" % (path, err.strip()))
+    return result
+
+
+def _quota_fields(out, root_path):
+    """The numbers after the file system name in ``lfs quota`` output (they may wrap to the next line)."""
+    tokens = out.split()
+    for index, token in enumerate(tokens):
+        if token == root_path or token == root_path.rstrip("/"):
+            return [t.rstrip("*") for t in tokens[index + 1:]]
+    return []
+
+
+def read_quota(root_path, path, project_id, run, lfs):
+    rc, out, err = run([lfs, "project", "-d", path])
+    if rc != 0:
+        raise TeamDirError(message="lfs project -d %s failed: %s" % (path, err.strip()))
+    fields = out.split()
+    current = {"project_id": int(fields[0]) if fields and fields[0].isdigit() else 0, "inherit": len(fields) > 1 and fields[1] == "P"}
+    rc, out, err = run([lfs, "quota", "-p", str(project_id), root_path])
+    if rc != 0:
+        raise TeamDirError(message="lfs quota -p %s failed: %s" % (project_id, err.strip()))
+    numbers = _quota_fields(out, root_path)
+    if len(numbers) >= 7:
+        current["block_hard_limit_kib"] = int(numbers[2]) if numbers[2].isdigit() else 0
+        current["inode_hard_limit"] = int(numbers[6]) if numbers[6].isdigit() else 0
+    return current
+
+
+def ensure_project_quota(root_path, path, quota, check_mode, run, which):
+    """A Lustre project quota on the team directory (``lfs project``/``lfs setquota -p``).
+
+    ``quota``: ``project_id`` and optional ``block_hard_limit_gib``, ``inode_hard_limit``.
+    Without ``lfs`` (OpenZFS, or a host without Lustre client tools) the result says unsupported.
+    """
+    lfs = which("lfs")
+    if not lfs:
+        return _unsupported("lfs", "Lustre project quotas")
+    project_id = quota["project_id"]
+    wanted = {"project_id": project_id, "inherit": True}
+    limits = {}
+    if quota.get("block_hard_limit_gib") is not None:
+        limits["block_hard_limit_kib"] = quota["block_hard_limit_gib"] * 1024 * 1024
+    if quota.get("inode_hard_limit") is not None:
+        limits["inode_hard_limit"] = quota["inode_hard_limit"]
+    wanted.update(limits)
+    if check_mode and not os.path.isdir(path):
+        return {"supported": True, "changed": True, "before": None, "after": wanted}
+    current = read_quota(root_path, path, project_id, run, lfs)
+    project_changed = (current["project_id"], current["inherit"]) != (project_id, True)
+    limits_changed = any(current.get(k) != v for k, v in limits.items())
+    result = {"supported": True, "changed": project_changed or limits_changed, "before": current, "after": dict(current, **wanted)}
+    if check_mode:
+        return result
+    if project_changed:
+        rc, out, err = run([lfs, "project", "-p", str(project_id), "-s", "-r", path])
+        if rc != 0:
+            raise TeamDirError(message="lfs project -p %s %s failed: %s" % (project_id, path, err.strip()))
+    if limits_changed:
+        argv = [lfs, "setquota", "-p", str(project_id)]
+        if "block_hard_limit_kib" in limits:
+            argv += ["-B", str(limits["block_hard_limit_kib"])]
+        if "inode_hard_limit" in limits:
+            argv += ["-I", str(limits["inode_hard_limit"])]
+        rc, out, err = run(argv + [root_path])
+        if rc != 0:
+            raise TeamDirError(message="lfs setquota -p %s failed: %s" % (project_id, err.strip()))
+    return result

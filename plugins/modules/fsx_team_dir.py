@@ -1,0 +1,414 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: fsx_team_dir
+short_description: A team's directories on the shared FSx file system, and its S3 data repository association
+version_added: 0.1.0
+description:
+  - Manages the team directory C(<root>/<team>), the home parent C(<root>/<team>/home) and one home directory
+    C(<root>/<team>/home/<member>) per member with a uid, on an FSx for Lustre or OpenZFS file system mounted at O(root).
+    This is the layout the SageMaker workspace uses (FSx path C(/<team>) for the team, C(/<team>/home/<member>) for users).
+  - "Modes: the team directory O(mode) (default C(2770): setgid, so what members create belongs to the team group),
+    owned by O(uid):O(gid); C(home) C(2750) O(uid):O(gid); each home C(0700) C(<member uid>):O(gid).
+    Only these directories are changed, never their contents."
+  - Runs on a host that mounts the file system (the control node, an AWX execution node, or a host reached with C(delegate_to)).
+  - Every path is walked from a descriptor of O(root) without following symbolic links; a link anywhere on a managed path
+    (including the team path itself) fails the task before anything is written. Ownership and modes are set through descriptors.
+  - Home directories of people no longer in O(members) are left as they are and listed in RV(unlisted_homes).
+  - With O(s3_link=true), also manages the FSx for Lustre data repository association linking FSx path C(/<team>)
+    to C(s3://<bucket>/<team>/) (automatic import and export). Only then does the module call AWS.
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  state:
+    description:
+      - V(present) creates or corrects the directories; V(absent) offboards the team as O(on_remove) says.
+    type: str
+    choices: [present, absent]
+    default: present
+  team:
+    description:
+      - The team name; a single path component that follows the team naming rules (no C(/), C(.) or C(..)).
+    type: str
+    required: true
+  root:
+    description:
+      - The mount point of the file system (its C(/)).
+    type: path
+    required: true
+  require_mount:
+    description:
+      - Refuse to run when O(root) is not a mount point, so an unmounted file system never gets a local copy.
+      - Set to V(false) only for tests and demos that use a local directory.
+    type: bool
+    default: true
+  uid:
+    description:
+      - Numeric owner of the team directory and of C(home).
+    type: int
+    default: 0
+  gid:
+    description:
+      - Numeric POSIX group of the team; group of every managed directory. Required with O(state=present).
+    type: int
+  mode:
+    description:
+      - Mode of the team directory, an octal string such as V('2770').
+    type: str
+    default: '2770'
+  members:
+    description:
+      - Members that get a home directory.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: User name, the home directory's name.
+        type: str
+        required: true
+      uid:
+        description: Numeric owner of the home directory.
+        type: int
+        required: true
+  acl:
+    description:
+      - Also set POSIX ACLs on the team directory (access and default entries for O(gid) with the mode's group permissions),
+        so files members create stay readable by the team whatever their umask.
+      - Needs C(getfacl) and C(setfacl); without them the result says unsupported and the task warns.
+    type: bool
+    default: false
+  project_quota:
+    description:
+      - A Lustre project quota on the team directory (C(lfs project -p -s -r), C(lfs setquota -p)).
+      - Needs C(lfs); without it (OpenZFS, or no Lustre client tools) the result says unsupported and the task warns.
+    type: dict
+    suboptions:
+      project_id:
+        description: Lustre project ID of the team directory tree.
+        type: int
+        required: true
+      block_hard_limit_gib:
+        description: Hard limit on the project's space, in GiB.
+        type: int
+      inode_hard_limit:
+        description: Hard limit on the project's number of files.
+        type: int
+  on_remove:
+    description:
+      - What O(state=absent) does with the team directory. V(keep) leaves it and reports it;
+        V(archive) renames it (atomically, same file system) to C(<root>/.archive/<team>-<UTC timestamp>);
+        V(delete) removes it and everything in it, and needs O(confirm_delete).
+    type: str
+    choices: [keep, archive, delete]
+    default: keep
+  confirm_delete:
+    description:
+      - The team name, to confirm O(on_remove=delete).
+    type: str
+  s3_link:
+    description:
+      - "Manage the data repository association of FSx path C(/<team>) and C(s3://<bucket>/<team>/):
+        created with O(state=present), deleted (keeping the files on FSx) with O(state=absent)."
+      - With V(false) the module makes no AWS call and leaves any association alone.
+    type: bool
+    default: false
+  file_system_id:
+    description:
+      - The FSx for Lustre file system mounted at O(root). Required with O(s3_link=true).
+    type: str
+  bucket:
+    description:
+      - The data bucket that holds a prefix per team. Required with O(s3_link=true).
+    type: str
+  cost_center:
+    description:
+      - The team's cost center, tagged on the association.
+    type: str
+  tag_keys:
+    description:
+      - "Tag keys of the team tags, C({team: team, cost_center: cost-center}) by default."
+    type: dict
+  tags:
+    description:
+      - Extra tags on the association. Team tags are added or corrected, never removed.
+    type: dict
+  wait:
+    description:
+      - Wait for the association to be C(AVAILABLE) (or deleted).
+    type: bool
+    default: true
+  wait_timeout:
+    description:
+      - Seconds to wait.
+    type: int
+    default: 600
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: full
+notes:
+  - Create and correct need root (or CAP_CHOWN) on the host to give directories to other users; on FSx for Lustre with
+    root squash enabled, the host's NID must be in the root squash exceptions.
+  - The association's data repository path cannot be changed in place; the module fails before any write when it would have to.
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Create the vision team's directories and homes
+  hyperpod.tenancy.fsx_team_dir:
+    team: vision
+    root: /fsx
+    gid: 20001
+    members:
+      - {name: alice, uid: 10001}
+      - {name: bob, uid: 10002}
+
+- name: Link the team directory to the team's S3 prefix
+  hyperpod.tenancy.fsx_team_dir:
+    team: vision
+    root: /fsx
+    gid: 20001
+    s3_link: true
+    file_system_id: fs-0123456789abcdef0
+    bucket: hyperpod-team-data
+    cost_center: CC-1001
+
+- name: Offboard the team, moving its data to /fsx/.archive
+  hyperpod.tenancy.fsx_team_dir:
+    team: vision
+    root: /fsx
+    state: absent
+    on_remove: archive
+"""
+
+RETURN = r"""
+path:
+  description: The team directory.
+  returned: always
+  type: str
+  sample: /fsx/vision
+directories:
+  description: The managed directories as they are after the run (predicted in check mode).
+  returned: state=present
+  type: list
+  elements: dict
+  contains:
+    path:
+      description: Absolute path.
+      type: str
+    uid:
+      description: Owner.
+      type: int
+    gid:
+      description: Group.
+      type: int
+    mode:
+      description: Octal mode.
+      type: str
+      sample: '2770'
+unlisted_homes:
+  description: Home directories of people not in O(members); left untouched.
+  returned: state=present
+  type: list
+  elements: str
+action:
+  description: What O(state=absent) did with the team directory.
+  returned: state=absent
+  type: str
+  sample: archived
+archive_path:
+  description: Where O(on_remove=archive) moved the team directory.
+  returned: state=absent
+  type: str
+  sample: /fsx/.archive/vision-20261130T091500Z
+acl:
+  description: The ACL result, when O(acl=true).
+  returned: when O(acl=true)
+  type: dict
+  contains:
+    supported:
+      description: Whether getfacl and setfacl exist on the host.
+      type: bool
+    changed:
+      description: Whether entries were (or would be) added.
+      type: bool
+    reason:
+      description: Why it is unsupported.
+      type: str
+    entries:
+      description: The ACL entries set.
+      type: list
+      elements: str
+project_quota:
+  description: The Lustre project quota result, when O(project_quota) is set.
+  returned: when O(project_quota) is set
+  type: dict
+  contains:
+    supported:
+      description: Whether lfs exists on the host.
+      type: bool
+    changed:
+      description: Whether the project or its limits changed.
+      type: bool
+    reason:
+      description: Why it is unsupported.
+      type: str
+association:
+  description: The data repository association (after the run; predicted in check mode), when O(s3_link=true).
+  returned: when O(s3_link=true)
+  type: dict
+  contains:
+    association_id:
+      description: The DRA ID.
+      type: str
+      sample: dra-0123456789abcdef0
+    file_system_path:
+      description: FSx path.
+      type: str
+      sample: /vision
+    data_repository_path:
+      description: S3 path.
+      type: str
+      sample: s3://hyperpod-team-data/vision/
+    lifecycle:
+      description: AWS lifecycle state.
+      type: str
+      sample: AVAILABLE
+    s3:
+      description: Automatic import and export events.
+      type: dict
+    tags:
+      description: Tags.
+      type: dict
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import data_repository, naming, team_dirs
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+ARGUMENT_SPEC = dict(
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    team=dict(type="str", required=True),
+    root=dict(type="path", required=True),
+    require_mount=dict(type="bool", default=True),
+    uid=dict(type="int", default=0),
+    gid=dict(type="int"),
+    mode=dict(type="str", default="2770"),
+    members=dict(
+        type="list", elements="dict", default=[],
+        options=dict(name=dict(type="str", required=True), uid=dict(type="int", required=True)),
+    ),
+    acl=dict(type="bool", default=False),
+    project_quota=dict(
+        type="dict",
+        options=dict(project_id=dict(type="int", required=True), block_hard_limit_gib=dict(type="int"), inode_hard_limit=dict(type="int")),
+    ),
+    on_remove=dict(type="str", choices=["keep", "archive", "delete"], default="keep"),
+    confirm_delete=dict(type="str"),
+    s3_link=dict(type="bool", default=False),
+    file_system_id=dict(type="str"),
+    bucket=dict(type="str"),
+    cost_center=dict(type="str"),
+    tag_keys=dict(type="dict", no_log=False),
+    tags=dict(type="dict"),
+    wait=dict(type="bool", default=True),
+    wait_timeout=dict(type="int", default=600),
+)
+
+
+def _run(module):
+    return module.run_command
+
+
+def _which(module):
+    return module.get_bin_path
+
+
+def present(module, client):
+    p = module.params
+    if client is not None:
+        # A link to another S3 path cannot be corrected in place: fail before writing anything.
+        team_dirs.check_team(p["team"])
+        data_repository.check_association(client, p["file_system_id"], p["team"], p["bucket"])
+    changed, before, after, result = team_dirs.ensure_present(
+        p["root"], p["team"], p["uid"], p["gid"], p["mode"], p["members"], module.check_mode, require_mount=p["require_mount"],
+    )
+    diff_before, diff_after = {"directories": before}, {"directories": after}
+    for name in result["unlisted_homes"]:
+        module.warn("%s belongs to no listed member; it was left as it is" % name)
+    if p["acl"]:
+        result["acl"] = team_dirs.ensure_acl(result["path"], p["gid"], p["mode"], module.check_mode, _run(module), _which(module))
+    if p["project_quota"]:
+        result["project_quota"] = team_dirs.ensure_project_quota(p["root"], result["path"], p["project_quota"], module.check_mode, _run(module), _which(module))
+    for key in ("acl", "project_quota"):
+        if key in result:
+            changed = changed or result[key]["changed"]
+            if not result[key]["supported"]:
+                module.warn("%s unsupported: %s" % (key, result[key]["reason"]))
+    if client is not None:
+        tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
+        link_changed, link_before, link_after = data_repository.ensure_association_present(
+            client, p["file_system_id"], p["team"], p["bucket"], tags, module.check_mode, p["wait"], p["wait_timeout"],
+        )
+        changed = changed or link_changed
+        diff_before["association"], diff_after["association"] = link_before, link_after
+        result["association"] = link_after
+    return changed, diff_before, diff_after, result
+
+
+def absent(module, client):
+    p = module.params
+    diff_before, diff_after, result, changed = {}, {}, {}, False
+    # Refuse bad input before anything changes, the association included.
+    team_dirs.check_absent(p["root"], p["team"], p["on_remove"], p["confirm_delete"], p["require_mount"])
+    if client is not None:
+        # The link goes first, so nothing is exported from (or imported into) a directory being archived or deleted.
+        changed, link_before, link_after = data_repository.ensure_association_absent(
+            client, p["file_system_id"], p["team"], module.check_mode, p["wait"], p["wait_timeout"],
+        )
+        diff_before["association"], diff_after["association"] = link_before, link_after
+        result["association"] = link_after
+    dir_changed, before, after, details = team_dirs.ensure_absent(
+        p["root"], p["team"], p["on_remove"], module.check_mode, confirm_delete=p["confirm_delete"], require_mount=p["require_mount"],
+    )
+    result.update(details)
+    diff_before["directories"], diff_after["directories"] = before, after
+    if details["action"] == "kept":
+        module.warn("%s was kept (on_remove=keep); archive or delete it when the team's data is no longer needed" % details["path"])
+    return changed or dir_changed, diff_before, diff_after, result
+
+
+def main():
+    module = AnsibleAWSModule(
+        argument_spec=ARGUMENT_SPEC,
+        required_if=[("state", "present", ["gid"]), ("s3_link", True, ["file_system_id", "bucket"])],
+        supports_check_mode=True,
+    )
+    try:
+        client = module.client("fsx", retry_decorator=aws_retry()) if module.params["s3_link"] else None
+        handler = present if module.params["state"] == "present" else absent
+        changed, before, after, result = handler(module, client)
+    except HyperPodError as e:
+        module.fail_json_aws_error(e)
+    except OSError as e:
+        module.fail_json(msg="%s: %s" % (e.filename or module.params["root"], e.strerror or e), errno=e.errno)
+    module.exit_json(changed=changed, diff={"before": before, "after": after}, **result)
+
+
+if __name__ == "__main__":
+    main()

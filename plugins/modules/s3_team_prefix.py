@@ -1,0 +1,180 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: s3_team_prefix
+short_description: A team's prefix in the shared S3 data bucket
+version_added: 0.1.0
+description:
+  - Makes sure the team's prefix C(<team>/) exists in the data bucket as a zero-byte marker object
+    C(<team>/) that carries exactly the team tags (object tags), so cost and ownership are visible before the team writes.
+  - The team's permission set grants that prefix only; this module does not manage bucket policies.
+  - "Offboarding (O(state=absent)) keeps every object under the prefix by default (O(on_remove=keep)) and reports how many there are;
+    O(on_remove=delete) deletes them all, marker included, and needs O(confirm_delete) set to the team name."
+  - Unlike M(amazon.aws.s3_object) in C(mode=create), which leaves an existing key alone, tag drift on the marker is corrected.
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  state:
+    description:
+      - V(present) creates or re-tags the marker; V(absent) offboards as O(on_remove) says.
+    type: str
+    choices: [present, absent]
+    default: present
+  team:
+    description:
+      - The team name; the prefix is C(<team>/).
+    type: str
+    required: true
+  bucket:
+    description:
+      - The shared data bucket.
+    type: str
+    required: true
+  on_remove:
+    description:
+      - V(keep) leaves the objects (and the marker); V(delete) deletes every current object under the prefix.
+      - In a versioned bucket V(delete) leaves noncurrent versions to the bucket's lifecycle rules.
+    type: str
+    choices: [keep, delete]
+    default: keep
+  confirm_delete:
+    description:
+      - The team name, to confirm O(on_remove=delete).
+    type: str
+  cost_center:
+    description:
+      - The team's cost center tag value.
+    type: str
+  tag_keys:
+    description:
+      - "Tag keys of the team tags, C({team: team, cost_center: cost-center}) by default."
+    type: dict
+  tags:
+    description:
+      - Extra tags on the marker. S3 allows at most 10 tags on an object, team tags included.
+      - The marker's tags are set to exactly the team tags plus these.
+    type: dict
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: full
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Create the vision team's prefix
+  hyperpod.tenancy.s3_team_prefix:
+    team: vision
+    bucket: hyperpod-team-data
+    cost_center: CC-1001
+
+- name: Offboard the team, keeping its data
+  hyperpod.tenancy.s3_team_prefix:
+    team: vision
+    bucket: hyperpod-team-data
+    state: absent
+
+- name: Offboard the team and delete its data
+  hyperpod.tenancy.s3_team_prefix:
+    team: vision
+    bucket: hyperpod-team-data
+    state: absent
+    on_remove: delete
+    confirm_delete: vision
+"""
+
+RETURN = r"""
+prefix:
+  description: The prefix after the run (predicted in check mode).
+  returned: always
+  type: dict
+  contains:
+    bucket:
+      description: The bucket.
+      type: str
+      sample: hyperpod-team-data
+    prefix:
+      description: The team prefix.
+      type: str
+      sample: vision/
+    marker:
+      description: Whether the C(<team>/) marker object exists.
+      type: bool
+    tags:
+      description: The marker's tags.
+      type: dict
+      sample: {team: vision, cost-center: CC-1001, managed-by: hyperpod.tenancy}
+    objects:
+      description: Objects under the prefix (O(state=absent) only).
+      type: int
+action:
+  description: What O(state=absent) did, V(none), V(kept) or V(deleted).
+  returned: state=absent
+  type: str
+  sample: kept
+objects:
+  description: Objects under the prefix before the run (O(state=absent) only).
+  returned: state=absent
+  type: int
+  sample: 12
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import data_repository, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+ARGUMENT_SPEC = dict(
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    team=dict(type="str", required=True),
+    bucket=dict(type="str", required=True),
+    on_remove=dict(type="str", choices=["keep", "delete"], default="keep"),
+    confirm_delete=dict(type="str"),
+    cost_center=dict(type="str"),
+    tag_keys=dict(type="dict", no_log=False),
+    tags=dict(type="dict"),
+)
+
+
+def main():
+    module = AnsibleAWSModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    p = module.params
+    result = {}
+    try:
+        problems = naming.name_problems(p["team"])
+        if problems:
+            raise InputError(message="team %r %s" % (p["team"], "; ".join(problems)))
+        if p["state"] == "absent" and p["on_remove"] == "delete" and p["confirm_delete"] != p["team"]:
+            raise InputError(message="on_remove=delete deletes every object under s3://%s/%s: set confirm_delete to the team name (%r) to confirm" % (
+                p["bucket"], naming.s3_prefix(p["team"]), p["team"]))
+        client = module.client("s3", retry_decorator=aws_retry())
+        if p["state"] == "present":
+            tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
+            changed, before, after = data_repository.ensure_prefix_present(client, p["bucket"], p["team"], tags, module.check_mode)
+        else:
+            changed, before, after, details = data_repository.ensure_prefix_absent(
+                client, p["bucket"], p["team"], p["on_remove"], module.check_mode, confirm_delete=p["confirm_delete"],
+            )
+            result.update(details)
+            if details["action"] == "kept":
+                module.warn("%d objects under s3://%s/%s were kept (on_remove=keep)" % (details["objects"], p["bucket"], naming.s3_prefix(p["team"])))
+    except HyperPodError as e:
+        module.fail_json_aws_error(e)
+    module.exit_json(changed=changed, prefix=after, diff={"before": before, "after": after}, **result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""fsx_team_dir's main(): argument handling, warnings, no AWS without s3_link, and the association through the sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+from ansible_collections.hyperpod.tenancy.plugins.modules import fsx_team_dir
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="changing ownership needs root")
+
+
+def run_module(args, capsys):
+    with patch_module_args(args), pytest.raises(SystemExit):
+        fsx_team_dir.main()
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def no_aws(monkeypatch):
+    """No credentials, no region, and a client factory that fails the test if called."""
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("fsx_team_dir created an AWS client without s3_link")
+
+    monkeypatch.setattr(fsx_team_dir.AnsibleAWSModule, "client", refuse)
+
+
+@pytest.fixture
+def no_tools(monkeypatch, tmp_path_factory):
+    """A PATH without getfacl, setfacl or lfs."""
+    monkeypatch.setenv("PATH", str(tmp_path_factory.mktemp("empty-path")))
+
+
+@as_root
+def test_present_without_aws_then_no_change(tmp_path, capsys, no_aws):
+    args = {"team": "vision", "root": str(tmp_path), "require_mount": False, "uid": 1500, "gid": 2500,
+            "members": [{"name": "alice", "uid": 3001}], "_ansible_check_mode": True, "_ansible_diff": True}
+    checked = run_module(args, capsys)
+    assert checked["changed"] and not (tmp_path / "vision").exists()
+    assert checked["diff"]["after"]["directories"][str(tmp_path / "vision")] == {"uid": 1500, "gid": 2500, "mode": "2770"}
+    args["_ansible_check_mode"] = False
+    created = run_module(args, capsys)
+    assert created["changed"] and "association" not in created
+    assert os.stat(tmp_path / "vision" / "home" / "alice").st_uid == 3001
+    again = run_module(args, capsys)
+    assert not again["changed"]
+
+
+def test_non_mount_root_fails(tmp_path, capsys, no_aws):
+    result = run_module({"team": "vision", "root": str(tmp_path), "gid": 2500}, capsys)
+    assert result["failed"] and "not a mount point" in result["msg"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_delete_without_confirmation_fails(tmp_path, capsys, no_aws):
+    (tmp_path / "vision").mkdir()
+    result = run_module({"team": "vision", "root": str(tmp_path), "require_mount": False, "state": "absent", "on_remove": "delete"}, capsys)
+    assert result["failed"] and "confirm_delete" in result["msg"]
+    assert (tmp_path / "vision").is_dir()
+
+
+@as_root
+def test_acl_and_quota_without_tools_are_reported_and_warned(tmp_path, capsys, no_aws, no_tools):
+    result = run_module({"team": "vision", "root": str(tmp_path), "require_mount": False, "gid": 2500, "acl": True,
+                         "project_quota": {"project_id": 42, "block_hard_limit_gib": 10}}, capsys)
+    assert result["acl"]["supported"] is False and result["project_quota"]["supported"] is False
+    warnings = json.dumps(result["warnings"])  # ansible-core 2.19 sends structured warnings
+    assert "acl unsupported: getfacl/setfacl not found" in warnings
+    assert "project_quota unsupported: lfs not found" in warnings
+
+
+def test_s3_link_needs_file_system_and_bucket(tmp_path, capsys, no_aws):
+    result = run_module({"team": "vision", "root": str(tmp_path), "require_mount": False, "gid": 2500, "s3_link": True}, capsys)
+    assert result["failed"] and "file_system_id" in result["msg"]
+
+
+@as_root
+def test_association_through_the_sandbox(seeded, tmp_path, capsys):
+    sandbox, seed = seeded
+    aws = {"endpoint_url": sandbox.endpoint, "region": seed["region"], "access_key": "sandbox", "secret_key": "sandbox"}
+    args = dict(aws, team="vision", root=str(tmp_path), require_mount=False, gid=2500, s3_link=True,
+                file_system_id=seed["fsx_file_system_id"], bucket=seed["data_bucket"], cost_center="CC-1001")
+    created = run_module(args, capsys)
+    assert created["changed"]
+    association = created["association"]
+    assert association["lifecycle"] == "AVAILABLE"
+    assert association["file_system_path"] == "/vision"
+    assert association["data_repository_path"] == "s3://%s/vision/" % seed["data_bucket"]
+    assert association["tags"] == {"team": "vision", "cost-center": "CC-1001", "managed-by": "hyperpod.tenancy"}
+    assert not run_module(args, capsys)["changed"]
+
+    sandbox.clear_requests()
+    offboard = dict(args, state="absent", on_remove="archive")
+    removed = run_module(offboard, capsys)
+    assert removed["changed"] and removed["action"] == "archived"
+    assert ("fsx", "DeleteDataRepositoryAssociation", "write") in sandbox.counts()
+    fsx = sandbox.boto3_client("fsx", seed["region"])
+    assert fsx.describe_data_repository_associations()["Associations"] == []
+    assert os.path.isdir(removed["archive_path"])
+    assert not run_module(offboard, capsys)["changed"]
+
+
+@as_root
+def test_association_drift_is_corrected_in_place(seeded, tmp_path, capsys):
+    sandbox, seed = seeded
+    aws = {"endpoint_url": sandbox.endpoint, "region": seed["region"], "access_key": "sandbox", "secret_key": "sandbox"}
+    args = dict(aws, team="nlp", root=str(tmp_path), require_mount=False, gid=2600, s3_link=True,
+                file_system_id=seed["fsx_file_system_id"], bucket=seed["data_bucket"], cost_center="CC-1002")
+    created = run_module(args, capsys)["association"]
+    fsx = sandbox.boto3_client("fsx", seed["region"])
+    # someone turns automatic import off and drops the cost-center tag
+    fsx.update_data_repository_association(AssociationId=created["association_id"], S3={"AutoExportPolicy": {"Events": ["NEW"]}})
+    fsx.untag_resource(ResourceARN=created["resource_arn"], TagKeys=["cost-center"])
+
+    sandbox.clear_requests()
+    checked = run_module(dict(args, _ansible_check_mode=True, _ansible_diff=True), capsys)
+    assert checked["changed"]
+    assert checked["diff"]["before"]["association"]["s3"]["auto_import_policy"]["events"] == []
+    assert checked["diff"]["after"]["association"]["s3"]["auto_import_policy"]["events"] == ["CHANGED", "DELETED", "NEW"]
+    assert checked["diff"]["after"]["association"]["tags"]["cost-center"] == "CC-1002"
+    assert sandbox.writes() == []
+
+    fixed = run_module(args, capsys)
+    assert fixed["changed"]
+    assert fixed["association"]["association_id"] == created["association_id"]  # updated in place, not replaced
+    assert fixed["association"]["s3"]["auto_export_policy"]["events"] == ["CHANGED", "DELETED", "NEW"]
+    assert fixed["association"]["tags"]["cost-center"] == "CC-1002"
+    operations = {r["operation"] for r in sandbox.writes()}
+    assert operations == {"UpdateDataRepositoryAssociation", "TagResource"}
+    assert not run_module(args, capsys)["changed"]
