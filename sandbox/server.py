@@ -28,7 +28,7 @@ from sandbox import core, services
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select")
 # Signing names that differ from the boto3 client name.
-CLIENT_NAMES = {"sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway"}
+CLIENT_NAMES = {"sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway", "elasticfilesystem": "efs"}
 _CREDENTIAL_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([^/]+)/([^/]+)/aws4_request")
 
 
@@ -113,13 +113,13 @@ def identify(environ: dict, body: bytes) -> tuple[str, str, str, str]:
 
 def _rest_operation(service: str, environ: dict, body: bytes) -> str:
     from moto.core.request import Request as MotoRequest
-    from moto.core.routing import NotFound, get_service_router
+    from moto.core.routing import get_service_router
 
     try:
         request = MotoRequest(dict(environ, **{"wsgi.input": io.BytesIO(body)}))
         operation, _ = get_service_router(service).match(request)
         return operation.name
-    except (NotFound, NotImplementedError, KeyError, ValueError, LookupError):
+    except Exception:  # noqa: BLE001 - the log must never break a request: fall back to method and path
         return f"{environ.get('REQUEST_METHOD')} {environ.get('PATH_INFO')}"
 
 

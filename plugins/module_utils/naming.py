@@ -61,6 +61,11 @@ def budget_name(team, prefix=DEFAULT_PREFIX):
     return "%s-%s-monthly" % (prefix, team)
 
 
+def studio_execution_role_name(team, prefix=DEFAULT_PREFIX):
+    """The IAM role the team's SageMaker domain runs as."""
+    return "%s-%s-studio-execution" % (prefix, team)
+
+
 def s3_prefix(team):
     return "%s/" % team
 
@@ -75,6 +80,23 @@ def team_tags(team, cost_center=None, tag_keys=None, extra=None):
         tags[keys["cost_center"]] = cost_center
     tags[MANAGED_BY_TAG[0]] = MANAGED_BY_TAG[1]
     return tags
+
+
+def names(team, prefix=DEFAULT_PREFIX):
+    """Every name derived from ``team``, by what it names."""
+    return {
+        "namespace": namespace(team),
+        "local_queue": local_queue(team),
+        "cluster_queue": cluster_queue(team),
+        "kubernetes_group": kubernetes_group(team),
+        "permission_set": permission_set_name(team, prefix),
+        "sso_role_name_pattern": sso_role_name_pattern(team, prefix),
+        "domain": domain_name(team, prefix),
+        "quota": quota_name(team, prefix),
+        "budget": budget_name(team, prefix),
+        "studio_execution_role": studio_execution_role_name(team, prefix),
+        "s3_prefix": s3_prefix(team),
+    }
 
 
 def derived_names(team, prefix=DEFAULT_PREFIX):

@@ -1,0 +1,817 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A team's SageMaker AI domain (SageMaker Studio): its user profiles and its Identity Center group.
+
+Pure functions (``input_problems``, ``desired_view``, ``current_view``, ``*_request``) are
+unit-tested without AWS; ``DomainManager`` drives the boto3 clients.
+
+The comparison works on a *view*: the members of the domain and its user profiles this
+collection manages, in snake_case. ``current_view`` reads it from AWS's answers;
+``desired_view`` is the current view with the options the user set laid over it, so an
+option left unset never causes a change. ``changed`` is ``current != desired``.
+
+What AWS cannot change in place (the auth mode, the VPC, the Identity Center user of a
+user profile) and what AWS would reject (names outside the API's patterns, unknown
+Identity Center users and groups, a network change while apps run) fail with
+``InputError`` before any call that writes.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type  # noqa: UP001 (ansible-test sanity wants the boilerplate)
+
+import copy
+import re
+
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler, InputError, SageMakerErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
+
+# botocore's patterns (DomainName, UserProfileName, FileSystemPath, RoleArn, SingleSignOnUserValue).
+NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+FSX_PATH_PATTERN = r"\/\S*"
+FSX_ID_PATTERN = r"fs-[0-9a-f]{8,}"
+ROLE_PATTERN = r"arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+"
+MAX_SECURITY_GROUPS = 5
+MAX_FILE_SYSTEMS = 10
+MAX_SSO_USER = 256
+
+TRANSITIONAL = ("Pending", "Updating", "Deleting")
+FAILED = ("Failed", "Update_Failed", "Delete_Failed")
+APP_GONE = ("Deleted", "Failed")
+TAG_PROPAGATION = {True: "ENABLED", False: "DISABLED"}
+WEB_PORTAL = {"enabled": "ENABLED", "disabled": "DISABLED"}
+
+
+# ---------------------------------------------------------------- options -> view
+
+
+def domain_name(params):
+    return params.get("name") or naming.domain_name(params["team"], params.get("name_prefix") or naming.DEFAULT_PREFIX)
+
+
+def fsx_config(file_system_id, path):
+    return {"FSxLustreFileSystemConfig": {"FileSystemId": file_system_id, "FileSystemPath": path or "/"}}
+
+
+def _fsx_view(configs):
+    """CustomFileSystemConfigs as [{file_system_id, path}] (FSx for Lustre ones; others kept as given)."""
+    result = []
+    for config in configs or []:
+        lustre = config.get("FSxLustreFileSystemConfig")
+        if lustre:
+            result.append({"fsx_lustre_file_system_id": lustre.get("FileSystemId"), "path": lustre.get("FileSystemPath") or "/"})
+        else:
+            result.append(snake(config))
+    return result
+
+
+def _user_settings_view(settings):
+    settings = settings or {}
+    view = {}
+    if settings.get("ExecutionRole"):
+        view["execution_role"] = settings["ExecutionRole"]
+    if settings.get("SecurityGroups"):
+        view["security_group_ids"] = sorted(settings["SecurityGroups"])
+    if settings.get("CustomFileSystemConfigs"):
+        view["custom_file_systems"] = _fsx_view(settings["CustomFileSystemConfigs"])
+    if settings.get("StudioWebPortal"):
+        view["studio_web_portal"] = settings["StudioWebPortal"].lower()
+    if settings.get("DefaultLandingUri"):
+        view["default_landing_uri"] = settings["DefaultLandingUri"]
+    return view
+
+
+def _profile_view(profile):
+    view = {"single_sign_on_user_value": profile.get("SingleSignOnUserValue")}
+    view.update(_user_settings_view(profile.get("UserSettings")))
+    return dict((k, v) for k, v in view.items() if v is not None)
+
+
+def current_view(domain, tags, profiles, group_ids):
+    """The managed members of a described domain, its tags, its profiles ({name: DescribeUserProfile})."""
+    if not domain:
+        return {}
+    view = {
+        "domain_name": domain["DomainName"],
+        "auth_mode": domain["AuthMode"],
+        "app_network_access_type": domain.get("AppNetworkAccessType") or "PublicInternetOnly",
+        "tag_propagation": (domain.get("TagPropagation") or "DISABLED") == "ENABLED",
+        "default_user_settings": _user_settings_view(domain.get("DefaultUserSettings")),
+        "tags": dict(tags or {}),
+        "user_profiles": dict((name, _profile_view(profile)) for name, profile in (profiles or {}).items()),
+    }
+    if domain.get("VpcId"):
+        view["vpc_id"] = domain["VpcId"]
+    if domain.get("SubnetIds"):
+        view["subnet_ids"] = sorted(domain["SubnetIds"])
+    if domain["AuthMode"] == "SSO":
+        view["identity_center_group_ids"] = sorted(group_ids or [])
+    return view
+
+
+def _profile_custom_file_systems(params, profile):
+    """A profile's CustomFileSystemConfigs view: the domain's FSx path plus the profile's home path."""
+    fsx = params.get("fsx_lustre") or {}
+    configs = []
+    if fsx.get("file_system_id"):
+        configs.append({"fsx_lustre_file_system_id": fsx["file_system_id"], "path": fsx.get("path") or "/"})
+        if profile.get("fsx_path"):
+            configs.append({"fsx_lustre_file_system_id": fsx["file_system_id"], "path": profile["fsx_path"]})
+    return configs
+
+
+def desired_view(params, current, tags, group_id=None):
+    """``current`` (a current_view, {} for a new domain) with the options the user set laid over it."""
+    auth_mode = effective_auth_mode(params, current)
+    view = copy.deepcopy(current) if current else {
+        "domain_name": domain_name(params),
+        "auth_mode": auth_mode,
+        "app_network_access_type": "PublicInternetOnly",
+        "tag_propagation": False,
+        "default_user_settings": {},
+        "tags": {},
+        "user_profiles": {},
+    }
+    if not current and auth_mode == "SSO":
+        view["identity_center_group_ids"] = []
+    view["auth_mode"] = auth_mode
+    if params.get("vpc_id"):
+        view["vpc_id"] = params["vpc_id"]
+    if params.get("subnet_ids") is not None:
+        view["subnet_ids"] = sorted(params["subnet_ids"])
+    if params.get("app_network_access_type"):
+        view["app_network_access_type"] = params["app_network_access_type"]
+    if params.get("tag_propagation") is not None:
+        view["tag_propagation"] = params["tag_propagation"]
+    settings = view["default_user_settings"]
+    if params.get("execution_role"):
+        settings["execution_role"] = params["execution_role"]
+    if params.get("security_group_ids") is not None:
+        settings["security_group_ids"] = sorted(params["security_group_ids"])
+        if not settings["security_group_ids"]:
+            del settings["security_group_ids"]
+    fsx = params.get("fsx_lustre")
+    if fsx:
+        settings["custom_file_systems"] = [{"fsx_lustre_file_system_id": fsx["file_system_id"], "path": fsx.get("path") or "/"}]
+    if params.get("studio_web_portal"):
+        settings["studio_web_portal"] = params["studio_web_portal"]
+    if params.get("default_landing_uri"):
+        settings["default_landing_uri"] = params["default_landing_uri"]
+    view["tags"] = dict(tags)
+    if params.get("user_profiles") is not None:
+        profiles = {} if params.get("purge_user_profiles") else dict(view["user_profiles"])
+        for profile in params["user_profiles"]:
+            existing = dict(view["user_profiles"].get(profile["name"]) or {})
+            if view["auth_mode"] == "SSO":
+                existing.setdefault("single_sign_on_user_value", profile.get("sso_user_name") or profile["name"])
+            if profile.get("execution_role"):
+                existing["execution_role"] = profile["execution_role"]
+            if profile.get("fsx_path"):
+                existing["custom_file_systems"] = _profile_custom_file_systems(params, profile)
+            profiles[profile["name"]] = existing
+        view["user_profiles"] = profiles
+    if group_id and view["auth_mode"] == "SSO":
+        view["identity_center_group_ids"] = [group_id]
+    return view
+
+
+# ---------------------------------------------------------------- view -> requests
+
+
+def _custom_file_systems_request(configs):
+    return [fsx_config(c["fsx_lustre_file_system_id"], c["path"]) for c in configs if "fsx_lustre_file_system_id" in c]
+
+
+def user_settings_request(settings_view):
+    request = {}
+    if settings_view.get("execution_role"):
+        request["ExecutionRole"] = settings_view["execution_role"]
+    if settings_view.get("security_group_ids"):
+        request["SecurityGroups"] = list(settings_view["security_group_ids"])
+    if settings_view.get("custom_file_systems"):
+        request["CustomFileSystemConfigs"] = _custom_file_systems_request(settings_view["custom_file_systems"])
+    if settings_view.get("studio_web_portal"):
+        request["StudioWebPortal"] = WEB_PORTAL[settings_view["studio_web_portal"]]
+    if settings_view.get("default_landing_uri"):
+        request["DefaultLandingUri"] = settings_view["default_landing_uri"]
+    return request
+
+
+def create_domain_request(view):
+    request = {
+        "DomainName": view["domain_name"],
+        "AuthMode": view["auth_mode"],
+        "DefaultUserSettings": user_settings_request(view["default_user_settings"]),
+        "AppNetworkAccessType": view["app_network_access_type"],
+        "TagPropagation": TAG_PROPAGATION[view["tag_propagation"]],
+        "Tags": ansible_dict_to_boto3_tag_list(view["tags"]),
+    }
+    if view.get("vpc_id"):
+        request["VpcId"] = view["vpc_id"]
+    if view.get("subnet_ids"):
+        request["SubnetIds"] = list(view["subnet_ids"])
+    return request
+
+
+def update_domain_request(domain_id, current, desired):
+    """UpdateDomain with only what differs; None when nothing does."""
+    request = {}
+    if current["default_user_settings"] != desired["default_user_settings"]:
+        changed = dict((k, v) for k, v in desired["default_user_settings"].items() if current["default_user_settings"].get(k) != v)
+        request["DefaultUserSettings"] = user_settings_request(changed)
+    if current.get("subnet_ids") != desired.get("subnet_ids"):
+        request["SubnetIds"] = list(desired["subnet_ids"])
+    if current["app_network_access_type"] != desired["app_network_access_type"]:
+        request["AppNetworkAccessType"] = desired["app_network_access_type"]
+    if current["tag_propagation"] != desired["tag_propagation"]:
+        request["TagPropagation"] = TAG_PROPAGATION[desired["tag_propagation"]]
+    if not request:
+        return None
+    request["DomainId"] = domain_id
+    return request
+
+
+def create_profile_request(domain_id, name, view, tags):
+    request = {"DomainId": domain_id, "UserProfileName": name, "Tags": ansible_dict_to_boto3_tag_list(tags)}
+    if view.get("single_sign_on_user_value"):
+        request["SingleSignOnUserIdentifier"] = "UserName"
+        request["SingleSignOnUserValue"] = view["single_sign_on_user_value"]
+    settings = user_settings_request(view)
+    if settings:
+        request["UserSettings"] = settings
+    return request
+
+
+def update_profile_request(domain_id, name, current, desired):
+    changed = dict((k, v) for k, v in desired.items() if k != "single_sign_on_user_value" and current.get(k) != v)
+    if not changed:
+        return None
+    return {"DomainId": domain_id, "UserProfileName": name, "UserSettings": user_settings_request(changed)}
+
+
+# ---------------------------------------------------------------- input checks (before any call)
+
+
+def effective_auth_mode(params, current=None):
+    """The auth mode the domain will have: the option, else the existing domain's, else SSO."""
+    return params.get("auth_mode") or (current or {}).get("auth_mode") or "SSO"
+
+
+def input_problems(params, auth_mode=None):
+    """Everything wrong with the options on their own, as sentences; empty when they can be sent.
+
+    ``auth_mode`` is ``effective_auth_mode`` once the existing domain is known.
+    """
+    problems = []
+    if params.get("team"):
+        problems.extend("team %r %s" % (params["team"], p) for p in naming.name_problems(params["team"], params.get("name_prefix") or naming.DEFAULT_PREFIX))
+    name = domain_name(params)
+    if not re.fullmatch(NAME_PATTERN, name):
+        problems.append("name: %r does not match the DomainName pattern %s (at most 63 characters)" % (name, NAME_PATTERN))
+    if params.get("state", "present") != "present":
+        return problems
+    sso = (auth_mode or effective_auth_mode(params)) == "SSO"
+    if params.get("identity_center_group") and not sso:
+        problems.append("identity_center_group applies only to auth_mode SSO")
+    if params.get("execution_role") and not re.fullmatch(ROLE_PATTERN, params["execution_role"]):
+        problems.append("execution_role: %r is not an IAM role ARN" % params["execution_role"])
+    if len(params.get("security_group_ids") or []) > MAX_SECURITY_GROUPS:
+        problems.append("security_group_ids: at most %d security groups" % MAX_SECURITY_GROUPS)
+    if params.get("subnet_ids") is not None and not params.get("vpc_id"):
+        problems.append("subnet_ids need vpc_id")
+    fsx = params.get("fsx_lustre") or {}
+    if fsx:
+        if not re.fullmatch(FSX_ID_PATTERN, fsx.get("file_system_id") or ""):
+            problems.append("fsx_lustre.file_system_id: %r is not an FSx file system id (fs-...)" % fsx.get("file_system_id"))
+        if fsx.get("path") and not re.fullmatch(FSX_PATH_PATTERN, fsx["path"]):
+            problems.append("fsx_lustre.path: %r must start with / and contain no white space" % fsx["path"])
+    seen = set()
+    for index, profile in enumerate(params.get("user_profiles") or []):
+        label = "user_profiles[%d]" % index
+        pname = profile.get("name") or ""
+        if not re.fullmatch(NAME_PATTERN, pname):
+            problems.append(
+                "%s.name: %r does not match the UserProfileName pattern %s (letters, digits and inner hyphens, at most 63)" % (label, pname, NAME_PATTERN)
+            )
+        if pname in seen:
+            problems.append("%s.name: %r is listed twice" % (label, pname))
+        seen.add(pname)
+        if profile.get("sso_user_name") and not sso:
+            problems.append("%s.sso_user_name applies only to auth_mode SSO" % label)
+        if sso and len(profile.get("sso_user_name") or pname) > MAX_SSO_USER:
+            problems.append("%s.sso_user_name: longer than %d characters" % (label, MAX_SSO_USER))
+        if profile.get("execution_role") and not re.fullmatch(ROLE_PATTERN, profile["execution_role"]):
+            problems.append("%s.execution_role: %r is not an IAM role ARN" % (label, profile["execution_role"]))
+        if profile.get("fsx_path"):
+            if not fsx:
+                problems.append("%s.fsx_path needs fsx_lustre (the file system it is on)" % label)
+            elif not re.fullmatch(FSX_PATH_PATTERN, profile["fsx_path"]):
+                problems.append("%s.fsx_path: %r must start with / and contain no white space" % (label, profile["fsx_path"]))
+    return problems
+
+
+def change_problems(current, desired, running_apps):
+    """What AWS cannot change in place on an existing domain, as sentences."""
+    problems = []
+    if current["auth_mode"] != desired["auth_mode"]:
+        problems.append(
+            "auth_mode cannot change from %s to %s on an existing domain: delete the domain (state: absent) and create it again"
+            % (current["auth_mode"], desired["auth_mode"])
+        )
+    if current.get("vpc_id") and current.get("vpc_id") != desired.get("vpc_id"):
+        problems.append("vpc_id cannot change from %s to %s on an existing domain" % (current["vpc_id"], desired.get("vpc_id")))
+    if desired.get("subnet_ids") and not desired.get("vpc_id"):
+        problems.append("subnet_ids need a VPC; the domain has none")
+    if running_apps:
+        apps = ", ".join(sorted(running_apps))
+        if current["app_network_access_type"] != desired["app_network_access_type"]:
+            problems.append("app_network_access_type can only change when no apps run (running: %s)" % apps)
+        if set(current.get("subnet_ids") or []) - set(desired.get("subnet_ids") or []):
+            problems.append("subnets can only be removed when no apps run (running: %s)" % apps)
+    for name, profile in desired["user_profiles"].items():
+        before = current["user_profiles"].get(name)
+        if before and before.get("single_sign_on_user_value") != profile.get("single_sign_on_user_value"):
+            problems.append(
+                "user profile %s belongs to Identity Center user %s and cannot move to %s: remove it first"
+                % (name, before.get("single_sign_on_user_value"), profile.get("single_sign_on_user_value"))
+            )
+    return problems
+
+
+def new_domain_problems(desired):
+    problems = []
+    if not desired["default_user_settings"].get("execution_role"):
+        problems.append("execution_role is required to create a domain")
+    if desired["app_network_access_type"] == "VpcOnly":
+        if not desired.get("vpc_id") or not desired.get("subnet_ids"):
+            problems.append("vpc_id and subnet_ids are required for app_network_access_type VpcOnly")
+        if not desired["default_user_settings"].get("security_group_ids"):
+            problems.append("security_group_ids are required for app_network_access_type VpcOnly")
+    return problems
+
+
+# ---------------------------------------------------------------- API helpers
+
+
+@SageMakerErrorHandler.list_error_handler("list domains", [])
+@aws_retry()
+def list_domains(client):
+    return client.get_paginator("list_domains").paginate().build_full_result().get("Domains", [])
+
+
+@SageMakerErrorHandler.list_error_handler("describe domain", None)
+@aws_retry()
+def describe_domain(client, domain_id):
+    return client.describe_domain(DomainId=domain_id)
+
+
+@SageMakerErrorHandler.list_error_handler("list domain tags", [])
+@aws_retry()
+def list_tags(client, arn):
+    return client.get_paginator("list_tags").paginate(ResourceArn=arn).build_full_result().get("Tags", [])
+
+
+@SageMakerErrorHandler.common_error_handler("create domain")
+@aws_retry()
+def create_domain(client, request):
+    return client.create_domain(**request)
+
+
+@SageMakerErrorHandler.common_error_handler("update domain")
+@aws_retry()
+def update_domain(client, request):
+    return client.update_domain(**request)
+
+
+@SageMakerErrorHandler.deletion_error_handler("delete domain")
+@aws_retry()
+def delete_domain(client, domain_id, retention):
+    client.delete_domain(DomainId=domain_id, RetentionPolicy={"HomeEfsFileSystem": retention})
+    return True
+
+
+@SageMakerErrorHandler.common_error_handler("tag SageMaker resource")
+@aws_retry()
+def add_tags(client, arn, tags):
+    client.add_tags(ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
+
+
+@SageMakerErrorHandler.common_error_handler("untag SageMaker resource")
+@aws_retry()
+def delete_tags(client, arn, keys):
+    client.delete_tags(ResourceArn=arn, TagKeys=list(keys))
+
+
+@SageMakerErrorHandler.list_error_handler("list user profiles", [])
+@aws_retry()
+def list_user_profiles(client, domain_id):
+    return client.get_paginator("list_user_profiles").paginate(DomainIdEquals=domain_id).build_full_result().get("UserProfiles", [])
+
+
+@SageMakerErrorHandler.list_error_handler("describe user profile", None)
+@aws_retry()
+def describe_user_profile(client, domain_id, name):
+    return client.describe_user_profile(DomainId=domain_id, UserProfileName=name)
+
+
+@SageMakerErrorHandler.common_error_handler("create user profile")
+@aws_retry()
+def create_user_profile(client, request):
+    return client.create_user_profile(**request)
+
+
+@SageMakerErrorHandler.common_error_handler("update user profile")
+@aws_retry()
+def update_user_profile(client, request):
+    return client.update_user_profile(**request)
+
+
+@SageMakerErrorHandler.deletion_error_handler("delete user profile")
+@aws_retry()
+def delete_user_profile(client, domain_id, name):
+    client.delete_user_profile(DomainId=domain_id, UserProfileName=name)
+    return True
+
+
+@SageMakerErrorHandler.list_error_handler("list spaces", [])
+@aws_retry()
+def list_spaces(client, domain_id):
+    return client.get_paginator("list_spaces").paginate(DomainIdEquals=domain_id).build_full_result().get("Spaces", [])
+
+
+@SageMakerErrorHandler.list_error_handler("describe space", None)
+@aws_retry()
+def describe_space(client, domain_id, name):
+    return client.describe_space(DomainId=domain_id, SpaceName=name)
+
+
+@SageMakerErrorHandler.deletion_error_handler("delete space")
+@aws_retry()
+def delete_space(client, domain_id, name):
+    client.delete_space(DomainId=domain_id, SpaceName=name)
+    return True
+
+
+@SageMakerErrorHandler.list_error_handler("list apps", [])
+@aws_retry()
+def list_apps(client, domain_id):
+    return client.get_paginator("list_apps").paginate(DomainIdEquals=domain_id).build_full_result().get("Apps", [])
+
+
+@SageMakerErrorHandler.deletion_error_handler("delete app")
+@aws_retry()
+def delete_app(client, app):
+    request = dict((k, app[k]) for k in ("DomainId", "UserProfileName", "SpaceName", "AppType", "AppName") if app.get(k))
+    client.delete_app(**request)
+    return True
+
+
+@IdentityCenterErrorHandler.list_error_handler("list Identity Center instances", [])
+@aws_retry()
+def list_instances(sso_admin):
+    return sso_admin.get_paginator("list_instances").paginate().build_full_result().get("Instances", [])
+
+
+@IdentityCenterErrorHandler.list_error_handler("find Identity Center group", None)
+@aws_retry()
+def get_group_id(identitystore, store_id, display_name):
+    return identitystore.get_group_id(
+        IdentityStoreId=store_id, AlternateIdentifier={"UniqueAttribute": {"AttributePath": "DisplayName", "AttributeValue": display_name}}
+    )["GroupId"]
+
+
+@IdentityCenterErrorHandler.list_error_handler("find Identity Center user", None)
+@aws_retry()
+def get_user_id(identitystore, store_id, user_name):
+    return identitystore.get_user_id(
+        IdentityStoreId=store_id, AlternateIdentifier={"UniqueAttribute": {"AttributePath": "UserName", "AttributeValue": user_name}}
+    )["UserId"]
+
+
+@IdentityCenterErrorHandler.list_error_handler("list application assignments", [])
+@aws_retry()
+def list_application_assignments(sso_admin, application_arn):
+    paginator = sso_admin.get_paginator("list_application_assignments")
+    return paginator.paginate(ApplicationArn=application_arn).build_full_result().get("ApplicationAssignments", [])
+
+
+@IdentityCenterErrorHandler.common_error_handler("assign the group to the domain's application")
+@aws_retry()
+def create_application_assignment(sso_admin, application_arn, group_id):
+    sso_admin.create_application_assignment(ApplicationArn=application_arn, PrincipalId=group_id, PrincipalType="GROUP")
+
+
+@IdentityCenterErrorHandler.deletion_error_handler("remove a group from the domain's application")
+@aws_retry()
+def delete_application_assignment(sso_admin, application_arn, group_id):
+    sso_admin.delete_application_assignment(ApplicationArn=application_arn, PrincipalId=group_id, PrincipalType="GROUP")
+    return True
+
+
+# ---------------------------------------------------------------- the resource
+
+
+def _app_key(app):
+    return (app.get("UserProfileName"), app.get("SpaceName"), app["AppType"], app["AppName"])
+
+
+class DomainManager:
+    """One team's domain. ``clients`` is a callable giving a boto3 client by service name."""
+
+    def __init__(self, clients, params, check_mode=False, warn=None):
+        self.clients = clients
+        self.client = clients("sagemaker")
+        self.params = params
+        self.check_mode = check_mode
+        self.warn = warn or (lambda message: None)
+        self.name = domain_name(params)
+        self.timeout = params.get("wait_timeout") or 1800
+        self.store_id = None
+
+    # reads
+
+    def find(self):
+        """The domain's summary by name, or None; waits out a deletion in progress of the same name."""
+        found = [d for d in list_domains(self.client) if d["DomainName"] == self.name]
+        if len(found) > 1:
+            raise InputError(message="%d domains are named %s (%s); name one that is unique" % (len(found), self.name, ", ".join(d["DomainId"] for d in found)))
+        if found and found[0].get("Status") == "Deleting":
+            if self.check_mode:
+                return None
+            self._wait_domain(found[0]["DomainId"], (GONE,))
+            return None
+        return found[0] if found else None
+
+    def _wait_domain(self, domain_id, ready):
+        failed = FAILED if GONE not in ready else ()
+        return wait_for_status(lambda: describe_domain(self.client, domain_id), "domain %s" % self.name, ready=ready, failed=failed, timeout=self.timeout)
+
+    def read(self, domain_id):
+        """DescribeDomain once it leaves a transitional status, with tags, profiles and assignments."""
+        domain = wait_for_status(
+            lambda: describe_domain(self.client, domain_id), "domain %s" % self.name, ready=("InService",) + FAILED + (GONE,), timeout=self.timeout
+        )
+        if domain is None:
+            return None, {}, {}, []
+        tags = boto3_tag_list_to_ansible_dict(list_tags(self.client, domain["DomainArn"]))
+        profiles = {}
+        for summary in list_user_profiles(self.client, domain_id):
+            if summary.get("Status") == "Deleting":
+                continue
+            profile = describe_user_profile(self.client, domain_id, summary["UserProfileName"])
+            if profile is not None:
+                profiles[profile["UserProfileName"]] = profile
+        group_ids = []
+        if domain.get("SingleSignOnApplicationArn"):
+            assignments = list_application_assignments(self.clients("sso-admin"), domain["SingleSignOnApplicationArn"])
+            group_ids = [a["PrincipalId"] for a in assignments if a["PrincipalType"] == "GROUP"]
+        return domain, tags, profiles, group_ids
+
+    def running_apps(self, domain_id, user=None, space=None):
+        """Apps not yet Deleted/Failed, optionally of one user profile or space."""
+        return [
+            a
+            for a in list_apps(self.client, domain_id)
+            if a.get("Status") not in APP_GONE and (user is None or a.get("UserProfileName") == user) and (space is None or a.get("SpaceName") == space)
+        ]
+
+    def identity_store(self):
+        if self.store_id is None:
+            instances = list_instances(self.clients("sso-admin"))
+            wanted = self.params.get("identity_center_instance_arn")
+            instances = [i for i in instances if not wanted or i["InstanceArn"] == wanted]
+            if not instances:
+                raise InputError(message="no IAM Identity Center instance %sfound in this Region" % ("%s " % wanted if wanted else ""))
+            self.store_id = instances[0]["IdentityStoreId"]
+        return self.store_id
+
+    def resolve_group(self, auth_mode):
+        group = self.params.get("identity_center_group")
+        if not group or auth_mode != "SSO":
+            return None
+        group_id = get_group_id(self.clients("identitystore"), self.identity_store(), group)
+        if group_id is None:
+            raise InputError(message="Identity Center group %r does not exist in identity store %s" % (group, self.identity_store()))
+        return group_id
+
+    def missing_sso_users(self, names):
+        identitystore = self.clients("identitystore")
+        return [n for n in names if get_user_id(identitystore, self.identity_store(), n) is None]
+
+    def desired_tags(self):
+        return naming.team_tags(self.params["team"], self.params.get("cost_center"), self.params.get("tag_keys"), extra=self.params.get("tags") or {})
+
+    def tag_changes(self, current_tags):
+        purge = bool(self.params.get("purge_tags")) and self.params.get("tags") is not None
+        return compare_aws_tags(current_tags or {}, self.desired_tags(), purge_tags=purge)
+
+    # results
+
+    def result(self, domain, tags, profiles, group_ids):
+        if not domain:
+            return {}
+        result = snake(dict((k, v) for k, v in domain.items() if k != "ResponseMetadata"))
+        result["tags"] = dict(tags)
+        result["user_profiles"] = [
+            snake(dict((k, v) for k, v in profiles[name].items() if k != "ResponseMetadata")) for name in sorted(profiles)
+        ]
+        result["identity_center_group_ids"] = sorted(group_ids)
+        return result
+
+    @staticmethod
+    def predicted(view, domain=None):
+        """A result for check mode: what ``result`` will show once ``view`` is applied to ``domain``."""
+        result = snake(dict((k, v) for k, v in (domain or {}).items() if k != "ResponseMetadata"))
+        settings = dict(result.get("default_user_settings") or {})
+        settings.update(snake(user_settings_request(view["default_user_settings"])))
+        result.update(
+            domain_name=view["domain_name"],
+            auth_mode=view["auth_mode"],
+            app_network_access_type=view["app_network_access_type"],
+            tag_propagation=TAG_PROPAGATION[view["tag_propagation"]],
+            default_user_settings=settings,
+            tags=dict(view["tags"]),
+            identity_center_group_ids=list(view.get("identity_center_group_ids") or []),
+        )
+        for key in ("vpc_id", "subnet_ids"):
+            if view.get(key):
+                result[key] = copy.deepcopy(view[key])
+        profiles = []
+        for name, profile in sorted(view["user_profiles"].items()):
+            entry = {"domain_id": result.get("domain_id"), "user_profile_name": name, "user_settings": snake(user_settings_request(profile))}
+            if profile.get("single_sign_on_user_value"):
+                entry.update(single_sign_on_user_identifier="UserName", single_sign_on_user_value=profile["single_sign_on_user_value"])
+            profiles.append(entry)
+        result["user_profiles"] = profiles
+        return result
+
+    # present
+
+    def ensure_present(self):
+        problems = input_problems(self.params)
+        if problems:
+            raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
+        summary = self.find()
+        domain, tags, profiles, group_ids = self.read(summary["DomainId"]) if summary else (None, {}, {}, [])
+        current = before = current_view(domain, tags, profiles, group_ids)
+        auth_mode = effective_auth_mode(self.params, current)
+        problems = input_problems(self.params, auth_mode) if auth_mode != effective_auth_mode(self.params) else []
+        if problems:
+            raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
+        group_id = self.resolve_group(auth_mode)
+        tags_after = dict(tags)
+        to_set, to_unset = self.tag_changes(tags)
+        tags_after.update(to_set)
+        for key in to_unset:
+            tags_after.pop(key, None)
+        desired = desired_view(self.params, current, tags_after, group_id)
+        if domain is None:
+            problems = new_domain_problems(desired)
+        else:
+            running = [a["AppName"] for a in self.running_apps(domain["DomainId"])] if self._network_change(current, desired) else []
+            problems = change_problems(current, desired, running)
+        if desired["auth_mode"] == "SSO":
+            new_users = [p["single_sign_on_user_value"] for name, p in desired["user_profiles"].items() if name not in current.get("user_profiles", {})]
+            missing = self.missing_sso_users(new_users) if new_users else []
+            if missing:
+                problems.append("Identity Center has no user named %s (SSO user profiles need one)" % ", ".join(missing))
+        if problems:
+            raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
+        if current == desired:
+            return False, current, desired, self.result(domain, tags, profiles, group_ids)
+        if self.check_mode:
+            return True, current, desired, self.predicted(desired, domain)
+        if domain is None:
+            created = create_domain(self.client, create_domain_request(desired))
+            domain = self._wait_domain(created["DomainId"], ("InService",))
+            current = current_view(domain, desired["tags"], {}, [])
+            profiles = {}
+        else:
+            self._update_domain(domain, current, desired, to_set, to_unset)
+        self._sync_profiles(domain["DomainId"], current, desired, profiles)
+        if domain.get("SingleSignOnApplicationArn") and self.params.get("identity_center_group"):
+            self._sync_groups(domain["SingleSignOnApplicationArn"], current.get("identity_center_group_ids") or [], desired["identity_center_group_ids"])
+        domain, tags, profiles, group_ids = self.read(domain["DomainId"])
+        return True, before, current_view(domain, tags, profiles, group_ids), self.result(domain, tags, profiles, group_ids)
+
+    @staticmethod
+    def _network_change(current, desired):
+        return current["app_network_access_type"] != desired["app_network_access_type"] or bool(
+            set(current.get("subnet_ids") or []) - set(desired.get("subnet_ids") or [])
+        )
+
+    def _update_domain(self, domain, current, desired, to_set, to_unset):
+        request = update_domain_request(domain["DomainId"], current, desired)
+        if request:
+            update_domain(self.client, request)
+            self._wait_domain(domain["DomainId"], ("InService",))
+        if to_set:
+            add_tags(self.client, domain["DomainArn"], to_set)
+        if to_unset:
+            delete_tags(self.client, domain["DomainArn"], to_unset)
+
+    def _sync_profiles(self, domain_id, current, desired, profiles):
+        waiting = []
+        profile_tags = naming.team_tags(self.params["team"], self.params.get("cost_center"), self.params.get("tag_keys"), extra=self.params.get("tags") or {})
+        for name in sorted(set(current.get("user_profiles", {})) - set(desired["user_profiles"])):
+            self.remove_profile(domain_id, name)
+        for name, view in sorted(desired["user_profiles"].items()):
+            before = current.get("user_profiles", {}).get(name)
+            if before is None:
+                create_user_profile(self.client, create_profile_request(domain_id, name, view, profile_tags))
+                waiting.append(name)
+                continue
+            request = update_profile_request(domain_id, name, before, view)
+            if request:
+                update_user_profile(self.client, request)
+                waiting.append(name)
+        for name in waiting:
+            wait_for_status(
+                lambda n=name: describe_user_profile(self.client, domain_id, n),
+                "user profile %s" % name,
+                ready=("InService",),
+                failed=FAILED,
+                timeout=self.timeout,
+            )
+
+    def remove_profile(self, domain_id, name):
+        """Delete a profile after its apps and the spaces it owns (with their apps) are gone."""
+        owned = [s["SpaceName"] for s in list_spaces(self.client, domain_id) if (s.get("OwnershipSettingsSummary") or {}).get("OwnerUserProfileName") == name]
+        self._delete_apps([a for a in self.running_apps(domain_id) if a.get("UserProfileName") == name or a.get("SpaceName") in owned], domain_id)
+        for space in owned:
+            self._delete_space(domain_id, space)
+        self._settle_profile(domain_id, name)
+        if delete_user_profile(self.client, domain_id, name):
+            wait_for_status(lambda: describe_user_profile(self.client, domain_id, name), "user profile %s" % name, ready=(GONE,), timeout=self.timeout)
+
+    def _settle_profile(self, domain_id, name):
+        wait_for_status(
+            lambda: describe_user_profile(self.client, domain_id, name), "user profile %s" % name, ready=("InService", GONE) + FAILED, timeout=self.timeout
+        )
+
+    def _delete_apps(self, apps, domain_id):
+        if not apps:
+            return
+        for app in apps:
+            if app.get("Status") == "Pending":
+                self._wait_apps(domain_id, lambda a, app=app: a["AppName"] == app["AppName"] and a.get("Status") == "Pending")
+            if app.get("Status") != "Deleting":
+                delete_app(self.client, app)
+        keys = set(_app_key(a) for a in apps)
+        self._wait_apps(domain_id, lambda a: _app_key(a) in keys and a.get("Status") not in APP_GONE)
+
+    def _wait_apps(self, domain_id, busy):
+        """Wait until no app of the domain matches ``busy``."""
+        wait_for_status(
+            lambda: {"Status": "busy" if any(busy(a) for a in list_apps(self.client, domain_id)) else "done"},
+            "apps of domain %s" % self.name,
+            ready=("done",),
+            timeout=self.timeout,
+        )
+
+    def _delete_space(self, domain_id, name):
+        wait_for_status(lambda: describe_space(self.client, domain_id, name), "space %s" % name, ready=("InService", GONE) + FAILED, timeout=self.timeout)
+        if delete_space(self.client, domain_id, name):
+            wait_for_status(lambda: describe_space(self.client, domain_id, name), "space %s" % name, ready=(GONE,), timeout=self.timeout)
+
+    def _sync_groups(self, application_arn, current_ids, desired_ids):
+        sso_admin = self.clients("sso-admin")
+        for group_id in sorted(set(desired_ids) - set(current_ids)):
+            create_application_assignment(sso_admin, application_arn, group_id)
+        for group_id in sorted(set(current_ids) - set(desired_ids)):
+            delete_application_assignment(sso_admin, application_arn, group_id)
+
+    # absent
+
+    def ensure_absent(self):
+        problems = input_problems(self.params)
+        if problems:
+            raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
+        summary = self.find()
+        if summary is None:
+            return False, {}, {}, {}, {}
+        domain, tags, profiles, group_ids = self.read(summary["DomainId"])
+        before = current_view(domain, tags, profiles, group_ids)
+        retain = self.params.get("retain_home_efs", True)
+        retained = {"home_efs_file_system_id": domain.get("HomeEfsFileSystemId")} if retain and domain.get("HomeEfsFileSystemId") else {}
+        if self.check_mode:
+            return True, before, {}, {}, retained
+        domain_id = domain["DomainId"]
+        self._delete_apps(self.running_apps(domain_id), domain_id)
+        for space in list_spaces(self.client, domain_id):
+            if space.get("Status") != "Deleting":
+                self._delete_space(domain_id, space["SpaceName"])
+        for name in sorted(profiles):
+            self.remove_profile(domain_id, name)
+        if delete_domain(self.client, domain_id, "Retain" if retain else "Delete"):
+            self._wait_domain(domain_id, (GONE,))
+        return True, before, {}, {}, retained

@@ -1,0 +1,367 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type  # noqa: UP001 (ansible-test sanity wants the boilerplate)
+
+DOCUMENTATION = r"""
+---
+module: sagemaker_domain
+short_description: Manage a team's SageMaker AI domain (SageMaker Studio), its user profiles and its Identity Center group
+version_added: 0.1.0
+description:
+  - Creates, updates or deletes the SageMaker AI domain of one team, named
+    C(<name_prefix>-<team>) unless O(name) is given, and found by that name.
+  - Manages the domain's user profiles (O(user_profiles)); in an V(SSO) domain each profile
+    belongs to the Identity Center user of the same name (or O(user_profiles[].sso_user_name)).
+  - In an V(SSO) domain, assigns the team's Identity Center group (O(identity_center_group)) to
+    the domain's Identity Center application, so that the group's members see the domain in
+    their AWS access portal, and removes the assignments of other groups.
+  - Changes AWS can make in place go through C(UpdateDomain) and C(UpdateUserProfile). Changing
+    the auth mode, the VPC or the Identity Center user of a profile, or changing the network
+    access type or removing subnets while apps run, fails before any change is made, as do
+    names outside the API's patterns and unknown Identity Center users and groups.
+  - Deleting the domain (O(state=absent)) deletes its apps, spaces and user profiles first, then
+    the domain, keeping the users' home EFS volume unless O(retain_home_efs=false).
+  - Options left unset are left as they are on an existing domain.
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  state:
+    description: Whether the domain should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+  team:
+    description:
+      - The team the domain belongs to; names the domain and its tags.
+      - Lower-case letters, digits and inner hyphens.
+    type: str
+    required: true
+  name_prefix:
+    description: Prefix of the domain name C(<name_prefix>-<team>).
+    type: str
+    default: hyperpod
+  name:
+    description:
+      - The domain name, instead of C(<name_prefix>-<team>).
+      - Letters, digits and inner hyphens, at most 63 characters.
+    type: str
+  auth_mode:
+    description:
+      - How users sign in. V(SSO) is IAM Identity Center; cannot change on an existing domain.
+      - Unset, a new domain uses V(SSO) and an existing one keeps its mode.
+    type: str
+    choices: [SSO, IAM]
+  vpc_id:
+    description: The VPC of the domain. Cannot change on an existing domain.
+    type: str
+  subnet_ids:
+    description: Subnets of O(vpc_id) Studio uses.
+    type: list
+    elements: str
+  security_group_ids:
+    description:
+      - Security groups of the users' apps (C(DefaultUserSettings.SecurityGroups)), at most 5.
+      - Required with O(app_network_access_type=VpcOnly).
+    type: list
+    elements: str
+  app_network_access_type:
+    description:
+      - V(VpcOnly) sends all Studio traffic through O(subnet_ids); V(PublicInternetOnly) lets
+        SageMaker provide internet access. AWS's default is V(PublicInternetOnly).
+    type: str
+    choices: [VpcOnly, PublicInternetOnly]
+  execution_role:
+    description:
+      - ARN of the default IAM execution role of the users. Required to create a domain.
+    type: str
+  fsx_lustre:
+    description:
+      - The team's directory on an FSx for Lustre file system, mounted in every user's apps
+        (C(DefaultUserSettings.CustomFileSystemConfigs)).
+    type: dict
+    suboptions:
+      file_system_id:
+        description: The file system, C(fs-...).
+        type: str
+        required: true
+      path:
+        description: The directory, for example V(/vision).
+        type: str
+        default: /
+  studio_web_portal:
+    description: Whether users get the Studio web portal.
+    type: str
+    choices: [enabled, disabled]
+  default_landing_uri:
+    description: Where users land when they open the domain, for example V(studio::).
+    type: str
+  tag_propagation:
+    description: Whether the domain's custom tags propagate to what SageMaker creates for it.
+    type: bool
+    default: true
+  user_profiles:
+    description:
+      - The domain's user profiles. Profiles not listed are kept unless O(purge_user_profiles=true).
+      - Unset means the profiles are left as they are.
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description: Profile name; letters, digits and inner hyphens, at most 63 characters.
+        type: str
+        required: true
+      sso_user_name:
+        description:
+          - The Identity Center user name the profile belongs to (C(SingleSignOnUserValue)). Default O(user_profiles[].name).
+          - V(SSO) domains only; cannot change on an existing profile.
+        type: str
+      execution_role:
+        description: ARN of the profile's execution role, instead of the domain's.
+        type: str
+      fsx_path:
+        description:
+          - The user's home directory on O(fsx_lustre.file_system_id), for example V(/vision/home/alice),
+            mounted besides the team directory.
+        type: str
+  purge_user_profiles:
+    description:
+      - Delete the user profiles not in O(user_profiles), after their apps and the spaces they own.
+    type: bool
+    default: false
+  identity_center_group:
+    description:
+      - Display name of the team's Identity Center group, assigned to the domain. V(SSO) domains only.
+      - Other groups assigned to the domain are removed.
+    type: str
+  identity_center_instance_arn:
+    description: The Identity Center instance; default the one C(sso-admin ListInstances) returns.
+    type: str
+  retain_home_efs:
+    description:
+      - With O(state=absent), keep the users' home EFS file system (C(RetentionPolicy.HomeEfsFileSystem=Retain)).
+    type: bool
+    default: true
+  cost_center:
+    description: Value of the cost-center tag.
+    type: str
+  tag_keys:
+    description: Tag keys for the team and cost-center tags, as in C(naming.team_tags); default C(team) and C(cost-center).
+    type: dict
+  wait_timeout:
+    description: Seconds to wait for the domain, its profiles, spaces and apps to settle.
+    type: int
+    default: 1800
+notes:
+  - The domain always carries the team tags (team, cost-center, managed-by) besides O(tags);
+    O(purge_tags) removes other tags only when O(tags) is given. New user profiles are created
+    with the same tags.
+  - A user profile created without O(user_profiles[].execution_role) or O(user_profiles[].fsx_path)
+    uses the domain's defaults.
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying target.
+    support: full
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
+    support: full
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.tags
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Give team vision its Studio domain, with its members and its FSx directory
+  hyperpod.tenancy.sagemaker_domain:
+    team: vision
+    cost_center: CC-1001
+    vpc_id: vpc-0123456789abcdef0
+    subnet_ids: [subnet-0123456789abcdef0, subnet-0123456789abcdef1]
+    security_group_ids: [sg-0123456789abcdef0]
+    app_network_access_type: VpcOnly
+    execution_role: arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution
+    fsx_lustre:
+      file_system_id: fs-0123456789abcdef0
+      path: /vision
+    identity_center_group: TeamVision
+    user_profiles:
+      - name: alice
+      - name: bob
+        fsx_path: /vision/home/bob
+    purge_user_profiles: true
+
+- name: Offboard team vision, keeping the users' home volume
+  hyperpod.tenancy.sagemaker_domain:
+    team: vision
+    state: absent
+  register: removed
+
+- name: Show what was kept
+  ansible.builtin.debug:
+    var: removed.retained
+"""
+
+RETURN = r"""
+domain:
+  description: The domain after the change (predicted in check mode); empty when absent.
+  returned: always
+  type: dict
+  contains:
+    domain_id:
+      description: The domain id.
+      type: str
+      sample: d-a1b2c3d4e5f6
+    domain_arn:
+      description: The domain ARN.
+      type: str
+      sample: arn:aws:sagemaker:us-east-1:123456789012:domain/d-a1b2c3d4e5f6
+    domain_name:
+      description: The domain name.
+      type: str
+      sample: hyperpod-vision
+    url:
+      description: The Studio URL.
+      type: str
+      sample: https://d-a1b2c3d4e5f6.studio.us-east-1.sagemaker.aws
+    status:
+      description: C(InService), or a transitional or failed status.
+      type: str
+      sample: InService
+    auth_mode:
+      description: C(SSO) or C(IAM).
+      type: str
+    single_sign_on_application_arn:
+      description: The domain's Identity Center application (SSO domains).
+      type: str
+      sample: arn:aws:sso::123456789012:application/ssoins-1234567890abcdef/apl-1234567890abcdef
+    home_efs_file_system_id:
+      description: The users' home EFS file system.
+      type: str
+    vpc_id:
+      description: The VPC.
+      type: str
+    subnet_ids:
+      description: The subnets.
+      type: list
+      elements: str
+    app_network_access_type:
+      description: C(VpcOnly) or C(PublicInternetOnly).
+      type: str
+    default_user_settings:
+      description: The default user settings, in snake_case.
+      type: dict
+    tag_propagation:
+      description: C(ENABLED) or C(DISABLED).
+      type: str
+    tags:
+      description: The domain's tags.
+      type: dict
+      sample: {team: vision, cost-center: CC-1001, managed-by: hyperpod.tenancy}
+    user_profiles:
+      description: The user profiles (C(DescribeUserProfile), snake_case).
+      type: list
+      elements: dict
+      contains:
+        user_profile_name:
+          description: The profile name.
+          type: str
+        single_sign_on_user_value:
+          description: The Identity Center user of the profile.
+          type: str
+        status:
+          description: The profile status.
+          type: str
+        user_settings:
+          description: The profile's own settings.
+          type: dict
+    identity_center_group_ids:
+      description: Ids of the Identity Center groups assigned to the domain.
+      type: list
+      elements: str
+retained:
+  description: With O(state=absent), what the deletion kept.
+  returned: when state is absent
+  type: dict
+  contains:
+    home_efs_file_system_id:
+      description: The home EFS file system, kept with O(retain_home_efs=true).
+      type: str
+      sample: fs-0123456789abcdef0
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.domain import DomainManager
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+
+def main():
+    argument_spec = dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        team=dict(type="str", required=True),
+        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+        name=dict(type="str"),
+        auth_mode=dict(type="str", choices=["SSO", "IAM"]),
+        vpc_id=dict(type="str"),
+        subnet_ids=dict(type="list", elements="str"),
+        security_group_ids=dict(type="list", elements="str"),
+        app_network_access_type=dict(type="str", choices=["VpcOnly", "PublicInternetOnly"]),
+        execution_role=dict(type="str"),
+        fsx_lustre=dict(
+            type="dict",
+            options=dict(file_system_id=dict(type="str", required=True), path=dict(type="str", default="/")),
+        ),
+        studio_web_portal=dict(type="str", choices=["enabled", "disabled"]),
+        default_landing_uri=dict(type="str"),
+        tag_propagation=dict(type="bool", default=True),
+        user_profiles=dict(
+            type="list",
+            elements="dict",
+            options=dict(
+                name=dict(type="str", required=True),
+                sso_user_name=dict(type="str"),
+                execution_role=dict(type="str"),
+                fsx_path=dict(type="str"),
+            ),
+        ),
+        purge_user_profiles=dict(type="bool", default=False),
+        identity_center_group=dict(type="str"),
+        identity_center_instance_arn=dict(type="str"),
+        retain_home_efs=dict(type="bool", default=True),
+        cost_center=dict(type="str"),
+        tag_keys=dict(type="dict", no_log=False),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=1800),
+    )
+    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    clients = {}
+
+    def client(service):
+        if service not in clients:
+            clients[service] = module.client(service, retry_decorator=aws_retry())
+        return clients[service]
+
+    result = {}
+    try:
+        manager = DomainManager(client, module.params, check_mode=module.check_mode, warn=module.warn)
+        if module.params["state"] == "present":
+            changed, before, after, domain = manager.ensure_present()
+        else:
+            changed, before, after, domain, retained = manager.ensure_absent()
+            result["retained"] = retained
+    except HyperPodError as e:
+        module.fail_json_aws_error(e)
+    module.exit_json(changed=changed, domain=domain, diff={"before": before, "after": after}, **result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""IAM Identity Center applications and their assignments, which moto 5.2.5 lacks.
+
+AWS-managed applications (a SageMaker AI domain in SSO mode is one) appear in
+the region's Identity Center instance when the owning service creates them;
+sagemaker_studio calls ``register_application`` and ``remove_application``.
+Added operations: DescribeApplication, CreateApplicationAssignment,
+DeleteApplicationAssignment, DescribeApplicationAssignment and
+ListApplicationAssignments, validated against botocore's model, with the
+principal checked against the instance's identity store (ResourceNotFoundException
+for an unknown group or user, as Identity Center answers), ConflictException for
+an assignment that exists, ResourceNotFoundException for one that does not.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+
+import moto.ssoadmin.models
+import moto.ssoadmin.responses
+
+from sandbox.core import AwsError, graft, now_epoch, state, validate_request
+
+PROVIDER_ARN = "arn:aws:sso::aws:applicationProvider/sagemaker"
+
+
+def _not_found(message: str) -> AwsError:
+    return AwsError("ResourceNotFoundException", message)
+
+
+def _backend(account_id: str, region: str):
+    return moto.ssoadmin.models.ssoadmin_backends[account_id][region]
+
+
+def register_application(account_id: str, region: str, name: str, owner_arn: str) -> dict:
+    """Create the AWS-managed application a service owns in the region's instance; return it."""
+    backend = _backend(account_id, region)
+    if not backend.instances:
+        raise AwsError("ValidationException", "No IAM Identity Center instance exists in this Region.")
+    instance = backend.instances[0]
+    instance_id = instance.instance_arn.rsplit("/", 1)[-1]
+    suffix = "".join(random.choice(string.ascii_lowercase + string.digits) for _ in range(16))
+    arn = f"arn:aws:sso::{account_id}:application/{instance_id}/apl-{suffix}"
+    application = {
+        "ApplicationArn": arn,
+        "ApplicationProviderArn": PROVIDER_ARN,
+        "Name": name,
+        "ApplicationAccount": account_id,
+        "InstanceArn": instance.instance_arn,
+        "Status": "ENABLED",
+        "PortalOptions": {"Visibility": "ENABLED", "SignInOptions": {"Origin": "APPLICATION"}},
+        "Description": f"Application for {owner_arn}",
+        "CreatedDate": now_epoch(),
+        "CreatedFrom": region,
+    }
+    state(backend, "applications")[arn] = {"application": application, "identity_store_id": instance.identity_store_id, "assignments": []}
+    return application
+
+
+def remove_application(account_id: str, region: str, arn: str) -> None:
+    state(_backend(account_id, region), "applications").pop(arn, None)
+
+
+def _purge_owners(account_id: str, region: str) -> None:
+    # A domain that finished deleting takes its application with it.
+    from moto.sagemaker.models import sagemaker_backends
+
+    sagemaker = sagemaker_backends[account_id][region]
+    if hasattr(sagemaker, "studio_purge"):
+        sagemaker.studio_purge()
+
+
+class ApplicationsBackend:
+    """Grafted onto moto's SSOAdminBackend."""
+
+    def application_record(self, arn: str) -> dict:
+        _purge_owners(self.account_id, self.region_name)
+        record = state(self, "applications").get(arn)
+        if record is None:
+            raise _not_found(f"Application {arn} does not exist.")
+        return record
+
+    def check_principal(self, record: dict, principal_type: str, principal_id: str) -> None:
+        from moto.identitystore.models import identitystore_backends
+
+        store = identitystore_backends[self.account_id][self.region_name].identity_stores.get(record["identity_store_id"])
+        found = store and (store.groups if principal_type == "GROUP" else store.users).get(principal_id)
+        if not found:
+            raise _not_found(f"{principal_type.capitalize()} {principal_id} does not exist in identity store {record['identity_store_id']}.")
+
+
+class ApplicationsResponse:
+    """Grafted onto moto's SSOAdminResponse."""
+
+    def _application_params(self, operation: str) -> dict:
+        params = json.loads(self.body or "{}")
+        validate_request("sso-admin", operation, params)
+        return params
+
+    def describe_application(self) -> str:
+        params = self._application_params("DescribeApplication")
+        return json.dumps(self.ssoadmin_backend.application_record(params["ApplicationArn"])["application"])
+
+    def create_application_assignment(self) -> str:
+        params = self._application_params("CreateApplicationAssignment")
+        backend = self.ssoadmin_backend
+        record = backend.application_record(params["ApplicationArn"])
+        backend.check_principal(record, params["PrincipalType"], params["PrincipalId"])
+        assignment = {"ApplicationArn": params["ApplicationArn"], "PrincipalType": params["PrincipalType"], "PrincipalId": params["PrincipalId"]}
+        if assignment in record["assignments"]:
+            raise AwsError("ConflictException", f"{params['PrincipalType']} {params['PrincipalId']} is already assigned to the application.")
+        record["assignments"].append(assignment)
+        return "{}"
+
+    def delete_application_assignment(self) -> str:
+        params = self._application_params("DeleteApplicationAssignment")
+        record = self.ssoadmin_backend.application_record(params["ApplicationArn"])
+        assignment = {"ApplicationArn": params["ApplicationArn"], "PrincipalType": params["PrincipalType"], "PrincipalId": params["PrincipalId"]}
+        if assignment not in record["assignments"]:
+            raise _not_found(f"{params['PrincipalType']} {params['PrincipalId']} is not assigned to the application.")
+        record["assignments"].remove(assignment)
+        return "{}"
+
+    def describe_application_assignment(self) -> str:
+        params = self._application_params("DescribeApplicationAssignment")
+        record = self.ssoadmin_backend.application_record(params["ApplicationArn"])
+        assignment = {"ApplicationArn": params["ApplicationArn"], "PrincipalType": params["PrincipalType"], "PrincipalId": params["PrincipalId"]}
+        if assignment not in record["assignments"]:
+            raise _not_found(f"{params['PrincipalType']} {params['PrincipalId']} is not assigned to the application.")
+        return json.dumps(assignment)
+
+    def list_application_assignments(self) -> str:
+        params = self._application_params("ListApplicationAssignments")
+        record = self.ssoadmin_backend.application_record(params["ApplicationArn"])
+        start = int(params["NextToken"]) if params.get("NextToken", "").isdigit() else 0
+        size = params.get("MaxResults") or 100
+        page = record["assignments"][start : start + size]
+        result: dict = {"ApplicationAssignments": page}
+        if start + size < len(record["assignments"]):
+            result["NextToken"] = str(start + size)
+        return json.dumps(result)
+
+
+def install() -> None:
+    graft(moto.ssoadmin.models.SSOAdminBackend, ApplicationsBackend)
+    graft(moto.ssoadmin.responses.SSOAdminResponse, ApplicationsResponse)

@@ -1,0 +1,411 @@
+"""plugins/module_utils/domain.py: views, requests, input and in-place checks, deletion order and retention."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import domain as d
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+
+ROLE = "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution"
+FSX = "fs-0123456789abcdef0"
+DOMAIN_ID = "d-abcdefabcdef"
+APP_ARN = "arn:aws:sso::123456789012:application/ssoins-1234567890abcdef/apl-1234567890abcdef"
+
+
+def params(**overrides):
+    base = {
+        "state": "present", "team": "vision", "name_prefix": "hyperpod", "name": None, "auth_mode": None,
+        "vpc_id": "vpc-1", "subnet_ids": ["subnet-b", "subnet-a"], "security_group_ids": ["sg-1"],
+        "app_network_access_type": "VpcOnly", "execution_role": ROLE, "fsx_lustre": {"file_system_id": FSX, "path": "/vision"},
+        "studio_web_portal": None, "default_landing_uri": None, "tag_propagation": True,
+        "user_profiles": [{"name": "alice", "sso_user_name": None, "execution_role": None, "fsx_path": None}],
+        "purge_user_profiles": False, "identity_center_group": "TeamVision", "identity_center_instance_arn": None,
+        "retain_home_efs": True, "cost_center": "CC-1001", "tag_keys": None, "tags": None, "purge_tags": True, "wait_timeout": 30,
+    }
+    base.update(overrides)
+    return base
+
+
+def described_domain(**overrides):
+    domain = {
+        "DomainId": DOMAIN_ID, "DomainArn": "arn:aws:sagemaker:us-east-1:123456789012:domain/" + DOMAIN_ID,
+        "DomainName": "hyperpod-vision", "AuthMode": "SSO", "Status": "InService", "VpcId": "vpc-1",
+        "SubnetIds": ["subnet-a", "subnet-b"], "AppNetworkAccessType": "VpcOnly", "TagPropagation": "ENABLED",
+        "HomeEfsFileSystemId": "fs-0000aaaa", "SingleSignOnApplicationArn": APP_ARN,
+        "DefaultUserSettings": {
+            "ExecutionRole": ROLE, "SecurityGroups": ["sg-1"],
+            "CustomFileSystemConfigs": [{"FSxLustreFileSystemConfig": {"FileSystemId": FSX, "FileSystemPath": "/vision"}}],
+        },
+    }
+    domain.update(overrides)
+    return domain
+
+
+TAGS = {"team": "vision", "cost-center": "CC-1001", "managed-by": "hyperpod.tenancy"}
+
+
+def profile(name, sso=None, **settings):
+    return {"DomainId": DOMAIN_ID, "UserProfileName": name, "Status": "InService", "SingleSignOnUserIdentifier": "UserName",
+            "SingleSignOnUserValue": sso or name, "UserSettings": settings}
+
+
+# ---------------------------------------------------------------- views
+
+
+def test_an_unchanged_domain_has_equal_views():
+    current = d.current_view(described_domain(), TAGS, {"alice": profile("alice")}, ["g-1"])
+    assert d.desired_view(params(), current, TAGS, "g-1") == current
+
+
+def test_unset_options_leave_the_domain_alone():
+    current = d.current_view(described_domain(StudioWebPortal="ENABLED"), TAGS, {"alice": profile("alice"), "zed": profile("zed")}, ["g-1"])
+    unset = params(vpc_id=None, subnet_ids=None, security_group_ids=None, app_network_access_type=None, execution_role=None,
+                   fsx_lustre=None, user_profiles=None, identity_center_group=None, tag_propagation=None)
+    assert d.desired_view(unset, current, TAGS, None) == current
+
+
+def test_profiles_not_listed_go_only_with_purge():
+    current = d.current_view(described_domain(), TAGS, {"alice": profile("alice"), "zed": profile("zed")}, ["g-1"])
+    kept = d.desired_view(params(), current, TAGS, "g-1")
+    purged = d.desired_view(params(purge_user_profiles=True), current, TAGS, "g-1")
+    assert sorted(kept["user_profiles"]) == ["alice", "zed"]
+    assert sorted(purged["user_profiles"]) == ["alice"]
+
+
+def test_a_home_path_is_mounted_besides_the_team_directory():
+    view = d.desired_view(params(user_profiles=[{"name": "bob", "fsx_path": "/vision/home/bob"}]), {}, TAGS, "g-1")
+    request = d.create_profile_request(DOMAIN_ID, "bob", view["user_profiles"]["bob"], TAGS)
+    assert request["SingleSignOnUserIdentifier"] == "UserName"
+    assert request["SingleSignOnUserValue"] == "bob"
+    assert [c["FSxLustreFileSystemConfig"]["FileSystemPath"] for c in request["UserSettings"]["CustomFileSystemConfigs"]] == ["/vision", "/vision/home/bob"]
+
+
+def test_create_request_carries_tags_propagation_and_the_team_directory():
+    view = d.desired_view(params(), {}, TAGS, "g-1")
+    request = d.create_domain_request(view)
+    assert request["DomainName"] == "hyperpod-vision"
+    assert request["AuthMode"] == "SSO"
+    assert request["TagPropagation"] == "ENABLED"
+    assert request["SubnetIds"] == ["subnet-a", "subnet-b"]
+    assert request["DefaultUserSettings"] == {
+        "ExecutionRole": ROLE, "SecurityGroups": ["sg-1"],
+        "CustomFileSystemConfigs": [{"FSxLustreFileSystemConfig": {"FileSystemId": FSX, "FileSystemPath": "/vision"}}],
+    }
+    assert {"Key": "cost-center", "Value": "CC-1001"} in request["Tags"]
+
+
+def test_update_request_sends_only_what_differs():
+    current = d.current_view(described_domain(), TAGS, {}, [])
+    desired = d.desired_view(params(fsx_lustre={"file_system_id": FSX, "path": "/shared"}, studio_web_portal="enabled"), current, TAGS)
+    request = d.update_domain_request(DOMAIN_ID, current, desired)
+    assert request == {
+        "DomainId": DOMAIN_ID,
+        "DefaultUserSettings": {
+            "CustomFileSystemConfigs": [{"FSxLustreFileSystemConfig": {"FileSystemId": FSX, "FileSystemPath": "/shared"}}],
+            "StudioWebPortal": "ENABLED",
+        },
+    }
+    assert d.update_domain_request(DOMAIN_ID, current, current) is None
+
+
+def test_check_mode_prediction_has_the_shape_of_the_result():
+    current = d.current_view(described_domain(), TAGS, {"alice": profile("alice")}, ["g-1"])
+    desired = d.desired_view(params(user_profiles=[{"name": "bob", "fsx_path": "/vision/home/bob"}], studio_web_portal="enabled"), current, TAGS, "g-1")
+    predicted = d.DomainManager.predicted(desired, described_domain())
+    assert predicted["domain_id"] == DOMAIN_ID
+    assert predicted["default_user_settings"]["studio_web_portal"] == "ENABLED"
+    assert predicted["default_user_settings"]["execution_role"] == ROLE
+    assert [p["user_profile_name"] for p in predicted["user_profiles"]] == ["alice", "bob"]
+    bob = predicted["user_profiles"][1]
+    assert bob["single_sign_on_user_value"] == "bob"
+    paths = [c["f_sx_lustre_file_system_config"]["file_system_path"] for c in bob["user_settings"]["custom_file_system_configs"]]
+    assert paths == ["/vision", "/vision/home/bob"]
+    assert predicted["identity_center_group_ids"] == ["g-1"]
+
+
+# ---------------------------------------------------------------- checks before any call
+
+
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        ({}, None),
+        ({"user_profiles": [{"name": "alice.smith"}]}, "UserProfileName pattern"),
+        ({"user_profiles": [{"name": "alice"}, {"name": "alice"}]}, "listed twice"),
+        ({"user_profiles": [{"name": "bob", "fsx_path": "/home/bob"}], "fsx_lustre": None}, "fsx_path needs fsx_lustre"),
+        ({"user_profiles": [{"name": "bob", "fsx_path": "home bob"}]}, "must start with /"),
+        ({"auth_mode": "IAM"}, "identity_center_group applies only to auth_mode SSO"),
+        ({"auth_mode": "IAM", "identity_center_group": None, "user_profiles": [{"name": "a", "sso_user_name": "b"}]}, "sso_user_name applies only"),
+        ({"execution_role": "studio-role"}, "is not an IAM role ARN"),
+        ({"security_group_ids": ["sg-%d" % i for i in range(6)]}, "at most 5"),
+        ({"fsx_lustre": {"file_system_id": "vol-1", "path": "/"}}, "not an FSx file system id"),
+        ({"team": "Vision_Team"}, "lower-case letters"),
+        ({"name": "team_vision"}, "DomainName pattern"),
+    ],
+)
+def test_input_problems(overrides, expected):
+    problems = d.input_problems(params(**overrides))
+    if expected is None:
+        assert problems == []
+    else:
+        assert any(expected in p for p in problems), problems
+
+
+def test_what_cannot_change_in_place():
+    current = d.current_view(described_domain(), TAGS, {"alice": profile("alice")}, [])
+    desired = copy.deepcopy(current)
+    desired.update(auth_mode="IAM", vpc_id="vpc-2", app_network_access_type="PublicInternetOnly", subnet_ids=["subnet-a"])
+    desired["user_profiles"]["alice"]["single_sign_on_user_value"] = "alice2"
+    problems = d.change_problems(current, desired, running_apps=["default"])
+    text = " | ".join(problems)
+    assert "auth_mode cannot change from SSO to IAM" in text
+    assert "vpc_id cannot change from vpc-1 to vpc-2" in text
+    assert "app_network_access_type can only change when no apps run" in text
+    assert "subnets can only be removed" in text
+    assert "cannot move to alice2" in text
+    assert d.change_problems(current, dict(desired, auth_mode="SSO", vpc_id="vpc-1", user_profiles=current["user_profiles"]), running_apps=[]) == []
+
+
+def test_a_new_domain_needs_its_role_and_network():
+    desired = d.desired_view(params(execution_role=None, security_group_ids=None, subnet_ids=None, vpc_id=None), {}, TAGS)
+    problems = " | ".join(d.new_domain_problems(desired))
+    assert "execution_role is required" in problems
+    assert "vpc_id and subnet_ids are required" in problems
+    assert "security_group_ids are required" in problems
+
+
+# ---------------------------------------------------------------- the manager against a recording client
+
+
+class FakeAws:
+    """sagemaker, sso-admin and identitystore clients that answer from a small state and record every call."""
+
+    def __init__(self, domain=None, profiles=(), spaces=(), apps=(), assignments=()):
+        self.calls = []
+        self.domain = domain
+        self.profiles = dict((p["UserProfileName"], p) for p in profiles)
+        self.spaces = list(spaces)
+        self.apps = list(apps)
+        self.assignments = list(assignments)
+
+    def __call__(self, service):
+        return self
+
+    # paginators: build_full_result() over a single page
+    def get_paginator(self, name):
+        fake = self
+
+        class Paginator:
+            def paginate(self, **kwargs):
+                class Pages:
+                    def build_full_result(self):
+                        return getattr(fake, name)(**kwargs)
+
+                return Pages()
+
+        return Paginator()
+
+    def _record(self, name, **kwargs):
+        self.calls.append((name, kwargs))
+
+    def list_domains(self):
+        self._record("list_domains")
+        return {"Domains": [self.domain] if self.domain else []}
+
+    def describe_domain(self, DomainId):
+        self._record("describe_domain", DomainId=DomainId)
+        if self.domain is None:
+            from botocore.exceptions import ClientError
+
+            raise ClientError({"Error": {"Code": "ResourceNotFound", "Message": "gone"}}, "DescribeDomain")
+        return copy.deepcopy(self.domain)
+
+    def list_tags(self, ResourceArn):
+        return {"Tags": [{"Key": k, "Value": v} for k, v in TAGS.items()]}
+
+    def list_user_profiles(self, DomainIdEquals):
+        return {"UserProfiles": [{"UserProfileName": n, "Status": "InService"} for n in self.profiles]}
+
+    def describe_user_profile(self, DomainId, UserProfileName):
+        if UserProfileName not in self.profiles:
+            from botocore.exceptions import ClientError
+
+            raise ClientError({"Error": {"Code": "ResourceNotFound", "Message": "gone"}}, "DescribeUserProfile")
+        return copy.deepcopy(self.profiles[UserProfileName])
+
+    def list_application_assignments(self, ApplicationArn):
+        return {"ApplicationAssignments": [{"ApplicationArn": ApplicationArn, "PrincipalId": g, "PrincipalType": "GROUP"} for g in self.assignments]}
+
+    def list_spaces(self, DomainIdEquals):
+        return {"Spaces": [{"SpaceName": s, "Status": "InService", "OwnershipSettingsSummary": {"OwnerUserProfileName": o}} for s, o in self.spaces]}
+
+    def describe_space(self, DomainId, SpaceName):
+        if SpaceName not in [s for s, _ in self.spaces]:
+            from botocore.exceptions import ClientError
+
+            raise ClientError({"Error": {"Code": "ResourceNotFound", "Message": "gone"}}, "DescribeSpace")
+        return {"SpaceName": SpaceName, "Status": "InService"}
+
+    def list_apps(self, DomainIdEquals):
+        return {"Apps": copy.deepcopy(self.apps)}
+
+    def delete_app(self, **kwargs):
+        self._record("delete_app", **kwargs)
+        key = (kwargs.get("UserProfileName"), kwargs.get("SpaceName"), kwargs["AppType"], kwargs["AppName"])
+        for app in self.apps:
+            if (app.get("UserProfileName"), app.get("SpaceName"), app["AppType"], app["AppName"]) == key:
+                app["Status"] = "Deleted"
+
+    def delete_space(self, DomainId, SpaceName):
+        self._record("delete_space", SpaceName=SpaceName)
+        self.spaces = [(s, o) for s, o in self.spaces if s != SpaceName]
+
+    def delete_user_profile(self, DomainId, UserProfileName):
+        self._record("delete_user_profile", UserProfileName=UserProfileName)
+        self.profiles.pop(UserProfileName)
+
+    def delete_domain(self, DomainId, RetentionPolicy):
+        self._record("delete_domain", DomainId=DomainId, RetentionPolicy=RetentionPolicy)
+        self.domain = None
+
+
+def _writes(fake):
+    return [(name, kwargs) for name, kwargs in fake.calls if name.startswith(("delete", "create", "update"))]
+
+
+def _loaded_fake():
+    return FakeAws(
+        domain=described_domain(),
+        profiles=[profile("alice"), profile("bob")],
+        spaces=[("bob-space", "bob")],
+        apps=[
+            {"DomainId": DOMAIN_ID, "SpaceName": "bob-space", "AppType": "JupyterLab", "AppName": "default", "Status": "InService"},
+            {"DomainId": DOMAIN_ID, "UserProfileName": "alice", "AppType": "JupyterServer", "AppName": "default", "Status": "InService"},
+            {"DomainId": DOMAIN_ID, "UserProfileName": "alice", "AppType": "KernelGateway", "AppName": "old", "Status": "Deleted"},
+        ],
+    )
+
+
+@pytest.mark.parametrize("retain, policy", [(True, "Retain"), (False, "Delete")])
+def test_absent_deletes_apps_spaces_profiles_then_the_domain_with_the_retention_asked(retain, policy):
+    fake = _loaded_fake()
+    changed, before, after, result, retained = d.DomainManager(fake, params(state="absent", retain_home_efs=retain)).ensure_absent()
+    assert changed and after == {} and result == {}
+    assert sorted(before["user_profiles"]) == ["alice", "bob"]
+    writes = _writes(fake)
+    names = [name for name, _ in writes]
+    assert names == ["delete_app", "delete_app", "delete_space", "delete_user_profile", "delete_user_profile", "delete_domain"]
+    assert all(kwargs.get("AppName") != "old" for _, kwargs in writes)  # a Deleted app is not deleted again
+    assert writes[-1][1]["RetentionPolicy"] == {"HomeEfsFileSystem": policy}
+    assert retained == ({"home_efs_file_system_id": "fs-0000aaaa"} if retain else {})
+
+
+def test_absent_in_check_mode_writes_nothing_and_reports_what_it_would_keep():
+    fake = _loaded_fake()
+    changed, _, after, _, retained = d.DomainManager(fake, params(state="absent"), check_mode=True).ensure_absent()
+    assert changed and after == {}
+    assert retained == {"home_efs_file_system_id": "fs-0000aaaa"}
+    assert _writes(fake) == []
+
+
+def test_absent_without_a_domain_is_not_a_change():
+    fake = FakeAws()
+    assert d.DomainManager(fake, params(state="absent")).ensure_absent()[0] is False
+    assert _writes(fake) == []
+
+
+def test_an_auth_mode_change_fails_before_any_write():
+    fake = _loaded_fake()
+    with pytest.raises(InputError) as excinfo:
+        d.DomainManager(fake, params(auth_mode="IAM", identity_center_group=None, user_profiles=None)).ensure_present()
+    assert "auth_mode cannot change from SSO to IAM" in excinfo.value.message
+    assert _writes(fake) == []
+
+
+class FakePresentAws(FakeAws):
+    """FakeAws plus what ensure_present calls: Identity Center lookups and the writes it makes."""
+
+    users = ("alice", "bob", "carol")
+
+    def list_instances(self):
+        return {"Instances": [{"InstanceArn": "arn:aws:sso:::instance/ssoins-1234567890abcdef", "IdentityStoreId": "d-1234567890"}]}
+
+    def get_group_id(self, IdentityStoreId, AlternateIdentifier):
+        name = AlternateIdentifier["UniqueAttribute"]["AttributeValue"]
+        if name != "TeamVision":
+            from botocore.exceptions import ClientError
+
+            raise ClientError({"Error": {"Code": "ResourceNotFoundException", "Message": "GROUP not found."}}, "GetGroupId")
+        return {"GroupId": "g-1", "IdentityStoreId": IdentityStoreId}
+
+    def get_user_id(self, IdentityStoreId, AlternateIdentifier):
+        name = AlternateIdentifier["UniqueAttribute"]["AttributeValue"]
+        if name not in self.users:
+            from botocore.exceptions import ClientError
+
+            raise ClientError({"Error": {"Code": "ResourceNotFoundException", "Message": "USER not found."}}, "GetUserId")
+        return {"UserId": "u-" + name, "IdentityStoreId": IdentityStoreId}
+
+    def create_user_profile(self, **request):
+        self._record("create_user_profile", **request)
+        self.profiles[request["UserProfileName"]] = profile(request["UserProfileName"], request.get("SingleSignOnUserValue"), **request.get("UserSettings", {}))
+
+    def update_domain(self, **request):
+        self._record("update_domain", **request)
+
+    def create_application_assignment(self, **request):
+        self._record("create_application_assignment", **request)
+        self.assignments.append(request["PrincipalId"])
+
+    def delete_application_assignment(self, **request):
+        self._record("delete_application_assignment", **request)
+        self.assignments.remove(request["PrincipalId"])
+
+
+def test_present_creates_new_profiles_purges_old_ones_after_their_apps_and_swaps_the_group():
+    fake = FakePresentAws(
+        domain=described_domain(),
+        profiles=[profile("alice"), profile("bob")],
+        spaces=[("bob-space", "bob")],
+        apps=[{"DomainId": DOMAIN_ID, "SpaceName": "bob-space", "AppType": "JupyterLab", "AppName": "default", "Status": "InService"}],
+        assignments=["g-old"],
+    )
+    wanted = [{"name": "alice"}, {"name": "carol"}]
+    changed, before, after, result = d.DomainManager(fake, params(user_profiles=wanted, purge_user_profiles=True)).ensure_present()
+    assert changed
+    assert before["identity_center_group_ids"] == ["g-old"]
+    assert after["identity_center_group_ids"] == ["g-1"]
+    assert sorted(after["user_profiles"]) == ["alice", "carol"]
+    names = [name for name, _ in _writes(fake)]
+    assert names == [
+        "delete_app", "delete_space", "delete_user_profile", "create_user_profile", "create_application_assignment", "delete_application_assignment",
+    ]
+    created = dict(_writes(fake))["create_user_profile"]
+    assert created["SingleSignOnUserIdentifier"] == "UserName" and created["SingleSignOnUserValue"] == "carol"
+    assert {"Key": "team", "Value": "vision"} in created["Tags"]
+    assert [p["user_profile_name"] for p in result["user_profiles"]] == ["alice", "carol"]
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"user_profiles": [{"name": "alice"}, {"name": "mallory"}]}, "Identity Center has no user named mallory"),
+        ({"identity_center_group": "TeamNobody"}, "Identity Center group 'TeamNobody' does not exist"),
+        ({"vpc_id": "vpc-2"}, "vpc_id cannot change from vpc-1 to vpc-2"),
+    ],
+)
+def test_present_refuses_before_any_write(overrides, message):
+    fake = FakePresentAws(domain=described_domain(), profiles=[profile("alice")], assignments=["g-1"])
+    with pytest.raises(InputError) as excinfo:
+        d.DomainManager(fake, params(**overrides)).ensure_present()
+    assert message in excinfo.value.message
+    assert _writes(fake) == []
+
+
+def test_present_without_changes_writes_nothing():
+    fake = FakePresentAws(domain=described_domain(), profiles=[profile("alice")], assignments=["g-1"])
+    changed, before, after, _ = d.DomainManager(fake, params()).ensure_present()
+    assert not changed and before == after
+    assert _writes(fake) == []
