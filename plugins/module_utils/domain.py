@@ -20,7 +20,7 @@ Identity Center users and groups, a network change while apps run) fail with
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type  # noqa: UP001 (ansible-test sanity wants the boilerplate)
+__metaclass__ = type
 
 import copy
 import re

@@ -45,8 +45,13 @@ def permission_set_name(team, prefix=DEFAULT_PREFIX):
 
 
 def sso_role_name_pattern(team, prefix=DEFAULT_PREFIX):
-    """The IAM role Identity Center creates in each account for the permission set."""
-    return "AWSReservedSSO_%s_*" % permission_set_name(team, prefix)
+    """The IAM role Identity Center creates in each account for the team's permission set."""
+    return sso_role_name_pattern_of(permission_set_name(team, prefix))
+
+
+def sso_role_name_pattern_of(permission_set):
+    """The IAM role Identity Center creates in each account for the permission set named ``permission_set``."""
+    return "AWSReservedSSO_%s_*" % permission_set
 
 
 def domain_name(team, prefix=DEFAULT_PREFIX):

@@ -5,7 +5,7 @@
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type  # noqa: UP001 (ansible-test sanity wants the boilerplate)
+__metaclass__ = type
 
 DOCUMENTATION = r"""
 ---

@@ -1,0 +1,365 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""An EKS access entry and the access policies associated with it.
+
+The pure functions (``validate``, ``policy_arn``, ``desired_policies``, ``plan``) are unit-testable
+without AWS; ``ensure_present`` / ``ensure_absent`` drive the ``eks`` and ``iam`` clients.
+
+The principal can be given as the role-name pattern of an Identity Center permission set
+(``AWSReservedSSO_<name>_*``): the role's suffix is random, so the pattern is resolved through
+IAM ``ListRoles`` under ``/aws-reserved/sso.amazonaws.com/`` and must match exactly one role. The
+access entry is made for the role's full ARN, path included (EKS refuses the ARN without it).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import fnmatch
+import re
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+POLICY_ARN_PREFIX = "arn:aws:eks::aws:cluster-access-policy/"
+SSO_ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
+SSO_ROLE_PATTERN = re.compile(r"AWSReservedSSO_[\w+=,.@-]+_\*")
+PRINCIPAL_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:(role|user)(/[\x21-\x7e]*)?/[\w+=,.@-]+")
+TYPES = ("STANDARD", "FARGATE_LINUX", "EC2_LINUX", "EC2_WINDOWS", "EC2", "HYBRID_LINUX", "HYPERPOD_LINUX")
+RESERVED_PREFIXES = ("system:", "eks:", "aws:", "amazon:", "iam:")
+API_MODES = ("API", "API_AND_CONFIG_MAP")
+NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\*?|[a-z0-9]*\*")
+
+
+def apply_team(params):
+    """``principal_arn`` from ``team``: the role-name pattern of the team's permission set (naming.py)."""
+    team = params.get("team")
+    if team:
+        prefix = params.get("name_prefix") or naming.DEFAULT_PREFIX
+        problems = naming.name_problems(team, prefix)
+        if problems:
+            raise InputError(message="team %r: %s" % (team, "; ".join(problems)))
+        params["principal_arn"] = naming.sso_role_name_pattern(team, prefix)
+    return params
+
+
+def policy_arn(policy):
+    """An ``access_policies`` entry's ARN, from ``policy_arn`` or the policy ``name``."""
+    if policy.get("policy_arn"):
+        return policy["policy_arn"]
+    return POLICY_ARN_PREFIX + policy["name"]
+
+
+def scope(access_scope):
+    """An access scope, normalized: namespaces sorted and unique, none for a cluster scope."""
+    access_scope = access_scope or {}
+    return {"type": access_scope.get("type"), "namespaces": sorted(set(access_scope.get("namespaces") or []))}
+
+
+def validate(params):
+    problems = []
+    if params.get("state", "present") == "absent":
+        return
+    entry_type = params.get("type") or "STANDARD"
+    if entry_type != "STANDARD" and (params.get("kubernetes_groups") or params.get("username") is not None or params.get("access_policies")):
+        problems.append("kubernetes_groups, username and access_policies are only for access entries of type STANDARD, not %s" % entry_type)
+    username = params.get("username")
+    if username is not None and (not username or username.startswith(RESERVED_PREFIXES)):
+        problems.append("username %r must not be empty or start with %s" % (username, ", ".join(RESERVED_PREFIXES)))
+    for group in params.get("kubernetes_groups") or []:
+        if not group or group.startswith(RESERVED_PREFIXES):
+            problems.append("kubernetes_groups: %r must not be empty or start with %s" % (group, ", ".join(RESERVED_PREFIXES)))
+    seen = set()
+    for index, policy in enumerate(params.get("access_policies") or []):
+        where = "access_policies[%d]" % index
+        if bool(policy.get("policy_arn")) == bool(policy.get("name")):
+            problems.append("%s: give exactly one of policy_arn and name" % where)
+            continue
+        arn = policy_arn(policy)
+        if not arn.startswith(POLICY_ARN_PREFIX) or not re.fullmatch(r"[A-Za-z0-9]+", arn[len(POLICY_ARN_PREFIX):]):
+            problems.append("%s: %r is not an EKS access policy (%s<Name>)" % (where, arn, POLICY_ARN_PREFIX))
+        if arn in seen:
+            problems.append("%s: %s is listed twice" % (where, arn))
+        seen.add(arn)
+        access_scope = scope(policy.get("access_scope"))
+        if access_scope["type"] == "namespace" and not access_scope["namespaces"]:
+            problems.append("%s: a namespace scope needs namespaces" % where)
+        if access_scope["type"] == "cluster" and access_scope["namespaces"]:
+            problems.append("%s: a cluster scope takes no namespaces" % where)
+        for namespace in access_scope["namespaces"]:
+            if len(namespace) > 63 or not NAMESPACE.fullmatch(namespace):
+                problems.append("%s: %r is not a Kubernetes namespace name" % (where, namespace))
+    principal = params.get("principal_arn") or ""
+    if not (PRINCIPAL_ARN.fullmatch(principal) or SSO_ROLE_PATTERN.fullmatch(principal)):
+        problems.append("principal_arn %r must be an IAM role or user ARN, or an Identity Center role-name pattern AWSReservedSSO_<name>_*" % principal)
+    if problems:
+        raise InputError(message="; ".join(problems))
+
+
+# ---------------------------------------------------------------- the calls
+
+
+@EksErrorHandler.common_error_handler("list the Identity Center roles")
+@aws_retry()
+def list_sso_roles(iam):
+    return iam.get_paginator("list_roles").paginate(PathPrefix=SSO_ROLE_PATH).build_full_result()["Roles"]
+
+
+@EksErrorHandler.list_error_handler("describe the EKS cluster", None)
+@aws_retry()
+def describe_cluster(eks, name):
+    return eks.describe_cluster(name=name)["cluster"]
+
+
+@EksErrorHandler.list_error_handler("describe the access entry", None)
+@aws_retry()
+def describe_access_entry(eks, cluster, principal):
+    return eks.describe_access_entry(clusterName=cluster, principalArn=principal)["accessEntry"]
+
+
+@EksErrorHandler.common_error_handler("list the associated access policies")
+@aws_retry()
+def list_associated(eks, cluster, principal):
+    pages = eks.get_paginator("list_associated_access_policies").paginate(clusterName=cluster, principalArn=principal)
+    return pages.build_full_result()["associatedAccessPolicies"]
+
+
+@EksErrorHandler.common_error_handler("create the access entry")
+@aws_retry()
+def create_access_entry(eks, **kwargs):
+    return eks.create_access_entry(**kwargs)["accessEntry"]
+
+
+@EksErrorHandler.common_error_handler("update the access entry")
+@aws_retry()
+def update_access_entry(eks, **kwargs):
+    return eks.update_access_entry(**kwargs)["accessEntry"]
+
+
+@EksErrorHandler.common_error_handler("delete the access entry")
+@aws_retry()
+def delete_access_entry(eks, cluster, principal):
+    eks.delete_access_entry(clusterName=cluster, principalArn=principal)
+
+
+@EksErrorHandler.common_error_handler("associate the access policy")
+@aws_retry()
+def associate(eks, cluster, principal, arn, access_scope):
+    api_scope = {"type": access_scope["type"]}
+    if access_scope["namespaces"]:
+        api_scope["namespaces"] = access_scope["namespaces"]
+    eks.associate_access_policy(clusterName=cluster, principalArn=principal, policyArn=arn, accessScope=api_scope)
+
+
+@EksErrorHandler.common_error_handler("disassociate the access policy")
+@aws_retry()
+def disassociate(eks, cluster, principal, arn):
+    eks.disassociate_access_policy(clusterName=cluster, principalArn=principal, policyArn=arn)
+
+
+@EksErrorHandler.common_error_handler("tag the access entry")
+@aws_retry()
+def tag(eks, arn, tags):
+    eks.tag_resource(resourceArn=arn, tags=tags)
+
+
+@EksErrorHandler.common_error_handler("untag the access entry")
+@aws_retry()
+def untag(eks, arn, keys):
+    eks.untag_resource(resourceArn=arn, tagKeys=list(keys))
+
+
+# ---------------------------------------------------------------- reconcile
+
+
+def resolve_principal(iam, principal, check_mode=False):
+    """The principal's ARN; an Identity Center role-name pattern must match exactly one role.
+
+    In check mode a pattern that matches no role yet gives None: the permission set may be
+    created earlier in the same (checked) run, so its role cannot exist before the real run.
+    """
+    if not SSO_ROLE_PATTERN.fullmatch(principal):
+        return principal
+    matches = sorted(r["Arn"] for r in list_sso_roles(iam) if fnmatch.fnmatchcase(r["RoleName"], principal))
+    if not matches and check_mode:
+        return None
+    if len(matches) != 1:
+        found = ", ".join(matches) if matches else "none"
+        raise InputError(
+            message="principal_arn %s must match exactly one IAM role under %s; found %s (is the permission set assigned to this account?)"
+            % (principal, SSO_ROLE_PATH, found)
+        )
+    return matches[0]
+
+
+def desired_policies(params):
+    """{policy ARN: normalized scope} the user asks for (None: leave associations alone)."""
+    if params.get("access_policies") is None:
+        return None
+    return dict((policy_arn(p), scope(p.get("access_scope"))) for p in params["access_policies"])
+
+
+def current_state(entry, associated):
+    if entry is None:
+        return None
+    return {
+        "cluster_name": entry["clusterName"],
+        "principal_arn": entry["principalArn"],
+        "access_entry_arn": entry["accessEntryArn"],
+        "type": entry.get("type", "STANDARD"),
+        "username": entry.get("username"),
+        "kubernetes_groups": sorted(entry.get("kubernetesGroups") or []),
+        "tags": dict(entry.get("tags") or {}),
+        "access_policies": sorted(
+            ({"policy_arn": p["policyArn"], "access_scope": scope(p["accessScope"])} for p in associated), key=lambda p: p["policy_arn"]
+        ),
+    }
+
+
+def desired_state(params, current, principal):
+    """What the access entry should look like (current for what is left unset)."""
+    if current:
+        desired = dict(current, tags=dict(current["tags"]), kubernetes_groups=list(current["kubernetes_groups"]), type=params.get("type") or "STANDARD")
+    else:
+        desired = {
+            "cluster_name": params["cluster_name"],
+            "principal_arn": principal,
+            "access_entry_arn": None,
+            "type": params.get("type") or "STANDARD",
+            "username": None,
+            "kubernetes_groups": [],
+            "tags": {},
+            "access_policies": [],
+        }
+    if params.get("kubernetes_groups") is not None:
+        desired["kubernetes_groups"] = sorted(set(params["kubernetes_groups"]))
+    if params.get("username") is not None:
+        desired["username"] = params["username"]
+    if params.get("tags") is not None:
+        tags = dict(params["tags"]) if params.get("purge_tags", True) else dict(desired["tags"], **params["tags"])
+        desired["tags"] = tags
+    wanted = desired_policies(params)
+    if wanted is not None:
+        desired["access_policies"] = [{"policy_arn": arn, "access_scope": wanted[arn]} for arn in sorted(wanted)]
+    return desired
+
+
+def plan(current, desired):
+    changes = {}
+    if current is None:
+        changes["create"] = True
+    else:
+        if desired["type"] != current["type"]:
+            raise InputError(
+                message="access entry %s is of type %s, not %s; the type cannot be changed in place (delete the entry first)"
+                % (current["principal_arn"], current["type"], desired["type"])
+            )
+        update = {}
+        if desired["kubernetes_groups"] != current["kubernetes_groups"]:
+            update["kubernetesGroups"] = desired["kubernetes_groups"]
+        if desired["username"] != current["username"]:
+            update["username"] = desired["username"]
+        if update:
+            changes["update"] = update
+        old, new = current["tags"], desired["tags"]
+        if dict((k, v) for k, v in new.items() if old.get(k) != v):
+            changes["tag"] = dict((k, v) for k, v in new.items() if old.get(k) != v)
+        if set(old) - set(new):
+            changes["untag"] = sorted(set(old) - set(new))
+    before = dict((p["policy_arn"], p["access_scope"]) for p in (current or {}).get("access_policies", []))
+    after = dict((p["policy_arn"], p["access_scope"]) for p in desired["access_policies"])
+    associate_list = [(arn, after[arn]) for arn in sorted(after) if before.get(arn) != after[arn]]
+    if associate_list:
+        changes["associate"] = associate_list
+    if set(before) - set(after):
+        changes["disassociate"] = sorted(set(before) - set(after))
+    return changes
+
+
+def _public(state):
+    return snake(state, ignore=("tags",)) if state else {}
+
+
+def _check_cluster(eks, name):
+    cluster = describe_cluster(eks, name)
+    if cluster is None:
+        raise InputError(message="EKS cluster %s does not exist" % name)
+    mode = (cluster.get("accessConfig") or {}).get("authenticationMode", "CONFIG_MAP")
+    if mode not in API_MODES:
+        raise InputError(message="EKS cluster %s uses authentication mode %s; access entries need %s" % (name, mode, " or ".join(API_MODES)))
+    return cluster
+
+
+def ensure_present(eks, iam, params, check_mode):
+    """(changed, before, after)."""
+    validate(params)
+    cluster = params["cluster_name"]
+    principal = resolve_principal(iam, params["principal_arn"], check_mode)
+    _check_cluster(eks, cluster)
+    if principal is None:
+        return True, {}, _public(desired_state(params, None, params["principal_arn"]))
+    entry = describe_access_entry(eks, cluster, principal)
+    current = current_state(entry, list_associated(eks, cluster, principal) if entry else [])
+    desired = desired_state(params, current, principal)
+    changes = plan(current, desired)
+    if not changes:
+        return False, _public(current), _public(current)
+    if check_mode:
+        return True, _public(current), _public(desired)
+    if changes.get("create"):
+        kwargs = dict(clusterName=cluster, principalArn=principal, type=desired["type"])
+        if desired["kubernetes_groups"]:
+            kwargs["kubernetesGroups"] = desired["kubernetes_groups"]
+        if desired["username"] is not None:
+            kwargs["username"] = desired["username"]
+        if desired["tags"]:
+            kwargs["tags"] = desired["tags"]
+        create_access_entry(eks, **kwargs)
+    if changes.get("update"):
+        update_access_entry(eks, clusterName=cluster, principalArn=principal, **changes["update"])
+    if changes.get("untag"):
+        untag(eks, current["access_entry_arn"], changes["untag"])
+    if changes.get("tag"):
+        tag(eks, current["access_entry_arn"], changes["tag"])
+    for arn in changes.get("disassociate", []):
+        disassociate(eks, cluster, principal, arn)
+    for arn, access_scope in changes.get("associate", []):
+        associate(eks, cluster, principal, arn, access_scope)
+    after = current_state(describe_access_entry(eks, cluster, principal), list_associated(eks, cluster, principal))
+    return True, _public(current), _public(after)
+
+
+@EksErrorHandler.common_error_handler("list the access entries")
+@aws_retry()
+def list_access_entries(eks, cluster):
+    return eks.get_paginator("list_access_entries").paginate(clusterName=cluster).build_full_result()["accessEntries"]
+
+
+def ensure_absent(eks, iam, params, check_mode):
+    """(changed, before, after).
+
+    A role-name pattern is matched against the cluster's access entries, not IAM: the entry of a
+    role that Identity Center has already deleted is still found and removed.
+    """
+    cluster = params["cluster_name"]
+    if describe_cluster(eks, cluster) is None:
+        return False, {}, {}
+    principal = params["principal_arn"]
+    if SSO_ROLE_PATTERN.fullmatch(principal):
+        matches = [arn for arn in list_access_entries(eks, cluster) if fnmatch.fnmatchcase(arn.rsplit("/", 1)[-1], principal)]
+        if len(matches) > 1:
+            raise InputError(message="principal_arn %s matches several access entries: %s" % (principal, ", ".join(sorted(matches))))
+        if not matches:
+            return False, {}, {}
+        principal = matches[0]
+    entry = describe_access_entry(eks, cluster, principal)
+    if entry is None:
+        return False, {}, {}
+    current = current_state(entry, list_associated(eks, cluster, principal))
+    if not check_mode:
+        delete_access_entry(eks, cluster, principal)
+    return True, _public(current), {}

@@ -1,0 +1,704 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""An IAM Identity Center permission set, its policies and its group assignments.
+
+The pure functions (``validate``, ``desired_state``, ``plan``) are unit-tested without AWS;
+``ensure_present`` / ``ensure_absent`` drive the ``sso-admin`` and ``identitystore`` clients.
+
+A permission set is found by name in its instance (names are unique per instance). Present is a
+full reconcile of what the user gives: policies and assignments that are not listed are removed
+when the matching ``purge_*`` option is true; options left unset are left alone. Identity Center
+copies a permission set into each account as the IAM role ``AWSReservedSSO_<name>_<suffix>``
+only when it is provisioned, so after a change the permission set is provisioned again to the
+accounts it is already in, and the module waits for each provisioning request to succeed.
+New assignments provision the current permission set themselves.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import json
+import re
+
+from ansible.module_utils.six import string_types
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
+
+# botocore's sso-admin model
+NAME_PATTERN = r"[\w+=,.@-]+"
+NAME_MAX = 32
+DESCRIPTION_MAX = 700
+DESCRIPTION_PATTERN = u"[\u0009\u000A\u000D\u0020-\u007E\u00A1-\u00FF]*"
+RELAY_STATE_MAX = 240
+INLINE_POLICY_MAX = 32768
+MANAGED_POLICY_ARN = r"arn:aws(-[a-z]{1,5}){0,3}:iam::aws:policy((/[A-Za-z0-9\.,\+@=_-]+)*)/([A-Za-z0-9\.,\+=@_-]+)"
+POLICY_NAME_PATTERN = r"[\w+=,.@-]+"
+POLICY_PATH_PATTERN = r"((/[A-Za-z0-9\.,\+@=_-]+)*)/"
+ACCOUNT_PATTERN = r"\d{12}"
+# Identity Center accepts 1 to 12 hours.
+SESSION_RANGE = (3600, 43200)
+_DURATION = re.compile(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?")
+
+
+def role_name_pattern(name):
+    """The IAM role name Identity Center gives the permission set ``name`` in each account."""
+    return naming.sso_role_name_pattern_of(name)
+
+
+# ---------------------------------------------------------------- input
+
+
+def team_names(team, prefix):
+    """The names derived from ``team`` that the permission set and its kubectl access use (naming.py)."""
+    return {
+        "permission_set": naming.permission_set_name(team, prefix),
+        "role_name_pattern": naming.sso_role_name_pattern(team, prefix),
+        "namespace": naming.namespace(team),
+        "kubernetes_group": naming.kubernetes_group(team),
+    }
+
+
+def apply_team(params):
+    """Fill ``name`` (and ``inline_policy`` from ``team_policy``) for a team; the params, copied."""
+    params = dict(params)
+    team = params.get("team")
+    if not team:
+        if params.get("team_policy"):
+            raise InputError(message="team_policy needs team")
+        return params
+    prefix = params.get("name_prefix") or naming.DEFAULT_PREFIX
+    problems = naming.name_problems(team, prefix)
+    if problems:
+        raise InputError(message="team %r: %s" % (team, "; ".join(problems)))
+    params["name"] = naming.permission_set_name(team, prefix)
+    settings = params.get("team_policy")
+    if settings:
+        params["inline_policy"] = render_team_policy(
+            team,
+            settings["account_id"],
+            settings["region"],
+            settings["data_bucket"],
+            settings["hyperpod_cluster_arn"],
+            settings["eks_cluster_arn"],
+            tag_keys=settings.get("tag_keys") or None,
+        )
+    return params
+
+
+def duration_seconds(value):
+    match = _DURATION.fullmatch(value or "")
+    if not match or not any(match.groups()):
+        return None
+    hours, minutes, seconds = (int(part or 0) for part in match.groups())
+    return hours * 3600 + minutes * 60 + seconds
+
+
+def parse_policy(value):
+    """``inline_policy`` as a dict (None: leave alone; {}: no inline policy)."""
+    if value is None:
+        return None
+    if isinstance(value, string_types):
+        if not value.strip():
+            return {}
+        try:
+            value = json.loads(value)
+        except ValueError as e:
+            raise InputError(message="inline_policy is not valid JSON: %s" % e)
+    if not isinstance(value, dict):
+        raise InputError(message="inline_policy must be a JSON object (a dict or a JSON string)")
+    return value
+
+
+def validate(params):
+    """Everything AWS would refuse, before any call that writes."""
+    problems = []
+    name = params["name"]
+    if not name or len(name) > NAME_MAX or not re.fullmatch(NAME_PATTERN, name):
+        problems.append("name %r must be 1 to %d characters of letters, digits and +=,.@_-" % (name, NAME_MAX))
+    if params.get("state", "present") == "absent":
+        if problems:
+            raise InputError(message="; ".join(problems))
+        return
+    description = params.get("description")
+    if description is not None and (not description or len(description) > DESCRIPTION_MAX or not re.fullmatch(DESCRIPTION_PATTERN, description)):
+        problems.append("description must be 1 to %d printable Latin-1 characters" % DESCRIPTION_MAX)
+    if params.get("session_duration") is not None:
+        seconds = duration_seconds(params["session_duration"])
+        if seconds is None or not SESSION_RANGE[0] <= seconds <= SESSION_RANGE[1]:
+            problems.append("session_duration %r must be an ISO-8601 duration (PT1H, PT8H30M) of 1 to 12 hours" % params["session_duration"])
+    relay = params.get("relay_state")
+    if relay is not None and not 1 <= len(relay) <= RELAY_STATE_MAX:
+        problems.append("relay_state must be 1 to %d characters" % RELAY_STATE_MAX)
+    policy = parse_policy(params.get("inline_policy"))
+    if policy and len(json.dumps(policy, separators=(",", ":"))) > INLINE_POLICY_MAX:
+        problems.append("inline_policy is longer than %d characters" % INLINE_POLICY_MAX)
+    for arn in params.get("managed_policies") or []:
+        if not re.fullmatch(MANAGED_POLICY_ARN, arn):
+            problems.append("managed_policies: %r is not an AWS managed policy ARN (arn:aws:iam::aws:policy/...)" % arn)
+    for ref in params.get("customer_managed_policies") or []:
+        problems.extend(_reference_problems("customer_managed_policies", ref))
+    boundary = params.get("permissions_boundary")
+    if boundary:
+        given = [k for k in ("managed_policy_arn", "customer_managed_policy_reference") if boundary.get(k)]
+        if len(given) != 1:
+            problems.append("permissions_boundary needs exactly one of managed_policy_arn and customer_managed_policy_reference")
+        elif given == ["managed_policy_arn"] and not re.fullmatch(MANAGED_POLICY_ARN, boundary["managed_policy_arn"]):
+            problems.append("permissions_boundary.managed_policy_arn %r is not an AWS managed policy ARN" % boundary["managed_policy_arn"])
+        elif given == ["customer_managed_policy_reference"]:
+            problems.extend(_reference_problems("permissions_boundary.customer_managed_policy_reference", boundary["customer_managed_policy_reference"]))
+    for account in params.get("accounts") or []:
+        if not re.fullmatch(ACCOUNT_PATTERN, account):
+            problems.append("accounts: %r is not a 12-digit account id" % account)
+    if (params.get("groups") is None) != (params.get("accounts") is None):
+        problems.append("groups and accounts go together: give both or neither")
+    if problems:
+        raise InputError(message="; ".join(problems))
+
+
+def _reference_problems(where, ref):
+    problems = []
+    if not ref.get("name") or len(ref["name"]) > 128 or not re.fullmatch(POLICY_NAME_PATTERN, ref["name"]):
+        problems.append("%s: name %r must be 1 to 128 characters of letters, digits and +=,.@_-" % (where, ref.get("name")))
+    path = ref.get("path") or "/"
+    if len(path) > 512 or not re.fullmatch(POLICY_PATH_PATTERN, path):
+        problems.append("%s: path %r must start and end with /" % (where, path))
+    return problems
+
+
+# ---------------------------------------------------------------- the calls
+
+
+@IdentityCenterErrorHandler.common_error_handler("list Identity Center instances")
+@aws_retry()
+def list_instances(client):
+    return client.get_paginator("list_instances").paginate().build_full_result()["Instances"]
+
+
+@IdentityCenterErrorHandler.list_error_handler("look up the Identity Center group", None)
+@aws_retry()
+def get_group_id(identitystore, store_id, display_name):
+    return identitystore.get_group_id(
+        IdentityStoreId=store_id, AlternateIdentifier={"UniqueAttribute": {"AttributePath": "displayName", "AttributeValue": display_name}}
+    )["GroupId"]
+
+
+@IdentityCenterErrorHandler.common_error_handler("list permission sets")
+@aws_retry()
+def list_permission_sets(client, instance_arn):
+    return client.get_paginator("list_permission_sets").paginate(InstanceArn=instance_arn).build_full_result()["PermissionSets"]
+
+
+@IdentityCenterErrorHandler.list_error_handler("describe the permission set", None)
+@aws_retry()
+def describe_permission_set(client, instance_arn, arn):
+    return client.describe_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)["PermissionSet"]
+
+
+@IdentityCenterErrorHandler.common_error_handler("read the permission set's inline policy")
+@aws_retry()
+def get_inline_policy(client, instance_arn, arn):
+    return client.get_inline_policy_for_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn).get("InlinePolicy") or ""
+
+
+@IdentityCenterErrorHandler.common_error_handler("list the permission set's managed policies")
+@aws_retry()
+def list_managed_policies(client, instance_arn, arn):
+    pages = client.get_paginator("list_managed_policies_in_permission_set").paginate(InstanceArn=instance_arn, PermissionSetArn=arn)
+    return [p["Arn"] for p in pages.build_full_result()["AttachedManagedPolicies"]]
+
+
+@IdentityCenterErrorHandler.common_error_handler("list the permission set's customer managed policies")
+@aws_retry()
+def list_customer_managed_policies(client, instance_arn, arn):
+    pages = client.get_paginator("list_customer_managed_policy_references_in_permission_set").paginate(InstanceArn=instance_arn, PermissionSetArn=arn)
+    return [{"name": r["Name"], "path": r.get("Path", "/")} for r in pages.build_full_result()["CustomerManagedPolicyReferences"]]
+
+
+@IdentityCenterErrorHandler.list_error_handler("read the permission set's permissions boundary", None)
+@aws_retry()
+def get_permissions_boundary(client, instance_arn, arn):
+    return client.get_permissions_boundary_for_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)["PermissionsBoundary"]
+
+
+@IdentityCenterErrorHandler.common_error_handler("list the permission set's tags")
+@aws_retry()
+def list_tags(client, instance_arn, arn):
+    pages = client.get_paginator("list_tags_for_resource").paginate(InstanceArn=instance_arn, ResourceArn=arn)
+    return boto3_tag_list_to_ansible_dict(pages.build_full_result().get("Tags", []))
+
+
+@IdentityCenterErrorHandler.common_error_handler("list the accounts the permission set is provisioned to")
+@aws_retry()
+def list_provisioned_accounts(client, instance_arn, arn, outdated=False):
+    """The accounts holding the permission set's role; with ``outdated``, those holding an older version."""
+    kwargs = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
+    if outdated:
+        kwargs["ProvisioningStatus"] = "LATEST_PERMISSION_SET_NOT_PROVISIONED"
+    pages = client.get_paginator("list_accounts_for_provisioned_permission_set").paginate(**kwargs)
+    return sorted(pages.build_full_result().get("AccountIds", []))
+
+
+@IdentityCenterErrorHandler.common_error_handler("list the permission set's account assignments")
+@aws_retry()
+def list_assignments(client, instance_arn, arn, account):
+    pages = client.get_paginator("list_account_assignments").paginate(InstanceArn=instance_arn, AccountId=account, PermissionSetArn=arn)
+    return [
+        {"account_id": a["AccountId"], "principal_type": a["PrincipalType"], "principal_id": a["PrincipalId"]}
+        for a in pages.build_full_result()["AccountAssignments"]
+    ]
+
+
+@IdentityCenterErrorHandler.common_error_handler("create the permission set")
+@aws_retry()
+def create_permission_set(client, **kwargs):
+    return client.create_permission_set(**kwargs)["PermissionSet"]
+
+
+@IdentityCenterErrorHandler.common_error_handler("update the permission set")
+@aws_retry()
+def update_permission_set(client, **kwargs):
+    client.update_permission_set(**kwargs)
+
+
+@IdentityCenterErrorHandler.common_error_handler("delete the permission set")
+@aws_retry()
+def delete_permission_set(client, instance_arn, arn):
+    client.delete_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)
+
+
+@IdentityCenterErrorHandler.common_error_handler("put the permission set's inline policy")
+@aws_retry()
+def put_inline_policy(client, instance_arn, arn, policy):
+    client.put_inline_policy_to_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, InlinePolicy=json.dumps(policy, sort_keys=True))
+
+
+@IdentityCenterErrorHandler.common_error_handler("delete the permission set's inline policy")
+@aws_retry()
+def delete_inline_policy(client, instance_arn, arn):
+    client.delete_inline_policy_from_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)
+
+
+@IdentityCenterErrorHandler.common_error_handler("attach a managed policy")
+@aws_retry()
+def attach_managed_policy(client, instance_arn, arn, policy_arn):
+    client.attach_managed_policy_to_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, ManagedPolicyArn=policy_arn)
+
+
+@IdentityCenterErrorHandler.common_error_handler("detach a managed policy")
+@aws_retry()
+def detach_managed_policy(client, instance_arn, arn, policy_arn):
+    client.detach_managed_policy_from_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, ManagedPolicyArn=policy_arn)
+
+
+@IdentityCenterErrorHandler.common_error_handler("attach a customer managed policy")
+@aws_retry()
+def attach_customer_managed_policy(client, instance_arn, arn, ref):
+    client.attach_customer_managed_policy_reference_to_permission_set(
+        InstanceArn=instance_arn, PermissionSetArn=arn, CustomerManagedPolicyReference={"Name": ref["name"], "Path": ref["path"]}
+    )
+
+
+@IdentityCenterErrorHandler.common_error_handler("detach a customer managed policy")
+@aws_retry()
+def detach_customer_managed_policy(client, instance_arn, arn, ref):
+    client.detach_customer_managed_policy_reference_from_permission_set(
+        InstanceArn=instance_arn, PermissionSetArn=arn, CustomerManagedPolicyReference={"Name": ref["name"], "Path": ref["path"]}
+    )
+
+
+@IdentityCenterErrorHandler.common_error_handler("put the permissions boundary")
+@aws_retry()
+def put_permissions_boundary(client, instance_arn, arn, boundary):
+    client.put_permissions_boundary_to_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, PermissionsBoundary=boundary_to_api(boundary))
+
+
+@IdentityCenterErrorHandler.common_error_handler("delete the permissions boundary")
+@aws_retry()
+def delete_permissions_boundary(client, instance_arn, arn):
+    client.delete_permissions_boundary_from_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)
+
+
+@IdentityCenterErrorHandler.common_error_handler("tag the permission set")
+@aws_retry()
+def tag_permission_set(client, instance_arn, arn, tags):
+    client.tag_resource(InstanceArn=instance_arn, ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
+
+
+@IdentityCenterErrorHandler.common_error_handler("untag the permission set")
+@aws_retry()
+def untag_permission_set(client, instance_arn, arn, keys):
+    client.untag_resource(InstanceArn=instance_arn, ResourceArn=arn, TagKeys=list(keys))
+
+
+@IdentityCenterErrorHandler.common_error_handler("provision the permission set")
+@aws_retry()
+def provision(client, instance_arn, arn, account):
+    return client.provision_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, TargetType="AWS_ACCOUNT", TargetId=account)[
+        "PermissionSetProvisioningStatus"
+    ]
+
+
+@IdentityCenterErrorHandler.common_error_handler("read the provisioning status")
+@aws_retry()
+def provisioning_status(client, instance_arn, request_id):
+    return client.describe_permission_set_provisioning_status(InstanceArn=instance_arn, ProvisionPermissionSetRequestId=request_id)[
+        "PermissionSetProvisioningStatus"
+    ]
+
+
+@IdentityCenterErrorHandler.common_error_handler("create an account assignment")
+@aws_retry()
+def create_assignment(client, instance_arn, arn, assignment):
+    return client.create_account_assignment(
+        InstanceArn=instance_arn,
+        TargetId=assignment["account_id"],
+        TargetType="AWS_ACCOUNT",
+        PermissionSetArn=arn,
+        PrincipalType=assignment["principal_type"],
+        PrincipalId=assignment["principal_id"],
+    )["AccountAssignmentCreationStatus"]
+
+
+@IdentityCenterErrorHandler.common_error_handler("delete an account assignment")
+@aws_retry()
+def delete_assignment(client, instance_arn, arn, assignment):
+    return client.delete_account_assignment(
+        InstanceArn=instance_arn,
+        TargetId=assignment["account_id"],
+        TargetType="AWS_ACCOUNT",
+        PermissionSetArn=arn,
+        PrincipalType=assignment["principal_type"],
+        PrincipalId=assignment["principal_id"],
+    )["AccountAssignmentDeletionStatus"]
+
+
+@IdentityCenterErrorHandler.common_error_handler("read an account assignment's status")
+@aws_retry()
+def assignment_status(client, instance_arn, request_id, deletion):
+    if deletion:
+        return client.describe_account_assignment_deletion_status(InstanceArn=instance_arn, AccountAssignmentDeletionRequestId=request_id)[
+            "AccountAssignmentDeletionStatus"
+        ]
+    return client.describe_account_assignment_creation_status(InstanceArn=instance_arn, AccountAssignmentCreationRequestId=request_id)[
+        "AccountAssignmentCreationStatus"
+    ]
+
+
+# ---------------------------------------------------------------- normalized shapes
+
+
+def boundary_to_api(boundary):
+    if boundary.get("managed_policy_arn"):
+        return {"ManagedPolicyArn": boundary["managed_policy_arn"]}
+    ref = boundary["customer_managed_policy_reference"]
+    return {"CustomerManagedPolicyReference": {"Name": ref["name"], "Path": ref.get("path") or "/"}}
+
+
+def boundary_from_api(api):
+    if not api:
+        return None
+    if api.get("ManagedPolicyArn"):
+        return {"managed_policy_arn": api["ManagedPolicyArn"]}
+    ref = api["CustomerManagedPolicyReference"]
+    return {"customer_managed_policy_reference": {"name": ref["Name"], "path": ref.get("Path", "/")}}
+
+
+def _refs(refs):
+    return sorted(({"name": r["name"], "path": r.get("path") or "/"} for r in refs), key=lambda r: (r["path"], r["name"]))
+
+
+def _assignments(items):
+    return sorted(items, key=lambda a: (a["account_id"], a["principal_type"], a["principal_id"]))
+
+
+def resolve_instance(client, instance_arn):
+    """(instance ARN, identity store id); the only instance when none is given."""
+    instances = list_instances(client)
+    if instance_arn:
+        for instance in instances:
+            if instance["InstanceArn"] == instance_arn:
+                return instance_arn, instance["IdentityStoreId"]
+        raise InputError(message="Identity Center instance %s does not exist" % instance_arn)
+    if len(instances) != 1:
+        raise InputError(message="instance_arn is required: this account has %d Identity Center instances" % len(instances))
+    return instances[0]["InstanceArn"], instances[0]["IdentityStoreId"]
+
+
+def resolve_groups(identitystore, store_id, instance_arn, names):
+    """{display name: group id}; an unknown name is an InputError naming the instance."""
+    found, missing = {}, []
+    for name in names:
+        group_id = get_group_id(identitystore, store_id, name)
+        if group_id is None:
+            missing.append(name)
+        else:
+            found[name] = group_id
+    if missing:
+        raise InputError(
+            message="Identity Center group%s %s not found in identity store %s of instance %s"
+            % ("s" if len(missing) > 1 else "", ", ".join(repr(n) for n in missing), store_id, instance_arn)
+        )
+    return found
+
+
+def find_permission_set(client, instance_arn, name):
+    for arn in list_permission_sets(client, instance_arn):
+        described = describe_permission_set(client, instance_arn, arn)
+        if described and described["Name"] == name:
+            return described
+    return None
+
+
+def read_current(client, instance_arn, described, assignment_accounts=()):
+    """The permission set in the module's normalized shape, with its assignments."""
+    arn = described["PermissionSetArn"]
+    inline = get_inline_policy(client, instance_arn, arn)
+    provisioned = list_provisioned_accounts(client, instance_arn, arn)
+    accounts = sorted(set(provisioned) | set(assignment_accounts))
+    assignments = []
+    for account in accounts:
+        assignments.extend(list_assignments(client, instance_arn, arn, account))
+    return {
+        "name": described["Name"],
+        "permission_set_arn": arn,
+        "description": described.get("Description"),
+        "session_duration": described.get("SessionDuration"),
+        "relay_state": described.get("RelayState"),
+        "inline_policy": json.loads(inline) if inline else {},
+        "managed_policies": sorted(list_managed_policies(client, instance_arn, arn)),
+        "customer_managed_policies": _refs(list_customer_managed_policies(client, instance_arn, arn)),
+        "permissions_boundary": boundary_from_api(get_permissions_boundary(client, instance_arn, arn)),
+        "tags": list_tags(client, instance_arn, arn),
+        "provisioned_accounts": provisioned,
+        # Accounts whose role is older than the permission set (an earlier provisioning failed or never ran).
+        "outdated_accounts": list_provisioned_accounts(client, instance_arn, arn, outdated=True),
+        "assignments": _assignments(assignments),
+    }
+
+
+def desired_state(params, current, group_ids):
+    """What the permission set should look like after this run (current for what is left unset)."""
+    base = copy.deepcopy(current) if current else {
+        "name": params["name"],
+        "permission_set_arn": None,
+        "description": None,
+        "session_duration": "PT1H",
+        "relay_state": None,
+        "inline_policy": {},
+        "managed_policies": [],
+        "customer_managed_policies": [],
+        "permissions_boundary": None,
+        "tags": {},
+        "provisioned_accounts": [],
+        "outdated_accounts": [],
+        "assignments": [],
+    }
+    for key in ("description", "session_duration", "relay_state"):
+        if params.get(key) is not None:
+            base[key] = params[key]
+    if current and params.get("session_duration") and duration_seconds(params["session_duration"]) == duration_seconds(current["session_duration"]):
+        base["session_duration"] = current["session_duration"]
+    policy = parse_policy(params.get("inline_policy"))
+    if policy is not None:
+        base["inline_policy"] = policy
+    if params.get("managed_policies") is not None:
+        wanted = sorted(set(params["managed_policies"]))
+        base["managed_policies"] = wanted if params.get("purge_managed_policies", True) else sorted(set(base["managed_policies"]) | set(wanted))
+    if params.get("customer_managed_policies") is not None:
+        wanted = _refs(params["customer_managed_policies"])
+        if not params.get("purge_managed_policies", True):
+            wanted = _refs(wanted + [r for r in base["customer_managed_policies"] if r not in wanted])
+        base["customer_managed_policies"] = wanted
+    if params.get("permissions_boundary") is not None:
+        base["permissions_boundary"] = boundary_from_api(boundary_to_api(params["permissions_boundary"])) if params["permissions_boundary"] else None
+    if params.get("tags") is not None:
+        to_set, to_unset = compare_aws_tags(base["tags"], params["tags"], params.get("purge_tags", True))
+        base["tags"] = dict((k, v) for k, v in base["tags"].items() if k not in to_unset)
+        base["tags"].update(to_set)
+    # After the run every account holds the latest version.
+    base["outdated_accounts"] = []
+    if params.get("groups") is not None:
+        wanted = [
+            {"account_id": account, "principal_type": "GROUP", "principal_id": group_ids[group]}
+            for account in sorted(set(params["accounts"]))
+            for group in sorted(set(params["groups"]))
+        ]
+        if not params.get("purge_assignments", True):
+            wanted += [a for a in base["assignments"] if a not in wanted]
+        base["assignments"] = _assignments(wanted)
+    return base
+
+
+# Changes Identity Center copies into the accounts' roles only when the permission set is provisioned.
+PROVISIONED_CHANGES = ("update", "inline_policy", "attach_managed", "detach_managed", "attach_customer", "detach_customer", "boundary")
+
+
+def plan(current, desired):
+    """The changes from ``current`` (None: missing) to ``desired``, as a dict of lists."""
+    current = current or {}
+    changes = {}
+    if not current:
+        changes["create"] = True
+    for key in ("description", "session_duration", "relay_state"):
+        if current and desired[key] != current.get(key):
+            changes.setdefault("update", {})[key] = desired[key]
+    if desired["inline_policy"] != current.get("inline_policy", {}):
+        changes["inline_policy"] = desired["inline_policy"]
+    before = set(current.get("managed_policies", []))
+    after = set(desired["managed_policies"])
+    if after - before:
+        changes["attach_managed"] = sorted(after - before)
+    if before - after:
+        changes["detach_managed"] = sorted(before - after)
+    before_refs, after_refs = current.get("customer_managed_policies", []), desired["customer_managed_policies"]
+    if [r for r in after_refs if r not in before_refs]:
+        changes["attach_customer"] = [r for r in after_refs if r not in before_refs]
+    if [r for r in before_refs if r not in after_refs]:
+        changes["detach_customer"] = [r for r in before_refs if r not in after_refs]
+    if desired["permissions_boundary"] != current.get("permissions_boundary"):
+        changes["boundary"] = desired["permissions_boundary"]
+    if current and desired["tags"] != current.get("tags"):
+        old, new = current.get("tags", {}), desired["tags"]
+        set_tags = dict((k, v) for k, v in new.items() if old.get(k) != v)
+        if set_tags:
+            changes["tag"] = set_tags
+        if set(old) - set(new):
+            changes["untag"] = sorted(set(old) - set(new))
+    if current.get("outdated_accounts"):
+        changes["provision"] = list(current["outdated_accounts"])
+    before_a, after_a = current.get("assignments", []), desired["assignments"]
+    if [a for a in after_a if a not in before_a]:
+        changes["assign"] = [a for a in after_a if a not in before_a]
+    if [a for a in before_a if a not in after_a]:
+        changes["unassign"] = [a for a in before_a if a not in after_a]
+    return changes
+
+
+def _wait_request(what, describe, timeout):
+    return wait_for_status(describe, what, ready=("SUCCEEDED",), failed=("FAILED",), timeout=timeout, first_delay=0.2, max_delay=5)
+
+
+def _public(state):
+    if not state:
+        return {}
+    result = dict((k, v) for k, v in state.items() if k != "provisioned_accounts")
+    result["role_name_pattern"] = role_name_pattern(state["name"])
+    return result
+
+
+def ensure_present(client, identitystore, params, check_mode):
+    """(changed, before, after, permission set ARN)."""
+    validate(params)
+    instance_arn, store_id = resolve_instance(client, params.get("instance_arn"))
+    group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])))
+    described = find_permission_set(client, instance_arn, params["name"])
+    current = read_current(client, instance_arn, described, params.get("accounts") or []) if described else None
+    desired = desired_state(params, current, group_ids)
+    changes = plan(current, desired)
+    if not changes:
+        return False, _public(current), _public(current)
+    if check_mode:
+        return True, _public(current), _public(desired)
+
+    timeout = params.get("wait_timeout", 600)
+    if current is None:
+        kwargs = dict(InstanceArn=instance_arn, Name=desired["name"], SessionDuration=desired["session_duration"])
+        if desired["description"]:
+            kwargs["Description"] = desired["description"]
+        if desired["relay_state"]:
+            kwargs["RelayState"] = desired["relay_state"]
+        if desired["tags"]:
+            kwargs["Tags"] = ansible_dict_to_boto3_tag_list(desired["tags"])
+        arn = create_permission_set(client, **kwargs)["PermissionSetArn"]
+    else:
+        arn = current["permission_set_arn"]
+    if changes.get("update"):
+        kwargs = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
+        for key, member in (("description", "Description"), ("session_duration", "SessionDuration"), ("relay_state", "RelayState")):
+            if key in changes["update"] and desired[key] is not None:
+                kwargs[member] = desired[key]
+        update_permission_set(client, **kwargs)
+    if "inline_policy" in changes:
+        if changes["inline_policy"]:
+            put_inline_policy(client, instance_arn, arn, changes["inline_policy"])
+        else:
+            delete_inline_policy(client, instance_arn, arn)
+    for policy_arn in changes.get("detach_managed", []):
+        detach_managed_policy(client, instance_arn, arn, policy_arn)
+    for ref in changes.get("detach_customer", []):
+        detach_customer_managed_policy(client, instance_arn, arn, ref)
+    for policy_arn in changes.get("attach_managed", []):
+        attach_managed_policy(client, instance_arn, arn, policy_arn)
+    for ref in changes.get("attach_customer", []):
+        attach_customer_managed_policy(client, instance_arn, arn, ref)
+    if "boundary" in changes:
+        if changes["boundary"]:
+            put_permissions_boundary(client, instance_arn, arn, changes["boundary"])
+        else:
+            delete_permissions_boundary(client, instance_arn, arn)
+    if changes.get("untag"):
+        untag_permission_set(client, instance_arn, arn, changes["untag"])
+    if changes.get("tag"):
+        tag_permission_set(client, instance_arn, arn, changes["tag"])
+
+    # The accounts that already have the role get the new content only when provisioned again.
+    content_changed = any(k in changes for k in PROVISIONED_CHANGES)
+    to_provision = current["provisioned_accounts"] if current and content_changed else changes.get("provision", [])
+    if to_provision:
+        for account in to_provision:
+            status = provision(client, instance_arn, arn, account)
+            _wait_request(
+                "provisioning of permission set %s to account %s" % (desired["name"], account),
+                lambda request_id=status["RequestId"]: provisioning_status(client, instance_arn, request_id),
+                timeout,
+            )
+    for assignment in changes.get("assign", []):
+        status = create_assignment(client, instance_arn, arn, assignment)
+        _wait_request(
+            "assignment of %s %s to account %s" % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
+            lambda request_id=status["RequestId"]: assignment_status(client, instance_arn, request_id, False),
+            timeout,
+        )
+    for assignment in changes.get("unassign", []):
+        status = delete_assignment(client, instance_arn, arn, assignment)
+        _wait_request(
+            "removal of %s %s from account %s" % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
+            lambda request_id=status["RequestId"]: assignment_status(client, instance_arn, request_id, True),
+            timeout,
+        )
+    after = read_current(client, instance_arn, describe_permission_set(client, instance_arn, arn), params.get("accounts") or [])
+    return True, _public(current), _public(after)
+
+
+def ensure_absent(client, params, check_mode):
+    """(changed, before, after): the permission set's assignments, then the permission set."""
+    validate(params)
+    instance_arn, _store = resolve_instance(client, params.get("instance_arn"))
+    described = find_permission_set(client, instance_arn, params["name"])
+    if described is None:
+        return False, {}, {}
+    current = read_current(client, instance_arn, described)
+    if check_mode:
+        return True, _public(current), {}
+    arn = current["permission_set_arn"]
+    timeout = params.get("wait_timeout", 600)
+    for assignment in current["assignments"]:
+        status = delete_assignment(client, instance_arn, arn, assignment)
+        _wait_request(
+            "removal of %s %s from account %s" % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
+            lambda request_id=status["RequestId"]: assignment_status(client, instance_arn, request_id, True),
+            timeout,
+        )
+    delete_permission_set(client, instance_arn, arn)
+    return True, _public(current), {}

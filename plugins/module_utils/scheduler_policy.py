@@ -1,0 +1,376 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The cluster's Task Governance scheduler config ("cluster policy"): options <-> API shape, checks, and the calls.
+
+A HyperPod cluster has at most one scheduler config (AWS refuses a second one with a
+ConflictException), so the policy is found by its cluster, not by its name. The pure
+functions (``input_problems``, ``desired_config``, ``comparable``) are unit-tested without
+AWS; ``SchedulerPolicyManager`` drives a boto3 SageMaker client.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import re
+
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
+
+TASK_GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
+
+TRANSITIONAL = ("Creating", "Updating", "Deleting")
+SETTLED = ("Created", "Updated")
+CREATE_FAILED = ("CreateFailed", "CreateRollbackFailed")
+FAILED = CREATE_FAILED + ("UpdateFailed", "UpdateRollbackFailed", "DeleteFailed", "DeleteRollbackFailed")
+DELETED = "Deleted"
+
+# botocore's model: PriorityClassList max 10, ClusterSchedulerPriorityClassName, PriorityWeight 0..100,
+# EntityName, EntityDescription. The priority class name is a Kubernetes WorkloadPriorityClass;
+# docs/team-file.md (and the model's {0,39} repetition) keep it to 40 characters.
+MAX_PRIORITY_CLASSES = 10
+PRIORITY_CLASS_NAME = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+MAX_PRIORITY_CLASS_NAME = 40
+WEIGHT_RANGE = (0, 100)
+ENTITY_NAME = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+MAX_ENTITY_NAME = 63
+MAX_DESCRIPTION = 1024
+
+ENABLED = {True: "Enabled", False: "Disabled"}
+
+
+def policy_name(cluster_name):
+    """The scheduler config's name when the module is not given one: ``<cluster name>-scheduler``.
+
+    To move to naming.py (shared file) as ``naming.scheduler_policy_name``.
+    """
+    return "%s-scheduler" % cluster_name
+
+
+# ---------------------------------------------------------------- input checks (before any call)
+
+
+def input_problems(params):
+    """Everything wrong with the module's options, as sentences; empty when they can be sent."""
+    problems = []
+    if params.get("name") is not None:
+        problems.extend(name_problems(params["name"], "name"))
+    if params.get("state", "present") != "present":
+        return problems
+    classes = params.get("priority_classes")
+    if classes is not None:
+        if len(classes) > MAX_PRIORITY_CLASSES:
+            problems.append("priority_classes: at most %d priority classes, got %d" % (MAX_PRIORITY_CLASSES, len(classes)))
+        seen = set()
+        for index, item in enumerate(classes):
+            label = "priority_classes[%d]" % index
+            name = item.get("name")
+            if not isinstance(name, str) or not re.fullmatch(PRIORITY_CLASS_NAME, name) or len(name) > MAX_PRIORITY_CLASS_NAME:
+                problems.append(
+                    "%s.name: %r must be lower-case letters, digits and inner hyphens, at most %d characters (pattern %s)"
+                    % (label, name, MAX_PRIORITY_CLASS_NAME, PRIORITY_CLASS_NAME)
+                )
+            elif name in seen:
+                problems.append("%s.name: %s is listed twice" % (label, name))
+            seen.add(name)
+            weight = item.get("weight")
+            if weight is None or not WEIGHT_RANGE[0] <= weight <= WEIGHT_RANGE[1]:
+                problems.append("%s.weight: %s is outside %d..%d" % (label, weight, WEIGHT_RANGE[0], WEIGHT_RANGE[1]))
+    description = params.get("description")
+    if description is not None:
+        if len(description) > MAX_DESCRIPTION:
+            problems.append("description: longer than %d characters" % MAX_DESCRIPTION)
+        if re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", description):
+            problems.append("description: control characters are not allowed")
+    return problems
+
+
+def name_problems(name, what):
+    if len(name) > MAX_ENTITY_NAME or not re.fullmatch(ENTITY_NAME, name):
+        return ["%s: %r must be letters, digits and inner hyphens, at most %d characters (pattern %s)" % (what, name, MAX_ENTITY_NAME, ENTITY_NAME)]
+    return []
+
+
+# ---------------------------------------------------------------- options <-> API shape
+
+
+def _sorted_classes(classes):
+    return sorted((dict(c) for c in classes or []), key=lambda c: c["Name"])
+
+
+def current_settings(config):
+    """The members of a described scheduler config that this collection manages."""
+    if not config:
+        return None
+    scheduler = config.get("SchedulerConfig") or {}
+    settings = {"SchedulerConfig": {"PriorityClasses": _sorted_classes(scheduler.get("PriorityClasses"))}}
+    for member in ("FairShare", "IdleResourceSharing"):
+        if scheduler.get(member) is not None:
+            settings["SchedulerConfig"][member] = scheduler[member]
+    if config.get("Description") is not None:
+        settings["Description"] = config["Description"]
+    return settings
+
+
+def desired_settings(params, current=None):
+    """``params`` over ``current`` (an option left unset keeps its current value; on a new config it is not sent)."""
+    settings = copy.deepcopy(current) if current else {"SchedulerConfig": {"PriorityClasses": []}}
+    scheduler = settings["SchedulerConfig"]
+    if params.get("priority_classes") is not None:
+        scheduler["PriorityClasses"] = _sorted_classes({"Name": c["name"], "Weight": c["weight"]} for c in params["priority_classes"])
+    if params.get("fair_share") is not None:
+        scheduler["FairShare"] = ENABLED[bool(params["fair_share"])]
+    if params.get("idle_resource_sharing") is not None:
+        scheduler["IdleResourceSharing"] = ENABLED[bool(params["idle_resource_sharing"])]
+    if params.get("description") is not None:
+        settings["Description"] = params["description"]
+    return settings
+
+
+def comparable(settings, name=None, cluster_arn=None):
+    """``settings`` as shown in ``diff``: snake_case, nothing the server manages."""
+    if not settings:
+        return {}
+    result = snake(settings)
+    if name:
+        result["name"] = name
+    if cluster_arn:
+        result["cluster_arn"] = cluster_arn
+    return result
+
+
+# ---------------------------------------------------------------- API helpers
+
+
+@SageMakerErrorHandler.list_error_handler("describe HyperPod cluster", None)
+@aws_retry()
+def describe_cluster(client, name_or_arn):
+    return client.describe_cluster(ClusterName=name_or_arn)
+
+
+@SageMakerErrorHandler.list_error_handler("list cluster scheduler configs", [])
+@aws_retry()
+def list_configs(client, cluster_arn):
+    paginator = client.get_paginator("list_cluster_scheduler_configs")
+    return paginator.paginate(ClusterArn=cluster_arn).build_full_result().get("ClusterSchedulerConfigSummaries", [])
+
+
+@SageMakerErrorHandler.list_error_handler("describe cluster scheduler config", None)
+@aws_retry()
+def describe_config(client, config_id):
+    config = client.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+    config.pop("ResponseMetadata", None)
+    return config
+
+
+@SageMakerErrorHandler.common_error_handler("create cluster scheduler config")
+@aws_retry()
+def create_config(client, **request):
+    return client.create_cluster_scheduler_config(**request)
+
+
+@SageMakerErrorHandler.common_error_handler("update cluster scheduler config")
+@aws_retry()
+def update_config(client, **request):
+    try:
+        return client.update_cluster_scheduler_config(**request)
+    except is_boto3_error_code("ConflictException") as e:
+        raise ConflictError(message="cluster scheduler config %s changed while it was being updated" % request["ClusterSchedulerConfigId"], exception=e)
+
+
+@SageMakerErrorHandler.deletion_error_handler("delete cluster scheduler config")
+@aws_retry()
+def delete_config(client, config_id):
+    client.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+    return True
+
+
+# ---------------------------------------------------------------- the resource
+
+
+class SchedulerPolicyManager:
+    """The scheduler config of one HyperPod cluster. ``params`` are the module's options."""
+
+    def __init__(self, client, params, check_mode=False, warn=None):
+        self.client = client
+        self.params = params
+        self.check_mode = check_mode
+        self.warn = warn or (lambda message: None)
+        self.timeout = params.get("wait_timeout") or 1800
+        self.cluster = None
+        self.name = params.get("name")
+
+    # reads
+
+    def read_cluster(self):
+        self.cluster = describe_cluster(self.client, self.params["cluster"])
+        if self.cluster is not None and not self.name:
+            self.name = policy_name(self.cluster["ClusterName"])
+        return self.cluster
+
+    def find(self):
+        """The cluster's scheduler config that is not Deleted (settled if it was transitioning), or None."""
+        live = [s for s in list_configs(self.client, self.cluster["ClusterArn"]) if s.get("Status") != DELETED]
+        if not live:
+            return None
+        # AWS allows one; should there be more, manage the one with our name.
+        summary = next((s for s in live if s["Name"] == self.name), live[0])
+        if self.params.get("name") and summary["Name"] != self.params["name"]:
+            raise InputError(
+                message="cluster %s already has the scheduler config %s (%s): a cluster has one, and its name cannot change; "
+                "leave name unset to manage it, or delete it first"
+                % (self.cluster["ClusterName"], summary["Name"], summary["ClusterSchedulerConfigId"])
+            )
+        self.name = summary["Name"]
+        return self.settle(summary["ClusterSchedulerConfigId"])
+
+    def settle(self, config_id):
+        config = wait_for_status(
+            lambda: describe_config(self.client, config_id),
+            "cluster scheduler config %s" % self.name,
+            ready=SETTLED + FAILED + (DELETED, GONE),
+            timeout=self.timeout,
+        )
+        if config is None or config.get("Status") == DELETED:
+            return None
+        return config
+
+    def wait(self, config_id, ready):
+        if not self.params.get("wait", True):
+            return describe_config(self.client, config_id)
+        return wait_for_status(
+            lambda: describe_config(self.client, config_id),
+            "cluster scheduler config %s" % self.name,
+            ready=ready,
+            failed=FAILED,
+            timeout=self.timeout,
+        )
+
+    @staticmethod
+    def result(config):
+        return snake(config) if config else {}
+
+    # present
+
+    def ensure_present(self):
+        problems = input_problems(self.params)
+        if problems:
+            raise InputError(message="task governance policy: %s" % "; ".join(problems))
+        if self.read_cluster() is None:
+            raise InputError(message="HyperPod cluster %s was not found" % self.params["cluster"])
+        problems = name_problems(self.name, "derived name (give name)") if not self.params.get("name") else []
+        if problems:
+            raise InputError(message="task governance policy: %s" % "; ".join(problems))
+        config = self.find()
+        if config is not None and config["Status"] in CREATE_FAILED:
+            return self._recreate(config)
+        if config is None:
+            return self._create({})
+        return self._update(config)
+
+    def _create(self, before):
+        desired = desired_settings(self.params)
+        arn = self.cluster["ClusterArn"]
+        after = comparable(desired, self.name, arn)
+        if self.check_mode:
+            predicted = dict(copy.deepcopy(desired), Name=self.name, ClusterArn=arn, Status="Created", ClusterSchedulerConfigVersion=1)
+            return True, before, after, self.result(predicted)
+        request = dict(
+            copy.deepcopy(desired), Name=self.name, ClusterArn=arn, Tags=ansible_dict_to_boto3_tag_list(dict([naming.MANAGED_BY_TAG]))
+        )
+        created = create_config(self.client, **request)
+        config = self.wait(created["ClusterSchedulerConfigId"], SETTLED)
+        return True, before, comparable(current_settings(config), self.name, arn), self.result(config)
+
+    def _recreate(self, config):
+        """A config that failed to create cannot be updated: delete it and create it again."""
+        self.warn(
+            "cluster scheduler config %s is %s (%s); deleting it and creating it again"
+            % (config["Name"], config["Status"], config.get("FailureReason") or "no reason given")
+        )
+        before = comparable(current_settings(config), config["Name"], config["ClusterArn"])
+        if self.check_mode:
+            return self._create(before)
+        delete_config(self.client, config["ClusterSchedulerConfigId"])
+        # One config per cluster: the next one can only be created once this one is Deleted.
+        wait_for_status(
+            lambda: describe_config(self.client, config["ClusterSchedulerConfigId"]),
+            "cluster scheduler config %s" % config["Name"],
+            ready=(DELETED, GONE),
+            failed=("DeleteFailed", "DeleteRollbackFailed"),
+            timeout=self.timeout,
+        )
+        return self._create(before)
+
+    def _update(self, config):
+        if config["Status"] in FAILED:
+            self.warn("cluster scheduler config %s is %s: %s" % (self.name, config["Status"], config.get("FailureReason") or "no reason given"))
+        current = current_settings(config)
+        desired = desired_settings(self.params, current)
+        arn = config["ClusterArn"]
+        before = comparable(current, self.name, arn)
+        if current == desired and config["Status"] in SETTLED:
+            return False, before, before, self.result(config)
+        if self.check_mode:
+            predicted = dict(copy.deepcopy(config), **copy.deepcopy(desired))
+            predicted["Status"] = "Updated"
+            predicted["ClusterSchedulerConfigVersion"] = config["ClusterSchedulerConfigVersion"] + 1
+            return True, before, comparable(desired, self.name, arn), self.result(predicted)
+        config_id = config["ClusterSchedulerConfigId"]
+        try:
+            self._write(config, desired)
+        except ConflictError:
+            # Another writer moved the version between our read and our write: read once more.
+            config = self.settle(config_id)
+            if config is None:
+                raise InputError(message="cluster scheduler config %s was deleted while it was being updated" % self.name)
+            current = current_settings(config)
+            desired = desired_settings(self.params, current)
+            if current != desired or config["Status"] not in SETTLED:
+                self._write(config, desired)
+        config = self.wait(config_id, SETTLED)
+        return True, before, comparable(current_settings(config), self.name, arn), self.result(config)
+
+    def _write(self, config, desired):
+        request = dict(
+            ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"],
+            TargetVersion=config["ClusterSchedulerConfigVersion"],
+            SchedulerConfig=copy.deepcopy(desired["SchedulerConfig"]),
+        )
+        if desired.get("Description") is not None:
+            request["Description"] = desired["Description"]
+        update_config(self.client, **request)
+
+    # absent
+
+    def ensure_absent(self):
+        problems = input_problems(self.params)
+        if problems:
+            raise InputError(message="task governance policy: %s" % "; ".join(problems))
+        if self.read_cluster() is None:
+            return False, {}, {}, {}
+        config = self.find()
+        if config is None:
+            return False, {}, {}, {}
+        before = comparable(current_settings(config), self.name, config["ClusterArn"])
+        if self.check_mode:
+            return True, before, {}, {}
+        delete_config(self.client, config["ClusterSchedulerConfigId"])
+        if self.params.get("wait", True):
+            wait_for_status(
+                lambda: describe_config(self.client, config["ClusterSchedulerConfigId"]),
+                "cluster scheduler config %s" % self.name,
+                ready=(DELETED, GONE),
+                failed=("DeleteFailed", "DeleteRollbackFailed"),
+                timeout=self.timeout,
+            )
+        return True, before, {}, {}

@@ -1,0 +1,91 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The inline policy of a team's permission set: the shared cluster, the team's Studio, the team's S3 prefix.
+
+What a member of team ``T`` may do with the credentials of ``T``'s permission set:
+
+- see the shared clusters: ``eks:DescribeCluster`` on the EKS cluster (``aws eks update-kubeconfig``),
+  ``sagemaker:DescribeCluster``/``ListClusterNodes``/``DescribeClusterNode`` on the HyperPod cluster.
+  Inside Kubernetes, the EKS access entry decides (namespace ``hyperpod-ns-T`` only);
+- use the team's SageMaker AI domain, user profiles, spaces and apps. Their ARNs carry the domain
+  *id* (``domain/d-xxxx``, ``user-profile/d-xxxx/alice``), which does not exist before the domain
+  does, so they cannot be named here. Every team resource carries the team tag
+  (``naming.team_tags``), and SageMaker authorizes these actions on the resource's tags, so the
+  statement allows them on any domain/user-profile/space/app whose ``aws:ResourceTag/<team key>``
+  is ``T``. That includes ``CreatePresignedDomainUrl``, which is authorized on the *user profile*:
+  only the team's own profiles can be opened.
+  Not granted: creating spaces and apps (in an SSO domain Studio creates them with the domain's
+  execution role; for a create call the only team evidence is a request tag the caller chooses,
+  which would let ``T`` create apps in another team's domain), and any tagging call (re-tagging
+  another team's resource with ``T`` would be a way in);
+- read and write ``s3://<bucket>/T/*``, and list the bucket only under the prefix ``T/``
+  (``s3:prefix`` is ``T/`` or starts with ``T/``; ``T/`` keeps team ``vis`` out of team ``vision``'s prefix).
+
+Nothing in the policy names another team; ``tests/unit/plugins/module_utils/test_team_policy.py``
+evaluates each team's policy against another team's resources.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+
+POLICY_VERSION = "2012-10-17"
+
+CLUSTER_READ_ACTIONS = ["sagemaker:DescribeCluster", "sagemaker:DescribeClusterNode", "sagemaker:ListClusterNodes"]
+EKS_READ_ACTIONS = ["eks:DescribeCluster"]
+LIST_CLUSTERS_ACTIONS = ["eks:ListClusters", "sagemaker:ListClusters"]
+STUDIO_ACTIONS = [
+    "sagemaker:CreatePresignedDomainUrl",
+    "sagemaker:DeleteApp",
+    "sagemaker:DeleteSpace",
+    "sagemaker:DescribeApp",
+    "sagemaker:DescribeDomain",
+    "sagemaker:DescribeSpace",
+    "sagemaker:DescribeUserProfile",
+    "sagemaker:ListTags",
+    "sagemaker:UpdateSpace",
+]
+OBJECT_ACTIONS = ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"]
+
+
+def _studio_arns(partition, region, account_id):
+    base = "arn:%s:sagemaker:%s:%s:" % (partition, region, account_id)
+    return [base + "app/*", base + "domain/*", base + "space/*", base + "user-profile/*"]
+
+
+def render_team_policy(team, account_id, region, data_bucket, hyperpod_cluster_arn, eks_cluster_arn, tag_keys=None, partition="aws"):
+    """The inline policy document (a dict) of ``team``'s permission set."""
+    problems = naming.name_problems(team)
+    if problems:
+        raise ValueError("team %r %s" % (team, "; ".join(problems)))
+    keys = {"team": "team"}
+    keys.update(tag_keys or {})
+    prefix = naming.s3_prefix(team)
+    bucket_arn = "arn:%s:s3:::%s" % (partition, data_bucket)
+    return {
+        "Version": POLICY_VERSION,
+        "Statement": [
+            {"Sid": "SharedHyperPodClusterRead", "Effect": "Allow", "Action": list(CLUSTER_READ_ACTIONS), "Resource": hyperpod_cluster_arn},
+            {"Sid": "SharedEksClusterRead", "Effect": "Allow", "Action": list(EKS_READ_ACTIONS), "Resource": eks_cluster_arn},
+            {"Sid": "ListClusters", "Effect": "Allow", "Action": list(LIST_CLUSTERS_ACTIONS), "Resource": "*"},
+            {
+                "Sid": "TeamStudio",
+                "Effect": "Allow",
+                "Action": list(STUDIO_ACTIONS),
+                "Resource": _studio_arns(partition, region, account_id),
+                "Condition": {"StringEquals": {"aws:ResourceTag/%s" % keys["team"]: team}},
+            },
+            {"Sid": "TeamDataObjects", "Effect": "Allow", "Action": list(OBJECT_ACTIONS), "Resource": "%s/%s*" % (bucket_arn, prefix)},
+            {
+                "Sid": "TeamDataListing",
+                "Effect": "Allow",
+                "Action": ["s3:ListBucket"],
+                "Resource": bucket_arn,
+                "Condition": {"StringLike": {"s3:prefix": [prefix, prefix + "*"]}},
+            },
+        ],
+    }

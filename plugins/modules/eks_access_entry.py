@@ -1,0 +1,214 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: eks_access_entry
+short_description: Manage an EKS access entry and its access policies
+version_added: 0.1.0
+description:
+  - Creates, updates or deletes the EKS access entry of an IAM principal on a cluster, with its
+    Kubernetes groups, user name, tags and associated access policies (each scoped to the cluster
+    or to namespaces).
+  - Only what differs is changed; access policies that O(access_policies) does not list are
+    disassociated when O(access_policies) is given.
+  - O(principal_arn) also takes the role-name pattern of an IAM Identity Center permission set,
+    V(AWSReservedSSO_<name>_*), which M(hyperpod.tenancy.identity_center_permission_set) returns as
+    C(role_name_pattern). The role is found with IAM C(ListRoles) under C(/aws-reserved/sso.amazonaws.com/) and must be the
+    only match. In check mode, a pattern that matches no role yet (its permission set is created earlier in
+    the same run) is reported as a change.
+  - The cluster's authentication mode must be V(API) or V(API_AND_CONFIG_MAP). Input EKS would refuse
+    fails before any call that writes; so does a change of O(type), which EKS cannot make in place.
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  state:
+    description: Whether the access entry should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+  cluster_name:
+    description: The EKS cluster.
+    type: str
+    required: true
+  principal_arn:
+    description:
+      - The IAM role or user ARN, path included, or an Identity Center role-name pattern V(AWSReservedSSO_<name>_*).
+      - Give O(principal_arn) or O(team).
+    type: str
+  team:
+    description:
+      - A team of the shared cluster, instead of O(principal_arn); the principal is then the role of the team's
+        permission set, V(AWSReservedSSO_<name_prefix>-<team>_*).
+    type: str
+  name_prefix:
+    description: The prefix of the permission set name derived from O(team).
+    type: str
+    default: hyperpod
+  type:
+    description: The access entry type; it cannot be changed once the entry exists.
+    type: str
+    choices: [STANDARD, FARGATE_LINUX, EC2_LINUX, EC2_WINDOWS, EC2, HYBRID_LINUX, HYPERPOD_LINUX]
+    default: STANDARD
+  kubernetes_groups:
+    description: Kubernetes groups the principal belongs to (for RBAC bindings). Unset leaves them alone.
+    type: list
+    elements: str
+  username:
+    description: The Kubernetes user name. Unset keeps the current one (EKS's default on creation).
+    type: str
+  access_policies:
+    description:
+      - Access policies to associate. Unset leaves associations alone; V([]) removes them all.
+    type: list
+    elements: dict
+    suboptions:
+      policy_arn:
+        description: The policy ARN, V(arn:aws:eks::aws:cluster-access-policy/<Name>).
+        type: str
+      name:
+        description: The policy name, for example V(AmazonSagemakerHyperpodTrainingPolicy), instead of O(access_policies[].policy_arn).
+        type: str
+      access_scope:
+        description: Where the policy applies.
+        type: dict
+        required: true
+        suboptions:
+          type:
+            description: V(cluster) or V(namespace).
+            type: str
+            choices: [cluster, namespace]
+            required: true
+          namespaces:
+            description: The namespaces, for a V(namespace) scope.
+            type: list
+            elements: str
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: Check mode makes only read calls and returns the result and diff the real run would return.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: full
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.tags
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Give team vision's permission-set role kubectl access to its namespace
+  hyperpod.tenancy.eks_access_entry:
+    cluster_name: ml-shared-eks
+    principal_arn: AWSReservedSSO_hyperpod-vision_*
+    kubernetes_groups: [hyperpod-ns-vision-namespace-level-group]
+    access_policies:
+      - name: AmazonSagemakerHyperpodTrainingPolicy
+        access_scope: {type: namespace, namespaces: [hyperpod-ns-vision]}
+      - name: AmazonSagemakerHyperpodUserClusterPolicy
+        access_scope: {type: cluster}
+    tags:
+      team: vision
+
+- name: Remove the access entry
+  hyperpod.tenancy.eks_access_entry:
+    cluster_name: ml-shared-eks
+    principal_arn: AWSReservedSSO_hyperpod-vision_*
+    state: absent
+"""
+
+RETURN = r"""
+access_entry:
+  description: The access entry after the run; empty when it does not exist.
+  returned: always
+  type: dict
+  contains:
+    cluster_name:
+      description: The cluster.
+      type: str
+    principal_arn:
+      description: The principal's ARN.
+      type: str
+      sample: arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-vision_0123456789abcdef
+    access_entry_arn:
+      description: The access entry's ARN.
+      type: str
+    type:
+      description: The type.
+      type: str
+      sample: STANDARD
+    username:
+      description: The Kubernetes user name.
+      type: str
+    kubernetes_groups:
+      description: The Kubernetes groups, sorted.
+      type: list
+      elements: str
+    tags:
+      description: The tags.
+      type: dict
+    access_policies:
+      description: The associated access policies, sorted by ARN.
+      type: list
+      elements: dict
+      contains:
+        policy_arn:
+          description: The policy ARN.
+          type: str
+        access_scope:
+          description: The scope, V(type) and sorted V(namespaces).
+          type: dict
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+
+
+def main():
+    scope = dict(type=dict(type="str", choices=["cluster", "namespace"], required=True), namespaces=dict(type="list", elements="str"))
+    argument_spec = dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        cluster_name=dict(type="str", required=True),
+        principal_arn=dict(type="str"),
+        team=dict(type="str"),
+        name_prefix=dict(type="str", default="hyperpod"),
+        type=dict(type="str", choices=list(access_entry.TYPES), default="STANDARD"),
+        kubernetes_groups=dict(type="list", elements="str"),
+        username=dict(type="str"),
+        access_policies=dict(
+            type="list",
+            elements="dict",
+            options=dict(policy_arn=dict(type="str"), name=dict(type="str"), access_scope=dict(type="dict", required=True, options=scope)),
+        ),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+    )
+    module = AnsibleAWSModule(
+        argument_spec=argument_spec, supports_check_mode=True, required_one_of=[["principal_arn", "team"]], mutually_exclusive=[["principal_arn", "team"]]
+    )
+    try:
+        access_entry.apply_team(module.params)
+        eks = module.client("eks", retry_decorator=AWSRetry.jittered_backoff())
+        iam = module.client("iam", retry_decorator=AWSRetry.jittered_backoff())
+        if module.params["state"] == "present":
+            changed, before, after = access_entry.ensure_present(eks, iam, module.params, module.check_mode)
+        else:
+            changed, before, after = access_entry.ensure_absent(eks, iam, module.params, module.check_mode)
+    except HyperPodError as e:
+        module.fail_json_aws_error(e)
+    module.exit_json(changed=changed, access_entry=after, diff={"before": before, "after": after})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: eks_addon
+short_description: Manage an Amazon EKS add-on, such as the HyperPod Task Governance add-on
+version_added: 0.1.0
+description:
+  - Installs, updates or removes an add-on on an existing EKS cluster, and waits until it is C(ACTIVE) or gone.
+  - HyperPod Task Governance runs as the add-on C(amazon-sagemaker-hyperpod-taskgovernance); its cluster
+    policy (M(hyperpod.tenancy.task_governance_policy)) and compute quotas need it C(ACTIVE) first.
+  - O(configuration_values) is compared as data with what the add-on has, whether that was given as JSON or YAML.
+  - Options left unset are left as they are on an installed add-on; a new add-on gets the version EKS picks by default.
+  - An add-on in C(CREATE_FAILED), C(UPDATE_FAILED) or C(DELETE_FAILED) makes the module fail with the health issues EKS reports.
+author:
+  - hyperpod.tenancy contributors
+options:
+  state:
+    description: Whether the add-on should be installed.
+    type: str
+    choices: [present, absent]
+    default: present
+  cluster_name:
+    description: Name of the EKS cluster.
+    type: str
+    required: true
+  addon_name:
+    description: Name of the add-on, as DescribeAddonVersions lists it.
+    type: str
+    required: true
+  addon_version:
+    description: Version of the add-on, for example C(v1.2.0-eksbuild.1).
+    type: str
+  service_account_role_arn:
+    description: IAM role the add-on's service account assumes (IRSA).
+    type: str
+  configuration_values:
+    description: The add-on's configuration, matching its schema (DescribeAddonConfiguration); sent as JSON.
+    type: dict
+  resolve_conflicts:
+    description: What EKS does when a field it manages was changed in the cluster; used on create and update.
+    type: str
+    choices: [OVERWRITE, NONE, PRESERVE]
+  preserve:
+    description: With O(state=absent), leave the add-on's Kubernetes resources in the cluster.
+    type: bool
+    default: false
+  wait:
+    description: Wait until the add-on is C(ACTIVE), or gone.
+    type: bool
+    default: true
+  wait_timeout:
+    description: How many seconds to wait.
+    type: int
+    default: 1200
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.tags
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Install the HyperPod Task Governance add-on
+  hyperpod.tenancy.eks_addon:
+    cluster_name: ml-shared-eks
+    addon_name: amazon-sagemaker-hyperpod-taskgovernance
+
+- name: Pin the CloudWatch Observability add-on and configure it
+  hyperpod.tenancy.eks_addon:
+    cluster_name: ml-shared-eks
+    addon_name: amazon-cloudwatch-observability
+    addon_version: v4.1.0-eksbuild.1
+    configuration_values:
+      containerLogs:
+        enabled: false
+    resolve_conflicts: OVERWRITE
+    tags:
+      team: platform
+
+- name: Remove an add-on
+  hyperpod.tenancy.eks_addon:
+    cluster_name: ml-shared-eks
+    addon_name: amazon-cloudwatch-observability
+    state: absent
+"""
+
+RETURN = r"""
+addon:
+  description: The add-on as DescribeAddon returns it, in snake_case; empty when absent.
+  returned: always
+  type: dict
+  contains:
+    addon_name:
+      description: Name of the add-on.
+      type: str
+      sample: amazon-sagemaker-hyperpod-taskgovernance
+    cluster_name:
+      description: Name of the EKS cluster.
+      type: str
+      sample: ml-shared-eks
+    addon_arn:
+      description: ARN of the add-on.
+      type: str
+    addon_version:
+      description: Installed version.
+      type: str
+      sample: v1.2.0-eksbuild.1
+    status:
+      description: C(ACTIVE), or a transitional status when O(wait=false).
+      type: str
+      sample: ACTIVE
+    health:
+      description: Health issues EKS reports.
+      type: dict
+    service_account_role_arn:
+      description: IAM role of the add-on's service account.
+      type: str
+      returned: when set
+    configuration_values:
+      description: The configuration as EKS stores it (a JSON or YAML string).
+      type: str
+      returned: when set
+    tags:
+      description: Tags of the add-on.
+      type: dict
+    created_at:
+      description: When the add-on was installed.
+      type: str
+    modified_at:
+      description: When the add-on last changed.
+      type: str
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.eks_addon import AddonManager
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+
+def main():
+    argument_spec = dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        cluster_name=dict(type="str", required=True),
+        addon_name=dict(type="str", required=True),
+        addon_version=dict(type="str"),
+        service_account_role_arn=dict(type="str"),
+        configuration_values=dict(type="dict"),
+        resolve_conflicts=dict(type="str", choices=["OVERWRITE", "NONE", "PRESERVE"]),
+        preserve=dict(type="bool", default=False),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=1200),
+    )
+    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    try:
+        client = module.client("eks", retry_decorator=aws_retry())
+        manager = AddonManager(client, module.params, check_mode=module.check_mode, warn=module.warn)
+        if module.params["state"] == "present":
+            changed, before, after, addon = manager.ensure_present()
+        else:
+            changed, before, after, addon = manager.ensure_absent()
+    except HyperPodError as e:
+        module.fail_json_aws_error(e)
+    module.exit_json(changed=changed, addon=addon, diff={"before": before, "after": after})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,468 @@
+"""IAM Identity Center (sso-admin) calls moto 5.2.5 lacks or gets wrong, and the IAM roles provisioning creates.
+
+Added: TagResource, UntagResource, ListTagsForResource; Put/Get/DeletePermissionsBoundary…;
+DescribePermissionSetProvisioningStatus. Corrected (moto's versions replaced):
+
+- CreatePermissionSet: moto builds ARNs ``…:instance/ssoins-…/ps-…`` that break botocore's
+  ``PermissionSetArn`` pattern; AWS's are ``arn:aws:sso:::permissionSet/ssoins-…/ps-…``. Names
+  are unique per instance (ConflictException). SessionDuration defaults to ``PT1H``.
+- UpdatePermissionSet: moto blanks every field the request leaves out; AWS keeps them.
+- DeletePermissionSet: refused while the permission set is assigned to an account (ConflictException).
+- Create/DeleteAccountAssignment: validated (the permission set must exist, a duplicate is a
+  ConflictException) and asynchronous: ``IN_PROGRESS`` until the sandbox delay has passed, then
+  ``SUCCEEDED`` (Describe…CreationStatus / …DeletionStatus).
+- ListAccountsForProvisionedPermissionSet: the accounts that hold the permission set's role, and with
+  ``ProvisioningStatus`` those that do (not) hold its latest version: every change to what the permission
+  set grants makes the accounts' roles out of date until it is provisioned again.
+- ProvisionPermissionSet: ``IN_PROGRESS`` → ``SUCCEEDED`` or ``FAILED`` (a referenced customer managed
+  policy missing from the account), read through DescribePermissionSetProvisioningStatus.
+
+Provisioning a permission set to an account (an assignment, or ProvisionPermissionSet) makes IAM
+Identity Center create the role ``AWSReservedSSO_<name>_<16 hex>`` under the path
+``/aws-reserved/sso.amazonaws.com/`` in that account, with the permission set's inline policy
+(``AwsSSOInlinePolicy``), customer managed policies and permissions boundary. Removing the last
+assignment of the permission set in an account deletes the role. The sandbox does both in moto's IAM.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import uuid
+
+import moto.ssoadmin.models
+import moto.ssoadmin.responses
+from moto.core.utils import unix_time
+
+from sandbox import core
+from sandbox.core import AwsError, Lifecycle, graft, state
+
+ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
+INLINE_POLICY_NAME = "AwsSSOInlinePolicy"
+
+
+def _not_found(message: str) -> AwsError:
+    return AwsError("ResourceNotFoundException", message)
+
+
+def _conflict(message: str) -> AwsError:
+    return AwsError("ConflictException", message)
+
+
+def _saml_trust(account_id: str, partition: str) -> str:
+    provider = f"arn:{partition}:iam::{account_id}:saml-provider/AWSSSO_{secrets.token_hex(8)}_DO_NOT_DELETE"
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": {"Federated": provider},
+                    "Action": ["sts:AssumeRoleWithSAML", "sts:TagSession"],
+                    "Condition": {"StringEquals": {"SAML:aud": "https://signin.aws.amazon.com/saml"}},
+                }
+            ],
+        }
+    )
+
+
+class SsoAdminBackend:
+    """State: ``sso_requests`` (request id -> status), ``sso_roles`` ((ps arn, account) -> role name),
+    ``sso_boundaries`` (ps arn -> boundary), ``sso_tags`` (instance arn -> tags)."""
+
+    def _sso_permission_set(self, instance_arn: str, permission_set_arn: str):
+        return self._find_permission_set(instance_arn, permission_set_arn)
+
+    def _sso_instance(self, instance_arn: str):
+        for instance in self.instances:
+            if instance.instance_arn == instance_arn:
+                return instance
+        raise _not_found(f"Could not find Instance with arn {instance_arn}")
+
+    def _sso_request(self, kind: str, summary: dict, failure: str | None = None) -> dict:
+        request_id = str(uuid.uuid4())
+        record = {"kind": kind, "summary": dict(summary, RequestId=request_id, CreatedDate=unix_time()), "lifecycle": Lifecycle("IN_PROGRESS", "SUCCEEDED")}
+        if failure:
+            record["lifecycle"].move("IN_PROGRESS", "FAILED")
+            record["summary"]["FailureReason"] = failure
+        state(self, "sso_requests")[request_id] = record
+        return self._sso_status(record)
+
+    @staticmethod
+    def _sso_status(record: dict) -> dict:
+        status = record["lifecycle"].status
+        summary = dict(record["summary"], Status=status)
+        if status != "FAILED":
+            summary.pop("FailureReason", None)
+        return summary
+
+    def _sso_describe_request(self, kind: str, request_id: str) -> dict:
+        record = state(self, "sso_requests").get(request_id)
+        if record is None or record["kind"] != kind:
+            raise _not_found(f"Could not find the {kind} request with id {request_id}")
+        return self._sso_status(record)
+
+    # --- the IAM role Identity Center keeps in each account -------------------------------------
+
+    def _sso_iam(self, account_id: str):
+        from moto.iam.models import iam_backends
+
+        return iam_backends[account_id]["global"]
+
+    def _sso_role_problem(self, permission_set, account_id: str) -> str | None:
+        iam = self._sso_iam(account_id)
+        arns = {p.arn for p in iam.managed_policies.values()}
+        for reference in permission_set.customer_managed_policies:
+            arn = f"arn:{self.partition}:iam::{account_id}:policy{reference.path}{reference.name}"
+            if arn not in arns:
+                return f"Received a 404 status error: Not supported policy {arn}."
+        boundary = state(self, "sso_boundaries").get(permission_set.permission_set_arn)
+        if boundary and "CustomerManagedPolicyReference" in boundary:
+            ref = boundary["CustomerManagedPolicyReference"]
+            arn = f"arn:{self.partition}:iam::{account_id}:policy{ref.get('Path', '/')}{ref['Name']}"
+            if arn not in arns:
+                return f"Received a 404 status error: Not supported policy {arn}."
+        return None
+
+    def _sso_provision_role(self, permission_set, account_id: str) -> str | None:
+        """Create or refresh the permission set's role in ``account_id``; a failure reason or None."""
+        problem = self._sso_role_problem(permission_set, account_id)
+        if problem:
+            return problem
+        iam = self._sso_iam(account_id)
+        roles = state(self, "sso_roles")
+        key = (permission_set.permission_set_arn, account_id)
+        name = roles.get(key)
+        role = next((r for r in iam.roles.values() if r.name == name), None) if name else None
+        if role is None:
+            name = f"AWSReservedSSO_{permission_set.name}_{secrets.token_hex(8)}"
+            role = iam.create_role(
+                role_name=name,
+                assume_role_policy_document=_saml_trust(account_id, self.partition),
+                path=ROLE_PATH,
+                permissions_boundary=None,
+                description="",
+                tags=[],
+                max_session_duration=None,
+            )
+            roles[key] = name
+        if permission_set.inline_policy:
+            iam.put_role_policy(name, INLINE_POLICY_NAME, permission_set.inline_policy)
+        elif INLINE_POLICY_NAME in role.policies:
+            iam.delete_role_policy(name, INLINE_POLICY_NAME)
+        wanted = {p.arn for p in permission_set.managed_policies}
+        wanted |= {f"arn:{self.partition}:iam::{account_id}:policy{r.path}{r.name}" for r in permission_set.customer_managed_policies}
+        known = {p.arn for p in iam.managed_policies.values()}
+        for arn in list(role.managed_policies):
+            if arn not in wanted:
+                iam.detach_role_policy(arn, name)
+        for arn in sorted(wanted - set(role.managed_policies)):
+            # moto loads AWS managed policies into IAM only on request; attach the ones it knows.
+            if arn in known:
+                iam.attach_role_policy(arn, name)
+        boundary = state(self, "sso_boundaries").get(permission_set.permission_set_arn)
+        if boundary:
+            if "ManagedPolicyArn" in boundary:
+                boundary_arn = boundary["ManagedPolicyArn"]
+            else:
+                ref = boundary["CustomerManagedPolicyReference"]
+                boundary_arn = f"arn:{self.partition}:iam::{account_id}:policy{ref.get('Path', '/')}{ref['Name']}"
+            iam.put_role_permissions_boundary(name, boundary_arn)
+        elif role.permissions_boundary:
+            iam.delete_role_permissions_boundary(name)
+        state(self, "sso_provisioned_versions")[key] = state(self, "sso_versions").get(permission_set.permission_set_arn, 0)
+        return None
+
+    def _sso_remove_role(self, permission_set_arn: str, account_id: str) -> None:
+        state(self, "sso_provisioned_versions").pop((permission_set_arn, account_id), None)
+        name = state(self, "sso_roles").pop((permission_set_arn, account_id), None)
+        if not name:
+            return
+        iam = self._sso_iam(account_id)
+        role = next((r for r in iam.roles.values() if r.name == name), None)
+        if role is None:
+            return
+        for policy_name in list(role.policies):
+            iam.delete_role_policy(name, policy_name)
+        for arn in list(role.managed_policies):
+            iam.detach_role_policy(arn, name)
+        iam.delete_role(name)
+
+    def _sso_bump(self, permission_set_arn: str) -> None:
+        """The permission set changed: the accounts' roles hold an older version until provisioned again."""
+        versions = state(self, "sso_versions")
+        versions[permission_set_arn] = versions.get(permission_set_arn, 0) + 1
+
+    def _sso_accounts(self, permission_set_arn: str, provisioning_status: str | None = None) -> list:
+        versions, provisioned = state(self, "sso_versions"), state(self, "sso_provisioned_versions")
+        latest = versions.get(permission_set_arn, 0)
+        accounts = []
+        for arn, account in state(self, "sso_roles"):
+            if arn != permission_set_arn:
+                continue
+            current = provisioned.get((arn, account)) == latest
+            if provisioning_status is None or (provisioning_status == "LATEST_PERMISSION_SET_PROVISIONED") == current:
+                accounts.append(account)
+        return sorted(accounts)
+
+    def _sso_assigned_accounts(self, permission_set_arn: str) -> set:
+        return {a.target_id for a in self.account_assignments if a.permission_set_arn == permission_set_arn}
+
+    # --- operations -------------------------------------------------------------------------------
+
+    def sandbox_create_permission_set(self, name, description, instance_arn, session_duration, relay_state, tags) -> dict:
+        self._sso_instance(instance_arn)
+        if any(ps.name == name and ps.instance_arn == instance_arn for ps in self.permission_sets):
+            raise _conflict(f"PermissionSet with name {name} already exists.")
+        created = self.create_permission_set(name, description, instance_arn, session_duration, relay_state, tags or [])
+        permission_set = self.permission_sets[-1]
+        permission_set.permission_set_arn = permission_set.permission_set_arn.replace(":instance/", ":permissionSet/", 1)
+        created["PermissionSetArn"] = permission_set.permission_set_arn
+        return created
+
+    def sandbox_update_permission_set(self, instance_arn, permission_set_arn, description, session_duration, relay_state) -> None:
+        permission_set = self._sso_permission_set(instance_arn, permission_set_arn)
+        if description is not None:
+            permission_set.description = description
+        if session_duration is not None:
+            permission_set.session_duration = session_duration
+        if relay_state is not None:
+            permission_set.relay_state = relay_state
+        self._sso_bump(permission_set_arn)
+
+    def sandbox_delete_permission_set(self, instance_arn, permission_set_arn) -> None:
+        self._sso_permission_set(instance_arn, permission_set_arn)
+        if self._sso_assigned_accounts(permission_set_arn):
+            raise _conflict("Could not delete because PermissionSet has ApplicationProfile associated with it")
+        for (arn, account) in list(state(self, "sso_roles")):
+            if arn == permission_set_arn:
+                self._sso_remove_role(arn, account)
+        state(self, "sso_boundaries").pop(permission_set_arn, None)
+        self.delete_permission_set(instance_arn, permission_set_arn)
+
+    def sandbox_create_account_assignment(self, p: dict) -> dict:
+        permission_set = self._sso_permission_set(p["InstanceArn"], p["PermissionSetArn"])
+        for a in self.account_assignments:
+            same = (a.instance_arn, a.target_id, a.permission_set_arn, a.principal_type, a.principal_id)
+            if same == (p["InstanceArn"], p["TargetId"], p["PermissionSetArn"], p["PrincipalType"], p["PrincipalId"]):
+                raise _conflict("The specified account assignment already exists.")
+        self.create_account_assignment(p["InstanceArn"], p["TargetId"], p["TargetType"], p["PermissionSetArn"], p["PrincipalType"], p["PrincipalId"])
+        failure = self._sso_provision_role(permission_set, p["TargetId"])
+        if failure:
+            self.account_assignments.pop()
+        summary = {k: p[k] for k in ("TargetId", "TargetType", "PermissionSetArn", "PrincipalType", "PrincipalId")}
+        return self._sso_request("AccountAssignmentCreation", summary, failure)
+
+    def sandbox_delete_account_assignment(self, p: dict) -> dict:
+        self._sso_permission_set(p["InstanceArn"], p["PermissionSetArn"])
+        try:
+            self.delete_account_assignment(p["InstanceArn"], p["TargetId"], p["TargetType"], p["PermissionSetArn"], p["PrincipalType"], p["PrincipalId"])
+        except moto.ssoadmin.models.ResourceNotFoundException:
+            raise _not_found("The specified account assignment does not exist.") from None
+        if p["TargetId"] not in self._sso_assigned_accounts(p["PermissionSetArn"]):
+            self._sso_remove_role(p["PermissionSetArn"], p["TargetId"])
+        summary = {k: p[k] for k in ("TargetId", "TargetType", "PermissionSetArn", "PrincipalType", "PrincipalId")}
+        return self._sso_request("AccountAssignmentDeletion", summary)
+
+    def sandbox_provision_permission_set(self, instance_arn, permission_set_arn, target_type, target_id) -> dict:
+        permission_set = self._sso_permission_set(instance_arn, permission_set_arn)
+        if target_type == "AWS_ACCOUNT":
+            if not target_id:
+                raise AwsError("ValidationException", "TargetId is required when TargetType is AWS_ACCOUNT")
+            accounts = [target_id]
+        else:
+            if target_id:
+                raise AwsError("ValidationException", "TargetId must not be set when TargetType is ALL_PROVISIONED_ACCOUNTS")
+            accounts = self._sso_accounts(permission_set_arn)
+        failure = None
+        for account in accounts:
+            failure = failure or self._sso_provision_role(permission_set, account)
+        instance = self._sso_instance(instance_arn)
+        if permission_set not in instance.provisioned_permission_sets:
+            instance.provisioned_permission_sets.append(permission_set)
+        summary = {"PermissionSetArn": permission_set_arn}
+        if target_type == "AWS_ACCOUNT":
+            summary["AccountId"] = target_id
+        return self._sso_request("PermissionSetProvisioning", summary, failure)
+
+    def sandbox_put_permissions_boundary(self, instance_arn, permission_set_arn, boundary: dict) -> None:
+        self._sso_permission_set(instance_arn, permission_set_arn)
+        given = [k for k in ("CustomerManagedPolicyReference", "ManagedPolicyArn") if boundary.get(k)]
+        if len(given) != 1:
+            raise AwsError("ValidationException", "Exactly one of CustomerManagedPolicyReference and ManagedPolicyArn must be specified.")
+        if given == ["ManagedPolicyArn"]:
+            self._find_managed_policy(boundary["ManagedPolicyArn"])
+            value = {"ManagedPolicyArn": boundary["ManagedPolicyArn"]}
+        else:
+            ref = boundary["CustomerManagedPolicyReference"]
+            value = {"CustomerManagedPolicyReference": {"Name": ref["Name"], "Path": ref.get("Path", "/")}}
+        state(self, "sso_boundaries")[permission_set_arn] = value
+        self._sso_bump(permission_set_arn)
+
+    def sandbox_get_permissions_boundary(self, instance_arn, permission_set_arn) -> dict:
+        self._sso_permission_set(instance_arn, permission_set_arn)
+        boundary = state(self, "sso_boundaries").get(permission_set_arn)
+        if boundary is None:
+            raise _not_found(f"Could not find PermissionsBoundary for PermissionSet with id {permission_set_arn.split('/')[-1]}")
+        return boundary
+
+    def sandbox_delete_permissions_boundary(self, instance_arn, permission_set_arn) -> None:
+        self.sandbox_get_permissions_boundary(instance_arn, permission_set_arn)
+        del state(self, "sso_boundaries")[permission_set_arn]
+        self._sso_bump(permission_set_arn)
+
+    def _sso_tag_holder(self, resource_arn: str, instance_arn: str | None):
+        """(get, set) for the tag list of a permission set or an instance."""
+        if ":permissionSet/" in resource_arn:
+            for permission_set in self.permission_sets:
+                if permission_set.permission_set_arn == resource_arn and (instance_arn is None or permission_set.instance_arn == instance_arn):
+                    return (lambda ps=permission_set: list(ps.tags or [])), (lambda tags, ps=permission_set: setattr(ps, "tags", tags))
+            raise _not_found(f"Could not find PermissionSet with id {resource_arn.split('/')[-1]}")
+        if ":instance/" in resource_arn:
+            self._sso_instance(resource_arn)
+            tags = state(self, "sso_tags")
+            return (lambda: list(tags.get(resource_arn, []))), (lambda value: tags.__setitem__(resource_arn, value))
+        raise _not_found(f"Could not find resource {resource_arn}")
+
+    def sandbox_tag_resource(self, resource_arn, instance_arn, tags: list) -> None:
+        get, put = self._sso_tag_holder(resource_arn, instance_arn)
+        merged = {t["Key"]: t["Value"] for t in get()}
+        merged.update({t["Key"]: t["Value"] for t in tags})
+        if len(merged) > 50:
+            raise AwsError("ServiceQuotaExceededException", "A resource can have at most 50 tags.")
+        put([{"Key": k, "Value": v} for k, v in merged.items()])
+
+    def sandbox_untag_resource(self, resource_arn, instance_arn, keys: list) -> None:
+        get, put = self._sso_tag_holder(resource_arn, instance_arn)
+        put([t for t in get() if t["Key"] not in keys])
+
+    def sandbox_list_tags(self, resource_arn, instance_arn) -> list:
+        return self._sso_tag_holder(resource_arn, instance_arn)[0]()
+
+
+class SsoAdminResponse:
+    def _sso_params(self, operation: str) -> dict:
+        params = json.loads(self.body) if self.body else {}
+        core.validate_request("sso-admin", operation, params)
+        return params
+
+    def create_permission_set(self) -> str:
+        p = self._sso_params("CreatePermissionSet")
+        created = self.ssoadmin_backend.sandbox_create_permission_set(
+            p["Name"], p.get("Description"), p["InstanceArn"], p.get("SessionDuration", "PT1H"), p.get("RelayState"), p.get("Tags")
+        )
+        return json.dumps({"PermissionSet": {k: v for k, v in created.items() if v is not None}})
+
+    def describe_permission_set(self) -> str:
+        p = self._sso_params("DescribePermissionSet")
+        found = self.ssoadmin_backend._sso_permission_set(p["InstanceArn"], p["PermissionSetArn"]).to_json(True)
+        return json.dumps({"PermissionSet": {k: v for k, v in found.items() if v is not None}})
+
+    def update_permission_set(self) -> str:
+        p = self._sso_params("UpdatePermissionSet")
+        self.ssoadmin_backend.sandbox_update_permission_set(
+            p["InstanceArn"], p["PermissionSetArn"], p.get("Description"), p.get("SessionDuration"), p.get("RelayState")
+        )
+        return "{}"
+
+    def delete_permission_set(self) -> str:
+        p = self._sso_params("DeletePermissionSet")
+        self.ssoadmin_backend.sandbox_delete_permission_set(p["InstanceArn"], p["PermissionSetArn"])
+        return "{}"
+
+    def create_account_assignment(self) -> str:
+        p = self._sso_params("CreateAccountAssignment")
+        return json.dumps({"AccountAssignmentCreationStatus": self.ssoadmin_backend.sandbox_create_account_assignment(p)})
+
+    def delete_account_assignment(self) -> str:
+        p = self._sso_params("DeleteAccountAssignment")
+        return json.dumps({"AccountAssignmentDeletionStatus": self.ssoadmin_backend.sandbox_delete_account_assignment(p)})
+
+    def describe_account_assignment_creation_status(self) -> str:
+        p = self._sso_params("DescribeAccountAssignmentCreationStatus")
+        found = self.ssoadmin_backend._sso_describe_request("AccountAssignmentCreation", p["AccountAssignmentCreationRequestId"])
+        return json.dumps({"AccountAssignmentCreationStatus": found})
+
+    def describe_account_assignment_deletion_status(self) -> str:
+        p = self._sso_params("DescribeAccountAssignmentDeletionStatus")
+        found = self.ssoadmin_backend._sso_describe_request("AccountAssignmentDeletion", p["AccountAssignmentDeletionRequestId"])
+        return json.dumps({"AccountAssignmentDeletionStatus": found})
+
+    def provision_permission_set(self) -> str:
+        p = self._sso_params("ProvisionPermissionSet")
+        status = self.ssoadmin_backend.sandbox_provision_permission_set(p["InstanceArn"], p["PermissionSetArn"], p["TargetType"], p.get("TargetId"))
+        return json.dumps({"PermissionSetProvisioningStatus": status})
+
+    def describe_permission_set_provisioning_status(self) -> str:
+        p = self._sso_params("DescribePermissionSetProvisioningStatus")
+        found = self.ssoadmin_backend._sso_describe_request("PermissionSetProvisioning", p["ProvisionPermissionSetRequestId"])
+        return json.dumps({"PermissionSetProvisioningStatus": found})
+
+    def put_permissions_boundary_to_permission_set(self) -> str:
+        p = self._sso_params("PutPermissionsBoundaryToPermissionSet")
+        self.ssoadmin_backend.sandbox_put_permissions_boundary(p["InstanceArn"], p["PermissionSetArn"], p["PermissionsBoundary"])
+        return "{}"
+
+    def get_permissions_boundary_for_permission_set(self) -> str:
+        p = self._sso_params("GetPermissionsBoundaryForPermissionSet")
+        return json.dumps({"PermissionsBoundary": self.ssoadmin_backend.sandbox_get_permissions_boundary(p["InstanceArn"], p["PermissionSetArn"])})
+
+    def delete_permissions_boundary_from_permission_set(self) -> str:
+        p = self._sso_params("DeletePermissionsBoundaryFromPermissionSet")
+        self.ssoadmin_backend.sandbox_delete_permissions_boundary(p["InstanceArn"], p["PermissionSetArn"])
+        return "{}"
+
+    def tag_resource(self) -> str:
+        p = self._sso_params("TagResource")
+        self.ssoadmin_backend.sandbox_tag_resource(p["ResourceArn"], p.get("InstanceArn"), p["Tags"])
+        return "{}"
+
+    def untag_resource(self) -> str:
+        p = self._sso_params("UntagResource")
+        self.ssoadmin_backend.sandbox_untag_resource(p["ResourceArn"], p.get("InstanceArn"), p["TagKeys"])
+        return "{}"
+
+    def list_accounts_for_provisioned_permission_set(self) -> str:
+        # moto answers its own account for any provisioned permission set; AWS lists the accounts holding its
+        # role, filtered by whether they hold its latest version (ProvisioningStatus).
+        p = self._sso_params("ListAccountsForProvisionedPermissionSet")
+        backend = self.ssoadmin_backend
+        backend._sso_permission_set(p["InstanceArn"], p["PermissionSetArn"])
+        return json.dumps({"AccountIds": backend._sso_accounts(p["PermissionSetArn"], p.get("ProvisioningStatus"))})
+
+    def list_tags_for_resource(self) -> str:
+        p = self._sso_params("ListTagsForResource")
+        return json.dumps({"Tags": self.ssoadmin_backend.sandbox_list_tags(p["ResourceArn"], p.get("InstanceArn"))})
+
+
+# moto's operations that change what a permission set grants.
+CONTENT_WRITES = (
+    "put_inline_policy_to_permission_set",
+    "delete_inline_policy_from_permission_set",
+    "attach_managed_policy_to_permission_set",
+    "detach_managed_policy_from_permission_set",
+    "attach_customer_managed_policy_reference_to_permission_set",
+    "detach_customer_managed_policy_reference_from_permission_set",
+)
+
+
+def _track_content_writes() -> None:
+    backend_cls = moto.ssoadmin.models.SSOAdminBackend
+    for name in CONTENT_WRITES:
+        original = getattr(backend_cls, name)
+        if getattr(original, "_bumps_version", False):
+            continue
+
+        def wrapper(self, *args, _original=original, **kwargs):
+            result = _original(self, *args, **kwargs)
+            self._sso_bump(kwargs.get("permission_set_arn") or args[1])
+            return result
+
+        wrapper._bumps_version = True
+        setattr(backend_cls, name, wrapper)
+
+
+def install() -> None:
+    graft(moto.ssoadmin.models.SSOAdminBackend, SsoAdminBackend)
+    _track_content_writes()
+    graft(moto.ssoadmin.responses.SSOAdminResponse, SsoAdminResponse)

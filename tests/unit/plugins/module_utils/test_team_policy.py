@@ -1,0 +1,288 @@
+"""The team policy keeps each team to its own resources: an evaluator matrix, and parliament's lint.
+
+The evaluator below implements the part of IAM policy evaluation these policies use (explicit Deny
+wins, then any Allow, else implicit deny; Action and Resource wildcards; ``${aws:...}`` variables in
+resources; the condition operators StringEquals/StringNotEquals/StringLike/ArnLike/ArnEquals, several
+values ORed, several keys and operators ANDed, a missing key failing a positive operator). Anything
+else in a policy (NotAction, NotResource, another operator) makes it raise instead of guessing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
+from parliament import analyze_policy_string, enhance_finding
+
+ROOT = Path(__file__).resolve().parents[4]
+ACCOUNT = "123456789012"
+REGION = "us-east-1"
+BUCKET = "hyperpod-team-data"
+HYPERPOD_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/p1a2b3c4d5e6"
+EKS_ARN = f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/ml-shared-eks"
+# The sample teams, plus "vis", whose name is a prefix of "vision".
+TEAMS = sorted({t["name"] for t in yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]} | {"vis"})
+SEVERITY = {"INFO": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
+
+
+# --- the evaluator ------------------------------------------------------------------------------
+
+
+def _as_list(value):
+    return value if isinstance(value, list) else [value]
+
+
+def _glob(pattern: str, value: str, ignore_case: bool = False) -> bool:
+    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    return re.fullmatch(regex, value, re.IGNORECASE if ignore_case else 0) is not None
+
+
+def _substitute(pattern: str, context: dict):
+    """``${aws:username}`` and friends from the request context; None when one is missing (no match)."""
+    missing = []
+
+    def value(match):
+        key = match.group(1)
+        if key not in context:
+            missing.append(key)
+            return ""
+        return str(context[key])
+
+    result = re.sub(r"\$\{([^}]+)\}", value, pattern)
+    return None if missing else result
+
+
+OPERATORS = {
+    "StringEquals": (lambda want, have: want == have, False),
+    "StringNotEquals": (lambda want, have: want != have, True),
+    "StringLike": (lambda want, have: _glob(want, have), False),
+    "ArnLike": (lambda want, have: _glob(want, have), False),
+    "ArnEquals": (lambda want, have: _glob(want, have), False),
+}
+
+
+def _conditions_hold(conditions: dict, context: dict) -> bool:
+    for operator, block in conditions.items():
+        if operator not in OPERATORS:
+            raise NotImplementedError(f"condition operator {operator} is not modelled by this evaluator")
+        compare, negated = OPERATORS[operator]
+        for key, wanted in block.items():
+            if key not in context:
+                # A missing key fails every positive operator and satisfies the negated ones.
+                if not negated:
+                    return False
+                continue
+            have = context[key]
+            values = [_substitute(w, context) for w in _as_list(wanted)]
+            if negated:
+                if not all(v is not None and compare(v, have) for v in values):
+                    return False
+            elif not any(v is not None and compare(v, have) for v in values):
+                return False
+    return True
+
+
+def _statement_applies(statement: dict, action: str, resource: str, context: dict) -> bool:
+    unknown = set(statement) - {"Sid", "Effect", "Action", "Resource", "Condition"}
+    if unknown:
+        raise NotImplementedError(f"statement elements {sorted(unknown)} are not modelled by this evaluator")
+    if not any(_glob(pattern, action, ignore_case=True) for pattern in _as_list(statement["Action"])):
+        return False
+    patterns = [_substitute(p, context) for p in _as_list(statement["Resource"])]
+    if not any(p is not None and _glob(p, resource) for p in patterns):
+        return False
+    return _conditions_hold(statement.get("Condition", {}), context)
+
+
+def evaluate(policy: dict, action: str, resource: str, context: dict | None = None) -> str:
+    """ "Allow", "Deny" (an explicit deny) or "ImplicitDeny"."""
+    context = context or {}
+    applicable = [s for s in policy["Statement"] if _statement_applies(s, action, resource, context)]
+    if any(s["Effect"] == "Deny" for s in applicable):
+        return "Deny"
+    if any(s["Effect"] == "Allow" for s in applicable):
+        return "Allow"
+    return "ImplicitDeny"
+
+
+# --- the evaluator's own tests: it must be able to say no ---------------------------------------
+
+
+def test_evaluator_rules():
+    policy = {
+        "Statement": [
+            {"Effect": "Allow", "Action": "s3:Get*", "Resource": "arn:aws:s3:::b/${aws:username}/*"},
+            {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "arn:aws:s3:::b", "Condition": {"StringLike": {"s3:prefix": ["a/", "a/*"]}}},
+            {"Effect": "Deny", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/alice/secret"},
+            {
+                "Effect": "Allow",
+                "Action": "ec2:*",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:ResourceTag/team": "a", "aws:RequestedRegion": "us-east-1"}},
+            },
+        ]
+    }
+    assert evaluate(policy, "s3:GetObject", "arn:aws:s3:::b/alice/x", {"aws:username": "alice"}) == "Allow"
+    assert evaluate(policy, "S3:getobject", "arn:aws:s3:::b/alice/x", {"aws:username": "alice"}) == "Allow"
+    assert evaluate(policy, "s3:GetObject", "arn:aws:s3:::b/bob/x", {"aws:username": "alice"}) == "ImplicitDeny"
+    assert evaluate(policy, "s3:GetObject", "arn:aws:s3:::b/alice/x") == "ImplicitDeny"
+    assert evaluate(policy, "s3:GetObject", "arn:aws:s3:::b/alice/secret", {"aws:username": "alice"}) == "Deny"
+    assert evaluate(policy, "s3:PutObject", "arn:aws:s3:::b/alice/x", {"aws:username": "alice"}) == "ImplicitDeny"
+    assert evaluate(policy, "s3:ListBucket", "arn:aws:s3:::b", {"s3:prefix": "a/deep/"}) == "Allow"
+    assert evaluate(policy, "s3:ListBucket", "arn:aws:s3:::b", {"s3:prefix": "ab/"}) == "ImplicitDeny"
+    assert evaluate(policy, "s3:ListBucket", "arn:aws:s3:::b") == "ImplicitDeny"
+    assert evaluate(policy, "ec2:StartInstances", "arn:x", {"aws:ResourceTag/team": "a", "aws:RequestedRegion": "us-east-1"}) == "Allow"
+    assert evaluate(policy, "ec2:StartInstances", "arn:x", {"aws:ResourceTag/team": "a", "aws:RequestedRegion": "eu-west-1"}) == "ImplicitDeny"
+    assert evaluate(policy, "ec2:StartInstances", "arn:x", {"aws:ResourceTag/team": "A", "aws:RequestedRegion": "us-east-1"}) == "ImplicitDeny"
+    negated = {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"StringNotEquals": {"aws:ResourceTag/team": ["a", "b"]}}}]}
+    assert evaluate(negated, "x:Y", "arn:z", {"aws:ResourceTag/team": "c"}) == "Allow"
+    assert evaluate(negated, "x:Y", "arn:z", {"aws:ResourceTag/team": "b"}) == "ImplicitDeny"
+    assert evaluate(negated, "x:Y", "arn:z", {}) == "Allow"
+    with pytest.raises(NotImplementedError):
+        evaluate(
+            {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"ForAnyValue:StringLike": {"k": "v"}}}]}, "a:B", "r", {"k": "v"}
+        )
+    with pytest.raises(NotImplementedError):
+        evaluate({"Statement": [{"Effect": "Allow", "NotAction": "iam:*", "Resource": "*"}]}, "a:B", "r")
+
+
+# --- the matrix --------------------------------------------------------------------------------
+
+
+def _policy(team: str) -> dict:
+    return render_team_policy(team, ACCOUNT, REGION, BUCKET, HYPERPOD_ARN, EKS_ARN)
+
+
+def _domain_id(team: str) -> str:
+    # SageMaker domain ids are random; nothing in them says which team owns the domain.
+    return "d-" + hashlib.sha256(team.encode()).hexdigest()[:12]
+
+
+def _team_requests(team: str) -> list[tuple[str, str, dict]]:
+    """(action, resource ARN, context) a member needs on ``team``'s resources."""
+    sm = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}"
+    domain = _domain_id(team)
+    tag = {"aws:ResourceTag/team": team}
+    return [
+        ("sagemaker:DescribeDomain", f"{sm}:domain/{domain}", tag),
+        ("sagemaker:DescribeUserProfile", f"{sm}:user-profile/{domain}/alice", tag),
+        ("sagemaker:CreatePresignedDomainUrl", f"{sm}:user-profile/{domain}/alice", tag),
+        ("sagemaker:DescribeSpace", f"{sm}:space/{domain}/alice-space", tag),
+        ("sagemaker:UpdateSpace", f"{sm}:space/{domain}/alice-space", tag),
+        ("sagemaker:DescribeApp", f"{sm}:app/{domain}/alice/JupyterLab/default", tag),
+        ("sagemaker:DeleteApp", f"{sm}:app/{domain}/alice/JupyterLab/default", tag),
+        ("s3:GetObject", f"arn:aws:s3:::{BUCKET}/{team}/datasets/train.parquet", {}),
+        ("s3:PutObject", f"arn:aws:s3:::{BUCKET}/{team}/checkpoints/step-100.pt", {}),
+        ("s3:DeleteObject", f"arn:aws:s3:::{BUCKET}/{team}/tmp/x", {}),
+        ("s3:ListBucket", f"arn:aws:s3:::{BUCKET}", {"s3:prefix": f"{team}/"}),
+        ("s3:ListBucket", f"arn:aws:s3:::{BUCKET}", {"s3:prefix": f"{team}/checkpoints/"}),
+    ]
+
+
+@pytest.mark.parametrize("team", TEAMS)
+def test_a_team_reaches_its_own_resources(team):
+    policy = _policy(team)
+    denied = [(a, r) for a, r, c in _team_requests(team) if evaluate(policy, a, r, c) != "Allow"]
+    assert denied == []
+
+
+@pytest.mark.parametrize("team, other", [pair for pair in itertools.permutations(TEAMS, 2)])
+def test_a_team_reaches_nothing_of_another_team(team, other):
+    policy = _policy(team)
+    allowed = [(a, r, c) for a, r, c in _team_requests(other) if evaluate(policy, a, r, c) == "Allow"]
+    assert allowed == [], f"{team}'s policy allows on {other}'s resources"
+
+
+@pytest.mark.parametrize("team", TEAMS)
+def test_a_team_cannot_widen_its_reach(team):
+    policy = _policy(team)
+    sm = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}"
+    other_domain = _domain_id(team + "-other")
+    attempts = [
+        # listing the whole bucket, or a prefix that only starts like the team's
+        ("s3:ListBucket", f"arn:aws:s3:::{BUCKET}", {}),
+        ("s3:ListBucket", f"arn:aws:s3:::{BUCKET}", {"s3:prefix": ""}),
+        ("s3:ListBucket", f"arn:aws:s3:::{BUCKET}", {"s3:prefix": team}),
+        ("s3:ListBucket", f"arn:aws:s3:::{BUCKET}", {"s3:prefix": f"{team}-archive/"}),
+        ("s3:GetObject", f"arn:aws:s3:::{BUCKET}/{team}-archive/x", {}),
+        ("s3:GetObject", f"arn:aws:s3:::{BUCKET}/lifecycle/on_create.sh", {}),
+        ("s3:GetObject", f"arn:aws:s3:::other-bucket/{team}/x", {}),
+        ("s3:PutBucketPolicy", f"arn:aws:s3:::{BUCKET}", {}),
+        # an untagged domain, or creating in another domain with a request tag of one's own
+        ("sagemaker:DescribeDomain", f"{sm}:domain/{other_domain}", {}),
+        ("sagemaker:CreateApp", f"{sm}:app/{other_domain}/alice/JupyterLab/default", {"aws:RequestTag/team": team}),
+        ("sagemaker:CreateSpace", f"{sm}:space/{other_domain}/s", {"aws:RequestTag/team": team}),
+        ("sagemaker:AddTags", f"{sm}:domain/{other_domain}", {"aws:RequestTag/team": team}),
+        ("sagemaker:DeleteDomain", f"{sm}:domain/{_domain_id(team)}", {"aws:ResourceTag/team": team}),
+        ("sagemaker:CreateUserProfile", f"{sm}:user-profile/{_domain_id(team)}/mallory", {"aws:ResourceTag/team": team}),
+        # the shared clusters: read only
+        ("sagemaker:UpdateCluster", HYPERPOD_ARN, {}),
+        ("sagemaker:DeleteCluster", HYPERPOD_ARN, {}),
+        ("sagemaker:DescribeCluster", f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/another", {}),
+        ("eks:DescribeCluster", f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/another", {}),
+        ("eks:CreateAccessEntry", EKS_ARN, {}),
+        ("eks:AssociateAccessPolicy", EKS_ARN, {}),
+        # identity
+        ("iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/HyperPodClusterExecution", {}),
+        ("sts:AssumeRole", f"arn:aws:iam::{ACCOUNT}:role/anything", {}),
+    ]
+    allowed = [(a, r, c) for a, r, c in attempts if evaluate(policy, a, r, c) == "Allow"]
+    assert allowed == []
+
+
+@pytest.mark.parametrize("team", TEAMS)
+def test_every_team_reads_the_shared_clusters(team):
+    policy = _policy(team)
+    assert evaluate(policy, "eks:DescribeCluster", EKS_ARN) == "Allow"
+    assert evaluate(policy, "sagemaker:DescribeCluster", HYPERPOD_ARN) == "Allow"
+    assert evaluate(policy, "sagemaker:ListClusterNodes", HYPERPOD_ARN) == "Allow"
+
+
+@pytest.mark.parametrize("team", TEAMS)
+def test_the_policy_names_no_other_team(team):
+    text = json.dumps(_policy(team))
+    for other in TEAMS:
+        if other != team and not team.startswith(other):
+            assert f'"{other}"' not in text and f"/{other}/" not in text
+
+
+def test_tag_key_follows_the_collection_setting():
+    policy = render_team_policy("vision", ACCOUNT, REGION, BUCKET, HYPERPOD_ARN, EKS_ARN, tag_keys={"team": "ml-team"})
+    domain = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:domain/d-abc"
+    assert evaluate(policy, "sagemaker:DescribeDomain", domain, {"aws:ResourceTag/ml-team": "vision"}) == "Allow"
+    assert evaluate(policy, "sagemaker:DescribeDomain", domain, {"aws:ResourceTag/team": "vision"}) == "ImplicitDeny"
+
+
+def test_a_bad_team_name_is_refused():
+    with pytest.raises(ValueError):
+        render_team_policy("Vision/../nlp", ACCOUNT, REGION, BUCKET, HYPERPOD_ARN, EKS_ARN)
+
+
+# --- parliament -----------------------------------------------------------------------------------
+
+
+def _findings(policy: dict) -> list:
+    return [enhance_finding(f) for f in analyze_policy_string(json.dumps(policy)).findings]
+
+
+@pytest.mark.parametrize("team", TEAMS)
+def test_parliament_finds_nothing_above_low(team):
+    findings = _findings(_policy(team))
+    serious = [(f.issue, f.severity, f.location) for f in findings if SEVERITY.get(f.severity, 4) > SEVERITY["LOW"]]
+    assert serious == []
+    # Stricter than the bar: an unknown action or a needless Resource "*" is LOW, but a typo all the same.
+    assert not [f.issue for f in findings if f.issue in ("UNKNOWN_ACTION", "UNKNOWN_PREFIX", "RESOURCE_STAR", "UNKNOWN_CONDITION_FOR_ACTION")]
+
+
+def test_parliament_does_flag_a_broken_policy():
+    broken = _policy("vision")
+    broken["Statement"][-1]["Condition"] = {"StringLike": {"s3:prefx": ["vision/"]}}
+    broken["Statement"].append({"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"})
+    issues = {f.issue for f in _findings(broken)}
+    assert {"UNKNOWN_CONDITION_FOR_ACTION", "RESOURCE_STAR"} <= issues
