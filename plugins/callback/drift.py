@@ -37,6 +37,7 @@ class CallbackModule(CallbackBase):
 
     def __init__(self):
         super(CallbackModule, self).__init__()
+        drift.CALLBACK_LOADED.append(True)
         self._recording = False
         self._used = False
 

@@ -13,7 +13,11 @@ version_added: 0.1.0
 description:
   - Returns, per team, the changes that the P(hyperpod.tenancy.drift#callback) callback recorded in
     plays with C(hyperpod_drift=true) until now.
-options: {}
+  - With the term C(loaded), returns whether that callback is loaded at all.
+options:
+  _terms:
+    description: Nothing, or C(loaded).
+    required: false
 """
 
 EXAMPLES = r"""
@@ -25,7 +29,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _raw:
-  description: One mapping of team name to a list of C({task, module, fields}).
+  description: One mapping of team name to a list of C({task, module, fields}); with C(loaded), a boolean.
   type: list
   elements: dict
 """
@@ -37,4 +41,6 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import drift
 
 class LookupModule(LookupBase):
     def run(self, terms, variables=None, **kwargs):
+        if terms == ["loaded"]:
+            return [bool(drift.CALLBACK_LOADED)]
         return [drift.summary()]

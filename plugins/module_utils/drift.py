@@ -15,6 +15,8 @@ __metaclass__ = type
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import differences
 
 RECORDED = {}
+# Set by the callback when it loads: a drift report without it would find nothing, always.
+CALLBACK_LOADED = []
 
 
 def fields_of(diff):

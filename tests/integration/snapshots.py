@@ -77,4 +77,39 @@ def team_snapshot(client, seed: dict, team: str) -> dict:
         snapshot["budget"] = budgets.describe_budget(AccountId=seed["account_id"], BudgetName=f"{PREFIX}-{team}-monthly")["Budget"]
     except budgets.exceptions.NotFoundException:
         snapshot["budget"] = None
+
+    tags = {}
+    if permission_set:
+        listed = sso.list_tags_for_resource(InstanceArn=instance, ResourceArn=permission_set["PermissionSetArn"])["Tags"]
+        tags["permission_set"] = {t["Key"]: t["Value"] for t in listed}
+    for kind, arns in (("domain", [d["domain"]["DomainArn"] for d in snapshot["domains"]]), ("quota", [q["ComputeQuotaArn"] for q in snapshot["quotas"]])):
+        for arn in arns:
+            tags[kind] = {t["Key"]: t["Value"] for t in sagemaker.list_tags(ResourceArn=arn)["Tags"]}
+    snapshot["tags"] = tags
+    listing = client.boto3_client("s3").list_objects_v2(Bucket=seed["data_bucket"], Prefix=f"{team}/")
+    snapshot["s3_objects"] = sorted(o["Key"] for o in listing.get("Contents", []))
     return snapshot
+
+
+def main() -> None:
+    """``python -m tests.integration.snapshots TEAM...``: each team's snapshot as JSON, for molecule's verify plays.
+
+    The sandbox and its seed come from HYPERPOD_SANDBOX_URL (or $SANDBOX_STATE_DIR/endpoint)
+    and HYPERPOD_SANDBOX_SEED (or $SANDBOX_STATE_DIR/seed.json).
+    """
+    import json
+    import os
+    import sys
+    from pathlib import Path
+
+    from sandbox.client import SandboxClient
+
+    state = Path(os.environ.get("SANDBOX_STATE_DIR", Path(__file__).resolve().parents[2] / ".sandbox"))
+    endpoint = os.environ.get("HYPERPOD_SANDBOX_URL") or (state / "endpoint").read_text().strip()
+    seed = json.loads(Path(os.environ.get("HYPERPOD_SANDBOX_SEED", state / "seed.json")).read_text())
+    client = SandboxClient(endpoint)
+    print(json.dumps({team: team_snapshot(client, seed, team) for team in sys.argv[1:]}, default=str, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

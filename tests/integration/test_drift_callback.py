@@ -66,3 +66,22 @@ def test_drift_is_reported_then_corrected(tmp_path):
     assert clean.returncode == 0, clean.stdout
     assert json.loads(report.read_text()) == {}
     assert "DRIFT: none" in clean.stdout
+
+
+def test_drift_report_refuses_to_run_without_the_callback(tmp_path):
+    guard = [
+        {
+            "name": "Guard",
+            "hosts": "localhost",
+            "gather_facts": False,
+            "tasks": [{"name": "Require the callback", "ansible.builtin.assert": {"that": "lookup('hyperpod.tenancy.drift', 'loaded')"}}],
+        }
+    ]
+    playbook = tmp_path / "guard.yml"
+    playbook.write_text(yaml.safe_dump(guard))
+    target, report = tmp_path / "unused.txt", tmp_path / "drift.json"
+    assert run(playbook, target, report).returncode == 0
+    env_off = dict(os.environ, ANSIBLE_CALLBACKS_ENABLED="ansible.posix.timer")
+    command = [str(Path(sys.executable).with_name("ansible-playbook")), "-i", "localhost,", "-c", "local", str(playbook)]
+    off = subprocess.run(command, cwd=ROOT, env=dict(env_off, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg")), capture_output=True, text=True)
+    assert off.returncode == 2, off.stdout
