@@ -41,7 +41,7 @@ sanity: venv $(GET_PIP_CACHE)
 	for dependency in amazon kubernetes; do \
 		ln -s $$($(PY) -c 'import ansible_collections; print(list(ansible_collections.__path__)[-1])')/$$dependency build/sanity/ansible_collections/$$dependency; \
 	done
-	cd $(SANITY_ROOT) && git init -q . && git add -A && \
+	cd $(SANITY_ROOT) && echo "tests/output/" > .gitignore && git init -q . && git add -A && \
 		$(CURDIR)/$(BIN)/ansible-test sanity --python 3.11 --venv --requirements --color no
 
 unit: venv

@@ -154,12 +154,12 @@ class AddonManager:
 
     def settle(self):
         """The add-on once it has left CREATING/UPDATING/DELETING, or None."""
-        return wait_for_status(self.describe, self.label, ready=READY + FAILED + (GONE,), timeout=self.timeout)
+        return wait_for_status(self.describe, self.label, ready=READY + FAILED + (GONE,), timeout=self.timeout, status_key="status")
 
     def wait(self, ready):
         if not self.params.get("wait", True):
             return self.describe()
-        return wait_for_status(self.describe, self.label, ready=ready, failed=FAILED, timeout=self.timeout, reason_key="health")
+        return wait_for_status(self.describe, self.label, ready=ready, failed=FAILED, timeout=self.timeout, status_key="status", reason_key="health")
 
     def check(self):
         problems = input_problems(self.params)
@@ -262,5 +262,5 @@ class AddonManager:
             return True, before, {}, {}
         delete_addon(self.client, self.cluster_name, self.addon_name, bool(self.params.get("preserve")))
         if self.params.get("wait", True):
-            wait_for_status(self.describe, self.label, ready=(GONE,), failed=("DELETE_FAILED",), timeout=self.timeout)
+            wait_for_status(self.describe, self.label, ready=(GONE,), failed=("DELETE_FAILED",), timeout=self.timeout, status_key="status")
         return True, before, {}, {}

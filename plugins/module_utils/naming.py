@@ -71,6 +71,11 @@ def studio_execution_role_name(team, prefix=DEFAULT_PREFIX):
     return "%s-%s-studio-execution" % (prefix, team)
 
 
+def scheduler_policy_name(cluster_name):
+    """The cluster's Task Governance scheduler config (cluster policy)."""
+    return "%s-scheduler" % cluster_name
+
+
 def s3_prefix(team):
     return "%s/" % team
 

@@ -49,11 +49,8 @@ ENABLED = {True: "Enabled", False: "Disabled"}
 
 
 def policy_name(cluster_name):
-    """The scheduler config's name when the module is not given one: ``<cluster name>-scheduler``.
-
-    To move to naming.py (shared file) as ``naming.scheduler_policy_name``.
-    """
-    return "%s-scheduler" % cluster_name
+    """The scheduler config's name when the module is not given one."""
+    return naming.scheduler_policy_name(cluster_name)
 
 
 # ---------------------------------------------------------------- input checks (before any call)
@@ -297,7 +294,9 @@ class SchedulerPolicyManager:
             "cluster scheduler config %s is %s (%s); deleting it and creating it again"
             % (config["Name"], config["Status"], config.get("FailureReason") or "no reason given")
         )
+        # The failed config is in the diff with its status: that is what the run replaces.
         before = comparable(current_settings(config), config["Name"], config["ClusterArn"])
+        before.update(status=config["Status"], failure_reason=config.get("FailureReason"))
         if self.check_mode:
             return self._create(before)
         delete_config(self.client, config["ClusterSchedulerConfigId"])

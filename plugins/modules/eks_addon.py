@@ -20,7 +20,7 @@ description:
   - Options left unset are left as they are on an installed add-on; a new add-on gets the version EKS picks by default.
   - An add-on in C(CREATE_FAILED), C(UPDATE_FAILED) or C(DELETE_FAILED) makes the module fail with the health issues EKS reports.
 author:
-  - hyperpod.tenancy contributors
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
   state:
     description: Whether the add-on should be installed.
@@ -62,8 +62,11 @@ options:
     default: 1200
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
+    details: Check mode makes only read calls and returns the resource and diff the real run would return.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
 extends_documentation_fragment:
   - amazon.aws.common.modules

@@ -30,7 +30,7 @@ description:
   - Options left unset are left as they are on an existing policy.
   - A new policy is tagged C(managed-by=hyperpod.tenancy).
 author:
-  - hyperpod.tenancy contributors
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
   state:
     description: Whether the cluster policy should exist.
@@ -80,8 +80,11 @@ options:
     default: 900
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
+    details: Check mode makes only read calls and returns the resource and diff the real run would return.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
 extends_documentation_fragment:
   - amazon.aws.common.modules
