@@ -15,7 +15,7 @@ description:
   - In plays whose vars set C(hyperpod_drift=true) (as C(playbooks/drift.yml) does), records every
     task that reports a change, per host (per team), with the fields its before/after diff changes.
   - Prints the summary at the end of the run and writes it as JSON to C(HYPERPOD_DRIFT_REPORT) when
-    that environment variable is set. The lookup M(hyperpod.tenancy.drift#lookup) reads it, so the
+    that environment variable is set. The lookup P(hyperpod.tenancy.drift#lookup) reads it, so the
     playbook can fail when drift exists.
 requirements:
   - enabled in callbacks_enabled (this repository's ansible.cfg enables it)

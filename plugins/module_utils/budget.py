@@ -15,6 +15,7 @@ Create/DeleteNotification for thresholds, Create/DeleteSubscriber for subscriber
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 import re
 from decimal import Decimal, InvalidOperation

@@ -28,6 +28,7 @@ lines add up exactly: ``sum(team shares) + unallocated == cluster cost`` and
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 import calendar
 import csv

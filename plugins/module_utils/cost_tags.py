@@ -14,6 +14,7 @@ read, never discarded.
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 

@@ -10,6 +10,7 @@ helpers with ``list_error_handler`` and write helpers with ``common_error_handle
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.amazon.aws.plugins.module_utils.errors import AWSErrorHandler

@@ -10,6 +10,7 @@ conventions, each kept inside the limits of the AWS API that receives it.
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 import re
 

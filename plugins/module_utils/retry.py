@@ -12,6 +12,7 @@ would stand between a throttled module and a failed run.
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 

@@ -6,6 +6,7 @@
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError

@@ -11,6 +11,7 @@ roles consume only the normalized form, so a default lives here and nowhere else
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 import copy
 import difflib

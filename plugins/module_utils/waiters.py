@@ -10,6 +10,7 @@ or permission-set provisioning, so every module waits through this one loop.
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 import time
 

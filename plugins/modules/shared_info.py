@@ -5,6 +5,7 @@
 
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
 
 DOCUMENTATION = r"""
 module: shared_info

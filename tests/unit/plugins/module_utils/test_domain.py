@@ -242,7 +242,7 @@ class FakeAws:
         return {"Spaces": [{"SpaceName": s, "Status": "InService", "OwnershipSettingsSummary": {"OwnerUserProfileName": o}} for s, o in self.spaces]}
 
     def describe_space(self, DomainId, SpaceName):
-        if SpaceName not in [s for s, _ in self.spaces]:
+        if SpaceName not in [s for s, unused in self.spaces]:
             from botocore.exceptions import ClientError
 
             raise ClientError({"Error": {"Code": "ResourceNotFound", "Message": "gone"}}, "DescribeSpace")
@@ -295,16 +295,16 @@ def test_absent_deletes_apps_spaces_profiles_then_the_domain_with_the_retention_
     assert changed and after == {} and result == {}
     assert sorted(before["user_profiles"]) == ["alice", "bob"]
     writes = _writes(fake)
-    names = [name for name, _ in writes]
+    names = [name for name, unused in writes]
     assert names == ["delete_app", "delete_app", "delete_space", "delete_user_profile", "delete_user_profile", "delete_domain"]
-    assert all(kwargs.get("AppName") != "old" for _, kwargs in writes)  # a Deleted app is not deleted again
+    assert all(kwargs.get("AppName") != "old" for unused, kwargs in writes)  # a Deleted app is not deleted again
     assert writes[-1][1]["RetentionPolicy"] == {"HomeEfsFileSystem": policy}
     assert retained == ({"home_efs_file_system_id": "fs-0000aaaa"} if retain else {})
 
 
 def test_absent_in_check_mode_writes_nothing_and_reports_what_it_would_keep():
     fake = _loaded_fake()
-    changed, _, after, _, retained = d.DomainManager(fake, params(state="absent"), check_mode=True).ensure_absent()
+    changed, unused, after, unused, retained = d.DomainManager(fake, params(state="absent"), check_mode=True).ensure_absent()
     assert changed and after == {}
     assert retained == {"home_efs_file_system_id": "fs-0000aaaa"}
     assert _writes(fake) == []
@@ -378,7 +378,7 @@ def test_present_creates_new_profiles_purges_old_ones_after_their_apps_and_swaps
     assert before["identity_center_group_ids"] == ["g-old"]
     assert after["identity_center_group_ids"] == ["g-1"]
     assert sorted(after["user_profiles"]) == ["alice", "carol"]
-    names = [name for name, _ in _writes(fake)]
+    names = [name for name, unused in _writes(fake)]
     assert names == [
         "delete_app", "delete_space", "delete_user_profile", "create_user_profile", "create_application_assignment", "delete_application_assignment",
     ]
@@ -406,6 +406,6 @@ def test_present_refuses_before_any_write(overrides, message):
 
 def test_present_without_changes_writes_nothing():
     fake = FakePresentAws(domain=described_domain(), profiles=[profile("alice")], assignments=["g-1"])
-    changed, before, after, _ = d.DomainManager(fake, params()).ensure_present()
+    changed, before, after, unused = d.DomainManager(fake, params()).ensure_present()
     assert not changed and before == after
     assert _writes(fake) == []

@@ -415,7 +415,10 @@ def test_absent_with_a_bad_team_name_fails_before_any_call():
 def test_absent_deletes_only_this_teams_quota():
     client = StubSageMaker(described())
     deleted = []
-    client.delete_compute_quota = lambda ComputeQuotaId: deleted.append(ComputeQuotaId)
+    def delete_compute_quota(ComputeQuotaId):
+        deleted.append(ComputeQuotaId)
+
+    client.delete_compute_quota = delete_compute_quota
     client.get_paginator = lambda name: Pages(
         "ComputeQuotaSummaries" if name == "list_compute_quotas" else "Tags",
         [described(), described(ComputeQuotaId="n2n2n2n2n2n2", Name="hyperpod-nlp-quota", ComputeQuotaTarget={"TeamName": "nlp"})]

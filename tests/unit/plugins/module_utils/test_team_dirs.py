@@ -25,7 +25,8 @@ def owner_mode(path):
     return info.st_uid, info.st_gid, "%04o" % stat.S_IMODE(info.st_mode)
 
 
-def present(root, members=MEMBERS, mode="2770", check_mode=False, team="vision"):
+def present(root, members=None, mode="2770", check_mode=False, team="vision"):
+    members = MEMBERS if members is None else members
     return team_dirs.ensure_present(str(root), team, UID, GID, mode, members, check_mode, require_mount=False)
 
 
@@ -45,18 +46,18 @@ def test_create_sets_layout_owners_and_modes_then_no_change(tmp_path):
     (tmp_path / "vision" / "shared").mkdir()
     assert os.stat(tmp_path / "vision" / "shared").st_gid == GID
 
-    changed, before, after, _ = present(tmp_path)
+    changed, before, after, unused = present(tmp_path)
     assert not changed and before == after
 
 
 @as_root
 def test_check_mode_predicts_and_writes_nothing(tmp_path):
-    changed, before, after, _ = present(tmp_path, check_mode=True)
+    changed, before, after, unused = present(tmp_path, check_mode=True)
     assert changed
     assert after[str(tmp_path / "vision")] == {"uid": UID, "gid": GID, "mode": "2770"}
     assert list(tmp_path.iterdir()) == []
     present(tmp_path)
-    changed, before, after, _ = present(tmp_path, check_mode=True, mode="2750")
+    changed, before, after, unused = present(tmp_path, check_mode=True, mode="2750")
     assert changed and after[str(tmp_path / "vision")]["mode"] == "2750"
     assert owner_mode(tmp_path / "vision")[2] == "2770"
 
@@ -65,7 +66,7 @@ def test_check_mode_predicts_and_writes_nothing(tmp_path):
 def test_change_mode_and_owner_drift(tmp_path):
     present(tmp_path)
     os.chown(tmp_path / "vision" / "home" / "alice", 0, 0)
-    changed, before, after, _ = present(tmp_path, mode="2750")
+    changed, before, after, unused = present(tmp_path, mode="2750")
     assert changed
     assert before[str(tmp_path / "vision")]["mode"] == "2770"
     assert after[str(tmp_path / "vision")]["mode"] == "2750"
@@ -78,12 +79,12 @@ def test_change_mode_and_owner_drift(tmp_path):
 def test_add_and_remove_a_member(tmp_path):
     present(tmp_path, members=MEMBERS[:1])
     assert not (tmp_path / "vision" / "home" / "bob").exists()
-    changed, before, _, _ = present(tmp_path)
+    changed, before, unused, unused = present(tmp_path)
     assert changed and before[str(tmp_path / "vision" / "home" / "bob")] is None
     assert owner_mode(tmp_path / "vision" / "home" / "bob") == (3002, GID, "0700")
     (tmp_path / "vision" / "home" / "bob" / "notes.txt").write_text("keep me")
     # bob leaves: his home and data stay, and are reported
-    changed, _, after, details = present(tmp_path, members=MEMBERS[:1])
+    changed, unused, after, details = present(tmp_path, members=MEMBERS[:1])
     assert not changed
     assert str(tmp_path / "vision" / "home" / "bob") not in after
     assert details["unlisted_homes"] == [str(tmp_path / "vision" / "home" / "bob")]
@@ -104,12 +105,12 @@ def test_archive_moves_the_team_atomically(tmp_path):
     present(tmp_path)
     (tmp_path / "vision" / "data.bin").write_bytes(b"x" * 10)
     archive = tmp_path / ".archive" / "vision-20261130T091500Z"
-    changed, _, after, details = team_dirs.ensure_absent(str(tmp_path), "vision", "archive", True, require_mount=False, now=NOW)
+    changed, unused, after, details = team_dirs.ensure_absent(str(tmp_path), "vision", "archive", True, require_mount=False, now=NOW)
     assert changed and details["archive_path"] == str(archive)
     assert (tmp_path / "vision").is_dir() and not (tmp_path / ".archive").exists()
 
     inode = os.stat(tmp_path / "vision").st_ino
-    changed, _, after, details = team_dirs.ensure_absent(str(tmp_path), "vision", "archive", False, require_mount=False, now=NOW)
+    changed, unused, after, details = team_dirs.ensure_absent(str(tmp_path), "vision", "archive", False, require_mount=False, now=NOW)
     assert changed and details["action"] == "archived"
     assert not (tmp_path / "vision").exists()
     assert os.stat(archive).st_ino == inode  # renamed, not copied
@@ -117,7 +118,7 @@ def test_archive_moves_the_team_atomically(tmp_path):
     assert owner_mode(tmp_path / ".archive") == (0, 0, "0700")
     assert after[str(archive)] == {"uid": UID, "gid": GID, "mode": "2770"}
 
-    changed, _, _, details = team_dirs.ensure_absent(str(tmp_path), "vision", "archive", False, require_mount=False, now=NOW)
+    changed, unused, unused, details = team_dirs.ensure_absent(str(tmp_path), "vision", "archive", False, require_mount=False, now=NOW)
     assert not changed and details["action"] == "none"
 
 
@@ -133,9 +134,9 @@ def test_delete_needs_confirmation_and_never_follows_links(tmp_path):
     with pytest.raises(InputError, match="confirm_delete"):
         team_dirs.ensure_absent(str(root), "vision", "delete", False, confirm_delete="nlp", require_mount=False)
     assert (root / "vision").is_dir()
-    changed, _, _, _ = team_dirs.ensure_absent(str(root), "vision", "delete", True, confirm_delete="vision", require_mount=False)
+    changed, unused, unused, unused = team_dirs.ensure_absent(str(root), "vision", "delete", True, confirm_delete="vision", require_mount=False)
     assert changed and (root / "vision").is_dir()
-    changed, _, after, details = team_dirs.ensure_absent(str(root), "vision", "delete", False, confirm_delete="vision", require_mount=False)
+    changed, unused, after, details = team_dirs.ensure_absent(str(root), "vision", "delete", False, confirm_delete="vision", require_mount=False)
     assert changed and details["action"] == "deleted" and after == {str(root / "vision"): None}
     assert not (root / "vision").exists()
     assert (outside / "precious").read_text() == "not the team's"
@@ -305,14 +306,14 @@ def test_acl_entries_follow_the_mode_and_are_set_once(tmp_path):
 
 def test_a_missing_stand_in_root_is_predicted_in_check_mode_only(tmp_path):
     root = tmp_path / "not-yet"
-    changed, before, after, _ = team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, True, require_mount=False)
+    changed, before, after, unused = team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, True, require_mount=False)
     assert changed and set(before.values()) == {None} and after[str(root / "vision")]["mode"] == "2770"
     assert not root.exists()
     with pytest.raises(InputError, match="not a directory"):
         team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, False, require_mount=False)
     with pytest.raises(InputError, match="not a directory"):
         team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, True, require_mount=True)
-    changed, _, _, details = team_dirs.ensure_absent(str(root), "vision", "archive", False, require_mount=False)
+    changed, unused, unused, details = team_dirs.ensure_absent(str(root), "vision", "archive", False, require_mount=False)
     assert not changed and details["action"] == "none"
     with pytest.raises(InputError, match="confirm_delete"):
         team_dirs.ensure_absent(str(root), "vision", "delete", False, require_mount=False)

@@ -61,9 +61,9 @@ def _substitute(pattern: str, context: dict):
 OPERATORS = {
     "StringEquals": (lambda want, have: want == have, False),
     "StringNotEquals": (lambda want, have: want != have, True),
-    "StringLike": (lambda want, have: _glob(want, have), False),
-    "ArnLike": (lambda want, have: _glob(want, have), False),
-    "ArnEquals": (lambda want, have: _glob(want, have), False),
+    "StringLike": (_glob, False),
+    "ArnLike": (_glob, False),
+    "ArnEquals": (_glob, False),
 }
 
 
@@ -192,7 +192,7 @@ def test_a_team_reaches_its_own_resources(team):
     assert denied == []
 
 
-@pytest.mark.parametrize("team, other", [pair for pair in itertools.permutations(TEAMS, 2)])
+@pytest.mark.parametrize("team, other", list(itertools.permutations(TEAMS, 2)))
 def test_a_team_reaches_nothing_of_another_team(team, other):
     policy = _policy(team)
     allowed = [(a, r, c) for a, r, c in _team_requests(other) if evaluate(policy, a, r, c) == "Allow"]
