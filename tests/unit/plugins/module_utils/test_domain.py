@@ -304,7 +304,7 @@ def test_absent_deletes_apps_spaces_profiles_then_the_domain_with_the_retention_
 
 def test_absent_in_check_mode_writes_nothing_and_reports_what_it_would_keep():
     fake = _loaded_fake()
-    changed, unused, after, unused, retained = d.DomainManager(fake, params(state="absent"), check_mode=True).ensure_absent()
+    changed, unused_1, after, unused_2, retained = d.DomainManager(fake, params(state="absent"), check_mode=True).ensure_absent()
     assert changed and after == {}
     assert retained == {"home_efs_file_system_id": "fs-0000aaaa"}
     assert _writes(fake) == []

@@ -415,6 +415,7 @@ def test_absent_with_a_bad_team_name_fails_before_any_call():
 def test_absent_deletes_only_this_teams_quota():
     client = StubSageMaker(described())
     deleted = []
+
     def delete_compute_quota(ComputeQuotaId):
         deleted.append(ComputeQuotaId)
 

@@ -79,7 +79,7 @@ def test_change_mode_and_owner_drift(tmp_path):
 def test_add_and_remove_a_member(tmp_path):
     present(tmp_path, members=MEMBERS[:1])
     assert not (tmp_path / "vision" / "home" / "bob").exists()
-    changed, before, unused, unused = present(tmp_path)
+    changed, before, unused_1, unused_2 = present(tmp_path)
     assert changed and before[str(tmp_path / "vision" / "home" / "bob")] is None
     assert owner_mode(tmp_path / "vision" / "home" / "bob") == (3002, GID, "0700")
     (tmp_path / "vision" / "home" / "bob" / "notes.txt").write_text("keep me")
@@ -118,7 +118,7 @@ def test_archive_moves_the_team_atomically(tmp_path):
     assert owner_mode(tmp_path / ".archive") == (0, 0, "0700")
     assert after[str(archive)] == {"uid": UID, "gid": GID, "mode": "2770"}
 
-    changed, unused, unused, details = team_dirs.ensure_absent(str(tmp_path), "vision", "archive", False, require_mount=False, now=NOW)
+    changed, unused_1, unused_2, details = team_dirs.ensure_absent(str(tmp_path), "vision", "archive", False, require_mount=False, now=NOW)
     assert not changed and details["action"] == "none"
 
 
@@ -134,7 +134,7 @@ def test_delete_needs_confirmation_and_never_follows_links(tmp_path):
     with pytest.raises(InputError, match="confirm_delete"):
         team_dirs.ensure_absent(str(root), "vision", "delete", False, confirm_delete="nlp", require_mount=False)
     assert (root / "vision").is_dir()
-    changed, unused, unused, unused = team_dirs.ensure_absent(str(root), "vision", "delete", True, confirm_delete="vision", require_mount=False)
+    changed, unused_1, unused_2, unused_3 = team_dirs.ensure_absent(str(root), "vision", "delete", True, confirm_delete="vision", require_mount=False)
     assert changed and (root / "vision").is_dir()
     changed, unused, after, details = team_dirs.ensure_absent(str(root), "vision", "delete", False, confirm_delete="vision", require_mount=False)
     assert changed and details["action"] == "deleted" and after == {str(root / "vision"): None}
@@ -313,7 +313,7 @@ def test_a_missing_stand_in_root_is_predicted_in_check_mode_only(tmp_path):
         team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, False, require_mount=False)
     with pytest.raises(InputError, match="not a directory"):
         team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, True, require_mount=True)
-    changed, unused, unused, details = team_dirs.ensure_absent(str(root), "vision", "archive", False, require_mount=False)
+    changed, unused_1, unused_2, details = team_dirs.ensure_absent(str(root), "vision", "archive", False, require_mount=False)
     assert not changed and details["action"] == "none"
     with pytest.raises(InputError, match="confirm_delete"):
         team_dirs.ensure_absent(str(root), "vision", "delete", False, require_mount=False)
