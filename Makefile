@@ -4,6 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+# molecule and ansible-lint call ansible's own commands by name
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export ANSIBLE_NOCOLOR := 1
 SANITY_ROOT := build/sanity/ansible_collections/hyperpod/tenancy
 PYTEST_WORKERS ?= 2
@@ -25,7 +27,7 @@ demo: venv
 	$(PY) -m sandbox run -- /bin/sh -c '$(BIN)/ansible-playbook site.yml && $(BIN)/ansible-playbook playbooks/chargeback.yml'
 
 
-test: lint sanity unit integration
+test: lint sanity unit integration molecule
 
 lint: venv
 	$(BIN)/ruff check .
@@ -52,6 +54,9 @@ unit: venv
 
 integration: venv
 	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/integration
+
+molecule: venv
+	$(BIN)/molecule test --all
 
 bench: venv
 	$(PY) -m bench

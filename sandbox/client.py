@@ -10,7 +10,9 @@ from collections import Counter
 DEFAULT_PORT = 5055
 SANDBOX_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "sandbox",
-    "AWS_SECRET_ACCESS_KEY": "sandbox",
+    # Distinctive: Ansible masks no_log values wherever they appear, so a secret that is
+    # also an ordinary word ("sandbox") would be masked inside paths and names too.
+    "AWS_SECRET_ACCESS_KEY": "hyperpod-sandbox-secret-0123456789",
     "AWS_DEFAULT_REGION": "us-east-1",
 }
 

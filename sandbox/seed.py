@@ -106,7 +106,8 @@ def seed(client: SandboxClient, settings: dict) -> dict:
     groups: dict[str, list[str]] = {}
     for team in settings.get("hyperpod_teams", []):
         if team.get("identity_center_group"):
-            groups.setdefault(team["identity_center_group"], []).extend(team.get("members", []))
+            members = [m if isinstance(m, str) else m["name"] for m in team.get("members", [])]
+            groups.setdefault(team["identity_center_group"], []).extend(members)
     if settings.get("hyperpod_platform_admins_group"):
         groups.setdefault(settings["hyperpod_platform_admins_group"], [])
     result.update(_identity_center(client.boto3_client("sso-admin", region), client.boto3_client("identitystore", region), groups))

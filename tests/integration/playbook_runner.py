@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from bench.teams import sandbox_inventory
+from sandbox.client import SANDBOX_CREDENTIALS
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = str(Path(sys.executable).with_name("ansible-playbook"))
@@ -64,9 +65,7 @@ class Playbooks:
             HYPERPOD_SANDBOX_URL=client.endpoint,
             HYPERPOD_SANDBOX_SEED=str(self.seed_file),
             HYPERPOD_DRIFT_REPORT=str(workdir / "drift.json"),
-            AWS_ACCESS_KEY_ID="sandbox",
-            AWS_SECRET_ACCESS_KEY="sandbox",
-            AWS_DEFAULT_REGION=seed["region"],
+            **SANDBOX_CREDENTIALS,
         )
 
     def write_settings(self, settings: dict) -> None:

@@ -91,8 +91,23 @@ def team_snapshot(client, seed: dict, team: str) -> dict:
     return snapshot
 
 
+def cluster_snapshot(client, seed: dict, name: str) -> dict:
+    """The HyperPod cluster, its scheduler policy and the Task Governance add-on, as AWS describes them."""
+    sagemaker = client.boto3_client("sagemaker")
+    eks = client.boto3_client("eks")
+    cluster = sagemaker.describe_cluster(ClusterName=name)
+    summaries = sagemaker.list_cluster_scheduler_configs(ClusterArn=cluster["ClusterArn"])["ClusterSchedulerConfigSummaries"]
+    configs = [c for c in summaries if c["Status"] != "Deleted"]
+    policies = [sagemaker.describe_cluster_scheduler_config(ClusterSchedulerConfigId=c["ClusterSchedulerConfigId"]) for c in configs]
+    eks_name = seed["eks_cluster_arn"].rsplit("/", 1)[1]
+    addon = eks.describe_addon(clusterName=eks_name, addonName="amazon-sagemaker-hyperpod-taskgovernance")["addon"]
+    for item in [cluster, *policies]:
+        item.pop("ResponseMetadata", None)
+    return {"cluster": cluster, "scheduler_policies": policies, "addon_status": addon["status"]}
+
+
 def main() -> None:
-    """``python -m tests.integration.snapshots TEAM...``: each team's snapshot as JSON, for molecule's verify plays.
+    """``python -m tests.integration.snapshots TEAM...`` (or ``--cluster NAME``): snapshots as JSON, for molecule's verify plays.
 
     The sandbox and its seed come from HYPERPOD_SANDBOX_URL (or $SANDBOX_STATE_DIR/endpoint)
     and HYPERPOD_SANDBOX_SEED (or $SANDBOX_STATE_DIR/seed.json).
@@ -108,6 +123,9 @@ def main() -> None:
     endpoint = os.environ.get("HYPERPOD_SANDBOX_URL") or (state / "endpoint").read_text().strip()
     seed = json.loads(Path(os.environ.get("HYPERPOD_SANDBOX_SEED", state / "seed.json")).read_text())
     client = SandboxClient(endpoint)
+    if sys.argv[1:2] == ["--cluster"]:
+        print(json.dumps(cluster_snapshot(client, seed, sys.argv[2]), default=str, sort_keys=True))
+        return
     print(json.dumps({team: team_snapshot(client, seed, team) for team in sys.argv[1:]}, default=str, sort_keys=True))
 
 

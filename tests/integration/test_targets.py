@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sandbox.client import SANDBOX_CREDENTIALS
+
 TARGETS = Path(__file__).parent / "targets"
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = sorted(p.name for p in TARGETS.iterdir() if (p / "tasks" / "main.yml").exists() and not p.name.startswith("setup_"))
@@ -27,7 +29,7 @@ def write_playbook(directory: Path, target: str, endpoint: str, seed: dict) -> P
         "endpoint_url": endpoint,
         "region": seed["region"],
         "access_key": "sandbox",
-        "secret_key": "sandbox",
+        "secret_key": SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
     }
     play = {
         "name": f"Integration target {target}",

@@ -8,6 +8,8 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
+from sandbox.client import SANDBOX_CREDENTIALS
+
 
 def _wait(describe, ready, timeout=10):
     deadline = time.monotonic() + timeout
@@ -235,7 +237,7 @@ def in_process(monkeypatch):
 
     services.install()
     monkeypatch.setitem(core.SETTINGS, "status_delay", 0.05)
-    for name, value in {"AWS_ACCESS_KEY_ID": "sandbox", "AWS_SECRET_ACCESS_KEY": "sandbox", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+    for name, value in SANDBOX_CREDENTIALS.items():
         monkeypatch.setenv(name, value)
     with mock_aws():
         import boto3

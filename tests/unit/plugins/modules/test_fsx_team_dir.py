@@ -9,6 +9,8 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.hyperpod.tenancy.plugins.modules import fsx_team_dir
 
+from sandbox.client import SANDBOX_CREDENTIALS
+
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="changing ownership needs root")
 
 
@@ -83,7 +85,7 @@ def test_s3_link_needs_file_system_and_bucket(tmp_path, capsys, no_aws):
 @as_root
 def test_association_through_the_sandbox(seeded, tmp_path, capsys):
     sandbox, seed = seeded
-    aws = {"endpoint_url": sandbox.endpoint, "region": seed["region"], "access_key": "sandbox", "secret_key": "sandbox"}
+    aws = {"endpoint_url": sandbox.endpoint, "region": seed["region"], "access_key": "sandbox", "secret_key": SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]}
     args = dict(aws, team="vision", root=str(tmp_path), require_mount=False, gid=2500, s3_link=True,
                 file_system_id=seed["fsx_file_system_id"], bucket=seed["data_bucket"], cost_center="CC-1001")
     created = run_module(args, capsys)
@@ -109,7 +111,7 @@ def test_association_through_the_sandbox(seeded, tmp_path, capsys):
 @as_root
 def test_association_drift_is_corrected_in_place(seeded, tmp_path, capsys):
     sandbox, seed = seeded
-    aws = {"endpoint_url": sandbox.endpoint, "region": seed["region"], "access_key": "sandbox", "secret_key": "sandbox"}
+    aws = {"endpoint_url": sandbox.endpoint, "region": seed["region"], "access_key": "sandbox", "secret_key": SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]}
     args = dict(aws, team="nlp", root=str(tmp_path), require_mount=False, gid=2600, s3_link=True,
                 file_system_id=seed["fsx_file_system_id"], bucket=seed["data_bucket"], cost_center="CC-1002")
     created = run_module(args, capsys)["association"]
