@@ -1,0 +1,147 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What a team's Grafana dashboard must be: valid dashboard JSON whose every query sees the team's namespace only.
+
+The dashboards are rendered from the templates of the ``team_observability`` role
+(``roles/team_observability/templates/dashboards/``). A team must never see another
+team's pods or queue, so every PromQL selector of a metric is scoped with an exact
+(``=``) matcher on the team's namespace (``namespace``) or its Kueue ClusterQueue
+(``cluster_queue``), and no other ``hyperpod-ns-…`` name appears anywhere in a query.
+``dashboard_problems`` lists what breaks these rules (empty when none).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+
+MIN_SCHEMA_VERSION = 36  # Grafana 9.4 and later
+UID = r"[a-zA-Z0-9_-]{1,40}"
+GRID_WIDTH = 24
+SCOPE_LABELS = ("namespace", "exported_namespace", "cluster_queue", "local_queue", "queue_name")
+# A metric selector: a metric name followed by its label matchers.
+SELECTOR = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)\s*\{([^{}]*)\}")
+MATCHER = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"')
+# Metric families these dashboards read; a bare name without a selector would read every team.
+METRIC_PREFIXES = ("DCGM_", "kube_", "kueue_", "container_", "node_")
+BARE_METRIC = re.compile(r"(?<![a-zA-Z0-9_:])((?:%s)[a-zA-Z0-9_:]*)(?!\s*\{)(?![a-zA-Z0-9_:])" % "|".join(METRIC_PREFIXES))
+TEAM_NAMESPACE = re.compile(r"hyperpod-ns-[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+def allowed_scopes(team):
+    """The names a query of ``team`` may scope itself to."""
+    return {
+        "namespace": naming.namespace(team),
+        "exported_namespace": naming.namespace(team),
+        "cluster_queue": naming.cluster_queue(team),
+        "local_queue": naming.local_queue(team),
+        "queue_name": naming.local_queue(team),
+    }
+
+
+def expressions(dashboard):
+    """(panel id, refId, expr) of every query of the dashboard, rows' nested panels included."""
+    found = []
+    for panel in _panels(dashboard):
+        for target in panel.get("targets") or []:
+            found.append((panel.get("id"), target.get("refId"), target.get("expr")))
+    return found
+
+
+def _panels(dashboard):
+    for panel in dashboard.get("panels") or []:
+        yield panel
+        yield from panel.get("panels") or []
+
+
+def query_problems(expr, team):
+    """Why ``expr`` could show data of another team than ``team`` (empty when it cannot)."""
+    if not isinstance(expr, str) or not expr.strip():
+        return ["the query is empty"]
+    scopes = allowed_scopes(team)
+    allowed_names = set(scopes.values())
+    problems = []
+    selectors = SELECTOR.findall(expr)
+    if not selectors:
+        problems.append("no metric selector with label matchers")
+    for metric, matchers in selectors:
+        parsed = MATCHER.findall(matchers)
+        scoped = False
+        for label, operator, value in parsed:
+            if label in SCOPE_LABELS:
+                if operator != "=":
+                    problems.append("%s: %s%s%r must be an exact match (=) on the team's own name" % (metric, label, operator, value))
+                elif value != scopes[label]:
+                    problems.append("%s: %s=%r is not the team's %s (%r)" % (metric, label, value, label, scopes[label]))
+                else:
+                    scoped = True
+        if not scoped:
+            problems.append("%s is not scoped to the team (%s)" % (metric, " or ".join(
+                '%s="%s"' % (label, scopes[label]) for label in ("namespace", "cluster_queue"))))
+    for bare in BARE_METRIC.findall(expr):
+        problems.append("%s is read without a selector, across every namespace" % bare)
+    for match in TEAM_NAMESPACE.finditer(expr):
+        if match.group(0) not in allowed_names:
+            problems.append("names %s, which is not the team's" % match.group(0))
+    return problems
+
+
+def dashboard_problems(dashboard, team, datasource_uid=None):
+    """Everything that makes ``dashboard`` invalid Grafana dashboard JSON or lets it show another team's data."""
+    problems = []
+    if not isinstance(dashboard, dict):
+        return ["a dashboard is a JSON object"]
+    for key in ("uid", "title", "panels", "schemaVersion"):
+        if key not in dashboard:
+            problems.append("missing %s" % key)
+    uid = dashboard.get("uid")
+    if uid is not None and not (isinstance(uid, str) and re.fullmatch(UID, uid)):
+        problems.append("uid %r does not match %s" % (uid, UID))
+    if "id" in dashboard and dashboard["id"] is not None:
+        problems.append("id is set by Grafana; a provisioned dashboard has none")
+    schema = dashboard.get("schemaVersion")
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema < MIN_SCHEMA_VERSION:
+        problems.append("schemaVersion %r is not an integer >= %d" % (schema, MIN_SCHEMA_VERSION))
+    if not isinstance(dashboard.get("panels"), list) or not dashboard.get("panels"):
+        problems.append("panels must be a non-empty list")
+        return problems
+    seen_ids = set()
+    for index, panel in enumerate(_panels(dashboard)):
+        where = "panels[%d]" % index
+        panel_id = panel.get("id")
+        if not isinstance(panel_id, int) or isinstance(panel_id, bool):
+            problems.append("%s: id %r is not an integer" % (where, panel_id))
+        elif panel_id in seen_ids:
+            problems.append("%s: id %d is used by another panel" % (where, panel_id))
+        seen_ids.add(panel_id)
+        where = "panel %s" % panel_id
+        if not panel.get("type"):
+            problems.append("%s: no type" % where)
+        grid = panel.get("gridPos") or {}
+        if not all(isinstance(grid.get(k), int) for k in ("x", "y", "w", "h")):
+            problems.append("%s: gridPos needs integer x, y, w and h" % where)
+        elif grid["x"] < 0 or grid["w"] < 1 or grid["x"] + grid["w"] > GRID_WIDTH:
+            problems.append("%s: gridPos does not fit the %d-column grid" % (where, GRID_WIDTH))
+        if panel.get("type") == "row":
+            continue
+        targets = panel.get("targets") or []
+        if not targets:
+            problems.append("%s: no queries" % where)
+        ref_ids = [t.get("refId") for t in targets]
+        if len(set(ref_ids)) != len(ref_ids) or not all(ref_ids):
+            problems.append("%s: refIds must be present and unique: %s" % (where, ref_ids))
+        sources = [panel.get("datasource")] + [t.get("datasource") for t in targets]
+        for source in sources:
+            if not isinstance(source, dict) or source.get("type") != "prometheus":
+                problems.append("%s: datasource %r is not a Prometheus data source" % (where, source))
+            elif datasource_uid is not None and source.get("uid") != datasource_uid:
+                problems.append("%s: datasource uid %r is not %r" % (where, source.get("uid"), datasource_uid))
+        for target in targets:
+            for problem in query_problems(target.get("expr"), team):
+                problems.append("%s query %s: %s" % (where, target.get("refId"), problem))
+    return problems
