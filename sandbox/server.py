@@ -108,7 +108,11 @@ def identify(environ: dict, body: bytes) -> tuple[str, str, str, str]:
         action = parse_qs(body.decode("utf-8", "replace")).get("Action")
     if action:
         return service, action[0], region, "query"
-    return service, _rest_operation(service, environ, body), region, "rest"
+    try:
+        protocol = core.service_model(service).protocol
+    except Exception:  # noqa: BLE001 - not a service botocore knows: answer faults as JSON
+        protocol = "rest-json"
+    return service, _rest_operation(service, environ, body), region, protocol
 
 
 def _rest_operation(service: str, environ: dict, body: bytes) -> str:
@@ -124,10 +128,19 @@ def _rest_operation(service: str, environ: dict, body: bytes) -> str:
 
 
 def fault_response(kind: str, protocol: str) -> tuple[str, list, bytes]:
+    """A throttling or server error in the shape the service's protocol gives it."""
     code, status, message = {
         "throttle": ("ThrottlingException", "400 Bad Request", "Rate exceeded"),
         "error": ("InternalFailure", "500 Internal Server Error", "We encountered an internal error. Please try again."),
     }[kind]
+    if protocol == "rest-xml":
+        # S3 throttles with 503 SlowDown and fails with 500 InternalError, in a bare <Error>.
+        code, status, message = {
+            "throttle": ("SlowDown", "503 Slow Down", "Please reduce your request rate."),
+            "error": ("InternalError", "500 Internal Server Error", "We encountered an internal error. Please try again."),
+        }[kind]
+        body = f"<Error><Code>{code}</Code><Message>{message}</Message><RequestId>sandbox-fault</RequestId></Error>".encode()
+        return status, [("Content-Type", "application/xml")], body
     if protocol == "query":
         code = "Throttling" if kind == "throttle" else code
         body = (

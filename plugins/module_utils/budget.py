@@ -20,7 +20,6 @@ __metaclass__ = type
 import re
 from decimal import Decimal, InvalidOperation
 
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
     ansible_dict_to_boto3_tag_list,
     boto3_tag_list_to_ansible_dict,
@@ -29,6 +28,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 MAX_NOTIFICATIONS = 10
 MAX_EMAIL_SUBSCRIBERS = 10
@@ -38,7 +38,7 @@ EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 # Fields Budgets sets itself, never a reason for a change.
 SERVER_FIELDS = ("CalculatedSpend", "LastUpdatedTime", "HealthStatus")
 
-_retry = AWSRetry.jittered_backoff(catch_extra_error_codes=["ThrottlingException"])
+_retry = aws_retry()
 
 
 def budget_arn(account_id, name):

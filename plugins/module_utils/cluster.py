@@ -27,7 +27,6 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
@@ -38,6 +37,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Inp
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import SageMakerErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 NODE_RECOVERY = {"automatic": "Automatic", "none": "None"}
 # Cluster statuses that settle on their own.
@@ -424,7 +424,7 @@ def cluster_result(description, tags):
 
 
 @SageMakerErrorHandler.list_error_handler("describe cluster", None)
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def describe_cluster(client, name):
     description = client.describe_cluster(ClusterName=name)
     description.pop("ResponseMetadata", None)
@@ -432,7 +432,7 @@ def describe_cluster(client, name):
 
 
 @SageMakerErrorHandler.list_error_handler("list cluster tags", {})
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def list_tags(client, arn):
     tags, kwargs = [], {"ResourceArn": arn}
     while True:
@@ -444,37 +444,37 @@ def list_tags(client, arn):
 
 
 @SageMakerErrorHandler.common_error_handler("create cluster")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def create_cluster(client, request):
     return client.create_cluster(**request)["ClusterArn"]
 
 
 @SageMakerErrorHandler.common_error_handler("update cluster")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def update_cluster(client, request):
     return client.update_cluster(**request)["ClusterArn"]
 
 
 @SageMakerErrorHandler.common_error_handler("delete cluster")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def delete_cluster(client, name):
     client.delete_cluster(ClusterName=name)
 
 
 @SageMakerErrorHandler.common_error_handler("tag cluster")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def add_tags(client, arn, tags):
     client.add_tags(ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
 
 
 @SageMakerErrorHandler.common_error_handler("untag cluster")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def delete_tags(client, arn, keys):
     client.delete_tags(ResourceArn=arn, TagKeys=list(keys))
 
 
 @EksErrorHandler.list_error_handler("describe EKS cluster", None)
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def _eks_cluster_arn(client, name):
     return client.describe_cluster(name=name)["cluster"]["arn"]
 

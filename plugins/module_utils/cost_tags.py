@@ -16,9 +16,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostError, CostErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 NOT_SEEN_CODE = "TagKeysNotFoundException"
 NOT_SEEN_REASON = (
@@ -29,7 +29,7 @@ UPDATE_BATCH = 20
 LIST_FILTER_BATCH = 100
 STATUS = {"active": "Active", "inactive": "Inactive"}
 
-_retry = AWSRetry.jittered_backoff(catch_extra_error_codes=["LimitExceededException"])
+_retry = aws_retry(extra_codes=["LimitExceededException"])
 
 
 def _chunks(items, size):

@@ -23,7 +23,6 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
@@ -32,6 +31,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError, SageMakerErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 SHARING = {"lend": "Lend", "dont_lend": "DontLend", "lend_and_borrow": "LendAndBorrow"}
 PREEMPT = {"never": "Never", "lower_priority": "LowerPriority"}
@@ -315,57 +315,57 @@ def is_conflict(error):
 
 
 @SageMakerErrorHandler.list_error_handler("describe cluster", None)
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def describe_cluster(client, name_or_arn):
     return client.describe_cluster(ClusterName=name_or_arn)
 
 
 @SageMakerErrorHandler.list_error_handler("list compute quotas", [])
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def list_quotas(client, cluster_arn):
     paginator = client.get_paginator("list_compute_quotas")
     return paginator.paginate(ClusterArn=cluster_arn).build_full_result().get("ComputeQuotaSummaries", [])
 
 
 @SageMakerErrorHandler.list_error_handler("describe compute quota", None)
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def describe_quota(client, quota_id):
     return client.describe_compute_quota(ComputeQuotaId=quota_id)
 
 
 @SageMakerErrorHandler.list_error_handler("list compute quota tags", [])
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def list_tags(client, arn):
     return client.get_paginator("list_tags").paginate(ResourceArn=arn).build_full_result().get("Tags", [])
 
 
 @SageMakerErrorHandler.common_error_handler("create compute quota")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def create_quota(client, **request):
     return client.create_compute_quota(**request)
 
 
 @SageMakerErrorHandler.common_error_handler("update compute quota")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def update_quota(client, **request):
     return client.update_compute_quota(**request)
 
 
 @SageMakerErrorHandler.deletion_error_handler("delete compute quota")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def delete_quota(client, quota_id):
     client.delete_compute_quota(ComputeQuotaId=quota_id)
     return True
 
 
 @SageMakerErrorHandler.common_error_handler("tag compute quota")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def add_tags(client, arn, tags):
     client.add_tags(ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
 
 
 @SageMakerErrorHandler.common_error_handler("untag compute quota")
-@AWSRetry.jittered_backoff()
+@aws_retry()
 def delete_tags(client, arn, keys):
     client.delete_tags(ResourceArn=arn, TagKeys=list(keys))
 

@@ -16,9 +16,10 @@ __metaclass__ = type
 
 from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
-THROTTLING_CODES = ["ThrottlingException", "TooManyRequestsException", "ServiceUnavailableException", "InternalServerException"]
+THROTTLING_CODES = ["ThrottlingException", "TooManyRequestsException", "ServiceUnavailableException", "InternalServerException", "SlowDown"]
 
 
-def aws_retry(retries=10, delay=1, max_delay=30):
-    """``AWSRetry.jittered_backoff`` that also retries the throttling codes above."""
-    return AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay, catch_extra_error_codes=THROTTLING_CODES)
+def aws_retry(retries=10, delay=1, max_delay=30, extra_codes=()):
+    """``AWSRetry.jittered_backoff`` that also retries the throttling codes above (and ``extra_codes``)."""
+    codes = THROTTLING_CODES + list(extra_codes)
+    return AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay, catch_extra_error_codes=codes)

@@ -170,14 +170,14 @@ table:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
 @CostErrorHandler.common_error_handler("get cost and usage")
-@AWSRetry.jittered_backoff(catch_extra_error_codes=["LimitExceededException"])
+@aws_retry(extra_codes=["LimitExceededException"])
 def _page(client, request):
     return client.get_cost_and_usage(**request)
 
@@ -213,7 +213,7 @@ def main():
             chargeback.compute(period, {}, {}, capacity, p["teams"], p["usage"], p["method"])
         except (chargeback.ChargebackError, KeyError, TypeError, ValueError) as e:
             raise InputError(message="chargeback_report: %s" % e)
-        client = module.client("ce", retry_decorator=AWSRetry.jittered_backoff())
+        client = module.client("ce", retry_decorator=aws_retry())
         by_tag = results_by_time(client, chargeback.team_cost_request(period, p["tag_key"], p["metric"]))
         by_usage_type = results_by_time(client, chargeback.cluster_cost_request(period, p["cluster_service"], p["tag_key"], p["metric"]))
         try:

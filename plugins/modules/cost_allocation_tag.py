@@ -115,10 +115,10 @@ pending:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import cost_tags
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 MAX_KEYS = 100
 
@@ -144,7 +144,7 @@ def main():
     module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
     try:
         validate(module.params)
-        client = module.client("ce", retry_decorator=AWSRetry.jittered_backoff())
+        client = module.client("ce", retry_decorator=aws_retry())
         result = cost_tags.ensure(client, module.params["tag_keys"], module.params["state"], module.check_mode)
     except HyperPodError as e:
         module.fail_json_aws_error(e)

@@ -169,10 +169,10 @@ access_entry:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
 def main():
@@ -199,8 +199,8 @@ def main():
     )
     try:
         access_entry.apply_team(module.params)
-        eks = module.client("eks", retry_decorator=AWSRetry.jittered_backoff())
-        iam = module.client("iam", retry_decorator=AWSRetry.jittered_backoff())
+        eks = module.client("eks", retry_decorator=aws_retry())
+        iam = module.client("iam", retry_decorator=aws_retry())
         if module.params["state"] == "present":
             changed, before, after = access_entry.ensure_present(eks, iam, module.params, module.check_mode)
         else:

@@ -287,12 +287,12 @@ diff:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import ClusterManager
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import normalize_desired
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import resolve_eks_cluster
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 INSTANCE_GROUP_OPTIONS = dict(
     name=dict(type="str", required=True),
@@ -328,13 +328,13 @@ def main():
     )
     module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
     params = module.params
-    sagemaker = module.client("sagemaker", retry_decorator=AWSRetry.jittered_backoff())
+    sagemaker = module.client("sagemaker", retry_decorator=aws_retry())
     manager = ClusterManager(sagemaker, check_mode=module.check_mode, wait=params["wait"], wait_timeout=params["wait_timeout"])
     try:
         if params["state"] == "absent":
             changed, before, after, cluster, warnings = manager.ensure_absent(params["name"])
         else:
-            eks = module.client("eks", retry_decorator=AWSRetry.jittered_backoff()) if params["eks_cluster"] else None
+            eks = module.client("eks", retry_decorator=aws_retry()) if params["eks_cluster"] else None
             desired = normalize_desired(params, resolve_eks_cluster(eks, params["eks_cluster"]))
             changed, before, after, cluster, warnings = manager.ensure_present(
                 desired,

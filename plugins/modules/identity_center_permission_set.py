@@ -317,10 +317,10 @@ team_names:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import permission_set
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
 def main():
@@ -370,9 +370,9 @@ def main():
     params = module.params
     try:
         params = permission_set.apply_team(params)
-        client = module.client("sso-admin", retry_decorator=AWSRetry.jittered_backoff())
+        client = module.client("sso-admin", retry_decorator=aws_retry())
         if params["state"] == "present":
-            identitystore = module.client("identitystore", retry_decorator=AWSRetry.jittered_backoff())
+            identitystore = module.client("identitystore", retry_decorator=aws_retry())
             changed, before, after = permission_set.ensure_present(client, identitystore, params, module.check_mode)
         else:
             changed, before, after = permission_set.ensure_absent(client, params, module.check_mode)

@@ -285,11 +285,11 @@ local_queue:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.quota import QuotaManager
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
 def resource_spec():
@@ -330,7 +330,7 @@ def main():
     module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
     team = module.params["team"]
     try:
-        client = module.client("sagemaker", retry_decorator=AWSRetry.jittered_backoff())
+        client = module.client("sagemaker", retry_decorator=aws_retry())
         manager = QuotaManager(client, module.params, check_mode=module.check_mode, warn=module.warn)
         if module.params["state"] == "present":
             changed, before, after, quota = manager.ensure_present()

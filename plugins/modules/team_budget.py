@@ -169,15 +169,15 @@ budget:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
 @CostErrorHandler.common_error_handler("read the caller's account")
 def caller_account(module):
-    sts = module.client("sts", retry_decorator=AWSRetry.jittered_backoff())
+    sts = module.client("sts", retry_decorator=aws_retry())
     return sts.get_caller_identity()["Account"]
 
 
@@ -202,7 +202,7 @@ def main():
         name = naming.budget_name(p["team"], p["name_prefix"])
         if p["state"] == "present":
             budget.validate(p["team"], p["name_prefix"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"])
-        client = module.client("budgets", retry_decorator=AWSRetry.jittered_backoff())
+        client = module.client("budgets", retry_decorator=aws_retry())
         account_id = p["account_id"] or caller_account(module)
         if p["state"] == "absent":
             changed, before, after = budget.ensure_absent(client, account_id, name, module.check_mode)

@@ -41,6 +41,16 @@ class Result:
                         changed.add((host, task["task"]["name"]))
         return changed
 
+    def failures(self) -> list[str]:
+        """One line per failed task: host, task and message."""
+        found = []
+        for play in self.report.get("plays", []):
+            for task in play["tasks"]:
+                for host, result in task["hosts"].items():
+                    if result.get("failed") and not result.get("ignore_errors"):
+                        found.append(f"{host} | {task['task']['name']} | {str(result.get('msg'))[:600]}")
+        return found
+
     @property
     def stats(self) -> dict:
         return self.report.get("stats", {})

@@ -125,3 +125,19 @@ def test_lifecycle_settles_after_the_configured_delay(monkeypatch):
 
 def test_status_delay_is_configurable_over_http(sandbox):
     assert sandbox.configure(status_delay=0.05)["status_delay"] == 0.05
+
+
+def test_s3_faults_are_answered_as_s3_answers_them(sandbox):
+    s3 = sandbox.boto3_client("s3")
+    s3.create_bucket(Bucket="faulted")
+    sandbox.set_faults(throttle_rate=1.0, operations=["s3:HeadBucket"])
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        s3.head_bucket(Bucket="faulted")
+    assert raised.value.response["ResponseMetadata"]["HTTPStatusCode"] == 503
+    sandbox.set_faults(throttle_rate=1.0, operations=["s3:ListObjectsV2"])
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        s3.list_objects_v2(Bucket="faulted")
+    assert raised.value.response["Error"]["Code"] == "SlowDown"
+    retried = aws_retry(retries=20, delay=0.01, max_delay=0.05)(s3.list_objects_v2)
+    sandbox.set_faults(throttle_rate=0.5, error_rate=0.2, seed=5, operations=["s3:ListObjectsV2"])
+    assert retried(Bucket="faulted")["KeyCount"] == 0
