@@ -29,7 +29,8 @@ class Result:
     @property
     def report(self) -> dict:
         start = self.stdout.find("{")
-        return json.loads(self.stdout[start:]) if start >= 0 else {}
+        # raw_decode: the drift callback prints its summary after the JSON document.
+        return json.JSONDecoder().raw_decode(self.stdout[start:])[0] if start >= 0 else {}
 
     def changed_tasks(self) -> set[tuple[str, str]]:
         """(host, task) pairs that reported a change, include_role tasks excluded."""
