@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                 from sandbox.seed import seed_from_vars
 
                 seed_from_vars(SandboxClient(endpoint), Path(ROOT / "group_vars" / "all"), STATE_DIR / "seed.json")
-            command = [part for part in args.cmd if part != "--"]
+            command = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
             return subprocess.call(command, env=sandbox_environment(endpoint)) if command else 0
         finally:
             if started:
