@@ -32,6 +32,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import sn
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError, SageMakerErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import describe_cluster
 
 SHARING = {"lend": "Lend", "dont_lend": "DontLend", "lend_and_borrow": "LendAndBorrow"}
 PREEMPT = {"never": "Never", "lower_priority": "LowerPriority"}
@@ -312,12 +313,6 @@ def is_conflict(error):
     """True for a ConflictException (stale TargetVersion, or a write while the quota transitions)."""
     response = getattr(getattr(error, "exception", None), "response", None) or {}
     return response.get("Error", {}).get("Code") == "ConflictException"
-
-
-@SageMakerErrorHandler.list_error_handler("describe cluster", None)
-@aws_retry()
-def describe_cluster(client, name_or_arn):
-    return client.describe_cluster(ClusterName=name_or_arn)
 
 
 @SageMakerErrorHandler.list_error_handler("list compute quotas", [])

@@ -25,6 +25,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import sn
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import describe_cluster
 
 TASK_GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
 
@@ -146,12 +147,6 @@ def comparable(settings, name=None, cluster_arn=None):
 
 
 # ---------------------------------------------------------------- API helpers
-
-
-@SageMakerErrorHandler.list_error_handler("describe HyperPod cluster", None)
-@aws_retry()
-def describe_cluster(client, name_or_arn):
-    return client.describe_cluster(ClusterName=name_or_arn)
 
 
 @SageMakerErrorHandler.list_error_handler("list cluster scheduler configs", [])
