@@ -61,7 +61,9 @@ def _in_service(sm, domain_id):
 
 
 def test_domain_is_pending_then_in_service_with_sso_application(studio):
-    _, seed, sm = studio
+    client, seed, sm = studio
+    # Transitional statuses are asserted below: hold them long enough for a loaded machine.
+    client.configure(status_delay=2.0)
     created = _create(sm, seed)
     assert re.fullmatch(r"d-[a-z0-9]{12}", created["DomainId"])
     first = sm.describe_domain(DomainId=created["DomainId"])
@@ -118,6 +120,8 @@ def test_describe_missing_domain_is_resource_not_found(studio):
 
 def test_update_domain_changes_settings_in_place_and_refuses_vpc_change(studio):
     client, seed, sm = studio
+    # Transitional statuses are asserted below: hold them long enough for a loaded machine.
+    client.configure(status_delay=2.0)
     domain_id = _create(sm, seed)["DomainId"]
     with pytest.raises(ClientError) as excinfo:
         sm.update_domain(DomainId=domain_id, DefaultUserSettings={"StudioWebPortal": "ENABLED"})
@@ -138,7 +142,9 @@ def test_update_domain_changes_settings_in_place_and_refuses_vpc_change(studio):
 
 
 def test_user_profiles_need_sso_user_and_follow_their_lifecycle(studio):
-    _, seed, sm = studio
+    client, seed, sm = studio
+    # Transitional statuses are asserted below: hold them long enough for a loaded machine.
+    client.configure(status_delay=2.0)
     domain_id = _create(sm, seed)["DomainId"]
     with pytest.raises(ClientError) as excinfo:
         sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="alice")
