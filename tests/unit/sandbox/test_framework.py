@@ -141,3 +141,20 @@ def test_s3_faults_are_answered_as_s3_answers_them(sandbox):
     retried = aws_retry(retries=20, delay=0.01, max_delay=0.05)(s3.list_objects_v2)
     sandbox.set_faults(throttle_rate=0.5, error_rate=0.2, seed=5, operations=["s3:ListObjectsV2"])
     assert retried(Bucket="faulted")["KeyCount"] == 0
+
+
+def test_bodyless_s3_head_faults_are_retried(sandbox):
+    """A throttled HEAD has no body, so its error code is only "503"; the retry must still catch it."""
+    s3 = sandbox.boto3_client("s3")
+    s3.create_bucket(Bucket="headed")
+    s3.put_object(Bucket="headed", Key="marker", Body=b"")
+    sandbox.set_faults(throttle_rate=1.0, operations=["s3:HeadObject"])
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        s3.head_object(Bucket="headed", Key="marker")
+    assert raised.value.response["Error"]["Code"] == "503"
+    sandbox.set_faults(throttle_rate=0.6, error_rate=0.2, seed=7, operations=["s3:HeadObject"])
+    retried = aws_retry(retries=20, delay=0.01, max_delay=0.05)(s3.head_object)
+    for _ in range(5):
+        assert retried(Bucket="headed", Key="marker")["ContentLength"] == 0
+    faults = [r["fault"] for r in sandbox.requests() if r["operation"] == "HeadObject"]
+    assert faults.count("") >= 5 and faults.count("throttle") > 0
