@@ -67,6 +67,12 @@ def module_breakdown(json_output: str) -> dict:
     return {action: {"invocations": calls[action], "seconds": round(seconds[action], 2)} for action in sorted(calls, key=lambda a: -seconds[a])}
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux /proc), to tell the sandbox's share apart."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(count: int, workdir: Path) -> dict:
     port = free_port()
     server = subprocess.Popen(
@@ -98,14 +104,18 @@ def measure(count: int, workdir: Path) -> dict:
         results = {}
         for label, playbook, extra in RUNS:
             client.clear_requests()
-            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            sandbox_cpu_before = process_cpu_seconds(server.pid)
             started = time.monotonic()
             run = subprocess.run(
                 [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory_dir), "-e", f"@{vars_file}", playbook, *extra],
                 cwd=ROOT, env=env, capture_output=True, text=True,
             )
             wall = time.monotonic() - started
-            peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+            usage_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            peak = max(usage_before.ru_maxrss, usage_after.ru_maxrss)
+            ansible_cpu = (usage_after.ru_utime + usage_after.ru_stime) - (usage_before.ru_utime + usage_before.ru_stime)
+            sandbox_cpu = process_cpu_seconds(server.pid) - sandbox_cpu_before
             log = client.requests()
             reads = sum(1 for r in log if r["kind"] == "read")
             writes = sum(1 for r in log if r["kind"] == "write")
@@ -114,6 +124,8 @@ def measure(count: int, workdir: Path) -> dict:
                 "wall_seconds": round(wall, 1),
                 "wall_seconds_per_team": round(wall / count, 2),
                 "peak_rss_mib": round(peak / 1024, 1),
+                "ansible_cpu_seconds": round(ansible_cpu, 1),
+                "sandbox_cpu_seconds": round(sandbox_cpu, 1),
                 "reads": reads,
                 "writes": writes,
                 "reads_per_team": round(reads / count, 1),
@@ -121,8 +133,7 @@ def measure(count: int, workdir: Path) -> dict:
                 "calls": dict(Counter(f"{r['service']}:{r['operation']}" for r in log).most_common()),
                 "modules": module_breakdown(run.stdout),
             }
-            if run.returncode not in (0, 2):
-                (workdir / f"{label}-{count}.log").write_text(run.stdout[-200000:] + run.stderr[-20000:])
+            (workdir / f"{label}-{count}.log").write_text(run.stdout + run.stderr)
         return results
     finally:
         server.terminate()
@@ -143,11 +154,15 @@ def main() -> int:
     }
     for count in (int(n) for n in args.teams.split(",")):
         figures["runs"][str(count)] = measure(count, workdir)
-    print(f"{'teams':>5} {'run':<6} {'exit':>4} {'wall s':>8} {'s/team':>7} {'RSS MiB':>8} {'reads':>6} {'writes':>6} {'r/team':>7} {'w/team':>7}")
+    print(
+        f"{'teams':>5} {'run':<6} {'exit':>4} {'wall s':>8} {'s/team':>7} {'RSS MiB':>8} {'cpu s':>7} {'sbx cpu':>7}"
+        f" {'reads':>6} {'writes':>6} {'r/team':>7} {'w/team':>7}"
+    )
     for count, runs in figures["runs"].items():
         for label, run in runs.items():
             print(
                 f"{count:>5} {label:<6} {run['exit_code']:>4} {run['wall_seconds']:>8} {run['wall_seconds_per_team']:>7} {run['peak_rss_mib']:>8}"
+                f" {run['ansible_cpu_seconds']:>7} {run['sandbox_cpu_seconds']:>7}"
                 f" {run['reads']:>6} {run['writes']:>6} {run['reads_per_team']:>7} {run['writes_per_team']:>7}"
             )
     for count, runs in figures["runs"].items():

@@ -535,7 +535,7 @@ class DomainManager:
         self.warn = warn or (lambda message: None)
         self.name = domain_name(params)
         self.timeout = params.get("wait_timeout") or 1800
-        self.store_id = None
+        self.store_id = params.get("identity_store_id")
 
     # reads
 
@@ -598,7 +598,7 @@ class DomainManager:
         group = self.params.get("identity_center_group")
         if not group or auth_mode != "SSO":
             return None
-        group_id = get_group_id(self.clients("identitystore"), self.identity_store(), group)
+        group_id = (self.params.get("identity_center_group_ids") or {}).get(group) or get_group_id(self.clients("identitystore"), self.identity_store(), group)
         if group_id is None:
             raise InputError(message="Identity Center group %r does not exist in identity store %s" % (group, self.identity_store()))
         return group_id

@@ -422,8 +422,13 @@ def _assignments(items):
     return sorted(items, key=lambda a: (a["account_id"], a["principal_type"], a["principal_id"]))
 
 
-def resolve_instance(client, instance_arn):
-    """(instance ARN, identity store id); the only instance when none is given."""
+def resolve_instance(client, instance_arn, store_id=None):
+    """(instance ARN, identity store id); the only instance when none is given.
+
+    Given both (as hyperpod.tenancy.shared_info reads them once per run), nothing is read.
+    """
+    if instance_arn and store_id:
+        return instance_arn, store_id
     instances = list_instances(client)
     if instance_arn:
         for instance in instances:
@@ -435,11 +440,14 @@ def resolve_instance(client, instance_arn):
     return instances[0]["InstanceArn"], instances[0]["IdentityStoreId"]
 
 
-def resolve_groups(identitystore, store_id, instance_arn, names):
-    """{display name: group id}; an unknown name is an InputError naming the instance."""
+def resolve_groups(identitystore, store_id, instance_arn, names, known=None):
+    """{display name: group id}; an unknown name is an InputError naming the instance.
+
+    ``known`` ({display name: group id}, already resolved for this run) spares their lookups.
+    """
     found, missing = {}, []
     for name in names:
-        group_id = get_group_id(identitystore, store_id, name)
+        group_id = (known or {}).get(name) or get_group_id(identitystore, store_id, name)
         if group_id is None:
             missing.append(name)
         else:
@@ -452,7 +460,16 @@ def resolve_groups(identitystore, store_id, instance_arn, names):
     return found
 
 
-def find_permission_set(client, instance_arn, name):
+def find_permission_set(client, instance_arn, name, known_arn=None):
+    """The permission set named ``name``, described; None when there is none.
+
+    Identity Center has no lookup by name: without ``known_arn`` (its ARN as read earlier in the
+    run) every permission set of the instance is described until one has the name.
+    """
+    if known_arn:
+        described = describe_permission_set(client, instance_arn, known_arn)
+        if described and described["Name"] == name:
+            return described
     for arn in list_permission_sets(client, instance_arn):
         described = describe_permission_set(client, instance_arn, arn)
         if described and described["Name"] == name:
@@ -600,9 +617,9 @@ def _public(state):
 def ensure_present(client, identitystore, params, check_mode):
     """(changed, before, after, permission set ARN)."""
     validate(params)
-    instance_arn, store_id = resolve_instance(client, params.get("instance_arn"))
-    group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])))
-    described = find_permission_set(client, instance_arn, params["name"])
+    instance_arn, store_id = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
+    group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])), params.get("identity_center_group_ids"))
+    described = find_permission_set(client, instance_arn, params["name"], params.get("permission_set_arn"))
     current = read_current(client, instance_arn, described, params.get("accounts") or []) if described else None
     desired = desired_state(params, current, group_ids)
     changes = plan(current, desired)
@@ -684,8 +701,8 @@ def ensure_present(client, identitystore, params, check_mode):
 def ensure_absent(client, params, check_mode):
     """(changed, before, after): the permission set's assignments, then the permission set."""
     validate(params)
-    instance_arn, _store = resolve_instance(client, params.get("instance_arn"))
-    described = find_permission_set(client, instance_arn, params["name"])
+    instance_arn, _store = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
+    described = find_permission_set(client, instance_arn, params["name"], params.get("permission_set_arn"))
     if described is None:
         return False, {}, {}
     current = read_current(client, instance_arn, described)

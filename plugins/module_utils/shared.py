@@ -2,12 +2,21 @@
 # Copyright: hyperpod.tenancy contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What every team of the cluster shares, read once per run."""
+"""What every team of the cluster shares, read once per run.
+
+Besides the account and the clusters, the lookups each team's modules would otherwise
+repeat per team: the shared subnets' VPC, the teams' Identity Center group ids, the
+permission sets' ARNs by name (Identity Center can only find a permission set by name by
+describing every one of them) and the roles Identity Center made for them.
+"""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, permission_set
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
@@ -38,6 +47,80 @@ def _identity_center_instances(client):
 @aws_retry()
 def _account_id(client):
     return client.get_caller_identity()["Account"]
+
+
+@HyperPodErrorHandler.common_error_handler("describe the shared subnets")
+@aws_retry()
+def _describe_subnets(client, subnet_ids):
+    return client.describe_subnets(SubnetIds=subnet_ids)["Subnets"]
+
+
+def vpc_of(ec2, subnet_ids):
+    """The one VPC of ``subnet_ids``; an error when a subnet is missing or they span VPCs."""
+    subnets = _describe_subnets(ec2, subnet_ids)
+    vpcs = sorted(set(s["VpcId"] for s in subnets))
+    missing = sorted(set(subnet_ids) - set(s["SubnetId"] for s in subnets))
+    if missing or len(vpcs) != 1:
+        raise HyperPodError(
+            message="The shared subnets %s must exist and be in one VPC (missing: %s; VPCs: %s)"
+            % (", ".join(subnet_ids), ", ".join(missing) or "none", ", ".join(vpcs) or "none")
+        )
+    return vpcs[0]
+
+
+def group_ids(identitystore, store_id, team_groups):
+    """{display name: group id} of ``team_groups`` ({team: group}); every missing group named with its teams."""
+    found, missing = {}, {}
+    for team, group in sorted(team_groups.items()):
+        if group in found:
+            continue
+        group_id = permission_set.get_group_id(identitystore, store_id, group)
+        if group_id is None:
+            missing.setdefault(group, []).append(team)
+        else:
+            found[group] = group_id
+    if missing:
+        raise HyperPodError(
+            message="Identity Center groups missing from identity store %s: %s"
+            % (store_id, "; ".join("%r (team %s)" % (group, ", ".join(teams)) for group, teams in sorted(missing.items())))
+        )
+    return found
+
+
+def permission_set_arns(sso_admin, instance_arn, names):
+    """{name: ARN} of the permission sets named in ``names`` that exist."""
+    wanted, found = set(names), {}
+    for arn in permission_set.list_permission_sets(sso_admin, instance_arn):
+        if wanted <= set(found):
+            break
+        described = permission_set.describe_permission_set(sso_admin, instance_arn, arn)
+        if described and described["Name"] in wanted:
+            found[described["Name"]] = arn
+    return found
+
+
+def sso_role_arns(iam, names):
+    """{permission set name: ARN of the role Identity Center made for it in this account}."""
+    by_name = {}
+    for role in access_entry.list_sso_roles(iam):
+        match = re.match(r"AWSReservedSSO_(.+)_[0-9a-f]+$", role["RoleName"])
+        if match and match.group(1) in names:
+            by_name.setdefault(match.group(1), []).append(role["Arn"])
+    # Two roles for one permission set (a stale one left behind) are for eks_access_entry to report.
+    return dict((name, arns[0]) for name, arns in by_name.items() if len(arns) == 1)
+
+
+def read_team_lookups(module, shared, team_groups, permission_sets, subnet_ids):
+    """The per-team lookups, made once for all teams (see the module docstring)."""
+    lookups = {}
+    if subnet_ids:
+        lookups["vpc_id"] = vpc_of(module.client("ec2"), subnet_ids)
+    if team_groups:
+        lookups["identity_center_group_ids"] = group_ids(module.client("identitystore"), shared["identity_store_id"], team_groups)
+    if permission_sets:
+        lookups["permission_set_arns"] = permission_set_arns(module.client("sso-admin"), shared["identity_center_instance_arn"], permission_sets)
+        lookups["sso_role_arns"] = sso_role_arns(module.client("iam"), set(permission_sets))
+    return lookups
 
 
 def read_shared(module, cluster_name, eks_cluster_name, instance_arn=None):

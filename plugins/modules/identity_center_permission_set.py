@@ -42,6 +42,22 @@ options:
       - The ARN of the Identity Center instance.
       - Optional when the account has exactly one instance (C(ListInstances)).
     type: str
+  identity_store_id:
+    description:
+      - The identity store of O(instance_arn). With both given, the instance is not looked up
+        (M(hyperpod.tenancy.shared_info) reads them once per run).
+    type: str
+  identity_center_group_ids:
+    description:
+      - Group ids already resolved, by display name (M(hyperpod.tenancy.shared_info) returns them for
+        every team). The groups of O(groups) found here are not looked up in the identity store.
+    type: dict
+  permission_set_arn:
+    description:
+      - The permission set's ARN when already known (M(hyperpod.tenancy.shared_info) returns them by name).
+        Identity Center has no lookup by name, so without it every permission set of the instance
+        may be described to find this one. An ARN whose permission set has another name is ignored.
+    type: str
   name:
     description:
       - The permission set's name, unique in the instance; at most 32 characters.
@@ -328,6 +344,9 @@ def main():
     argument_spec = dict(
         state=dict(type="str", choices=["present", "absent"], default="present"),
         instance_arn=dict(type="str"),
+        identity_store_id=dict(type="str"),
+        identity_center_group_ids=dict(type="dict"),
+        permission_set_arn=dict(type="str"),
         name=dict(type="str"),
         team=dict(type="str"),
         name_prefix=dict(type="str", default="hyperpod"),

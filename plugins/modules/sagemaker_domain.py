@@ -141,6 +141,16 @@ options:
   identity_center_instance_arn:
     description: The Identity Center instance; default the one C(sso-admin ListInstances) returns.
     type: str
+  identity_store_id:
+    description:
+      - The instance's identity store. When given, the instance is not looked up
+        (M(hyperpod.tenancy.shared_info) reads it once per run).
+    type: str
+  identity_center_group_ids:
+    description:
+      - Group ids already resolved, by display name (M(hyperpod.tenancy.shared_info) returns them for
+        every team). When O(identity_center_group) is found here, it is not looked up in the identity store.
+    type: dict
   retain_home_efs:
     description:
       - With O(state=absent), keep the users' home EFS file system (C(RetentionPolicy.HomeEfsFileSystem=Retain)).
@@ -335,6 +345,8 @@ def main():
         purge_user_profiles=dict(type="bool", default=False),
         identity_center_group=dict(type="str"),
         identity_center_instance_arn=dict(type="str"),
+        identity_store_id=dict(type="str"),
+        identity_center_group_ids=dict(type="dict"),
         retain_home_efs=dict(type="bool", default=True),
         cost_center=dict(type="str"),
         tag_keys=dict(type="dict", no_log=False),

@@ -15,6 +15,10 @@ description:
   - Reads the account ID, the IAM Identity Center instance and its identity store, the EKS cluster's
     ARN and the HyperPod cluster's ARN in one module run, so that per-team roles do not read them
     once per team.
+  - Also makes once, for all teams, the lookups each team's modules would otherwise repeat per team
+    (the VPC of the shared subnets, the teams' Identity Center group ids, the permission sets' ARNs
+    and the roles Identity Center made for them), and fails naming every team whose Identity Center
+    group does not exist, before anything changes.
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -31,8 +35,24 @@ options:
     description:
       - The Identity Center instance. When omitted, the account must have exactly one.
     type: str
+  teams:
+    description:
+      - The teams, as normalized by M(hyperpod.tenancy.validate_team_file) (C(name), C(state),
+        C(identity_center_group)). The groups of the teams that are C(present) must exist.
+    type: list
+    elements: dict
+    default: []
+  name_prefix:
+    description: The prefix of the names derived from each team's name (permission sets, domains).
+    type: str
+    default: hyperpod
+  subnet_ids:
+    description: The shared subnets. They must exist and be in one VPC, returned as RV(hyperpod_shared.vpc_id).
+    type: list
+    elements: str
+    default: []
   extra:
-    description: Values added to the result as they are (bucket, FSx, subnets, name prefix, ...).
+    description: Values added to the result as they are (bucket, FSx, security groups, ...).
     type: dict
     default: {}
 extends_documentation_fragment:
@@ -84,12 +104,34 @@ hyperpod_shared:
     identity_store_id:
       description: Its identity store.
       type: str
+    name_prefix:
+      description: The name prefix.
+      type: str
+    subnet_ids:
+      description: The shared subnets.
+      type: list
+      elements: str
+    vpc_id:
+      description: The VPC of the shared subnets (when O(subnet_ids) is given).
+      type: str
+      sample: vpc-0123456789abcdef0
+    identity_center_group_ids:
+      description: The Identity Center group id of each present team's group, by display name.
+      type: dict
+      sample: {"TeamVision": "9067d4d8-1081-7012-49a3-2ef1f1d8a6c2"}
+    permission_set_arns:
+      description: The ARN of each team's permission set that exists, by permission set name.
+      type: dict
+    sso_role_arns:
+      description: The IAM role Identity Center made in this account for each team's permission set, by permission set name.
+      type: dict
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_shared
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_shared, read_team_lookups
 
 
 def main():
@@ -98,12 +140,27 @@ def main():
             cluster_name=dict(type="str", required=True),
             eks_cluster_name=dict(type="str", required=True),
             identity_center_instance_arn=dict(type="str"),
+            teams=dict(type="list", elements="dict", default=[]),
+            name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+            subnet_ids=dict(type="list", elements="str", default=[]),
             extra=dict(type="dict", default={}),
         ),
         supports_check_mode=True,
     )
+    p = module.params
     try:
-        shared = read_shared(module, module.params["cluster_name"], module.params["eks_cluster_name"], module.params["identity_center_instance_arn"])
+        shared = read_shared(module, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
+        present = [t for t in p["teams"] if t.get("state", "present") == "present"]
+        shared.update(
+            read_team_lookups(
+                module,
+                shared,
+                team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
+                permission_sets=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
+                subnet_ids=p["subnet_ids"],
+            )
+        )
+        shared.update(name_prefix=p["name_prefix"], subnet_ids=p["subnet_ids"])
     except HyperPodError as e:
         module.fail_json_aws_error(e)
     shared.update(module.params["extra"])

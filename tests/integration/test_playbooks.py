@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
+from collections import Counter
 
 import pytest
 
@@ -36,6 +37,23 @@ def test_site_converges_and_a_rerun_changes_and_writes_nothing(sample):
     assert rerun.changed_tasks() == set()
     assert {host: stats["changed"] for host, stats in rerun.stats.items()} == dict.fromkeys(rerun.stats, 0)
     assert [r["operation"] for r in sample.client.writes()] == []
+    # What the teams share is looked up once per run, not once per team.
+    reads = Counter(r["operation"] for r in sample.client.requests())
+    groups = {team["identity_center_group"] for team in SAMPLE["hyperpod_teams"]}
+    assert (reads["ListInstances"], reads["DescribeSubnets"], reads["ListPermissionSets"], reads["GetGroupId"]) == (1, 1, 1, len(groups))
+    assert reads["DescribePermissionSet"] == 2 * len(TEAMS)  # shared_info finds each by name, its module reads it
+
+
+def test_a_team_whose_group_is_missing_fails_before_any_team_resource(sample):
+    settings = copy.deepcopy(SAMPLE)
+    settings["hyperpod_teams"][1]["identity_center_group"] = "TeamNobody"
+    sample.write_settings(settings)
+    result = sample.run("site.yml")
+    assert result.returncode == 2
+    assert "'TeamNobody' (team nlp)" in result.stdout
+    team_writes = [r["operation"] for r in sample.client.writes() if r["service"] in ("sso-admin", "identitystore", "iam", "budgets", "s3")]
+    assert team_writes == []
+    assert not [r for r in sample.client.writes() if r["operation"] in ("CreateDomain", "CreateComputeQuota", "CreateAccessEntry")]
 
 
 def test_check_mode_predicts_exactly_what_onboarding_changes(sample):
