@@ -87,6 +87,20 @@ class CostErrorHandler(AWSErrorHandler):
         return is_boto3_error_code(["NotFoundException", "ResourceNotFoundException", "UnknownMonitorException"])
 
 
+class IamError(HyperPodError):
+    pass
+
+
+class IamErrorHandler(AWSErrorHandler):
+    """IAM's handler: a missing role or policy is ``NoSuchEntity``."""
+
+    _CUSTOM_EXCEPTION = IamError
+
+    @classmethod
+    def _is_missing(cls):
+        return is_boto3_error_code("NoSuchEntity")
+
+
 class ConflictError(HyperPodError):
     """The resource's version moved between our read and our write."""
 

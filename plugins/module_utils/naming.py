@@ -119,6 +119,7 @@ def derived_names(team, prefix=DEFAULT_PREFIX):
         ("SageMaker domain name", domain_name(team, prefix), _ENTITY, 63),
         ("compute quota name", quota_name(team, prefix), _ENTITY, 63),
         ("budget name", budget_name(team, prefix), r"[^:\\]+", 100),
+        ("IAM role name", studio_execution_role_name(team, prefix), r"[\w+=,.@-]+", 64),
     ]
 
 

@@ -1,0 +1,464 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A team's SageMaker Studio execution role (IAM), in as few calls as IAM allows.
+
+The role is named ``naming.studio_execution_role_name(team, prefix)``, trusts
+``sagemaker.amazonaws.com`` and carries at most one policy of ours: the inline
+policy ``team-data``, which lets the role list and use the team's prefix of the
+shared data bucket. Every other inline policy and every attached managed policy is
+removed (the role's permissions are exactly what this module says).
+
+A run that changes nothing reads four times at most: GetRole (trust policy,
+description and tags in one answer), ListRolePolicies, GetRolePolicy for
+``team-data`` only when the role has it, and ListAttachedRolePolicies. It writes
+only what differs.
+
+``plan_present`` / ``plan_absent`` are pure: they turn what was read and what is
+wanted into a list of actions, which ``apply`` sends and ``predict`` applies to the
+view, so check mode returns what the real run returns.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import json
+import re
+import unicodedata
+
+from urllib.parse import unquote
+
+from ansible_collections.amazon.aws.plugins.module_utils.policy import compare_policies
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
+    ansible_dict_to_boto3_tag_list,
+    boto3_tag_list_to_ansible_dict,
+    compare_aws_tags,
+)
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IamErrorHandler, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+TEAM_DATA_POLICY = "team-data"
+SERVICE_PRINCIPAL = "sagemaker.amazonaws.com"
+
+# Limits of IAM's request shapes (botocore iam service-2: roleNameType, roleDescriptionType,
+# tagKeyType, tagValueType, tagListType) and of TagRole (keys starting with aws: are reserved).
+ROLE_NAME_PATTERN = r"[\w+=,.@-]+"
+ROLE_NAME_MAX = 64
+DESCRIPTION_MAX = 1000
+DESCRIPTION_PATTERN = u"[\u0009\u000A\u000D\u0020-\u007E\u00A1-\u00FF]*"
+TAG_KEY_MAX = 128
+TAG_VALUE_MAX = 256
+TAGS_MAX = 50
+TAG_EXTRA_CHARACTERS = "_.:/=+-@"
+ACCOUNT_ID_PATTERN = r"\d{12}"
+# S3 bucket names (general purpose buckets): 3-63 characters, lower-case letters, digits, dots and
+# hyphens, beginning and ending with a letter or digit, no "..", not an IP address.
+BUCKET_PATTERN = r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
+
+# IAM answers a write that races another writer with ConcurrentModification; retry it like throttling.
+_retry = aws_retry(extra_codes=("ConcurrentModification",))
+
+
+
+# --- what is wanted -------------------------------------------------------------
+
+
+def role_name(team, prefix=naming.DEFAULT_PREFIX):
+    return naming.studio_execution_role_name(team, prefix)
+
+
+def role_arn(account_id, name):
+    return "arn:aws:iam::%s:role/%s" % (account_id, name)
+
+
+def trust_policy():
+    """Only SageMaker may assume the role."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": SERVICE_PRINCIPAL}, "Action": "sts:AssumeRole"}],
+    }
+
+
+def team_data_policy(bucket, team):
+    """List the team's prefix of ``bucket`` and read, write and delete its objects; nothing else."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "ListTeamPrefix",
+                "Effect": "Allow",
+                "Action": "s3:ListBucket",
+                "Resource": "arn:aws:s3:::%s" % bucket,
+                "Condition": {"StringLike": {"s3:prefix": ["%s*" % naming.s3_prefix(team)]}},
+            },
+            {
+                "Sid": "UseTeamObjects",
+                "Effect": "Allow",
+                "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+                "Resource": "arn:aws:s3:::%s/%s*" % (bucket, naming.s3_prefix(team)),
+            },
+        ],
+    }
+
+
+def _tag_text_ok(text):
+    # tagKeyType / tagValueType: [\p{L}\p{Z}\p{N}_.:/=+\-@]
+    return all(unicodedata.category(c)[0] in ("L", "Z", "N") or c in TAG_EXTRA_CHARACTERS for c in text)
+
+
+def tag_problems(tags):
+    problems = []
+    if len(tags) > TAGS_MAX:
+        problems.append("a role has at most %d tags, team tags included (got %d)" % (TAGS_MAX, len(tags)))
+    for key, value in sorted(tags.items()):
+        value = "" if value is None else str(value)
+        if not 1 <= len(key) <= TAG_KEY_MAX or not _tag_text_ok(key):
+            problems.append("tag key %r must be 1 to %d letters, digits, spaces or _.:/=+-@" % (key, TAG_KEY_MAX))
+        elif key.lower().startswith("aws:"):
+            problems.append("tag key %r: keys starting with aws: are reserved for AWS" % key)
+        if len(value) > TAG_VALUE_MAX or not _tag_text_ok(value):
+            problems.append("tag %r: the value must be at most %d letters, digits, spaces or _.:/=+-@" % (key, TAG_VALUE_MAX))
+    return problems
+
+
+def bucket_problems(bucket):
+    if not re.fullmatch(BUCKET_PATTERN, bucket) or ".." in bucket or re.fullmatch(r"\d+\.\d+\.\d+\.\d+", bucket):
+        return ["data_bucket %r is not an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens)" % bucket]
+    return []
+
+
+def desired(params):
+    """What the module should make true, from its (validated) parameters."""
+    team, prefix = params["team"], params.get("name_prefix") or naming.DEFAULT_PREFIX
+    bucket = params.get("data_bucket") or None
+    tags = params.get("tags")
+    return {
+        "role_name": role_name(team, prefix),
+        "description": params.get("description"),
+        "trust_policy": trust_policy(),
+        "team_data_policy": team_data_policy(bucket, team) if bucket else None,
+        # IAM keeps tag values as strings: compare and predict them as strings.
+        "tags": dict((k, "" if v is None else str(v)) for k, v in naming.team_tags(team, params.get("cost_center"), params.get("tag_keys"), tags).items()),
+        # Without O(tags) only the team tags are ensured, as in the collection's other modules.
+        "purge_tags": bool(params.get("purge_tags", True)) and tags is not None,
+    }
+
+
+def validate(params):
+    """Every reason IAM would refuse the role, before any call; raises InputError naming them all."""
+    team, prefix = params["team"], params.get("name_prefix") or naming.DEFAULT_PREFIX
+    problems = ["team %r: %s" % (team, p) for p in naming.name_problems(team, prefix)]
+    name = role_name(team, prefix)
+    if len(name) > ROLE_NAME_MAX or not re.fullmatch(ROLE_NAME_PATTERN, name):
+        problems.append("gives IAM role name %r, longer than %d characters or outside pattern %s" % (name, ROLE_NAME_MAX, ROLE_NAME_PATTERN))
+    if params.get("state", "present") == "present":
+        description = params.get("description")
+        if description is not None and (len(description) > DESCRIPTION_MAX or not re.fullmatch(DESCRIPTION_PATTERN, description)):
+            problems.append("description must be at most %d characters of Latin-1 text (IAM roleDescriptionType)" % DESCRIPTION_MAX)
+        if params.get("data_bucket"):
+            problems.extend(bucket_problems(params["data_bucket"]))
+        problems.extend(tag_problems(naming.team_tags(team, params.get("cost_center"), params.get("tag_keys"), params.get("tags"))))
+    account_id = params.get("account_id")
+    if account_id and not re.fullmatch(ACCOUNT_ID_PATTERN, account_id):
+        problems.append("account_id %r is not a 12-digit AWS account ID" % account_id)
+    if problems:
+        raise InputError(message="team_execution_role: " + "; ".join(problems))
+
+
+# --- API helpers ----------------------------------------------------------------
+
+
+@IamErrorHandler.list_error_handler("get role", None)
+@_retry
+def get_role(client, name):
+    return client.get_role(RoleName=name)["Role"]
+
+
+@IamErrorHandler.list_error_handler("list role inline policies", None)
+@_retry
+def list_role_policies(client, name):
+    paginator = client.get_paginator("list_role_policies")
+    return paginator.paginate(RoleName=name).build_full_result()["PolicyNames"]
+
+
+@IamErrorHandler.list_error_handler("get role inline policy", None)
+@_retry
+def get_role_policy(client, name, policy_name):
+    return client.get_role_policy(RoleName=name, PolicyName=policy_name)["PolicyDocument"]
+
+
+@IamErrorHandler.list_error_handler("list role attached policies", None)
+@_retry
+def list_attached_role_policies(client, name):
+    paginator = client.get_paginator("list_attached_role_policies")
+    return paginator.paginate(RoleName=name).build_full_result()["AttachedPolicies"]
+
+
+@IamErrorHandler.list_error_handler("list instance profiles of role", None)
+@_retry
+def list_instance_profiles_for_role(client, name):
+    paginator = client.get_paginator("list_instance_profiles_for_role")
+    return paginator.paginate(RoleName=name).build_full_result()["InstanceProfiles"]
+
+
+@IamErrorHandler.common_error_handler("create role")
+@_retry
+def create_role(client, name, trust, description, tags):
+    kwargs = {"RoleName": name, "AssumeRolePolicyDocument": json.dumps(trust), "Tags": ansible_dict_to_boto3_tag_list(tags)}
+    if description is not None:
+        kwargs["Description"] = description
+    return client.create_role(**kwargs)["Role"]
+
+
+@IamErrorHandler.common_error_handler("update role trust policy")
+@_retry
+def update_assume_role_policy(client, name, trust):
+    client.update_assume_role_policy(RoleName=name, PolicyDocument=json.dumps(trust))
+
+
+@IamErrorHandler.common_error_handler("update role description")
+@_retry
+def update_role_description(client, name, description):
+    # Always send Description: an UpdateRole without it must not be taken to mean "no description".
+    client.update_role(RoleName=name, Description=description)
+
+
+@IamErrorHandler.common_error_handler("put role inline policy")
+@_retry
+def put_role_policy(client, name, policy_name, document):
+    client.put_role_policy(RoleName=name, PolicyName=policy_name, PolicyDocument=json.dumps(document))
+
+
+@IamErrorHandler.deletion_error_handler("delete role inline policy")
+@_retry
+def delete_role_policy(client, name, policy_name):
+    client.delete_role_policy(RoleName=name, PolicyName=policy_name)
+    return True
+
+
+@IamErrorHandler.deletion_error_handler("detach role policy")
+@_retry
+def detach_role_policy(client, name, policy_arn):
+    client.detach_role_policy(RoleName=name, PolicyArn=policy_arn)
+    return True
+
+
+@IamErrorHandler.common_error_handler("tag role")
+@_retry
+def tag_role(client, name, tags):
+    client.tag_role(RoleName=name, Tags=ansible_dict_to_boto3_tag_list(tags))
+
+
+@IamErrorHandler.common_error_handler("untag role")
+@_retry
+def untag_role(client, name, keys):
+    client.untag_role(RoleName=name, TagKeys=list(keys))
+
+
+@IamErrorHandler.deletion_error_handler("delete role")
+@_retry
+def delete_role(client, name):
+    client.delete_role(RoleName=name)
+    return True
+
+
+# --- reading, comparing, planning -------------------------------------------------
+
+
+def policy_document(document):
+    """A policy document as a dict, whether the SDK decoded it or IAM's URL-encoded JSON came through."""
+    if document is None or isinstance(document, dict):
+        return document
+    return json.loads(unquote(document))
+
+
+def read(client, name, team_data=True):
+    """The role with its policies, or None: the four reads of a run that changes nothing.
+
+    GetRolePolicy is called for ``team-data`` only, and only when the role has it.
+    """
+    role = get_role(client, name)
+    if role is None:
+        return None
+    inline = sorted(list_role_policies(client, name) or [])
+    document = get_role_policy(client, name, TEAM_DATA_POLICY) if team_data and TEAM_DATA_POLICY in inline else None
+    attached = list_attached_role_policies(client, name) or []
+    return {
+        "role": role,
+        "inline_policies": inline,
+        "team_data_policy": policy_document(document),
+        "attached_policies": sorted(p["PolicyArn"] for p in attached),
+    }
+
+
+def view(current):
+    """The snake_case view of a read role (``diff`` and the module's ``role``); {} when it does not exist."""
+    if not current:
+        return {}
+    role = current["role"]
+    return {
+        "role_name": role["RoleName"],
+        "arn": role["Arn"],
+        "description": role.get("Description"),
+        "assume_role_policy_document": policy_document(role.get("AssumeRolePolicyDocument")),
+        "tags": boto3_tag_list_to_ansible_dict(role.get("Tags") or []),
+        "inline_policies": list(current["inline_policies"]),
+        "team_data_policy": current["team_data_policy"],
+        "attached_policies": list(current["attached_policies"]),
+    }
+
+
+def plan_present(before, want):
+    """The writes that turn ``before`` (a view, {} when the role does not exist) into ``want``, in order.
+
+    Each action is a tuple whose first item names it. Empty when nothing differs.
+    """
+    name = want["role_name"]
+    if not before:
+        actions = [("create_role", name, want["trust_policy"], want["description"], dict(want["tags"]))]
+        if want["team_data_policy"] is not None:
+            actions.append(("put_role_policy", TEAM_DATA_POLICY, want["team_data_policy"]))
+        return actions
+    actions = []
+    if compare_policies(before["assume_role_policy_document"] or {}, want["trust_policy"]):
+        actions.append(("update_assume_role_policy", want["trust_policy"]))
+    if want["description"] is not None and want["description"] != (before["description"] or ""):
+        actions.append(("update_role_description", want["description"]))
+    to_set, to_unset = compare_aws_tags(before["tags"], want["tags"], purge_tags=want["purge_tags"])
+    if to_unset:
+        actions.append(("untag_role", sorted(to_unset)))
+    if to_set:
+        actions.append(("tag_role", to_set))
+    for policy_name in before["inline_policies"]:
+        if policy_name != TEAM_DATA_POLICY or want["team_data_policy"] is None:
+            actions.append(("delete_role_policy", policy_name))
+    for arn in before["attached_policies"]:
+        actions.append(("detach_role_policy", arn))
+    if want["team_data_policy"] is not None and (
+        TEAM_DATA_POLICY not in before["inline_policies"]
+        or before["team_data_policy"] is None
+        or compare_policies(before["team_data_policy"], want["team_data_policy"])
+    ):
+        actions.append(("put_role_policy", TEAM_DATA_POLICY, want["team_data_policy"]))
+    return actions
+
+
+def plan_absent(before):
+    """Inline policies deleted and managed policies detached first: IAM refuses to delete a role that has any."""
+    if not before:
+        return []
+    actions = [("delete_role_policy", p) for p in before["inline_policies"]]
+    actions += [("detach_role_policy", arn) for arn in before["attached_policies"]]
+    actions.append(("delete_role", before["role_name"]))
+    return actions
+
+
+def predict(before, actions, arn=None):
+    """The view after ``actions``; ``arn`` is the ARN of a role that ``create_role`` makes."""
+    after = copy.deepcopy(before) if before else {}
+    for action in actions:
+        kind = action[0]
+        if kind == "create_role":
+            after = {
+                "role_name": action[1],
+                "arn": arn,
+                "description": action[3],
+                "assume_role_policy_document": copy.deepcopy(action[2]),
+                "tags": dict(action[4]),
+                "inline_policies": [],
+                "team_data_policy": None,
+                "attached_policies": [],
+            }
+        elif kind == "update_assume_role_policy":
+            after["assume_role_policy_document"] = copy.deepcopy(action[1])
+        elif kind == "update_role_description":
+            after["description"] = action[1]
+        elif kind == "untag_role":
+            after["tags"] = dict((k, v) for k, v in after["tags"].items() if k not in action[1])
+        elif kind == "tag_role":
+            after["tags"] = dict(after["tags"], **action[1])
+        elif kind == "delete_role_policy":
+            after["inline_policies"] = [p for p in after["inline_policies"] if p != action[1]]
+            if action[1] == TEAM_DATA_POLICY:
+                after["team_data_policy"] = None
+        elif kind == "detach_role_policy":
+            after["attached_policies"] = [p for p in after["attached_policies"] if p != action[1]]
+        elif kind == "put_role_policy":
+            after["inline_policies"] = sorted(set(after["inline_policies"]) | set([action[1]]))
+            after["team_data_policy"] = copy.deepcopy(action[2])
+        elif kind == "delete_role":
+            after = {}
+    return after
+
+
+def apply(client, name, actions):
+    """Send ``actions``; returns the role CreateRole returned, if it ran."""
+    created = None
+    for action in actions:
+        kind = action[0]
+        if kind == "create_role":
+            created = create_role(client, action[1], action[2], action[3], action[4])
+        elif kind == "update_assume_role_policy":
+            update_assume_role_policy(client, name, action[1])
+        elif kind == "update_role_description":
+            update_role_description(client, name, action[1])
+        elif kind == "untag_role":
+            untag_role(client, name, action[1])
+        elif kind == "tag_role":
+            tag_role(client, name, action[1])
+        elif kind == "delete_role_policy":
+            delete_role_policy(client, name, action[1])
+        elif kind == "detach_role_policy":
+            detach_role_policy(client, name, action[1])
+        elif kind == "put_role_policy":
+            put_role_policy(client, name, action[1], action[2])
+        elif kind == "delete_role":
+            delete_role(client, name)
+    return created
+
+
+# --- ensure ---------------------------------------------------------------------
+
+
+def ensure_present(client, want, check_mode, account_id=None):
+    """(changed, before, after). ``account_id`` is a callable, asked only for a new role's ARN in check mode."""
+    name = want["role_name"]
+    before = view(read(client, name))
+    actions = plan_present(before, want)
+    if not actions:
+        return False, before, before
+    arn = before.get("arn")
+    if check_mode:
+        if not before:
+            arn = role_arn(account_id(), name)
+        return True, before, predict(before, actions, arn)
+    created = apply(client, name, actions)
+    if created is not None:
+        arn = created["Arn"]
+    return True, before, predict(before, actions, arn)
+
+
+def ensure_absent(client, name, check_mode):
+    """(changed, before, after). Refuses, before any write, a role that is in an instance profile.
+
+    Instance profiles belong to whoever made them: this module never removes the role from one,
+    and IAM refuses to delete a role that is still in one (DeleteConflict).
+    """
+    before = view(read(client, name))
+    if not before:
+        return False, {}, {}
+    profiles = list_instance_profiles_for_role(client, name) or []
+    if profiles:
+        raise InputError(
+            message="team_execution_role: role %s is in instance profile(s) %s; IAM cannot delete it until it is removed from them"
+            % (name, ", ".join(sorted(p["InstanceProfileName"] for p in profiles)))
+        )
+    actions = plan_absent(before)
+    if not check_mode:
+        apply(client, name, actions)
+    return True, before, {}

@@ -1,0 +1,208 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: team_execution_role
+short_description: A team's SageMaker Studio execution role (IAM) with its data-prefix policy
+version_added: 0.1.0
+description:
+  - Creates, converges or deletes the IAM role the team's SageMaker domain runs as, named
+    C(<name_prefix>-<team>-studio-execution), trusted by C(sagemaker.amazonaws.com) only.
+  - With O(data_bucket) the role carries the inline policy C(team-data), which allows
+    C(s3:ListBucket) on the bucket for keys under C(<team>/) and C(s3:GetObject), C(s3:PutObject),
+    C(s3:DeleteObject) on C(arn:aws:s3:::<data_bucket>/<team>/*). Without O(data_bucket) that policy is removed.
+  - The role's permissions are exactly these. B(Every other inline policy is deleted and every
+    attached managed policy is detached), whoever added them.
+  - One module run replaces M(amazon.aws.iam_role) followed by M(amazon.aws.iam_policy). A run that changes
+    nothing makes at most four IAM reads (GetRole, ListRolePolicies, GetRolePolicy for C(team-data),
+    ListAttachedRolePolicies) and writes only what differs.
+  - Options left unset are left alone on an existing role (O(description)).
+  - O(state=absent) deletes the inline policies, detaches the managed policies and deletes the role.
+    It never removes the role from an instance profile; when the role is in one, the module fails
+    before any write, because IAM refuses to delete it.
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  state:
+    description: Whether the role should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+  team:
+    description:
+      - The team name. Lower-case letters, digits and inner hyphens.
+    type: str
+    required: true
+  name_prefix:
+    description: Prefix of the role name C(<name_prefix>-<team>-studio-execution).
+    type: str
+    default: hyperpod
+  description:
+    description:
+      - The role's description, at most 1000 characters of Latin-1 text.
+      - Left as it is on an existing role when unset.
+    type: str
+  data_bucket:
+    description:
+      - The shared data bucket whose C(<team>/) prefix the role may use (policy C(team-data)).
+      - When unset or empty, the role has no C(team-data) policy.
+    type: str
+  account_id:
+    description:
+      - The role's account, used only to predict the ARN of a role that does not exist yet in check mode.
+      - When unset and needed, the module asks STS (C(GetCallerIdentity)).
+    type: str
+  cost_center:
+    description: Value of the cost-center tag.
+    type: str
+  tag_keys:
+    description: Tag keys for the team and cost-center tags; default C(team) and C(cost-center).
+    type: dict
+notes:
+  - The role always carries the team tags (team, cost-center, managed-by) besides O(tags);
+    O(purge_tags) removes other tags only when O(tags) is given. Tag keys starting with C(aws:) are never removed.
+  - Bad input (a team name, description, tag or bucket name IAM or S3 would refuse) fails before any call.
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: >-
+      Check mode makes only read calls and returns the role and diff the real run would return,
+      including for a role that does not exist yet (with the C(team-data) policy it would get).
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: full
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.tags
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Give team vision its Studio execution role, with access to its prefix of the data bucket
+  hyperpod.tenancy.team_execution_role:
+    team: vision
+    description: SageMaker Studio execution role of team vision
+    data_bucket: ml-shared-data
+    cost_center: CC-1001
+    account_id: "123456789012"
+    tags: {}
+
+- name: Remove the role's data access (the team-data policy)
+  hyperpod.tenancy.team_execution_role:
+    team: vision
+
+- name: Delete the role of an offboarded team
+  hyperpod.tenancy.team_execution_role:
+    team: vision
+    state: absent
+"""
+
+RETURN = r"""
+role:
+  description: The role after the change (empty when absent).
+  returned: always
+  type: dict
+  contains:
+    role_name:
+      description: The role name.
+      type: str
+      sample: hyperpod-vision-studio-execution
+    arn:
+      description: The role ARN.
+      type: str
+      sample: arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution
+    description:
+      description: The role's description, null when it has none.
+      type: str
+      sample: SageMaker Studio execution role of team vision
+    assume_role_policy_document:
+      description: The trust policy.
+      type: dict
+      sample:
+        Version: "2012-10-17"
+        Statement: [{Effect: Allow, Principal: {Service: sagemaker.amazonaws.com}, Action: "sts:AssumeRole"}]
+    tags:
+      description: The role's tags.
+      type: dict
+      sample: {team: vision, cost-center: CC-1001, managed-by: hyperpod.tenancy}
+    inline_policies:
+      description: Names of the role's inline policies, sorted.
+      type: list
+      elements: str
+      sample: [team-data]
+    team_data_policy:
+      description: The document of the C(team-data) inline policy, null when the role has none.
+      type: dict
+      sample:
+        Version: "2012-10-17"
+        Statement:
+          - Sid: ListTeamPrefix
+            Effect: Allow
+            Action: s3:ListBucket
+            Resource: arn:aws:s3:::ml-shared-data
+            Condition: {StringLike: {"s3:prefix": ["vision/*"]}}
+          - Sid: UseTeamObjects
+            Effect: Allow
+            Action: [s3:GetObject, s3:PutObject, s3:DeleteObject]
+            Resource: arn:aws:s3:::ml-shared-data/vision/*
+    attached_policies:
+      description: ARNs of the managed policies attached to the role, sorted (empty after a run).
+      type: list
+      elements: str
+      sample: []
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler, HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+ARGUMENT_SPEC = dict(
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    team=dict(type="str", required=True),
+    name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+    description=dict(type="str"),
+    data_bucket=dict(type="str"),
+    account_id=dict(type="str"),
+    cost_center=dict(type="str"),
+    tag_keys=dict(type="dict", no_log=False),
+    tags=dict(type="dict", aliases=["resource_tags"]),
+    purge_tags=dict(type="bool", default=True),
+)
+
+
+@HyperPodErrorHandler.common_error_handler("read the caller's account")
+def caller_account(module):
+    return module.client("sts", retry_decorator=aws_retry()).get_caller_identity()["Account"]
+
+
+def main():
+    module = AnsibleAWSModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    p = module.params
+    try:
+        execution_role.validate(p)
+        client = module.client("iam", retry_decorator=aws_retry())
+        if p["state"] == "absent":
+            name = execution_role.role_name(p["team"], p["name_prefix"])
+            changed, before, after = execution_role.ensure_absent(client, name, module.check_mode)
+        else:
+            changed, before, after = execution_role.ensure_present(
+                client, execution_role.desired(p), module.check_mode, account_id=lambda: p["account_id"] or caller_account(module)
+            )
+    except HyperPodError as e:
+        module.fail_json_aws_error(e)
+    module.exit_json(changed=changed, role=after, diff={"before": before, "after": after})
+
+
+if __name__ == "__main__":
+    main()

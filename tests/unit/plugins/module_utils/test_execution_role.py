@@ -1,0 +1,400 @@
+"""The team execution role's validation, plan and prediction (no AWS)."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+
+import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role as er
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+
+ACCOUNT = "123456789012"
+NAME = "hyperpod-vision-studio-execution"
+ARN = "arn:aws:iam::%s:role/%s" % (ACCOUNT, NAME)
+TEAM_TAGS = {"team": "vision", "cost-center": "CC-1001", "managed-by": "hyperpod.tenancy"}
+
+# The policy roles/workspace wrote with amazon.aws.iam_policy before this module, as that YAML gives it.
+WORKSPACE_POLICY = {
+    "Version": "2012-10-17",
+    "Statement": [
+        {
+            "Sid": "ListTeamPrefix",
+            "Effect": "Allow",
+            "Action": "s3:ListBucket",
+            "Resource": "arn:aws:s3:::ml-data",
+            "Condition": {"StringLike": {"s3:prefix": ["vision/*"]}},
+        },
+        {
+            "Sid": "UseTeamObjects",
+            "Effect": "Allow",
+            "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+            "Resource": "arn:aws:s3:::ml-data/vision/*",
+        },
+    ],
+}
+
+
+def params(**overrides):
+    base = {
+        "state": "present",
+        "team": "vision",
+        "name_prefix": "hyperpod",
+        "description": "SageMaker Studio execution role of team vision",
+        "data_bucket": "ml-data",
+        "account_id": None,
+        "cost_center": "CC-1001",
+        "tag_keys": None,
+        "tags": None,
+        "purge_tags": True,
+    }
+    base.update(overrides)
+    return base
+
+
+def existing(**overrides):
+    """A role view as ``er.view`` gives it for a role that is exactly as wanted."""
+    role = {
+        "role_name": NAME,
+        "arn": ARN,
+        "description": "SageMaker Studio execution role of team vision",
+        "assume_role_policy_document": er.trust_policy(),
+        "tags": dict(TEAM_TAGS),
+        "inline_policies": ["team-data"],
+        "team_data_policy": json.loads(json.dumps(WORKSPACE_POLICY)),
+        "attached_policies": [],
+    }
+    role.update(overrides)
+    return role
+
+
+# --- wanted state and validation ---------------------------------------------------
+
+
+def test_desired_names_the_role_through_naming_and_tags_it():
+    want = er.desired(params())
+    assert want["role_name"] == NAME
+    assert want["tags"] == TEAM_TAGS
+    assert want["purge_tags"] is False
+    assert want["team_data_policy"] == WORKSPACE_POLICY
+
+
+def test_desired_without_bucket_has_no_team_data_policy():
+    assert er.desired(params(data_bucket=""))["team_data_policy"] is None
+    assert er.desired(params(data_bucket=None))["team_data_policy"] is None
+
+
+def test_desired_purges_tags_only_when_tags_are_given():
+    want = er.desired(params(tags={"purpose": "ci"}))
+    assert want["purge_tags"] is True
+    assert want["tags"] == dict(TEAM_TAGS, purpose="ci")
+    assert er.desired(params(tags={}, purge_tags=False))["purge_tags"] is False
+
+
+def test_desired_tag_values_are_strings_as_iam_keeps_them():
+    assert er.desired(params(cost_center=None, tags={"budget": 40000}))["tags"]["budget"] == "40000"
+
+
+def test_validate_accepts_good_input():
+    er.validate(params(tags={"purpose": "ci test", "owner": "a.b@example.com"}, account_id=ACCOUNT))
+
+
+@pytest.mark.parametrize(
+    "overrides, fragment",
+    [
+        ({"team": "Vision"}, "lower-case letters"),
+        ({"name_prefix": "hyperpod-platform-shared", "team": "computer-vision-research"}, "IAM role name"),
+        ({"description": "caf\u00e9 \u65e5\u672c"}, "description must be"),
+        ({"description": "x" * 1001}, "description must be"),
+        ({"data_bucket": "s3://ml-data"}, "not an S3 bucket name"),
+        ({"data_bucket": "ML-Data"}, "not an S3 bucket name"),
+        ({"tags": {"aws:created-by": "me"}}, "reserved for AWS"),
+        ({"tags": {"bad%key": "x"}}, "tag key 'bad%key'"),
+        ({"tags": {"k": "v" * 257}}, "the value must be"),
+        ({"tags": dict(("k%d" % i, "v") for i in range(48))}, "at most 50 tags"),
+        ({"account_id": "12345"}, "12-digit"),
+    ],
+)
+def test_validate_refuses_what_iam_refuses(overrides, fragment):
+    with pytest.raises(InputError) as caught:
+        er.validate(params(**overrides))
+    assert fragment in caught.value.message
+
+
+def test_validate_names_every_problem_at_once():
+    with pytest.raises(InputError) as caught:
+        er.validate(params(data_bucket="Bad_Bucket", tags={"aws:x": "y"}))
+    assert "not an S3 bucket name" in caught.value.message
+    assert "reserved for AWS" in caught.value.message
+
+
+def test_validate_for_absent_checks_only_the_name():
+    er.validate(params(state="absent", data_bucket="Bad_Bucket", description="\u65e5\u672c"))
+    with pytest.raises(InputError):
+        er.validate(params(state="absent", team="Bad_Team"))
+
+
+# --- reading ---------------------------------------------------------------------
+
+
+def test_policy_documents_are_decoded_whether_or_not_the_sdk_did_it():
+    assert er.policy_document(quote(json.dumps(er.trust_policy()))) == er.trust_policy()
+    assert er.policy_document(json.dumps(er.trust_policy())) == er.trust_policy()
+    assert er.policy_document(er.trust_policy()) == er.trust_policy()
+    assert er.policy_document(None) is None
+
+
+def test_view_of_a_read_role():
+    current = {
+        "role": {
+            "RoleName": NAME,
+            "Arn": ARN,
+            "RoleId": "AROAEXAMPLE",
+            "MaxSessionDuration": 3600,
+            "AssumeRolePolicyDocument": quote(json.dumps(er.trust_policy())),
+            "Tags": [{"Key": "team", "Value": "vision"}],
+        },
+        "inline_policies": ["other", "team-data"],
+        "team_data_policy": WORKSPACE_POLICY,
+        "attached_policies": ["arn:aws:iam::aws:policy/AmazonS3FullAccess"],
+    }
+    assert er.view(current) == {
+        "role_name": NAME,
+        "arn": ARN,
+        "description": None,
+        "assume_role_policy_document": er.trust_policy(),
+        "tags": {"team": "vision"},
+        "inline_policies": ["other", "team-data"],
+        "team_data_policy": WORKSPACE_POLICY,
+        "attached_policies": ["arn:aws:iam::aws:policy/AmazonS3FullAccess"],
+    }
+    assert er.view(None) == {}
+
+
+# --- planning ---------------------------------------------------------------------
+
+
+def test_a_role_as_the_workspace_role_left_it_needs_nothing():
+    assert er.plan_present(existing(), er.desired(params())) == []
+
+
+@pytest.mark.parametrize(
+    "trust",
+    [
+        # The same trust policy as IAM may hand it back: lists for single values, statement order, no Sid.
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": ["sagemaker.amazonaws.com"]}, "Action": ["sts:AssumeRole"]}]},
+        {"Statement": [{"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}}], "Version": "2012-10-17"},
+    ],
+)
+def test_trust_policy_compares_as_a_policy_not_as_text(trust):
+    assert er.plan_present(existing(assume_role_policy_document=trust), er.desired(params())) == []
+
+
+def test_a_new_role_is_created_with_its_tags_then_gets_team_data():
+    want = er.desired(params())
+    actions = er.plan_present({}, want)
+    assert [a[0] for a in actions] == ["create_role", "put_role_policy"]
+    assert actions[0] == ("create_role", NAME, er.trust_policy(), "SageMaker Studio execution role of team vision", TEAM_TAGS)
+    assert actions[1] == ("put_role_policy", "team-data", WORKSPACE_POLICY)
+
+
+def test_a_new_role_without_bucket_gets_no_policy():
+    assert [a[0] for a in er.plan_present({}, er.desired(params(data_bucket=None)))] == ["create_role"]
+
+
+def test_a_foreign_trust_policy_is_replaced():
+    ec2 = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    assert er.plan_present(existing(assume_role_policy_document=ec2), er.desired(params())) == [("update_assume_role_policy", er.trust_policy())]
+
+
+def test_description_is_left_alone_when_unset_and_updated_when_set():
+    assert er.plan_present(existing(description="old"), er.desired(params(description=None))) == []
+    assert er.plan_present(existing(description="old"), er.desired(params(description="new"))) == [("update_role_description", "new")]
+    assert er.plan_present(existing(description=None), er.desired(params(description=""))) == []
+
+
+def test_tags_are_added_and_purged_only_when_tags_are_given():
+    current = existing(tags=dict(TEAM_TAGS, extra="x", **{"cost-center": "CC-9"}))
+    assert er.plan_present(current, er.desired(params())) == [("tag_role", {"cost-center": "CC-1001"})]
+    assert er.plan_present(current, er.desired(params(tags={"purpose": "ci"}))) == [
+        ("untag_role", ["extra"]),
+        ("tag_role", {"cost-center": "CC-1001", "purpose": "ci"}),
+    ]
+
+
+def test_foreign_policies_are_removed_and_team_data_kept():
+    current = existing(inline_policies=["extra", "team-data"], attached_policies=["arn:aws:iam::%s:policy/p" % ACCOUNT])
+    assert er.plan_present(current, er.desired(params())) == [
+        ("delete_role_policy", "extra"),
+        ("detach_role_policy", "arn:aws:iam::%s:policy/p" % ACCOUNT),
+    ]
+
+
+def test_without_bucket_team_data_is_removed():
+    assert er.plan_present(existing(), er.desired(params(data_bucket=""))) == [("delete_role_policy", "team-data")]
+
+
+def test_a_changed_bucket_rewrites_team_data():
+    actions = er.plan_present(existing(), er.desired(params(data_bucket="other-bucket")))
+    assert [a[:2] for a in actions] == [("put_role_policy", "team-data")]
+    assert actions[0][2]["Statement"][1]["Resource"] == "arn:aws:s3:::other-bucket/vision/*"
+
+
+def test_a_missing_team_data_is_put():
+    actions = er.plan_present(existing(inline_policies=[], team_data_policy=None), er.desired(params()))
+    assert actions == [("put_role_policy", "team-data", WORKSPACE_POLICY)]
+
+
+def test_absent_removes_policies_before_the_role():
+    current = existing(inline_policies=["extra", "team-data"], attached_policies=["arn:aws:iam::%s:policy/p" % ACCOUNT])
+    assert er.plan_absent(current) == [
+        ("delete_role_policy", "extra"),
+        ("delete_role_policy", "team-data"),
+        ("detach_role_policy", "arn:aws:iam::%s:policy/p" % ACCOUNT),
+        ("delete_role", NAME),
+    ]
+    assert er.plan_absent({}) == []
+
+
+# --- prediction -------------------------------------------------------------------
+
+
+def test_prediction_of_a_new_role():
+    want = er.desired(params())
+    after = er.predict({}, er.plan_present({}, want), ARN)
+    assert after == existing(team_data_policy=WORKSPACE_POLICY)
+
+
+def test_prediction_applies_every_kind_of_change():
+    current = existing(
+        description="old",
+        tags=dict(TEAM_TAGS, extra="x"),
+        inline_policies=["extra", "team-data"],
+        attached_policies=["arn:aws:iam::%s:policy/p" % ACCOUNT],
+        team_data_policy=er.team_data_policy("old-bucket", "vision"),
+    )
+    want = er.desired(params(tags={}))
+    after = er.predict(current, er.plan_present(current, want))
+    assert after == existing()
+    assert current["tags"]["extra"] == "x", "predict must not change what was read"
+
+
+def test_prediction_of_removal():
+    assert er.predict(existing(), er.plan_absent(existing())) == {}
+
+
+# --- ensure_* against a recorded fake IAM client ----------------------------------------
+
+
+class FakePaginator:
+    def __init__(self, client, operation):
+        self.client, self.operation = client, operation
+
+    def paginate(self, **kwargs):
+        result = getattr(self.client, self.operation)(**kwargs)
+        return type("Pages", (), {"build_full_result": lambda _self: result})()
+
+
+class FakeIam:
+    """Just enough IAM for ensure_present/absent: one role, recording every call."""
+
+    def __init__(self, role=None, inline=None, attached=None, profiles=None):
+        self.role, self.inline, self.attached, self.profiles = role, dict(inline or {}), list(attached or []), list(profiles or [])
+        self.calls = []
+
+    def _missing(self, operation):
+        from botocore.exceptions import ClientError
+
+        return ClientError({"Error": {"Code": "NoSuchEntity", "Message": "not found"}}, operation)
+
+    def get_paginator(self, operation):
+        return FakePaginator(self, operation)
+
+    def get_role(self, RoleName):
+        self.calls.append("GetRole")
+        if self.role is None:
+            raise self._missing("GetRole")
+        return {"Role": dict(self.role)}
+
+    def list_role_policies(self, RoleName):
+        self.calls.append("ListRolePolicies")
+        return {"PolicyNames": sorted(self.inline)}
+
+    def get_role_policy(self, RoleName, PolicyName):
+        self.calls.append("GetRolePolicy")
+        return {"PolicyDocument": self.inline[PolicyName]}
+
+    def list_attached_role_policies(self, RoleName):
+        self.calls.append("ListAttachedRolePolicies")
+        return {"AttachedPolicies": [{"PolicyArn": a, "PolicyName": a.rsplit("/", 1)[1]} for a in self.attached]}
+
+    def list_instance_profiles_for_role(self, RoleName):
+        self.calls.append("ListInstanceProfilesForRole")
+        return {"InstanceProfiles": [{"InstanceProfileName": p} for p in self.profiles]}
+
+    def create_role(self, **kwargs):
+        self.calls.append("CreateRole")
+        self.role = {"RoleName": kwargs["RoleName"], "Arn": ARN, "AssumeRolePolicyDocument": json.loads(kwargs["AssumeRolePolicyDocument"]),
+                     "Tags": kwargs["Tags"], "Description": kwargs.get("Description")}
+        return {"Role": dict(self.role)}
+
+    def put_role_policy(self, RoleName, PolicyName, PolicyDocument):
+        self.calls.append("PutRolePolicy")
+        self.inline[PolicyName] = json.loads(PolicyDocument)
+
+    def delete_role_policy(self, RoleName, PolicyName):
+        self.calls.append("DeleteRolePolicy")
+        del self.inline[PolicyName]
+
+    def detach_role_policy(self, RoleName, PolicyArn):
+        self.calls.append("DetachRolePolicy")
+        self.attached.remove(PolicyArn)
+
+    def delete_role(self, RoleName):
+        self.calls.append("DeleteRole")
+        self.role = None
+
+
+def workspace_role():
+    return FakeIam(
+        role={"RoleName": NAME, "Arn": ARN, "Description": "SageMaker Studio execution role of team vision",
+              "AssumeRolePolicyDocument": quote(json.dumps(er.trust_policy())), "Tags": [{"Key": k, "Value": v} for k, v in TEAM_TAGS.items()]},
+        inline={"team-data": WORKSPACE_POLICY},
+    )
+
+
+def test_a_no_op_run_reads_four_times_and_writes_nothing():
+    client = workspace_role()
+    changed, before, after = er.ensure_present(client, er.desired(params()), check_mode=False, account_id=pytest.fail)
+    assert not changed
+    assert before == after == existing()
+    assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "ListAttachedRolePolicies"]
+
+
+def test_check_mode_predicts_a_new_role_with_its_policy_and_the_run_agrees():
+    check_client = FakeIam()
+    check = er.ensure_present(check_client, er.desired(params()), check_mode=True, account_id=lambda: ACCOUNT)
+    assert check_client.calls == ["GetRole"]
+    client = FakeIam()
+    run = er.ensure_present(client, er.desired(params()), check_mode=False, account_id=pytest.fail)
+    assert client.calls == ["GetRole", "CreateRole", "PutRolePolicy"]
+    assert check == run
+    assert run[0] is True and run[1] == {} and run[2]["team_data_policy"] == WORKSPACE_POLICY
+
+
+def test_absent_refuses_a_role_in_an_instance_profile_before_any_write():
+    client = workspace_role()
+    client.profiles = ["someone-elses-profile"]
+    with pytest.raises(InputError) as caught:
+        er.ensure_absent(client, NAME, check_mode=False)
+    assert "someone-elses-profile" in caught.value.message
+    assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "ListAttachedRolePolicies", "ListInstanceProfilesForRole"]
+
+
+def test_absent_deletes_policies_then_the_role_and_then_has_nothing_to_do():
+    client = workspace_role()
+    client.attached = ["arn:aws:iam::%s:policy/p" % ACCOUNT]
+    changed, before, after = er.ensure_absent(client, NAME, check_mode=False)
+    assert changed and before["role_name"] == NAME and after == {}
+    assert client.calls[-3:] == ["DeleteRolePolicy", "DetachRolePolicy", "DeleteRole"]
+    assert er.ensure_absent(client, NAME, check_mode=False) == (False, {}, {})
