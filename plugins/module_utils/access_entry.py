@@ -299,10 +299,13 @@ def ensure_present(eks, iam, params, check_mode):
     validate(params)
     cluster = params["cluster_name"]
     principal = resolve_principal(iam, params["principal_arn"], check_mode)
-    _check_cluster(eks, cluster)
+    entry = describe_access_entry(eks, cluster, principal) if principal else None
+    # An existing entry proves the cluster exists and takes access entries (EKS cannot go back to
+    # CONFIG_MAP); the cluster is read only when the entry is missing or about to change.
+    if entry is None:
+        _check_cluster(eks, cluster)
     if principal is None:
         return True, {}, _public(desired_state(params, None, params["principal_arn"]))
-    entry = describe_access_entry(eks, cluster, principal)
     current = current_state(entry, list_associated(eks, cluster, principal) if entry else [])
     desired = desired_state(params, current, principal)
     changes = plan(current, desired)
