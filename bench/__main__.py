@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import socket
 import subprocess
@@ -67,6 +66,15 @@ def module_breakdown(json_output: str) -> dict:
     return {action: {"invocations": calls[action], "seconds": round(seconds[action], 2)} for action in sorted(calls, key=lambda a: -seconds[a])}
 
 
+RUSAGE_WRAPPER = """
+import json, resource, subprocess, sys
+code = subprocess.call(sys.argv[2:])
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write(json.dumps([usage.ru_maxrss, usage.ru_utime + usage.ru_stime]))
+sys.exit(code)
+"""
+
+
 def process_cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a running process (Linux /proc), to tell the sandbox's share apart."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -104,17 +112,18 @@ def measure(count: int, workdir: Path) -> dict:
         results = {}
         for label, playbook, extra in RUNS:
             client.clear_requests()
-            usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
             sandbox_cpu_before = process_cpu_seconds(server.pid)
+            usage_file = workdir / f"{label}-{count}.rusage"
             started = time.monotonic()
+            # Through a wrapper whose children are only the playbook's processes: this process's own
+            # RUSAGE_CHILDREN also holds the sandbox servers it has reaped, and their peak memory.
             run = subprocess.run(
-                [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory_dir), "-e", f"@{vars_file}", playbook, *extra],
+                [sys.executable, "-c", RUSAGE_WRAPPER, str(usage_file),
+                 str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory_dir), "-e", f"@{vars_file}", playbook, *extra],
                 cwd=ROOT, env=env, capture_output=True, text=True,
             )
             wall = time.monotonic() - started
-            usage_after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            peak = max(usage_before.ru_maxrss, usage_after.ru_maxrss)
-            ansible_cpu = (usage_after.ru_utime + usage_after.ru_stime) - (usage_before.ru_utime + usage_before.ru_stime)
+            peak_kib, ansible_cpu = json.loads(usage_file.read_text())
             sandbox_cpu = process_cpu_seconds(server.pid) - sandbox_cpu_before
             log = client.requests()
             reads = sum(1 for r in log if r["kind"] == "read")
@@ -123,7 +132,7 @@ def measure(count: int, workdir: Path) -> dict:
                 "exit_code": run.returncode,
                 "wall_seconds": round(wall, 1),
                 "wall_seconds_per_team": round(wall / count, 2),
-                "peak_rss_mib": round(peak / 1024, 1),
+                "peak_rss_mib": round(peak_kib / 1024, 1),
                 "ansible_cpu_seconds": round(ansible_cpu, 1),
                 "sandbox_cpu_seconds": round(sandbox_cpu, 1),
                 "reads": reads,
@@ -169,6 +178,11 @@ def main() -> int:
         print(f"\nper module, no-op rerun, {count} teams (invocations, seconds):")
         for action, figure in list(runs["noop"]["modules"].items())[:15]:
             print(f"  {action:<55} {figure['invocations']:>5} {figure['seconds']:>8}")
+        print(f"\nAPI reads per team by service, no-op rerun, {count} teams:")
+        by_service: Counter = Counter()
+        for call, calls in runs["noop"]["calls"].items():
+            by_service[call.split(":")[0]] += calls
+        print("  " + ", ".join(f"{service} {calls / int(count):.1f}" for service, calls in by_service.most_common()))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     if not args.keep:
