@@ -28,7 +28,7 @@ from sandbox import core, services
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select")
 # Signing names that differ from the boto3 client name.
-CLIENT_NAMES = {"sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway", "elasticfilesystem": "efs"}
+CLIENT_NAMES = {"sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway", "elasticfilesystem": "efs", "aps": "amp"}
 _CREDENTIAL_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([^/]+)/([^/]+)/aws4_request")
 
 

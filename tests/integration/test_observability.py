@@ -1,0 +1,128 @@
+"""Observability end to end on the sandbox: site.yml with hyperpod_observability.enabled, then one team onboarded or offboarded alone.
+
+AWS's side is checked (Amazon Managed Service for Prometheus, the EKS add-on, Amazon Managed Grafana and its
+Identity Center permissions). No Grafana server can be installed here, so no Grafana API token is given and the
+team folders and dashboards are not managed in these runs: their requests are checked against a stub by
+tests/integration/targets/role_observability and the rendering by tests/unit/plugins/module_utils/test_dashboards.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from sandbox.seed import load_vars
+from tests.integration.playbook_runner import ROOT, Playbooks
+
+SAMPLE = load_vars(ROOT / "group_vars" / "all")
+ENABLED = ["-e", json.dumps({"hyperpod_observability": {"enabled": True}})]
+ADDON = "amazon-sagemaker-hyperpod-observability"
+WORKSPACE_NAME = "hyperpod-observability"
+
+
+@pytest.fixture
+def sample(seeded, tmp_path):
+    client, seed = seeded
+    return Playbooks(client, seed, tmp_path, copy.deepcopy(SAMPLE))
+
+
+def assert_ok(result, what):
+    failures = "\n".join(result.failures()) if result.stdout.lstrip().startswith("{") else result.stdout[-20000:]
+    assert result.returncode == 0, f"{what} failed:\n{failures}\n{result.stderr[-5000:]}"
+
+
+def prometheus_workspaces(client):
+    return client.boto3_client("amp").list_workspaces()["workspaces"]
+
+
+def grafana_permissions(client):
+    """{(principal type, principal id): role} of the one Grafana workspace named hyperpod-observability."""
+    grafana = client.boto3_client("grafana")
+    named = [w for w in grafana.list_workspaces()["workspaces"] if w.get("name") == WORKSPACE_NAME]
+    assert len(named) == 1, named
+    assert named[0]["status"] == "ACTIVE"
+    permissions = grafana.list_permissions(workspaceId=named[0]["id"])["permissions"]
+    return {(p["user"]["type"], p["user"]["id"]): p["role"] for p in permissions}
+
+
+def expected_permissions(seed, teams):
+    groups = seed["group_ids"]
+    expected = {("SSO_GROUP", groups[SAMPLE["hyperpod_platform_admins_group"]]): "ADMIN"}
+    for team in SAMPLE["hyperpod_teams"]:
+        if team["name"] in teams:
+            expected[("SSO_GROUP", groups[team["identity_center_group"]])] = "VIEWER"
+    return expected
+
+
+def test_site_with_observability_then_a_rerun_then_one_team_offboarded(sample):
+    seed = json.loads(sample.seed_file.read_text())
+    assert_ok(sample.run("site.yml", *ENABLED), "site.yml with observability")
+
+    workspaces = prometheus_workspaces(sample.client)
+    assert len(workspaces) == 1, workspaces
+    assert workspaces[0]["status"]["statusCode"] == "ACTIVE"
+    assert workspaces[0]["alias"] == "hyperpod-observability"
+    amp = sample.client.boto3_client("amp").describe_workspace(workspaceId=workspaces[0]["workspaceId"])["workspace"]
+
+    addon = sample.client.boto3_client("eks").describe_addon(clusterName=seed["eks_cluster_arn"].split("/")[-1], addonName=ADDON)["addon"]
+    assert addon["status"] == "ACTIVE"
+    configuration = json.loads(addon["configurationValues"])
+    assert configuration["ampWorkspace"] == {"prometheusEndpoint": amp["prometheusEndpoint"], "arn": amp["arn"]}
+
+    teams = [team["name"] for team in SAMPLE["hyperpod_teams"] if team.get("state", "present") == "present"]
+    assert len(teams) >= 2
+    assert grafana_permissions(sample.client) == expected_permissions(seed, teams)
+
+    sample.client.clear_requests()
+    rerun = sample.run("site.yml", *ENABLED)
+    assert_ok(rerun, "second site.yml with observability")
+    assert rerun.changed_tasks() == set()
+    assert [(r["service"], r["operation"]) for r in sample.client.writes()] == []
+
+    settings = copy.deepcopy(SAMPLE)
+    offboarded = teams[0]
+    next(t for t in settings["hyperpod_teams"] if t["name"] == offboarded)["state"] = "absent"
+    sample.write_settings(settings)
+    sample.client.clear_requests()
+    assert_ok(sample.run("playbooks/remove_team.yml", "-e", f"team={offboarded}", *ENABLED), f"remove_team {offboarded}")
+    assert grafana_permissions(sample.client) == expected_permissions(seed, teams[1:])
+    grafana_writes = [r["operation"] for r in sample.client.writes() if r["service"] == "grafana"]
+    assert grafana_writes == ["UpdatePermissions"]
+    assert len(prometheus_workspaces(sample.client)) == 1
+
+
+def test_check_mode_predicts_the_cluster_observability_then_add_team_alone_gives_only_that_team_viewer(sample):
+    seed = json.loads(sample.seed_file.read_text())
+    assert_ok(sample.run("site.yml", "--limit", "localhost"), "cluster only, without observability")
+    sample.client.clear_requests()
+    predicted = sample.run("site.yml", "--limit", "localhost", "--check", *ENABLED)
+    assert_ok(predicted, "cluster only, with observability, --check")
+    assert sample.client.writes() == []
+    assert prometheus_workspaces(sample.client) == []
+    done = sample.run("site.yml", "--limit", "localhost", *ENABLED)
+    assert_ok(done, "cluster only, with observability")
+    assert predicted.changed_tasks() == done.changed_tasks()
+    assert ("localhost", "hyperpod.tenancy.observability : Ensure the Amazon Managed Service for Prometheus workspace") in done.changed_tasks()
+    assert [w["status"]["statusCode"] for w in prometheus_workspaces(sample.client)] == ["ACTIVE"]
+    assert grafana_permissions(sample.client) == expected_permissions(seed, [])
+
+    sample.client.clear_requests()
+    predicted = sample.run("playbooks/add_team.yml", "-e", "team=vision", "--check", *ENABLED)
+    assert_ok(predicted, "add_team --check")
+    assert sample.client.writes() == []
+    done = sample.run("playbooks/add_team.yml", "-e", "team=vision", *ENABLED)
+    assert_ok(done, "add_team")
+    assert predicted.changed_tasks() == done.changed_tasks()
+    assert ("team_vision", "hyperpod.tenancy.team_observability : Give the team's group VIEWER on the Grafana workspace") in done.changed_tasks()
+    assert grafana_permissions(sample.client) == expected_permissions(seed, ["vision"])
+
+
+def test_add_team_refuses_when_the_grafana_workspace_is_missing(sample):
+    assert_ok(sample.run("site.yml", "--limit", "localhost"), "cluster only, without observability")
+    sample.client.clear_requests()
+    result = sample.run("playbooks/add_team.yml", "-e", "team=vision", *ENABLED)
+    assert result.returncode == 2
+    assert "Grafana workspace hyperpod-observability does not exist yet" in result.stdout
+    assert sample.client.writes() == []
