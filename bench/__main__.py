@@ -14,7 +14,6 @@ import json
 import os
 import platform
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.processes import RUSAGE_WRAPPER, free_port  # noqa: E402
 from bench.teams import sandbox_inventory, team_file  # noqa: E402
 from sandbox.client import SANDBOX_CREDENTIALS, SandboxClient  # noqa: E402
 from sandbox.seed import seed  # noqa: E402
@@ -35,12 +35,6 @@ from sandbox.seed import seed  # noqa: E402
 RUNS = (("cold", "site.yml", ()), ("noop", "site.yml", ()), ("drift", "playbooks/drift.yml", ()))
 
 
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def module_breakdown(json_output: str) -> dict:
@@ -64,15 +58,6 @@ def module_breakdown(json_output: str) -> dict:
                 calls[action] += 1
                 seconds[action] += (ended - began).total_seconds() / max(1, len(task["hosts"]))
     return {action: {"invocations": calls[action], "seconds": round(seconds[action], 2)} for action in sorted(calls, key=lambda a: -seconds[a])}
-
-
-RUSAGE_WRAPPER = """
-import json, resource, subprocess, sys
-code = subprocess.call(sys.argv[2:])
-usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-open(sys.argv[1], "w").write(json.dumps([usage.ru_maxrss, usage.ru_utime + usage.ru_stime]))
-sys.exit(code)
-"""
 
 
 def process_cpu_seconds(pid: int) -> float:
@@ -115,8 +100,6 @@ def measure(count: int, workdir: Path) -> dict:
             sandbox_cpu_before = process_cpu_seconds(server.pid)
             usage_file = workdir / f"{label}-{count}.rusage"
             started = time.monotonic()
-            # Through a wrapper whose children are only the playbook's processes: this process's own
-            # RUSAGE_CHILDREN also holds the sandbox servers it has reaped, and their peak memory.
             run = subprocess.run(
                 [sys.executable, "-c", RUSAGE_WRAPPER, str(usage_file),
                  str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory_dir), "-e", f"@{vars_file}", playbook, *extra],
