@@ -365,7 +365,8 @@ def new_domain_problems(desired):
 @SageMakerErrorHandler.list_error_handler("list domains", [])
 @aws_retry()
 def list_domains(client):
-    return client.get_paginator("list_domains").paginate().build_full_result().get("Domains", [])
+    # One domain per team: the API's largest page, not its default of 10.
+    return client.get_paginator("list_domains").paginate(PaginationConfig={"PageSize": 100}).build_full_result().get("Domains", [])
 
 
 @SageMakerErrorHandler.list_error_handler("describe domain", None)
@@ -414,7 +415,8 @@ def delete_tags(client, arn, keys):
 @SageMakerErrorHandler.list_error_handler("list user profiles", [])
 @aws_retry()
 def list_user_profiles(client, domain_id):
-    return client.get_paginator("list_user_profiles").paginate(DomainIdEquals=domain_id).build_full_result().get("UserProfiles", [])
+    pages = client.get_paginator("list_user_profiles").paginate(DomainIdEquals=domain_id, PaginationConfig={"PageSize": 100})
+    return pages.build_full_result().get("UserProfiles", [])
 
 
 @SageMakerErrorHandler.list_error_handler("describe user profile", None)

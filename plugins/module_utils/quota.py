@@ -319,7 +319,9 @@ def is_conflict(error):
 @aws_retry()
 def list_quotas(client, cluster_arn):
     paginator = client.get_paginator("list_compute_quotas")
-    return paginator.paginate(ClusterArn=cluster_arn).build_full_result().get("ComputeQuotaSummaries", [])
+    # Every team's run reads every quota (the capacity check): the API's largest page, not its default of 10.
+    pages = paginator.paginate(ClusterArn=cluster_arn, PaginationConfig={"PageSize": 100})
+    return pages.build_full_result().get("ComputeQuotaSummaries", [])
 
 
 @SageMakerErrorHandler.list_error_handler("describe compute quota", None)

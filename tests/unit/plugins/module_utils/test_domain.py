@@ -198,7 +198,7 @@ class FakeAws:
         fake = self
 
         class Paginator:
-            def paginate(self, **kwargs):
+            def paginate(self, PaginationConfig=None, **kwargs):  # noqa: N803 - botocore's name
                 class Pages:
                     def build_full_result(self):
                         return getattr(fake, name)(**kwargs)
