@@ -64,7 +64,6 @@ BUCKET_PATTERN = r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
 _retry = aws_retry(extra_codes=("ConcurrentModification",))
 
 
-
 # --- what is wanted -------------------------------------------------------------
 
 
