@@ -27,9 +27,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.processes import RUSAGE_WRAPPER, free_port  # noqa: E402
+from bench.processes import RUSAGE_WRAPPER, own_sandbox  # noqa: E402
 from bench.teams import sandbox_inventory, team_file  # noqa: E402
-from sandbox.client import SANDBOX_CREDENTIALS, SandboxClient  # noqa: E402
+from sandbox.client import SANDBOX_CREDENTIALS  # noqa: E402
 from sandbox.seed import seed  # noqa: E402
 
 RUNS = (("cold", "site.yml", ()), ("noop", "site.yml", ()), ("drift", "playbooks/drift.yml", ()))
@@ -67,18 +67,7 @@ def process_cpu_seconds(pid: int) -> float:
 
 
 def measure(count: int, workdir: Path) -> dict:
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "sandbox", "serve", "--port", str(port)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, SANDBOX_STATUS_DELAY="0.2"),
-    )
-    client = SandboxClient(f"http://127.0.0.1:{port}")
-    try:
-        deadline = time.monotonic() + 60
-        while not client.healthy():
-            if time.monotonic() > deadline:
-                raise SystemExit("sandbox did not start")
-            time.sleep(0.2)
+    with own_sandbox() as (server, client):
         settings = team_file(count)
         vars_file = workdir / f"teams-{count}.yml"
         vars_file.write_text(yaml.safe_dump(settings, sort_keys=False))
@@ -127,9 +116,6 @@ def measure(count: int, workdir: Path) -> dict:
             }
             (workdir / f"{label}-{count}.log").write_text(run.stdout + run.stderr)
         return results
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def main() -> int:

@@ -17,9 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.processes import RUSAGE_WRAPPER, free_port
-from bench.teams import ROOT
-from sandbox.client import SANDBOX_CREDENTIALS, SandboxClient
+from bench.processes import ROOT, RUSAGE_WRAPPER, own_sandbox
+from sandbox.client import SANDBOX_CREDENTIALS
 
 HOSTS = 20
 TASKS = 5
@@ -30,17 +29,9 @@ def playbook(task: dict) -> list:
 
 
 def main() -> int:
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "sandbox", "serve", "--port", str(port)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    endpoint = f"http://127.0.0.1:{port}"
-    client = SandboxClient(endpoint)
     workdir = Path(tempfile.mkdtemp(prefix="hyperpod-invocation-"))
-    try:
-        deadline = time.monotonic() + 60
-        while not client.healthy():
-            if time.monotonic() > deadline:
-                raise SystemExit("sandbox did not start")
-            time.sleep(0.2)
+    with own_sandbox() as (_server, client):
+        endpoint = client.endpoint
         inventory = workdir / "hosts.json"
         inventory.write_text(json.dumps({"all": {
             "hosts": {f"h{i:02d}": {} for i in range(HOSTS)},
@@ -70,10 +61,7 @@ def main() -> int:
             figures[name] = {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "cpu_seconds_per_invocation": round(cpu / (HOSTS * TASKS), 3)}
             print(f"{name:<30} {wall:>7.1f} {cpu:>7.1f} {cpu / (HOSTS * TASKS):>24.3f}")
         print(json.dumps(figures))
-        return 0
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    return 0
 
 
 if __name__ == "__main__":

@@ -10,10 +10,13 @@ and status fields that move on their own, as AWS's asynchronous operations do.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qs, unquote
 
 import botocore.session
 import regex
@@ -168,6 +171,63 @@ class Lifecycle:
     @property
     def status(self) -> str:
         return self._settled if self.settled else self._transitional
+
+
+def _query_value(shape, raw: str):
+    if shape.type_name in ("integer", "long"):
+        try:
+            return int(raw)
+        except ValueError:
+            return raw  # validate_request names it as the wrong type
+    if shape.type_name == "boolean":
+        return raw.lower() == "true"
+    return raw
+
+
+def rest_json_request(response, service: str, operation: str, invalid: Callable[[str], AwsError], uri_defaults: dict | None = None) -> dict:
+    """A REST-JSON request's members, read where botocore's model puts them (URI, query string,
+    JSON body) and validated against the model; ``invalid(message)`` is the service's error for a
+    request that breaks it. ``uri_defaults`` stand in for URI members moto's route did not capture.
+    """
+    shape = service_model(service).operation_model(operation).input_shape
+    query = parse_qs(response.parsed_url.query, keep_blank_values=True)
+    try:
+        body = json.loads(response.body) if response.body else {}
+    except ValueError:
+        raise invalid("The request body is not valid JSON") from None
+    params = {}
+    for name, member in shape.members.items():
+        location = member.serialization.get("location")
+        wire_name = member.serialization.get("name", name)
+        if location == "uri":
+            value = response.uri_match.get(wire_name) or (uri_defaults or {}).get(wire_name)
+            if value is not None:
+                params[name] = unquote(value)
+        elif location == "querystring":
+            if wire_name in query:
+                values = query[wire_name]
+                params[name] = values if member.type_name == "list" else _query_value(member, values[0])
+        elif location == "header":
+            continue
+        elif isinstance(body, dict) and name in body:
+            params[name] = body[name]
+    try:
+        validate_request(service, operation, params)
+    except AwsError as error:
+        raise invalid(json.loads(error.description)["message"]) from None
+    return params
+
+
+def page_of(items: list, params: dict, invalid: Callable[[str], AwsError], default_limit: int = 100) -> tuple[list, str | None]:
+    """One page of ``items`` for ``maxResults``/``nextToken`` (the token is an offset), and the next token."""
+    start = 0
+    if params.get("nextToken"):
+        try:
+            start = int(params["nextToken"])
+        except ValueError:
+            raise invalid("The nextToken provided is not valid") from None
+    following = start + (params.get("maxResults") or default_limit)
+    return items[start:following], (str(following) if following < len(items) else None)
 
 
 def now_epoch() -> float:

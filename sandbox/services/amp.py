@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import json
 import re
-from urllib.parse import parse_qs, unquote
+from urllib.parse import unquote
 
 import moto.amp.models
 import moto.amp.responses
 from moto.core.responses import ActionResult, EmptyResult
 from moto.core.utils import utcnow
 
-from sandbox.core import AwsError, Lifecycle, graft, service_model, validate_request
+from sandbox.core import AwsError, Lifecycle, graft, page_of, rest_json_request
 
 GONE = "__GONE__"
 RESOURCE_TYPE = "AWS::APS::Workspace"
@@ -242,59 +242,10 @@ class AmpBackend:
         return self.list_tags_for_resource(arn)
 
 
-def _scalar(shape, raw: str):
-    if shape.type_name in ("integer", "long"):
-        try:
-            return int(raw)
-        except ValueError:
-            return raw
-    return raw
-
-
 def request_params(response, operation: str) -> dict:
-    """The request's members, read from where botocore's model puts them, validated against the model."""
-    shape = service_model("amp").operation_model(operation).input_shape
-    query = parse_qs(response.parsed_url.query, keep_blank_values=True)
-    try:
-        body = json.loads(response.body) if response.body else {}
-    except ValueError:
-        raise validation("The request body is not valid JSON", reason="CANNOT_PARSE") from None
-    params = {}
-    for name, member in shape.members.items():
-        location = member.serialization.get("location")
-        wire_name = member.serialization.get("name", name)
-        if location == "uri":
-            value = response.uri_match.get(wire_name)
-            if value is None and wire_name == "resourceArn":
-                value = unquote(response.path).split("/tags/", 1)[-1]
-            if value is not None:
-                params[name] = unquote(value)
-        elif location == "querystring":
-            if wire_name in query:
-                values = query[wire_name]
-                params[name] = values if member.type_name == "list" else _scalar(member, values[0])
-        elif location == "header":
-            continue
-        elif isinstance(body, dict) and name in body:
-            params[name] = body[name]
-    try:
-        validate_request("amp", operation, params)
-    except AwsError as error:
-        raise validation(json.loads(error.description)["message"]) from None
-    return params
-
-
-def _page(items: list, params: dict):
-    start = 0
-    token = params.get("nextToken")
-    if token:
-        try:
-            start = int(token)
-        except ValueError:
-            raise validation("The nextToken provided is not valid", field="nextToken") from None
-    limit = params.get("maxResults") or 100
-    following = start + limit
-    return items[start:following], (str(following) if following < len(items) else None)
+    # Tagging routes carry the workspace ARN in the path without naming it.
+    tagged_arn = unquote(response.path).split("/tags/", 1)[-1]
+    return rest_json_request(response, "amp", operation, validation, uri_defaults={"resourceArn": tagged_arn})
 
 
 class AmpResponse:
@@ -315,7 +266,7 @@ class AmpResponse:
 
     def list_workspaces(self):
         params = request_params(self, "ListWorkspaces")
-        page, token = _page(self.amp_backend.amp_list_workspaces(params.get("alias")), params)
+        page, token = page_of(self.amp_backend.amp_list_workspaces(params.get("alias")), params, lambda message: validation(message, field="nextToken"))
         result = {"workspaces": [w.summary() for w in page]}
         if token:
             result["nextToken"] = token

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from urllib.parse import parse_qs
 
 import moto.eks.models
 import moto.eks.responses
@@ -29,7 +28,7 @@ import yaml
 from moto.core.responses import ActionResult
 from moto.core.utils import utcnow
 
-from sandbox.core import AwsError, Lifecycle, graft, state, validate_request
+from sandbox.core import AwsError, Lifecycle, graft, page_of, rest_json_request, state
 
 GONE = "__GONE__"
 TRANSITIONAL = ("CREATING", "UPDATING", "DELETING")
@@ -262,63 +261,9 @@ class EksAddonBackend:
         return None if addon is None else dict(addon.tags)
 
 
-def _scalar(shape, raw: str):
-    if shape.type_name in ("integer", "long"):
-        try:
-            return int(raw)
-        except ValueError:
-            return raw
-    if shape.type_name == "boolean":
-        return raw.lower() == "true"
-    return raw
-
-
 def request_params(response, operation: str) -> dict:
-    """The request's members, read from where botocore's model places them."""
-    from sandbox.core import service_model
-
-    shape = service_model("eks").operation_model(operation).input_shape
-    query = parse_qs(response.parsed_url.query, keep_blank_values=True)
-    try:
-        body = json.loads(response.body) if response.body else {}
-    except ValueError:
-        raise invalid_request("The request body is not valid JSON") from None
-    params = {}
-    for name, member in shape.members.items():
-        location = member.serialization.get("location")
-        wire_name = member.serialization.get("name", name)
-        if location == "uri":
-            value = response.uri_match.get(wire_name)
-            if value is not None:
-                params[name] = value
-        elif location == "querystring":
-            if wire_name in query:
-                values = query[wire_name]
-                params[name] = values if member.type_name == "list" else _scalar(member, values[0])
-        elif location == "header":
-            continue
-        elif isinstance(body, dict) and name in body:
-            params[name] = body[name]
-    try:
-        validate_request("eks", operation, params)
-    except AwsError as error:
-        # EKS reports what breaks its model as InvalidParameterException.
-        raise invalid_parameter(json.loads(error.description)["message"]) from None
-    return params
-
-
-def _page(items: list, params: dict):
-    start = 0
-    token = params.get("nextToken")
-    if token:
-        try:
-            start = int(token)
-        except ValueError:
-            raise invalid_parameter("The nextToken provided is not valid") from None
-    limit = params.get("maxResults") or 100
-    page = items[start:start + limit]
-    following = start + limit
-    return page, (str(following) if following < len(items) else None)
+    # EKS reports what breaks its model as InvalidParameterException.
+    return rest_json_request(response, "eks", operation, invalid_parameter)
 
 
 class EksAddonResponse:
@@ -346,7 +291,7 @@ class EksAddonResponse:
 
     def list_addons(self):
         params = request_params(self, "ListAddons")
-        names, token = _page(self.eks_backend.list_addons(params["clusterName"]), params)
+        names, token = page_of(self.eks_backend.list_addons(params["clusterName"]), params, invalid_parameter)
         result = {"addons": names}
         if token:
             result["nextToken"] = token
@@ -387,7 +332,7 @@ class EksAddonResponse:
                     for index, version in enumerate(versions)
                 ],
             })
-        page, token = _page(infos, params)
+        page, token = page_of(infos, params, invalid_parameter)
         result = {"addons": page}
         if token:
             result["nextToken"] = token

@@ -34,7 +34,7 @@ from moto.core.base_backend import BackendDict, BaseBackend
 from moto.core.responses import ActionResult, BaseResponse, EmptyResult
 from moto.core.utils import utcnow
 
-from sandbox.core import AwsError, Lifecycle, validate_request
+from sandbox.core import AwsError, Lifecycle, page_of, validate_request
 
 GONE = "__GONE__"
 TRANSITIONAL = ("CREATING", "UPDATING", "DELETING", "UPGRADING", "VERSION_UPDATING")
@@ -313,19 +313,6 @@ class GrafanaBackend(BaseBackend):
 grafana_backends = BackendDict(GrafanaBackend, "grafana")
 
 
-def _page(items: list, params: dict, limit_default: int = 100):
-    start = 0
-    token = params.get("nextToken")
-    if token:
-        try:
-            start = int(token)
-        except ValueError:
-            raise validation("The nextToken provided is not valid") from None
-    limit = params.get("maxResults") or limit_default
-    following = start + limit
-    return items[start:following], (str(following) if following < len(items) else None)
-
-
 class GrafanaResponse(BaseResponse):
     def __init__(self) -> None:
         super().__init__(service_name="grafana")
@@ -358,7 +345,7 @@ class GrafanaResponse(BaseResponse):
 
     def list_workspaces(self):
         params = self._params("ListWorkspaces")
-        page, token = _page(self.backend.list_workspaces(), params)
+        page, token = page_of(self.backend.list_workspaces(), params, validation)
         result = {"workspaces": [w.summary() for w in page]}
         if token:
             result["nextToken"] = token
@@ -370,7 +357,7 @@ class GrafanaResponse(BaseResponse):
 
     def list_permissions(self):
         params = self._params("ListPermissions")
-        page, token = _page(self.backend.list_permissions(params["workspaceId"], params), params)
+        page, token = page_of(self.backend.list_permissions(params["workspaceId"], params), params, validation)
         result = {"permissions": page}
         if token:
             result["nextToken"] = token

@@ -15,9 +15,18 @@ import yaml
 
 from bench.teams import sandbox_inventory
 from sandbox.client import SANDBOX_CREDENTIALS
+from sandbox.seed import load_vars
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = str(Path(sys.executable).with_name("ansible-playbook"))
+# The sample team file of group_vars/all: the cluster and the teams vision, nlp and research.
+SAMPLE = load_vars(ROOT / "group_vars" / "all")
+
+
+def assert_ok(result, what):
+    """Fail with the failed tasks (team, task, message) when the run did not succeed."""
+    failures = "\n".join(result.failures()) if result.stdout.lstrip().startswith("{") else result.stdout[-20000:]
+    assert result.returncode == 0, f"{what} failed:\n{failures}\n{result.stderr[-5000:]}"
 
 
 @dataclass

@@ -11,26 +11,11 @@ from __future__ import annotations
 import copy
 import json
 
-import pytest
+from tests.integration.playbook_runner import SAMPLE, assert_ok
 
-from sandbox.seed import load_vars
-from tests.integration.playbook_runner import ROOT, Playbooks
-
-SAMPLE = load_vars(ROOT / "group_vars" / "all")
 ENABLED = ["-e", json.dumps({"hyperpod_observability": {"enabled": True}})]
 ADDON = "amazon-sagemaker-hyperpod-observability"
 WORKSPACE_NAME = "hyperpod-observability"
-
-
-@pytest.fixture
-def sample(seeded, tmp_path):
-    client, seed = seeded
-    return Playbooks(client, seed, tmp_path, copy.deepcopy(SAMPLE))
-
-
-def assert_ok(result, what):
-    failures = "\n".join(result.failures()) if result.stdout.lstrip().startswith("{") else result.stdout[-20000:]
-    assert result.returncode == 0, f"{what} failed:\n{failures}\n{result.stderr[-5000:]}"
 
 
 def prometheus_workspaces(client):

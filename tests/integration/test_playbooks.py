@@ -10,23 +10,11 @@ from collections import Counter
 import pytest
 
 from bench.teams import team_file
-from sandbox.seed import load_vars, seed
-from tests.integration.playbook_runner import ROOT, Playbooks
+from sandbox.seed import seed
+from tests.integration.playbook_runner import SAMPLE, Playbooks, assert_ok
 from tests.integration.snapshots import domains_named, permission_sets_named, quotas_of_team, team_snapshot
 
-SAMPLE = load_vars(ROOT / "group_vars" / "all")
 TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"]]
-
-
-@pytest.fixture
-def sample(seeded, tmp_path):
-    client, seed = seeded
-    return Playbooks(client, seed, tmp_path, copy.deepcopy(SAMPLE))
-
-
-def assert_ok(result, what):
-    failures = "\n".join(result.failures()) if result.stdout.lstrip().startswith("{") else result.stdout[-20000:]
-    assert result.returncode == 0, f"{what} failed:\n{failures}\n{result.stderr[-5000:]}"
 
 
 def test_site_converges_and_a_rerun_changes_and_writes_nothing(sample):
