@@ -29,7 +29,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_store, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler, InputError, SageMakerErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
@@ -477,28 +477,6 @@ def delete_app(client, app):
     return True
 
 
-@IdentityCenterErrorHandler.list_error_handler("list Identity Center instances", [])
-@aws_retry()
-def list_instances(sso_admin):
-    return sso_admin.get_paginator("list_instances").paginate().build_full_result().get("Instances", [])
-
-
-@IdentityCenterErrorHandler.list_error_handler("find Identity Center group", None)
-@aws_retry()
-def get_group_id(identitystore, store_id, display_name):
-    return identitystore.get_group_id(
-        IdentityStoreId=store_id, AlternateIdentifier={"UniqueAttribute": {"AttributePath": "DisplayName", "AttributeValue": display_name}}
-    )["GroupId"]
-
-
-@IdentityCenterErrorHandler.list_error_handler("find Identity Center user", None)
-@aws_retry()
-def get_user_id(identitystore, store_id, user_name):
-    return identitystore.get_user_id(
-        IdentityStoreId=store_id, AlternateIdentifier={"UniqueAttribute": {"AttributePath": "UserName", "AttributeValue": user_name}}
-    )["UserId"]
-
-
 @IdentityCenterErrorHandler.list_error_handler("list application assignments", [])
 @aws_retry()
 def list_application_assignments(sso_admin, application_arn):
@@ -588,7 +566,7 @@ class DomainManager:
 
     def identity_store(self):
         if self.store_id is None:
-            instances = list_instances(self.clients("sso-admin"))
+            instances = identity_store.list_instances(self.clients("sso-admin"))
             wanted = self.params.get("identity_center_instance_arn")
             instances = [i for i in instances if not wanted or i["InstanceArn"] == wanted]
             if not instances:
@@ -600,14 +578,15 @@ class DomainManager:
         group = self.params.get("identity_center_group")
         if not group or auth_mode != "SSO":
             return None
-        group_id = (self.params.get("identity_center_group_ids") or {}).get(group) or get_group_id(self.clients("identitystore"), self.identity_store(), group)
+        group_id = (self.params.get("identity_center_group_ids") or {}).get(group)
+        group_id = group_id or identity_store.group_id(self.clients("identitystore"), self.identity_store(), group)
         if group_id is None:
             raise InputError(message="Identity Center group %r does not exist in identity store %s" % (group, self.identity_store()))
         return group_id
 
     def missing_sso_users(self, names):
         identitystore = self.clients("identitystore")
-        return [n for n in names if get_user_id(identitystore, self.identity_store(), n) is None]
+        return [n for n in names if identity_store.user_id(identitystore, self.identity_store(), n) is None]
 
     def desired_tags(self):
         return naming.team_tags(self.params["team"], self.params.get("cost_center"), self.params.get("tag_keys"), extra=self.params.get("tags") or {})

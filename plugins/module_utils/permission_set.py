@@ -29,7 +29,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_store, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
@@ -177,20 +177,6 @@ def _reference_problems(where, ref):
 
 
 # ---------------------------------------------------------------- the calls
-
-
-@IdentityCenterErrorHandler.common_error_handler("list Identity Center instances")
-@aws_retry()
-def list_instances(client):
-    return client.get_paginator("list_instances").paginate().build_full_result()["Instances"]
-
-
-@IdentityCenterErrorHandler.list_error_handler("look up the Identity Center group", None)
-@aws_retry()
-def get_group_id(identitystore, store_id, display_name):
-    return identitystore.get_group_id(
-        IdentityStoreId=store_id, AlternateIdentifier={"UniqueAttribute": {"AttributePath": "displayName", "AttributeValue": display_name}}
-    )["GroupId"]
 
 
 @IdentityCenterErrorHandler.common_error_handler("list permission sets")
@@ -429,7 +415,7 @@ def resolve_instance(client, instance_arn, store_id=None):
     """
     if instance_arn and store_id:
         return instance_arn, store_id
-    instances = list_instances(client)
+    instances = identity_store.list_instances(client)
     if instance_arn:
         for instance in instances:
             if instance["InstanceArn"] == instance_arn:
@@ -447,7 +433,7 @@ def resolve_groups(identitystore, store_id, instance_arn, names, known=None):
     """
     found, missing = {}, []
     for name in names:
-        group_id = (known or {}).get(name) or get_group_id(identitystore, store_id, name)
+        group_id = (known or {}).get(name) or identity_store.group_id(identitystore, store_id, name)
         if group_id is None:
             missing.append(name)
         else:

@@ -16,11 +16,10 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, permission_set
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, identity_store, permission_set
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import SageMakerErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
@@ -35,12 +34,6 @@ def _hyperpod_cluster_arn(client, name):
 @aws_retry()
 def _eks_cluster_arn(client, name):
     return client.describe_cluster(name=name)["cluster"]["arn"]
-
-
-@IdentityCenterErrorHandler.common_error_handler("list Identity Center instances")
-@aws_retry()
-def _identity_center_instances(client):
-    return client.list_instances()["Instances"]
 
 
 @HyperPodErrorHandler.common_error_handler("read the caller identity")
@@ -74,7 +67,7 @@ def group_ids(identitystore, store_id, team_groups):
     for team, group in sorted(team_groups.items()):
         if group in found:
             continue
-        group_id = permission_set.get_group_id(identitystore, store_id, group)
+        group_id = identity_store.group_id(identitystore, store_id, group)
         if group_id is None:
             missing.setdefault(group, []).append(team)
         else:
@@ -125,7 +118,7 @@ def read_team_lookups(module, shared, team_groups, permission_sets, subnet_ids):
 
 def read_shared(module, cluster_name, eks_cluster_name, instance_arn=None):
     sso_admin = module.client("sso-admin")
-    instances = _identity_center_instances(sso_admin)
+    instances = identity_store.list_instances(sso_admin)
     if instance_arn:
         instances = [i for i in instances if i["InstanceArn"] == instance_arn]
         if not instances:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from botocore.exceptions import ClientError
+
+from tests.unit.sandbox.polling import unless_gone, wait_until
 
 
 def code(excinfo) -> str:
@@ -13,22 +13,11 @@ def code(excinfo) -> str:
 
 
 def status_of(amp, workspace_id):
-    try:
-        return amp.describe_workspace(workspaceId=workspace_id)["workspace"]["status"]["statusCode"]
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "ResourceNotFoundException":
-            raise
-        return None
+    return unless_gone(lambda: amp.describe_workspace(workspaceId=workspace_id)["workspace"]["status"]["statusCode"], "ResourceNotFoundException")
 
 
 def wait_status(amp, workspace_id, wanted, timeout=15):
-    deadline = time.monotonic() + timeout
-    while True:
-        status = status_of(amp, workspace_id)
-        if status == wanted:
-            return
-        assert time.monotonic() < deadline, f"{workspace_id} stayed {status}, wanted {wanted}"
-        time.sleep(0.05)
+    wait_until(lambda: status_of(amp, workspace_id), wanted, workspace_id, timeout)
 
 
 @pytest.fixture

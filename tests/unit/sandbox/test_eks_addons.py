@@ -3,28 +3,21 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from botocore.exceptions import ClientError
+
+from tests.unit.sandbox.polling import unless_gone, wait_until
 
 ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
 ROLE = "arn:aws:iam::123456789012:role/eks-cluster"
 
 
 def wait_status(eks, cluster, addon, wanted, timeout=10):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            status = eks.describe_addon(clusterName=cluster, addonName=addon)["addon"]["status"]
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ResourceNotFoundException":
-                raise
-            status = None
-        if status == wanted:
-            return
-        assert time.monotonic() < deadline, f"{addon} stayed {status}, wanted {wanted}"
-        time.sleep(0.05)
+    def status():
+        return unless_gone(lambda: eks.describe_addon(clusterName=cluster, addonName=addon)["addon"]["status"], "ResourceNotFoundException")
+
+    wait_until(status, wanted, addon, timeout)
 
 
 @pytest.fixture

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from botocore.exceptions import ClientError
+
+from tests.unit.sandbox.polling import unless_gone, wait_until
 
 BUCKET = "hyperpod-team-data"
 EVENTS = {"AutoImportPolicy": {"Events": ["NEW", "CHANGED", "DELETED"]}, "AutoExportPolicy": {"Events": ["NEW", "CHANGED", "DELETED"]}}
@@ -23,19 +23,14 @@ def error_code(excinfo) -> str:
 
 def settle(fsx_client, association_id, expected, timeout=10.0):
     """Poll until the association's Lifecycle is ``expected`` (None: gone); return the last description."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            found = fsx_client.describe_data_repository_associations(AssociationIds=[association_id])["Associations"][0]
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] != "DataRepositoryAssociationNotFound":
-                raise
-            found = None
-        status = found and found["Lifecycle"]
-        if status == expected:
-            return found
-        assert time.monotonic() < deadline, f"{association_id} stayed {status}, expected {expected}"
-        time.sleep(0.05)
+
+    def read():
+        return unless_gone(
+            lambda: fsx_client.describe_data_repository_associations(AssociationIds=[association_id])["Associations"][0],
+            "DataRepositoryAssociationNotFound",
+        )
+
+    return wait_until(read, expected, association_id, timeout, status=lambda found: found and found["Lifecycle"])
 
 
 def create(fsx_client, fs_id, team, **extra):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from botocore.exceptions import ClientError
+
+from tests.unit.sandbox.polling import unless_gone, wait_until
 
 SSO = dict(accountAccessType="CURRENT_ACCOUNT", permissionType="SERVICE_MANAGED", authenticationProviders=["AWS_SSO"])
 
@@ -15,18 +15,10 @@ def code(excinfo) -> str:
 
 
 def wait_status(grafana, workspace_id, wanted, timeout=10):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            status = grafana.describe_workspace(workspaceId=workspace_id)["workspace"]["status"]
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ResourceNotFoundException":
-                raise
-            status = None
-        if status == wanted:
-            return
-        assert time.monotonic() < deadline, f"{workspace_id} stayed {status}, wanted {wanted}"
-        time.sleep(0.05)
+    def status():
+        return unless_gone(lambda: grafana.describe_workspace(workspaceId=workspace_id)["workspace"]["status"], "ResourceNotFoundException")
+
+    wait_until(status, wanted, workspace_id, timeout)
 
 
 @pytest.fixture
