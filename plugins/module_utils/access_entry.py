@@ -366,3 +366,37 @@ def ensure_absent(eks, iam, params, check_mode):
     if not check_mode:
         delete_access_entry(eks, cluster, principal)
     return True, _public(current), {}
+
+
+_SCOPE = dict(type=dict(type="str", choices=["cluster", "namespace"], required=True), namespaces=dict(type="list", elements="str"))
+
+# The keyword arguments of eks_access_entry's AnsibleAWSModule (and of team_resources' access_entry).
+MODULE_OPTIONS = dict(
+    argument_spec=dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        cluster_name=dict(type="str", required=True),
+        principal_arn=dict(type="str"),
+        team=dict(type="str"),
+        name_prefix=dict(type="str", default="hyperpod"),
+        type=dict(type="str", choices=list(TYPES), default="STANDARD"),
+        kubernetes_groups=dict(type="list", elements="str"),
+        username=dict(type="str"),
+        access_policies=dict(
+            type="list",
+            elements="dict",
+            options=dict(policy_arn=dict(type="str"), name=dict(type="str"), access_scope=dict(type="dict", required=True, options=_SCOPE)),
+        ),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+    ),
+    required_one_of=[["principal_arn", "team"]],
+    mutually_exclusive=[["principal_arn", "team"]],
+)
+
+
+def converge(context, params):
+    """The result of eks_access_entry: the access entry after the run."""
+    apply_team(params)
+    ensure = ensure_present if params["state"] == "present" else ensure_absent
+    changed, before, after = ensure(context.client("eks"), context.client("iam"), params, context.check_mode)
+    return dict(changed=changed, access_entry=after, diff={"before": before, "after": after})

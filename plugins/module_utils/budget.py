@@ -338,3 +338,50 @@ def ensure_absent(client, account_id, name, check_mode):
     if not check_mode:
         delete_budget(client, account_id, name)
     return True, before, {}
+
+
+# The keyword arguments of team_budget's AnsibleAWSModule (and of team_resources' budget).
+MODULE_OPTIONS = dict(
+    argument_spec=dict(
+        team=dict(type="str", required=True),
+        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        monthly_usd=dict(type="float"),
+        thresholds=dict(type="list", elements="float", default=[80, 100]),
+        forecast_thresholds=dict(type="list", elements="float", default=[100]),
+        notify=dict(type="list", elements="str", default=[]),
+        cost_center=dict(type="str"),
+        tag_keys=dict(type="dict", default={"team": "team", "cost_center": "cost-center"}, no_log=False),
+        account_id=dict(type="str"),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+    ),
+)
+
+
+@CostErrorHandler.common_error_handler("read the caller's account")
+def caller_account(sts):
+    return sts.get_caller_identity()["Account"]
+
+
+def converge(context, params):
+    """The result of team_budget: the budget after the run."""
+    p = params
+    name = naming.budget_name(p["team"], p["name_prefix"])
+    if p["state"] == "present":
+        validate(p["team"], p["name_prefix"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"])
+    client = context.client("budgets")
+    account_id = p["account_id"] or caller_account(context.client("sts"))
+    if p["state"] == "absent":
+        changed, before, after = ensure_absent(client, account_id, name, context.check_mode)
+    else:
+        tag_keys = dict({"team": "team", "cost_center": "cost-center"}, **(p["tag_keys"] or {}))
+        wanted_budget, wanted_notifications = desired(
+            p["team"], p["name_prefix"], tag_keys["team"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"]
+        )
+        tags = naming.team_tags(p["team"], p["cost_center"], tag_keys, p["tags"])
+        changed, before, after = ensure_present(
+            # Without O(tags) only the team tags are ensured; other tags are left alone.
+            client, account_id, wanted_budget, wanted_notifications, tags, p["purge_tags"] and p["tags"] is not None, context.check_mode
+        )
+    return dict(changed=changed, budget=after, diff={"before": before, "after": after})

@@ -312,3 +312,40 @@ def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_de
     after = _prefix_state(client, bucket, team)
     after["objects"] = len(list_keys(client, bucket, naming.s3_prefix(team)))
     return True, before, after, details
+
+
+# The keyword arguments of s3_team_prefix's AnsibleAWSModule (and of team_resources' s3_prefix).
+PREFIX_MODULE_OPTIONS = dict(
+    argument_spec=dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        team=dict(type="str", required=True),
+        bucket=dict(type="str", required=True),
+        on_remove=dict(type="str", choices=["keep", "delete"], default="keep"),
+        confirm_delete=dict(type="str"),
+        cost_center=dict(type="str"),
+        tag_keys=dict(type="dict", no_log=False),
+        tags=dict(type="dict"),
+    ),
+)
+
+
+def converge_prefix(context, params):
+    """The result of s3_team_prefix: the prefix after the run, and on offboarding what was done with its objects."""
+    p = params
+    problems = naming.name_problems(p["team"])
+    if problems:
+        raise InputError(message="team %r %s" % (p["team"], "; ".join(problems)))
+    if p["state"] == "absent" and p["on_remove"] == "delete" and p["confirm_delete"] != p["team"]:
+        raise InputError(message="on_remove=delete deletes every object under s3://%s/%s: set confirm_delete to the team name (%r) to confirm" % (
+            p["bucket"], naming.s3_prefix(p["team"]), p["team"]))
+    client = context.client("s3")
+    if p["state"] == "present":
+        tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
+        changed, before, after = ensure_prefix_present(client, p["bucket"], p["team"], tags, context.check_mode)
+        return dict(changed=changed, prefix=after, diff={"before": before, "after": after})
+    changed, before, after, details = ensure_prefix_absent(
+        client, p["bucket"], p["team"], p["on_remove"], context.check_mode, confirm_delete=p["confirm_delete"],
+    )
+    if details["action"] == "kept":
+        context.warn("%d objects under s3://%s/%s were kept (on_remove=keep)" % (details["objects"], p["bucket"], naming.s3_prefix(p["team"])))
+    return dict(changed=changed, prefix=after, diff={"before": before, "after": after}, **details)

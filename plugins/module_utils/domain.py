@@ -796,3 +796,58 @@ class DomainManager:
         if delete_domain(self.client, domain_id, "Retain" if retain else "Delete"):
             self._wait_domain(domain_id, (GONE,))
         return True, before, {}, {}, retained
+
+
+# The keyword arguments of sagemaker_domain's AnsibleAWSModule (and of team_resources' domain).
+MODULE_OPTIONS = dict(
+    argument_spec=dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        team=dict(type="str", required=True),
+        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+        name=dict(type="str"),
+        auth_mode=dict(type="str", choices=["SSO", "IAM"]),
+        vpc_id=dict(type="str"),
+        subnet_ids=dict(type="list", elements="str"),
+        security_group_ids=dict(type="list", elements="str"),
+        app_network_access_type=dict(type="str", choices=["VpcOnly", "PublicInternetOnly"]),
+        execution_role=dict(type="str"),
+        fsx_lustre=dict(
+            type="dict",
+            options=dict(file_system_id=dict(type="str", required=True), path=dict(type="str", default="/")),
+        ),
+        studio_web_portal=dict(type="str", choices=["enabled", "disabled"]),
+        default_landing_uri=dict(type="str"),
+        tag_propagation=dict(type="bool", default=True),
+        user_profiles=dict(
+            type="list",
+            elements="dict",
+            options=dict(
+                name=dict(type="str", required=True),
+                sso_user_name=dict(type="str"),
+                execution_role=dict(type="str"),
+                fsx_path=dict(type="str"),
+            ),
+        ),
+        purge_user_profiles=dict(type="bool", default=False),
+        identity_center_group=dict(type="str"),
+        identity_center_instance_arn=dict(type="str"),
+        identity_store_id=dict(type="str"),
+        identity_center_group_ids=dict(type="dict"),
+        retain_home_efs=dict(type="bool", default=True),
+        cost_center=dict(type="str"),
+        tag_keys=dict(type="dict", no_log=False),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=1800),
+    ),
+)
+
+
+def converge(context, params):
+    """The result of sagemaker_domain: the domain after the run (and what was kept of a deleted one)."""
+    manager = DomainManager(context.client, params, check_mode=context.check_mode, warn=context.warn)
+    if params["state"] == "present":
+        changed, before, after, domain = manager.ensure_present()
+        return dict(changed=changed, domain=domain, diff={"before": before, "after": after})
+    changed, before, after, domain, retained = manager.ensure_absent()
+    return dict(changed=changed, domain=domain, retained=retained, diff={"before": before, "after": after})

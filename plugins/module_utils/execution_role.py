@@ -461,3 +461,38 @@ def ensure_absent(client, name, check_mode):
     if not check_mode:
         apply(client, name, actions)
     return True, before, {}
+
+
+# The keyword arguments of team_execution_role's AnsibleAWSModule (and of team_resources' execution_role).
+MODULE_OPTIONS = dict(
+    argument_spec=dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        team=dict(type="str", required=True),
+        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+        description=dict(type="str"),
+        data_bucket=dict(type="str"),
+        account_id=dict(type="str"),
+        cost_center=dict(type="str"),
+        tag_keys=dict(type="dict", no_log=False),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+    ),
+)
+
+
+@IamErrorHandler.common_error_handler("read the caller's account")
+def caller_account(sts):
+    return sts.get_caller_identity()["Account"]
+
+
+def converge(context, params):
+    """The result of team_execution_role: the role after the run."""
+    validate(params)
+    client = context.client("iam")
+    if params["state"] == "absent":
+        changed, before, after = ensure_absent(client, role_name(params["team"], params["name_prefix"]), context.check_mode)
+    else:
+        changed, before, after = ensure_present(
+            client, desired(params), context.check_mode, account_id=lambda: params["account_id"] or caller_account(context.client("sts"))
+        )
+    return dict(changed=changed, role=after, diff={"before": before, "after": after})

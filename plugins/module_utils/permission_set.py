@@ -705,3 +705,71 @@ def ensure_absent(client, params, check_mode):
         )
     delete_permission_set(client, instance_arn, arn)
     return True, _public(current), {}
+
+
+_POLICY_REFERENCE = dict(name=dict(type="str", required=True), path=dict(type="str", default="/"))
+
+# The keyword arguments of identity_center_permission_set's AnsibleAWSModule (and of team_resources' permission_set).
+MODULE_OPTIONS = dict(
+    argument_spec=dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        instance_arn=dict(type="str"),
+        identity_store_id=dict(type="str"),
+        identity_center_group_ids=dict(type="dict"),
+        permission_set_arn=dict(type="str"),
+        name=dict(type="str"),
+        team=dict(type="str"),
+        name_prefix=dict(type="str", default="hyperpod"),
+        team_policy=dict(
+            type="dict",
+            options=dict(
+                account_id=dict(type="str", required=True),
+                region=dict(type="str", required=True),
+                data_bucket=dict(type="str", required=True),
+                hyperpod_cluster_arn=dict(type="str", required=True),
+                eks_cluster_arn=dict(type="str", required=True),
+                tag_keys=dict(type="dict", no_log=False),
+            ),
+        ),
+        description=dict(type="str"),
+        session_duration=dict(type="str"),
+        relay_state=dict(type="str"),
+        inline_policy=dict(type="raw"),
+        managed_policies=dict(type="list", elements="str"),
+        customer_managed_policies=dict(type="list", elements="dict", options=_POLICY_REFERENCE),
+        purge_managed_policies=dict(type="bool", default=True),
+        permissions_boundary=dict(
+            type="dict",
+            options=dict(managed_policy_arn=dict(type="str"), customer_managed_policy_reference=dict(type="dict", options=_POLICY_REFERENCE)),
+        ),
+        groups=dict(type="list", elements="str"),
+        accounts=dict(type="list", elements="str"),
+        purge_assignments=dict(type="bool", default=True),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=600),
+    ),
+    required_together=[["groups", "accounts"]],
+    required_one_of=[["name", "team"]],
+    mutually_exclusive=[["name", "team"], ["inline_policy", "team_policy"]],
+)
+
+
+def converge(context, params):
+    """The result of identity_center_permission_set: the permission set after the run, and the team's names."""
+    params = apply_team(params)
+    client = context.client("sso-admin")
+    if params["state"] == "present":
+        changed, before, after = ensure_present(client, context.client("identitystore"), params, context.check_mode)
+    else:
+        changed, before, after = ensure_absent(client, params, context.check_mode)
+    result = dict(
+        changed=changed,
+        permission_set=after,
+        permission_set_arn=after.get("permission_set_arn") or "",
+        role_name_pattern=role_name_pattern(params["name"]),
+        diff={"before": before, "after": after},
+    )
+    if params.get("team"):
+        result["team_names"] = team_names(params["team"], params["name_prefix"])
+    return result

@@ -582,3 +582,58 @@ class QuotaManager:
                 timeout=self.params.get("wait_timeout") or 1800,
             )
         return True, before, {}, {}
+
+
+def _resource_spec():
+    return dict(
+        instance_type=dict(type="str", required=True),
+        count=dict(type="int"),
+        accelerators=dict(type="int"),
+        vcpu=dict(type="float"),
+        memory_gib=dict(type="float"),
+        accelerator_partition=dict(
+            type="dict",
+            options=dict(type=dict(type="str", required=True), count=dict(type="int", required=True)),
+        ),
+    )
+
+
+# The keyword arguments of task_governance_quota's AnsibleAWSModule (and of team_resources' quota).
+MODULE_OPTIONS = dict(
+    argument_spec=dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        team=dict(type="str", required=True),
+        cluster=dict(type="str", required=True),
+        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+        resources=dict(type="list", elements="dict", options=_resource_spec()),
+        sharing=dict(type="str", choices=["lend", "dont_lend", "lend_and_borrow"]),
+        borrow_limit=dict(type="int"),
+        absolute_borrow_limits=dict(type="list", elements="dict", options=_resource_spec()),
+        preempt=dict(type="str", choices=["never", "lower_priority"]),
+        fair_share_weight=dict(type="int"),
+        activation=dict(type="str", choices=["enabled", "disabled"]),
+        description=dict(type="str"),
+        cost_center=dict(type="str"),
+        tag_keys=dict(type="dict", no_log=False),
+        tags=dict(type="dict", aliases=["resource_tags"]),
+        purge_tags=dict(type="bool", default=True),
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=900),
+    ),
+)
+
+
+def converge(context, params):
+    """The result of task_governance_quota: the quota after the run and the team's Kueue names."""
+    manager = QuotaManager(context.client("sagemaker"), params, check_mode=context.check_mode, warn=context.warn)
+    if params["state"] == "present":
+        changed, before, after, quota = manager.ensure_present()
+    else:
+        changed, before, after, quota = manager.ensure_absent()
+    return dict(
+        changed=changed,
+        quota=quota,
+        namespace=naming.namespace(params["team"]),
+        local_queue=naming.local_queue(params["team"]),
+        diff={"before": before, "after": after},
+    )

@@ -30,7 +30,7 @@ import os
 import re
 import stat
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import data_repository, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 
 HOME = "home"
@@ -429,3 +429,99 @@ def ensure_project_quota(root_path, path, quota, check_mode, run, which):
         if rc != 0:
             raise TeamDirError(message="lfs setquota -p %s failed: %s" % (project_id, err.strip()))
     return result
+
+
+# The keyword arguments of fsx_team_dir's AnsibleAWSModule (and of team_resources' directories).
+MODULE_OPTIONS = dict(
+    required_if=[("state", "present", ["gid"]), ("s3_link", True, ["file_system_id", "bucket"])],
+    argument_spec=dict(
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        team=dict(type="str", required=True),
+        root=dict(type="path", required=True),
+        require_mount=dict(type="bool", default=True),
+        uid=dict(type="int", default=0),
+        gid=dict(type="int"),
+        mode=dict(type="str", default="2770"),
+        members=dict(
+            type="list", elements="dict", default=[],
+            options=dict(name=dict(type="str", required=True), uid=dict(type="int", required=True)),
+        ),
+        acl=dict(type="bool", default=False),
+        project_quota=dict(
+            type="dict",
+            options=dict(project_id=dict(type="int", required=True), block_hard_limit_gib=dict(type="int"), inode_hard_limit=dict(type="int")),
+        ),
+        on_remove=dict(type="str", choices=["keep", "archive", "delete"], default="keep"),
+        confirm_delete=dict(type="str"),
+        s3_link=dict(type="bool", default=False),
+        file_system_id=dict(type="str"),
+        bucket=dict(type="str"),
+        cost_center=dict(type="str"),
+        tag_keys=dict(type="dict", no_log=False),
+        tags=dict(type="dict"),
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=600),
+    ),
+)
+
+
+def _present(context, p, client):
+    if client is not None:
+        # A link to another S3 path cannot be corrected in place: fail before writing anything.
+        check_team(p["team"])
+        data_repository.check_association(client, p["file_system_id"], p["team"], p["bucket"])
+    changed, before, after, result = ensure_present(
+        p["root"], p["team"], p["uid"], p["gid"], p["mode"], p["members"], context.check_mode, require_mount=p["require_mount"],
+    )
+    diff_before, diff_after = {"directories": before}, {"directories": after}
+    for name in result["unlisted_homes"]:
+        context.warn("%s belongs to no listed member; it was left as it is" % name)
+    if p["acl"]:
+        result["acl"] = ensure_acl(result["path"], p["gid"], p["mode"], context.check_mode, context.run_command, context.get_bin_path)
+    if p["project_quota"]:
+        result["project_quota"] = ensure_project_quota(
+            p["root"], result["path"], p["project_quota"], context.check_mode, context.run_command, context.get_bin_path
+        )
+    for key in ("acl", "project_quota"):
+        if key in result:
+            changed = changed or result[key]["changed"]
+            if not result[key]["supported"]:
+                context.warn("%s unsupported: %s" % (key, result[key]["reason"]))
+    if client is not None:
+        tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
+        link_changed, link_before, link_after = data_repository.ensure_association_present(
+            client, p["file_system_id"], p["team"], p["bucket"], tags, context.check_mode, p["wait"], p["wait_timeout"],
+        )
+        changed = changed or link_changed
+        diff_before["association"], diff_after["association"] = link_before, link_after
+        result["association"] = link_after
+    return changed, diff_before, diff_after, result
+
+
+def _absent(context, p, client):
+    diff_before, diff_after, result, changed = {}, {}, {}, False
+    # Refuse bad input before anything changes, the association included.
+    check_absent(p["root"], p["team"], p["on_remove"], p["confirm_delete"], p["require_mount"])
+    if client is not None:
+        # The link goes first, so nothing is exported from (or imported into) a directory being archived or deleted.
+        changed, link_before, link_after = data_repository.ensure_association_absent(
+            client, p["file_system_id"], p["team"], context.check_mode, p["wait"], p["wait_timeout"],
+        )
+        diff_before["association"], diff_after["association"] = link_before, link_after
+        result["association"] = link_after
+    dir_changed, before, after, details = ensure_absent(
+        p["root"], p["team"], p["on_remove"], context.check_mode, confirm_delete=p["confirm_delete"], require_mount=p["require_mount"],
+    )
+    result.update(details)
+    diff_before["directories"], diff_after["directories"] = before, after
+    if details["action"] == "kept":
+        context.warn("%s was kept (on_remove=keep); archive or delete it when the team's data is no longer needed" % details["path"])
+    return changed or dir_changed, diff_before, diff_after, result
+
+
+def converge(context, params):
+    """The result of fsx_team_dir: the team's directories (and S3 link) after the run."""
+    client = context.client("fsx") if params["s3_link"] else None
+    handler = _present if params["state"] == "present" else _absent
+    changed, before, after, result = handler(context, params, client)
+    return dict(changed=changed, diff={"before": before, "after": after}, **result)

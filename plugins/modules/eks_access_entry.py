@@ -170,44 +170,12 @@ access_entry:
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.access_entry import MODULE_OPTIONS, converge
 
 
 def main():
-    scope = dict(type=dict(type="str", choices=["cluster", "namespace"], required=True), namespaces=dict(type="list", elements="str"))
-    argument_spec = dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-        cluster_name=dict(type="str", required=True),
-        principal_arn=dict(type="str"),
-        team=dict(type="str"),
-        name_prefix=dict(type="str", default="hyperpod"),
-        type=dict(type="str", choices=list(access_entry.TYPES), default="STANDARD"),
-        kubernetes_groups=dict(type="list", elements="str"),
-        username=dict(type="str"),
-        access_policies=dict(
-            type="list",
-            elements="dict",
-            options=dict(policy_arn=dict(type="str"), name=dict(type="str"), access_scope=dict(type="dict", required=True, options=scope)),
-        ),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
-    )
-    module = AnsibleAWSModule(
-        argument_spec=argument_spec, supports_check_mode=True, required_one_of=[["principal_arn", "team"]], mutually_exclusive=[["principal_arn", "team"]]
-    )
-    try:
-        access_entry.apply_team(module.params)
-        eks = module.client("eks", retry_decorator=aws_retry())
-        iam = module.client("iam", retry_decorator=aws_retry())
-        if module.params["state"] == "present":
-            changed, before, after = access_entry.ensure_present(eks, iam, module.params, module.check_mode)
-        else:
-            changed, before, after = access_entry.ensure_absent(eks, iam, module.params, module.check_mode)
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(changed=changed, access_entry=after, diff={"before": before, "after": after})
+    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
 
 
 if __name__ == "__main__":

@@ -297,117 +297,13 @@ association:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import data_repository, naming, team_dirs
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
-ARGUMENT_SPEC = dict(
-    state=dict(type="str", choices=["present", "absent"], default="present"),
-    team=dict(type="str", required=True),
-    root=dict(type="path", required=True),
-    require_mount=dict(type="bool", default=True),
-    uid=dict(type="int", default=0),
-    gid=dict(type="int"),
-    mode=dict(type="str", default="2770"),
-    members=dict(
-        type="list", elements="dict", default=[],
-        options=dict(name=dict(type="str", required=True), uid=dict(type="int", required=True)),
-    ),
-    acl=dict(type="bool", default=False),
-    project_quota=dict(
-        type="dict",
-        options=dict(project_id=dict(type="int", required=True), block_hard_limit_gib=dict(type="int"), inode_hard_limit=dict(type="int")),
-    ),
-    on_remove=dict(type="str", choices=["keep", "archive", "delete"], default="keep"),
-    confirm_delete=dict(type="str"),
-    s3_link=dict(type="bool", default=False),
-    file_system_id=dict(type="str"),
-    bucket=dict(type="str"),
-    cost_center=dict(type="str"),
-    tag_keys=dict(type="dict", no_log=False),
-    tags=dict(type="dict"),
-    wait=dict(type="bool", default=True),
-    wait_timeout=dict(type="int", default=600),
-)
-
-
-def _run(module):
-    return module.run_command
-
-
-def _which(module):
-    return module.get_bin_path
-
-
-def present(module, client):
-    p = module.params
-    if client is not None:
-        # A link to another S3 path cannot be corrected in place: fail before writing anything.
-        team_dirs.check_team(p["team"])
-        data_repository.check_association(client, p["file_system_id"], p["team"], p["bucket"])
-    changed, before, after, result = team_dirs.ensure_present(
-        p["root"], p["team"], p["uid"], p["gid"], p["mode"], p["members"], module.check_mode, require_mount=p["require_mount"],
-    )
-    diff_before, diff_after = {"directories": before}, {"directories": after}
-    for name in result["unlisted_homes"]:
-        module.warn("%s belongs to no listed member; it was left as it is" % name)
-    if p["acl"]:
-        result["acl"] = team_dirs.ensure_acl(result["path"], p["gid"], p["mode"], module.check_mode, _run(module), _which(module))
-    if p["project_quota"]:
-        result["project_quota"] = team_dirs.ensure_project_quota(p["root"], result["path"], p["project_quota"], module.check_mode, _run(module), _which(module))
-    for key in ("acl", "project_quota"):
-        if key in result:
-            changed = changed or result[key]["changed"]
-            if not result[key]["supported"]:
-                module.warn("%s unsupported: %s" % (key, result[key]["reason"]))
-    if client is not None:
-        tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
-        link_changed, link_before, link_after = data_repository.ensure_association_present(
-            client, p["file_system_id"], p["team"], p["bucket"], tags, module.check_mode, p["wait"], p["wait_timeout"],
-        )
-        changed = changed or link_changed
-        diff_before["association"], diff_after["association"] = link_before, link_after
-        result["association"] = link_after
-    return changed, diff_before, diff_after, result
-
-
-def absent(module, client):
-    p = module.params
-    diff_before, diff_after, result, changed = {}, {}, {}, False
-    # Refuse bad input before anything changes, the association included.
-    team_dirs.check_absent(p["root"], p["team"], p["on_remove"], p["confirm_delete"], p["require_mount"])
-    if client is not None:
-        # The link goes first, so nothing is exported from (or imported into) a directory being archived or deleted.
-        changed, link_before, link_after = data_repository.ensure_association_absent(
-            client, p["file_system_id"], p["team"], module.check_mode, p["wait"], p["wait_timeout"],
-        )
-        diff_before["association"], diff_after["association"] = link_before, link_after
-        result["association"] = link_after
-    dir_changed, before, after, details = team_dirs.ensure_absent(
-        p["root"], p["team"], p["on_remove"], module.check_mode, confirm_delete=p["confirm_delete"], require_mount=p["require_mount"],
-    )
-    result.update(details)
-    diff_before["directories"], diff_after["directories"] = before, after
-    if details["action"] == "kept":
-        module.warn("%s was kept (on_remove=keep); archive or delete it when the team's data is no longer needed" % details["path"])
-    return changed or dir_changed, diff_before, diff_after, result
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_dirs import MODULE_OPTIONS, converge
 
 
 def main():
-    module = AnsibleAWSModule(
-        argument_spec=ARGUMENT_SPEC,
-        required_if=[("state", "present", ["gid"]), ("s3_link", True, ["file_system_id", "bucket"])],
-        supports_check_mode=True,
-    )
-    try:
-        client = module.client("fsx", retry_decorator=aws_retry()) if module.params["s3_link"] else None
-        handler = present if module.params["state"] == "present" else absent
-        changed, before, after, result = handler(module, client)
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    except OSError as e:
-        module.fail_json(msg="%s: %s" % (e.filename or module.params["root"], e.strerror or e), errno=e.errno)
-    module.exit_json(changed=changed, diff={"before": before, "after": after}, **result)
+    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
 
 
 if __name__ == "__main__":

@@ -334,80 +334,12 @@ team_names:
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import permission_set
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import MODULE_OPTIONS, converge
 
 
 def main():
-    reference = dict(name=dict(type="str", required=True), path=dict(type="str", default="/"))
-    argument_spec = dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-        instance_arn=dict(type="str"),
-        identity_store_id=dict(type="str"),
-        identity_center_group_ids=dict(type="dict"),
-        permission_set_arn=dict(type="str"),
-        name=dict(type="str"),
-        team=dict(type="str"),
-        name_prefix=dict(type="str", default="hyperpod"),
-        team_policy=dict(
-            type="dict",
-            options=dict(
-                account_id=dict(type="str", required=True),
-                region=dict(type="str", required=True),
-                data_bucket=dict(type="str", required=True),
-                hyperpod_cluster_arn=dict(type="str", required=True),
-                eks_cluster_arn=dict(type="str", required=True),
-                tag_keys=dict(type="dict", no_log=False),
-            ),
-        ),
-        description=dict(type="str"),
-        session_duration=dict(type="str"),
-        relay_state=dict(type="str"),
-        inline_policy=dict(type="raw"),
-        managed_policies=dict(type="list", elements="str"),
-        customer_managed_policies=dict(type="list", elements="dict", options=reference),
-        purge_managed_policies=dict(type="bool", default=True),
-        permissions_boundary=dict(
-            type="dict",
-            options=dict(managed_policy_arn=dict(type="str"), customer_managed_policy_reference=dict(type="dict", options=reference)),
-        ),
-        groups=dict(type="list", elements="str"),
-        accounts=dict(type="list", elements="str"),
-        purge_assignments=dict(type="bool", default=True),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=600),
-    )
-    module = AnsibleAWSModule(
-        argument_spec=argument_spec,
-        supports_check_mode=True,
-        required_together=[["groups", "accounts"]],
-        required_one_of=[["name", "team"]],
-        mutually_exclusive=[["name", "team"], ["inline_policy", "team_policy"]],
-    )
-    params = module.params
-    try:
-        params = permission_set.apply_team(params)
-        client = module.client("sso-admin", retry_decorator=aws_retry())
-        if params["state"] == "present":
-            identitystore = module.client("identitystore", retry_decorator=aws_retry())
-            changed, before, after = permission_set.ensure_present(client, identitystore, params, module.check_mode)
-        else:
-            changed, before, after = permission_set.ensure_absent(client, params, module.check_mode)
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    extra = {}
-    if params.get("team"):
-        extra["team_names"] = permission_set.team_names(params["team"], params["name_prefix"])
-    module.exit_json(
-        changed=changed,
-        permission_set=after,
-        permission_set_arn=after.get("permission_set_arn") or "",
-        role_name_pattern=permission_set.role_name_pattern(params["name"]),
-        diff={"before": before, "after": after},
-        **extra
-    )
+    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
 
 
 if __name__ == "__main__":

@@ -133,47 +133,13 @@ objects:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import data_repository, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
-ARGUMENT_SPEC = dict(
-    state=dict(type="str", choices=["present", "absent"], default="present"),
-    team=dict(type="str", required=True),
-    bucket=dict(type="str", required=True),
-    on_remove=dict(type="str", choices=["keep", "delete"], default="keep"),
-    confirm_delete=dict(type="str"),
-    cost_center=dict(type="str"),
-    tag_keys=dict(type="dict", no_log=False),
-    tags=dict(type="dict"),
-)
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.data_repository import PREFIX_MODULE_OPTIONS, converge_prefix
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
 
 
 def main():
-    module = AnsibleAWSModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    p = module.params
-    result = {}
-    try:
-        problems = naming.name_problems(p["team"])
-        if problems:
-            raise InputError(message="team %r %s" % (p["team"], "; ".join(problems)))
-        if p["state"] == "absent" and p["on_remove"] == "delete" and p["confirm_delete"] != p["team"]:
-            raise InputError(message="on_remove=delete deletes every object under s3://%s/%s: set confirm_delete to the team name (%r) to confirm" % (
-                p["bucket"], naming.s3_prefix(p["team"]), p["team"]))
-        client = module.client("s3", retry_decorator=aws_retry())
-        if p["state"] == "present":
-            tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
-            changed, before, after = data_repository.ensure_prefix_present(client, p["bucket"], p["team"], tags, module.check_mode)
-        else:
-            changed, before, after, details = data_repository.ensure_prefix_absent(
-                client, p["bucket"], p["team"], p["on_remove"], module.check_mode, confirm_delete=p["confirm_delete"],
-            )
-            result.update(details)
-            if details["action"] == "kept":
-                module.warn("%d objects under s3://%s/%s were kept (on_remove=keep)" % (details["objects"], p["bucket"], naming.s3_prefix(p["team"])))
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(changed=changed, prefix=after, diff={"before": before, "after": after}, **result)
+    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **PREFIX_MODULE_OPTIONS), converge_prefix)
 
 
 if __name__ == "__main__":

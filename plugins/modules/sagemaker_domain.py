@@ -307,72 +307,12 @@ retained:
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.domain import DomainManager
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.domain import MODULE_OPTIONS, converge
 
 
 def main():
-    argument_spec = dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-        team=dict(type="str", required=True),
-        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
-        name=dict(type="str"),
-        auth_mode=dict(type="str", choices=["SSO", "IAM"]),
-        vpc_id=dict(type="str"),
-        subnet_ids=dict(type="list", elements="str"),
-        security_group_ids=dict(type="list", elements="str"),
-        app_network_access_type=dict(type="str", choices=["VpcOnly", "PublicInternetOnly"]),
-        execution_role=dict(type="str"),
-        fsx_lustre=dict(
-            type="dict",
-            options=dict(file_system_id=dict(type="str", required=True), path=dict(type="str", default="/")),
-        ),
-        studio_web_portal=dict(type="str", choices=["enabled", "disabled"]),
-        default_landing_uri=dict(type="str"),
-        tag_propagation=dict(type="bool", default=True),
-        user_profiles=dict(
-            type="list",
-            elements="dict",
-            options=dict(
-                name=dict(type="str", required=True),
-                sso_user_name=dict(type="str"),
-                execution_role=dict(type="str"),
-                fsx_path=dict(type="str"),
-            ),
-        ),
-        purge_user_profiles=dict(type="bool", default=False),
-        identity_center_group=dict(type="str"),
-        identity_center_instance_arn=dict(type="str"),
-        identity_store_id=dict(type="str"),
-        identity_center_group_ids=dict(type="dict"),
-        retain_home_efs=dict(type="bool", default=True),
-        cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", no_log=False),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=1800),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    clients = {}
-
-    def client(service):
-        if service not in clients:
-            clients[service] = module.client(service, retry_decorator=aws_retry())
-        return clients[service]
-
-    result = {}
-    try:
-        manager = DomainManager(client, module.params, check_mode=module.check_mode, warn=module.warn)
-        if module.params["state"] == "present":
-            changed, before, after, domain = manager.ensure_present()
-        else:
-            changed, before, after, domain, retained = manager.ensure_absent()
-            result["retained"] = retained
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(changed=changed, domain=domain, diff={"before": before, "after": after}, **result)
+    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
 
 
 if __name__ == "__main__":

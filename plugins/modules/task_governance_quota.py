@@ -286,65 +286,12 @@ local_queue:
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.quota import QuotaManager
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
-
-
-def resource_spec():
-    return dict(
-        instance_type=dict(type="str", required=True),
-        count=dict(type="int"),
-        accelerators=dict(type="int"),
-        vcpu=dict(type="float"),
-        memory_gib=dict(type="float"),
-        accelerator_partition=dict(
-            type="dict",
-            options=dict(type=dict(type="str", required=True), count=dict(type="int", required=True)),
-        ),
-    )
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.quota import MODULE_OPTIONS, converge
 
 
 def main():
-    argument_spec = dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-        team=dict(type="str", required=True),
-        cluster=dict(type="str", required=True),
-        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
-        resources=dict(type="list", elements="dict", options=resource_spec()),
-        sharing=dict(type="str", choices=["lend", "dont_lend", "lend_and_borrow"]),
-        borrow_limit=dict(type="int"),
-        absolute_borrow_limits=dict(type="list", elements="dict", options=resource_spec()),
-        preempt=dict(type="str", choices=["never", "lower_priority"]),
-        fair_share_weight=dict(type="int"),
-        activation=dict(type="str", choices=["enabled", "disabled"]),
-        description=dict(type="str"),
-        cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", no_log=False),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=900),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    team = module.params["team"]
-    try:
-        client = module.client("sagemaker", retry_decorator=aws_retry())
-        manager = QuotaManager(client, module.params, check_mode=module.check_mode, warn=module.warn)
-        if module.params["state"] == "present":
-            changed, before, after, quota = manager.ensure_present()
-        else:
-            changed, before, after, quota = manager.ensure_absent()
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(
-        changed=changed,
-        quota=quota,
-        namespace=naming.namespace(team),
-        local_queue=naming.local_queue(team),
-        diff={"before": before, "after": after},
-    )
+    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
 
 
 if __name__ == "__main__":

@@ -170,55 +170,12 @@ budget:
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
-
-
-@CostErrorHandler.common_error_handler("read the caller's account")
-def caller_account(module):
-    sts = module.client("sts", retry_decorator=aws_retry())
-    return sts.get_caller_identity()["Account"]
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.budget import MODULE_OPTIONS, converge
 
 
 def main():
-    argument_spec = dict(
-        team=dict(type="str", required=True),
-        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-        monthly_usd=dict(type="float"),
-        thresholds=dict(type="list", elements="float", default=[80, 100]),
-        forecast_thresholds=dict(type="list", elements="float", default=[100]),
-        notify=dict(type="list", elements="str", default=[]),
-        cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", default={"team": "team", "cost_center": "cost-center"}, no_log=False),
-        account_id=dict(type="str"),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    p = module.params
-    try:
-        name = naming.budget_name(p["team"], p["name_prefix"])
-        if p["state"] == "present":
-            budget.validate(p["team"], p["name_prefix"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"])
-        client = module.client("budgets", retry_decorator=aws_retry())
-        account_id = p["account_id"] or caller_account(module)
-        if p["state"] == "absent":
-            changed, before, after = budget.ensure_absent(client, account_id, name, module.check_mode)
-        else:
-            tag_keys = dict({"team": "team", "cost_center": "cost-center"}, **(p["tag_keys"] or {}))
-            wanted_budget, wanted_notifications = budget.desired(
-                p["team"], p["name_prefix"], tag_keys["team"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"]
-            )
-            tags = naming.team_tags(p["team"], p["cost_center"], tag_keys, p["tags"])
-            changed, before, after = budget.ensure_present(
-                # Without O(tags) only the team tags are ensured; other tags are left alone.
-                client, account_id, wanted_budget, wanted_notifications, tags, p["purge_tags"] and p["tags"] is not None, module.check_mode
-            )
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(changed=changed, budget=after, diff={"before": before, "after": after})
+    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
 
 
 if __name__ == "__main__":

@@ -163,45 +163,12 @@ role:
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler, HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
-
-ARGUMENT_SPEC = dict(
-    state=dict(type="str", choices=["present", "absent"], default="present"),
-    team=dict(type="str", required=True),
-    name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
-    description=dict(type="str"),
-    data_bucket=dict(type="str"),
-    account_id=dict(type="str"),
-    cost_center=dict(type="str"),
-    tag_keys=dict(type="dict", no_log=False),
-    tags=dict(type="dict", aliases=["resource_tags"]),
-    purge_tags=dict(type="bool", default=True),
-)
-
-
-@HyperPodErrorHandler.common_error_handler("read the caller's account")
-def caller_account(module):
-    return module.client("sts", retry_decorator=aws_retry()).get_caller_identity()["Account"]
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.execution_role import MODULE_OPTIONS, converge
 
 
 def main():
-    module = AnsibleAWSModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    p = module.params
-    try:
-        execution_role.validate(p)
-        client = module.client("iam", retry_decorator=aws_retry())
-        if p["state"] == "absent":
-            name = execution_role.role_name(p["team"], p["name_prefix"])
-            changed, before, after = execution_role.ensure_absent(client, name, module.check_mode)
-        else:
-            changed, before, after = execution_role.ensure_present(
-                client, execution_role.desired(p), module.check_mode, account_id=lambda: p["account_id"] or caller_account(module)
-            )
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(changed=changed, role=after, diff={"before": before, "after": after})
+    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
 
 
 if __name__ == "__main__":

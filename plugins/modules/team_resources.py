@@ -1,0 +1,152 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: team_resources
+short_description: Build or converge all of one team's resources in one module run
+version_added: 0.2.0
+description:
+  - Converges the layers of one team, in this order, exactly as their own modules would, and in one
+    process. Each layer option takes the options of its module and is left out to skip the layer.
+  - O(permission_set) (M(hyperpod.tenancy.identity_center_permission_set)), O(access_entry)
+    (M(hyperpod.tenancy.eks_access_entry)), O(execution_role) (M(hyperpod.tenancy.team_execution_role)),
+    O(domain) (M(hyperpod.tenancy.sagemaker_domain)), O(quota) (M(hyperpod.tenancy.task_governance_quota)),
+    O(s3_prefix) (M(hyperpod.tenancy.s3_team_prefix)), O(directories) (M(hyperpod.tenancy.fsx_team_dir)),
+    O(budget) (M(hyperpod.tenancy.team_budget)).
+  - Why one module: a module run spends most of a no-op's time on Python, AnsiballZ and boto3 before
+    its first API call. The eight layers of a team in one run pay that once and share one client per
+    service; the checks and API calls are those of the layers' modules.
+  - Every layer's options are checked before any layer runs; bad input fails naming the team, the
+    layer and the option, with nothing changed.
+  - A layer's O(team) defaults to O(team). The domain's C(execution_role) defaults to the ARN of the
+    role O(execution_role) converged.
+  - Builds and converges only (C(state=present)). Offboarding has an order and data choices of its
+    own; C(playbooks/remove_team.yml) and the layers' modules do it.
+  - When a layer fails, the layers before it stay as they were converged; the failure reports them in RV(layers).
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  team:
+    description:
+      - The team. Lower-case letters, digits and inner hyphens.
+    type: str
+    required: true
+  permission_set:
+    description: Options of M(hyperpod.tenancy.identity_center_permission_set) for the team's permission set.
+    type: dict
+  access_entry:
+    description: Options of M(hyperpod.tenancy.eks_access_entry) for the team's kubectl access.
+    type: dict
+  execution_role:
+    description: Options of M(hyperpod.tenancy.team_execution_role) for the team's Studio execution role.
+    type: dict
+  domain:
+    description: Options of M(hyperpod.tenancy.sagemaker_domain) for the team's SageMaker domain.
+    type: dict
+  quota:
+    description: Options of M(hyperpod.tenancy.task_governance_quota) for the team's compute quota.
+    type: dict
+  s3_prefix:
+    description: Options of M(hyperpod.tenancy.s3_team_prefix) for the team's prefix in the data bucket.
+    type: dict
+  directories:
+    description: Options of M(hyperpod.tenancy.fsx_team_dir) for the team's directories on FSx.
+    type: dict
+  budget:
+    description: Options of M(hyperpod.tenancy.team_budget) for the team's monthly budget.
+    type: dict
+notes:
+  - Warnings and check mode are those of the layers' modules.
+extends_documentation_fragment:
+  - hyperpod.tenancy.attributes
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Converge team vision's permission set, kubectl access, quota and budget
+  hyperpod.tenancy.team_resources:
+    team: vision
+    permission_set:
+      description: Team vision
+      groups: [TeamVision]
+      accounts: ["123456789012"]
+      managed_policies: []
+    access_entry:
+      cluster_name: hyperpod-eks
+      principal_arn: arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-vision_0123456789abcdef
+      kubernetes_groups: [hyperpod-vision-users]
+      access_policies:
+        - name: AmazonSagemakerHyperpodTrainingPolicy
+          access_scope: {type: namespace, namespaces: [hyperpod-ns-vision]}
+    quota:
+      cluster: hyperpod-cluster
+      resources:
+        - instance_type: ml.p5.48xlarge
+          count: 2
+    budget:
+      monthly_usd: 25000
+      notify: [ml-platform@example.com]
+  register: vision
+
+- name: Show the quota's status
+  ansible.builtin.debug:
+    msg: "{{ vision.layers.quota.quota.status }}"
+"""
+
+RETURN = r"""
+layers:
+  description:
+    - The result of each layer that ran, by option name, as its module returns it (without C(diff)),
+      with its own C(changed).
+    - On failure, the layers that ran before the one that failed.
+  returned: always
+  type: dict
+  sample:
+    quota:
+      changed: false
+      quota: {compute_quota_id: q-0123456789ab, status: Created}
+      namespace: hyperpod-ns-vision
+      local_queue: hyperpod-ns-vision-localqueue
+    budget:
+      changed: true
+      budget: {budget_name: hyperpod-vision-monthly}
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext, os_error_message
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS, converge_team, validated_layers
+
+
+def main():
+    argument_spec = dict(team=dict(type="str", required=True))
+    argument_spec.update((option, dict(type="dict")) for option, _module, _options, _converge in LAYERS)
+    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    team, layers, done = module.params["team"], [], {}
+    try:
+        layers = validated_layers(team, module.params, module.no_log_values)
+        changed, diff = converge_team(LayerContext(module), team, layers, done)
+    except HyperPodError as e:
+        failed = next((option for option, _converge, _params in layers if option not in done), None)
+        message = "team %r, %s: %s" % (team, failed, e.message) if failed else e.message
+        changed = any(result["changed"] for result in done.values())
+        if e.exception:
+            module.fail_json_aws(e.exception, msg=message, layers=done, changed=changed)
+        module.fail_json(msg=message, layers=done, changed=changed)
+    except OSError as e:
+        module.fail_json(msg="team %r, directories: %s" % (team, os_error_message(e, None)), errno=e.errno, layers=done)
+    module.exit_json(changed=changed, layers=done, diff=diff)
+
+
+if __name__ == "__main__":
+    main()
