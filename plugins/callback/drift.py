@@ -52,7 +52,7 @@ class CallbackModule(CallbackBase):
         if task.action in ("ansible.builtin.include_role", "include_role", "ansible.builtin.set_fact", "set_fact"):
             return
         team = result._host.get_vars().get("hyperpod_team_name", result._host.get_name())
-        drift.record(team, task.get_name(), task.action, result._result.get("diff", {}))
+        drift.record_result(team, task.get_name(), task.action, result._result)
 
     def v2_playbook_on_stats(self, stats):
         if not self._used:

@@ -105,9 +105,10 @@ def _domain(team, shared, settings):
     sso = (workspace.get("auth_mode") or "SSO") == "SSO"
     group_ids = shared.get("identity_center_group_ids") or {}
     group = team["identity_center_group"]
+    prefix = shared.get("name_prefix") or naming.DEFAULT_PREFIX
     options = dict(
         team=team["name"],
-        name_prefix=shared.get("name_prefix") or naming.DEFAULT_PREFIX,
+        name_prefix=prefix,
         auth_mode=workspace.get("auth_mode") or "SSO",
         # shared_info read it once per run and checked that every shared subnet is in it.
         vpc_id=shared["vpc_id"],
@@ -127,14 +128,26 @@ def _domain(team, shared, settings):
             identity_store_id=shared.get("identity_store_id") or None,
             identity_center_group_ids={group: group_ids[group]} if group in group_ids else None,
         ))
-    return dict(options, **_given(tags=team.get("tags"), wait_timeout=settings.get("workspace_wait_timeout")))
+    return dict(
+        options,
+        **_given(
+            tags=team.get("tags"),
+            wait_timeout=settings.get("workspace_wait_timeout"),
+            # shared_info listed the domains once per run: the module describes this one instead of listing them all.
+            domain_id=(shared.get("domain_ids") or {}).get(naming.domain_name(team["name"], prefix)),
+        )
+    )
 
 
 def _quota(team, shared, settings):
     quota = team["quota"]
+    cluster = settings.get("quota_cluster") or shared["cluster_arn"]
+    # shared_info described the shared cluster once per run: its capacity spares each quota a DescribeCluster.
+    shared_cluster = shared.get("cluster_arn") and cluster in (shared["cluster_arn"], shared.get("cluster_name"))
+    capacity = shared.get("cluster_capacity") if shared_cluster else None
     return dict(
         team=team["name"],
-        cluster=settings.get("quota_cluster") or shared["cluster_arn"],
+        cluster=shared["cluster_arn"] if capacity is not None else cluster,
         name_prefix=shared.get("name_prefix") or naming.DEFAULT_PREFIX,
         resources=quota["resources"],
         description=team.get("description") or "Team %s" % team["name"],
@@ -149,6 +162,7 @@ def _quota(team, shared, settings):
                 fair_share_weight=quota.get("fair_share_weight"),
                 activation=quota.get("activation") or None,
                 wait_timeout=settings.get("quota_wait_timeout"),
+                cluster_capacity=capacity,
             )
         )
     )
@@ -194,25 +208,29 @@ def _budget(team, shared):
     )
 
 
-def team_layer_args(team, shared, settings=None):
-    """The options of hyperpod.tenancy.team_resources for one normalized team: a layer each, none for a layer the team does not use."""
+def team_layer_args(team, shared, settings=None, layers=None):
+    """The options of hyperpod.tenancy.team_resources for one normalized team: a layer each, none for a layer the team does not use.
+
+    ``layers`` limits them to those named (a layer role asks for its own).
+    """
     settings = {key: value for key, value in (settings or {}).items() if value is not None}
     tags = naming.team_tags(team["name"], team.get("cost_center"), shared.get("tag_keys") or None, team.get("tags"))
-    layers = dict(
-        team=team["name"],
-        permission_set=_permission_set(team, shared, settings, tags),
-        access_entry=_access_entry(team, shared, tags),
-        s3_prefix=_s3_prefix(team, shared),
-    )
+    used = {
+        "permission_set": lambda: _permission_set(team, shared, settings, tags),
+        "access_entry": lambda: _access_entry(team, shared, tags),
+        "s3_prefix": lambda: _s3_prefix(team, shared),
+    }
     if (team.get("workspace") or {}).get("enabled", True):
-        layers.update(execution_role=_execution_role(team, shared), domain=_domain(team, shared, settings))
+        used.update(execution_role=lambda: _execution_role(team, shared), domain=lambda: _domain(team, shared, settings))
     if team.get("quota") is not None:
-        layers["quota"] = _quota(team, shared, settings)
+        used["quota"] = lambda: _quota(team, shared, settings)
     if (team.get("storage") or {}).get("gid") is not None:
-        layers["directories"] = _directories(team, shared, settings)
+        used["directories"] = lambda: _directories(team, shared, settings)
     if (team.get("budget") or {}).get("monthly_usd") is not None:
-        layers["budget"] = _budget(team, shared)
-    return layers
+        used["budget"] = lambda: _budget(team, shared)
+    options = {"team": team["name"]}
+    options.update((layer, build()) for layer, build in used.items() if layers is None or layer in layers)
+    return options
 
 
 SUMMARY_COLUMNS = (

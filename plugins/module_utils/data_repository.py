@@ -218,12 +218,6 @@ class S3ErrorHandler(AWSErrorHandler):
         return is_boto3_error_code(["NoSuchKey", "404", "NotFound"])
 
 
-@S3ErrorHandler.list_error_handler("read the team prefix marker", None)
-@aws_retry()
-def _head(client, bucket, key):
-    return client.head_object(Bucket=bucket, Key=key)
-
-
 @S3ErrorHandler.list_error_handler("read the team prefix marker's tags", None)
 @aws_retry()
 def _object_tags(client, bucket, key):
@@ -265,9 +259,9 @@ def _delete_keys(client, bucket, keys):
 
 def _prefix_state(client, bucket, team):
     key = naming.s3_prefix(team)
-    if _head(client, bucket, key) is None:
-        return {"bucket": bucket, "prefix": key, "marker": False, "tags": {}}
-    return {"bucket": bucket, "prefix": key, "marker": True, "tags": _object_tags(client, bucket, key) or {}}
+    # GetObjectTagging answers NoSuchKey for a missing marker: one read tells both whether it exists and its tags.
+    tags = _object_tags(client, bucket, key)
+    return {"bucket": bucket, "prefix": key, "marker": tags is not None, "tags": tags or {}}
 
 
 def ensure_prefix_present(client, bucket, team, tags, check_mode):

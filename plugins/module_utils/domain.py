@@ -12,6 +12,12 @@ collection manages, in snake_case. ``current_view`` reads it from AWS's answers;
 ``desired_view`` is the current view with the options the user set laid over it, so an
 option left unset never causes a change. ``changed`` is ``current != desired``.
 
+A user profile's view holds only what the run compares on it (``profile_keys``: its
+``sso_user_name``, ``execution_role`` and ``fsx_path`` options, when set). A profile with none
+of them is known from ``ListUserProfiles`` alone and is not described; its view is empty
+whether it was just created, updated, read again or predicted in check mode, and so is the
+same in every run (``profile_result`` renders it the same way in the result and the prediction).
+
 What AWS cannot change in place (the auth mode, the VPC, the Identity Center user of a
 user profile) and what AWS would reject (names outside the API's patterns, unknown
 Identity Center users and groups, a network change while apps run) fail with
@@ -35,8 +41,9 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Ide
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
-# botocore's patterns (DomainName, UserProfileName, FileSystemPath, RoleArn, SingleSignOnUserValue).
+# botocore's patterns (DomainName, DomainId, UserProfileName, FileSystemPath, RoleArn, SingleSignOnUserValue).
 NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+DOMAIN_ID_PATTERN = r"d-(-*[a-z0-9]){1,61}"
 FSX_PATH_PATTERN = r"\/\S*"
 FSX_ID_PATTERN = r"fs-[0-9a-f]{8,}"
 ROLE_PATTERN = r"arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+"
@@ -90,14 +97,57 @@ def _user_settings_view(settings):
     return view
 
 
-def _profile_view(profile):
+def profile_keys(params, auth_mode):
+    """{profile name: the view keys this run compares on it}, for the profiles that have any.
+
+    Only these profiles are described (DescribeUserProfile); the others are known from
+    ListUserProfiles, and their view is empty. The Identity Center user of a profile is compared
+    only when ``sso_user_name`` is given for it.
+    """
+    keys = {}
+    for profile in params.get("user_profiles") or []:
+        wanted = []
+        if auth_mode == "SSO" and profile.get("sso_user_name"):
+            wanted.append("single_sign_on_user_value")
+        if profile.get("execution_role"):
+            wanted.append("execution_role")
+        if profile.get("fsx_path"):
+            wanted.append("custom_file_systems")
+        if wanted:
+            keys[profile["name"]] = tuple(wanted)
+    return keys
+
+
+def _profile_view(profile, keys):
+    """The ``keys`` of a profile's view, from DescribeUserProfile (a ListUserProfiles summary has none)."""
     view = {"single_sign_on_user_value": profile.get("SingleSignOnUserValue")}
     view.update(_user_settings_view(profile.get("UserSettings")))
-    return dict((k, v) for k, v in view.items() if v is not None)
+    return dict((k, v) for k, v in view.items() if v is not None and k in keys)
 
 
-def current_view(domain, tags, profiles, group_ids):
-    """The managed members of a described domain, its tags, its profiles ({name: DescribeUserProfile})."""
+def profile_settings(params, profile, auth_mode):
+    """Everything a new profile is created with (``create_profile_request``), compared or not."""
+    settings = {}
+    if auth_mode == "SSO":
+        settings["single_sign_on_user_value"] = profile.get("sso_user_name") or profile["name"]
+    if profile.get("execution_role"):
+        settings["execution_role"] = profile["execution_role"]
+    if profile.get("fsx_path"):
+        settings["custom_file_systems"] = _profile_custom_file_systems(params, profile)
+    return settings
+
+
+def profile_result(domain_id, name, status, view):
+    """A user profile in the module's result: ListUserProfiles' fields (no timestamps) and its view."""
+    entry = {"domain_id": domain_id, "user_profile_name": name, "status": status, "user_settings": snake(user_settings_request(view))}
+    if view.get("single_sign_on_user_value"):
+        entry.update(single_sign_on_user_identifier="UserName", single_sign_on_user_value=view["single_sign_on_user_value"])
+    return entry
+
+
+def current_view(domain, tags, profiles, group_ids, keys=None):
+    """The managed members of a described domain, its tags, its profiles ({name: ListUserProfiles summary,
+    or DescribeUserProfile for those in ``keys``}) with the keys ``profile_keys`` gives for each."""
     if not domain:
         return {}
     view = {
@@ -107,7 +157,7 @@ def current_view(domain, tags, profiles, group_ids):
         "tag_propagation": (domain.get("TagPropagation") or "DISABLED") == "ENABLED",
         "default_user_settings": _user_settings_view(domain.get("DefaultUserSettings")),
         "tags": dict(tags or {}),
-        "user_profiles": dict((name, _profile_view(profile)) for name, profile in (profiles or {}).items()),
+        "user_profiles": dict((name, _profile_view(profile, (keys or {}).get(name, ()))) for name, profile in (profiles or {}).items()),
     }
     if domain.get("VpcId"):
         view["vpc_id"] = domain["VpcId"]
@@ -168,15 +218,12 @@ def desired_view(params, current, tags, group_id=None):
         settings["default_landing_uri"] = params["default_landing_uri"]
     view["tags"] = dict(tags)
     if params.get("user_profiles") is not None:
+        keys = profile_keys(params, view["auth_mode"])
         profiles = {} if params.get("purge_user_profiles") else dict(view["user_profiles"])
         for profile in params["user_profiles"]:
+            compared = keys.get(profile["name"], ())
             existing = dict(view["user_profiles"].get(profile["name"]) or {})
-            if view["auth_mode"] == "SSO":
-                existing.setdefault("single_sign_on_user_value", profile.get("sso_user_name") or profile["name"])
-            if profile.get("execution_role"):
-                existing["execution_role"] = profile["execution_role"]
-            if profile.get("fsx_path"):
-                existing["custom_file_systems"] = _profile_custom_file_systems(params, profile)
+            existing.update((k, v) for k, v in profile_settings(params, profile, view["auth_mode"]).items() if k in compared)
             profiles[profile["name"]] = existing
         view["user_profiles"] = profiles
     if group_id and view["auth_mode"] == "SSO":
@@ -272,6 +319,8 @@ def input_problems(params, auth_mode=None):
     ``auth_mode`` is ``effective_auth_mode`` once the existing domain is known.
     """
     problems = []
+    if params.get("domain_id") and not re.fullmatch(DOMAIN_ID_PATTERN, params["domain_id"]):
+        problems.append("domain_id: %r is not a domain id (d-...)" % params["domain_id"])
     if params.get("team"):
         problems.extend("team %r %s" % (params["team"], p) for p in naming.name_problems(params["team"], params.get("name_prefix") or naming.DEFAULT_PREFIX))
     name = domain_name(params)
@@ -339,7 +388,8 @@ def change_problems(current, desired, running_apps):
             problems.append("subnets can only be removed when no apps run (running: %s)" % apps)
     for name, profile in desired["user_profiles"].items():
         before = current["user_profiles"].get(name)
-        if before and before.get("single_sign_on_user_value") != profile.get("single_sign_on_user_value"):
+        # Compared only when the profile's sso_user_name is given (profile_keys): then both views hold it.
+        if before is not None and "single_sign_on_user_value" in profile and before.get("single_sign_on_user_value") != profile["single_sign_on_user_value"]:
             problems.append(
                 "user profile %s belongs to Identity Center user %s and cannot move to %s: remove it first"
                 % (name, before.get("single_sign_on_user_value"), profile.get("single_sign_on_user_value"))
@@ -520,36 +570,79 @@ class DomainManager:
     # reads
 
     def find(self):
-        """The domain's summary by name, or None; waits out a deletion in progress of the same name."""
+        """``(domain id, DescribeDomain or None)`` of the domain, or ``(None, None)``.
+
+        By ``domain_id`` when given (one DescribeDomain, whose answer ``read`` reuses), else by
+        name (ListDomains). A deletion in progress is waited out, except that a domain given by
+        id that is missing or being deleted fails with state present: the module never creates
+        a second domain for a team whose domain was resolved for it.
+        """
+        if self.params.get("domain_id"):
+            return self._find_by_id(self.params["domain_id"])
         found = [d for d in list_domains(self.client) if d["DomainName"] == self.name]
         if len(found) > 1:
             raise InputError(message="%d domains are named %s (%s); name one that is unique" % (len(found), self.name, ", ".join(d["DomainId"] for d in found)))
         if found and found[0].get("Status") == "Deleting":
             if self.check_mode:
-                return None
+                return None, None
             self._wait_domain(found[0]["DomainId"], (GONE,))
-            return None
-        return found[0] if found else None
+            return None, None
+        return (found[0]["DomainId"], None) if found else (None, None)
+
+    def _find_by_id(self, domain_id):
+        present = self.params.get("state", "present") == "present"
+        domain = describe_domain(self.client, domain_id)
+        if domain is None:
+            if present:
+                raise InputError(
+                    message="domain_id %s (domain %s) does not exist: it was resolved before it was deleted; run again without domain_id to find it by name"
+                    % (domain_id, self.name)
+                )
+            return None, None
+        if domain["DomainName"] != self.name:
+            raise InputError(message="domain_id %s is domain %s, not %s" % (domain_id, domain["DomainName"], self.name))
+        if domain.get("Status") == "Deleting":
+            if present:
+                raise InputError(message="domain %s (%s) is being deleted; run again once it is gone" % (self.name, domain_id))
+            if not self.check_mode:
+                self._wait_domain(domain_id, (GONE,))
+            return None, None
+        return domain_id, domain
+
+    def keys_for(self, domain):
+        """``profile_keys`` for ``domain`` (what is compared on each profile); none when deleting."""
+        if not domain or self.params.get("state", "present") != "present":
+            return {}
+        return profile_keys(self.params, effective_auth_mode(self.params, {"auth_mode": domain["AuthMode"]}))
 
     def _wait_domain(self, domain_id, ready):
         failed = FAILED if GONE not in ready else ()
         return wait_for_status(lambda: describe_domain(self.client, domain_id), "domain %s" % self.name, ready=ready, failed=failed, timeout=self.timeout)
 
-    def read(self, domain_id):
-        """DescribeDomain once it leaves a transitional status, with tags, profiles and assignments."""
-        domain = wait_for_status(
-            lambda: describe_domain(self.client, domain_id), "domain %s" % self.name, ready=("InService",) + FAILED + (GONE,), timeout=self.timeout
-        )
+    def read(self, domain_id, described=None):
+        """DescribeDomain once it leaves a transitional status, with tags, profiles and assignments.
+
+        ``described`` is a DescribeDomain answer already at hand. Profiles are ListUserProfiles
+        summaries, described only when the run compares something on them (``keys_for``).
+        """
+        if described is not None and described.get("Status") not in TRANSITIONAL:
+            domain = described
+        else:
+            domain = wait_for_status(
+                lambda: describe_domain(self.client, domain_id), "domain %s" % self.name, ready=("InService",) + FAILED + (GONE,), timeout=self.timeout
+            )
         if domain is None:
             return None, {}, {}, []
         tags = boto3_tag_list_to_ansible_dict(list_tags(self.client, domain["DomainArn"]))
+        keys = self.keys_for(domain)
         profiles = {}
         for summary in list_user_profiles(self.client, domain_id):
             if summary.get("Status") == "Deleting":
                 continue
-            profile = describe_user_profile(self.client, domain_id, summary["UserProfileName"])
+            name = summary["UserProfileName"]
+            profile = describe_user_profile(self.client, domain_id, name) if keys.get(name) else summary
             if profile is not None:
-                profiles[profile["UserProfileName"]] = profile
+                profiles[name] = profile
         group_ids = []
         if domain.get("SingleSignOnApplicationArn"):
             assignments = list_application_assignments(self.clients("sso-admin"), domain["SingleSignOnApplicationArn"])
@@ -602,15 +695,21 @@ class DomainManager:
             return {}
         result = snake(dict((k, v) for k, v in domain.items() if k != "ResponseMetadata"))
         result["tags"] = dict(tags)
+        keys = self.keys_for(domain)
         result["user_profiles"] = [
-            snake(dict((k, v) for k, v in profiles[name].items() if k != "ResponseMetadata")) for name in sorted(profiles)
+            profile_result(domain["DomainId"], name, profile.get("Status"), _profile_view(profile, keys.get(name, ())))
+            for name, profile in sorted(profiles.items())
         ]
         result["identity_center_group_ids"] = sorted(group_ids)
         return result
 
     @staticmethod
-    def predicted(view, domain=None):
-        """A result for check mode: what ``result`` will show once ``view`` is applied to ``domain``."""
+    def predicted(view, domain=None, current=None, statuses=None):
+        """A result for check mode: what ``result`` will show once ``view`` is applied to ``domain``.
+
+        ``current`` is the current view and ``statuses`` the profiles' ListUserProfiles statuses:
+        a profile the run leaves alone keeps its status; one it creates or updates ends InService.
+        """
         result = snake(dict((k, v) for k, v in (domain or {}).items() if k != "ResponseMetadata"))
         settings = dict(result.get("default_user_settings") or {})
         settings.update(snake(user_settings_request(view["default_user_settings"])))
@@ -626,13 +725,12 @@ class DomainManager:
         for key in ("vpc_id", "subnet_ids"):
             if view.get(key):
                 result[key] = copy.deepcopy(view[key])
-        profiles = []
-        for name, profile in sorted(view["user_profiles"].items()):
-            entry = {"domain_id": result.get("domain_id"), "user_profile_name": name, "user_settings": snake(user_settings_request(profile))}
-            if profile.get("single_sign_on_user_value"):
-                entry.update(single_sign_on_user_identifier="UserName", single_sign_on_user_value=profile["single_sign_on_user_value"])
-            profiles.append(entry)
-        result["user_profiles"] = profiles
+        before = (current or {}).get("user_profiles") or {}
+        statuses = statuses or {}
+        result["user_profiles"] = [
+            profile_result(result.get("domain_id"), name, statuses.get(name) if before.get(name) == profile else "InService", profile)
+            for name, profile in sorted(view["user_profiles"].items())
+        ]
         return result
 
     # present
@@ -641,9 +739,11 @@ class DomainManager:
         problems = input_problems(self.params)
         if problems:
             raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
-        summary = self.find()
-        domain, tags, profiles, group_ids = self.read(summary["DomainId"]) if summary else (None, {}, {}, [])
-        current = before = current_view(domain, tags, profiles, group_ids)
+        domain_id, described = self.find()
+        domain, tags, profiles, group_ids = self.read(domain_id, described) if domain_id else (None, {}, {}, [])
+        if domain is None and self.params.get("domain_id"):
+            raise InputError(message="domain %s (%s) was deleted while this run read it; run again" % (self.name, self.params["domain_id"]))
+        current = before = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
         auth_mode = effective_auth_mode(self.params, current)
         problems = input_problems(self.params, auth_mode) if auth_mode != effective_auth_mode(self.params) else []
         if problems:
@@ -661,7 +761,8 @@ class DomainManager:
             running = [a["AppName"] for a in self.running_apps(domain["DomainId"])] if self._network_change(current, desired) else []
             problems = change_problems(current, desired, running)
         if desired["auth_mode"] == "SSO":
-            new_users = [p["single_sign_on_user_value"] for name, p in desired["user_profiles"].items() if name not in current.get("user_profiles", {})]
+            creating = self.new_profile_settings(desired, current)
+            new_users = [creating[name]["single_sign_on_user_value"] for name in sorted(creating)]
             missing = self.missing_sso_users(new_users) if new_users else []
             if missing:
                 problems.append("Identity Center has no user named %s (SSO user profiles need one)" % ", ".join(missing))
@@ -670,19 +771,28 @@ class DomainManager:
         if current == desired:
             return False, current, desired, self.result(domain, tags, profiles, group_ids)
         if self.check_mode:
-            return True, current, desired, self.predicted(desired, domain)
+            statuses = dict((name, profile.get("Status")) for name, profile in profiles.items())
+            return True, current, desired, self.predicted(desired, domain, current, statuses)
         if domain is None:
             created = create_domain(self.client, create_domain_request(desired))
             domain = self._wait_domain(created["DomainId"], ("InService",))
             current = current_view(domain, desired["tags"], {}, [])
-            profiles = {}
         else:
             self._update_domain(domain, current, desired, to_set, to_unset)
-        self._sync_profiles(domain["DomainId"], current, desired, profiles)
+        self._sync_profiles(domain["DomainId"], current, desired)
         if domain.get("SingleSignOnApplicationArn") and self.params.get("identity_center_group"):
             self._sync_groups(domain["SingleSignOnApplicationArn"], current.get("identity_center_group_ids") or [], desired["identity_center_group_ids"])
         domain, tags, profiles, group_ids = self.read(domain["DomainId"])
-        return True, before, current_view(domain, tags, profiles, group_ids), self.result(domain, tags, profiles, group_ids)
+        after = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
+        return True, before, after, self.result(domain, tags, profiles, group_ids)
+
+    def new_profile_settings(self, desired, current):
+        """{name: profile_settings} of the profiles ``desired`` adds to ``current`` (all in O(user_profiles))."""
+        wanted = dict((p["name"], p) for p in self.params.get("user_profiles") or [])
+        existing = current.get("user_profiles") or {}
+        return dict(
+            (name, profile_settings(self.params, wanted[name], desired["auth_mode"])) for name in desired["user_profiles"] if name not in existing
+        )
 
     @staticmethod
     def _network_change(current, desired):
@@ -700,15 +810,16 @@ class DomainManager:
         if to_unset:
             delete_tags(self.client, domain["DomainArn"], to_unset)
 
-    def _sync_profiles(self, domain_id, current, desired, profiles):
+    def _sync_profiles(self, domain_id, current, desired):
         waiting = []
         profile_tags = naming.team_tags(self.params["team"], self.params.get("cost_center"), self.params.get("tag_keys"), extra=self.params.get("tags") or {})
+        creating = self.new_profile_settings(desired, current)
         for name in sorted(set(current.get("user_profiles", {})) - set(desired["user_profiles"])):
             self.remove_profile(domain_id, name)
         for name, view in sorted(desired["user_profiles"].items()):
             before = current.get("user_profiles", {}).get(name)
             if before is None:
-                create_user_profile(self.client, create_profile_request(domain_id, name, view, profile_tags))
+                create_user_profile(self.client, create_profile_request(domain_id, name, creating[name], profile_tags))
                 waiting.append(name)
                 continue
             request = update_profile_request(domain_id, name, before, view)
@@ -777,11 +888,13 @@ class DomainManager:
         problems = input_problems(self.params)
         if problems:
             raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
-        summary = self.find()
-        if summary is None:
+        domain_id, described = self.find()
+        if domain_id is None:
             return False, {}, {}, {}, {}
-        domain, tags, profiles, group_ids = self.read(summary["DomainId"])
-        before = current_view(domain, tags, profiles, group_ids)
+        domain, tags, profiles, group_ids = self.read(domain_id, described)
+        if domain is None:
+            return False, {}, {}, {}, {}
+        before = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
         retain = self.params.get("retain_home_efs", True)
         retained = {"home_efs_file_system_id": domain.get("HomeEfsFileSystemId")} if retain and domain.get("HomeEfsFileSystemId") else {}
         if self.check_mode:
@@ -833,6 +946,7 @@ MODULE_OPTIONS = dict(
         identity_center_instance_arn=dict(type="str"),
         identity_store_id=dict(type="str"),
         identity_center_group_ids=dict(type="dict"),
+        domain_id=dict(type="str"),
         retain_home_efs=dict(type="bool", default=True),
         cost_center=dict(type="str"),
         tag_keys=dict(type="dict", no_log=False),

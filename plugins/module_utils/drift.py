@@ -37,5 +37,21 @@ def record(team, task, module, diff):
     RECORDED.setdefault(team, []).append({"task": task, "module": module, "fields": fields_of(diff)})
 
 
+def record_result(team, task, module, result):
+    """A changed task's drift. A team_resources run is one change per layer that changed, under that layer's module."""
+    layers, diff = result.get("layers"), result.get("diff", {})
+    if not isinstance(layers, dict) or not isinstance(diff, dict):
+        record(team, task, module, diff)
+        return
+    # Only team_resources returns layers; its layer table loads every layer, so only when one ran.
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS
+
+    modules = dict((option, name) for option, name, _options, _converge in LAYERS)
+    for option, outcome in layers.items():
+        if outcome.get("changed"):
+            layer_diff = {"before": (diff.get("before") or {}).get(option), "after": (diff.get("after") or {}).get(option)}
+            record(team, "%s (%s)" % (task, option), "hyperpod.tenancy.%s" % modules.get(option, option), layer_diff)
+
+
 def summary():
     return dict((team, list(changes)) for team, changes in sorted(RECORDED.items()))

@@ -13,7 +13,9 @@ HyperPod replaces a faulty node or while a group is still being created, and a q
 fits the configured cluster must not start failing then. Only ``count`` (whole instances)
 is added up against it; fine-grained amounts (accelerators, vCPU, memory, MIG partitions)
 are checked only for an instance type the cluster has. Quotas that are ``Disabled`` guarantee
-nothing and are left out of the sum, ours included.
+nothing and are left out of the sum, ours included. The option ``cluster_capacity`` gives that
+sum already counted (``hyperpod.tenancy.shared_info`` describes the cluster once per run); the
+cluster is then not described, and ``cluster`` must be its ARN.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -51,6 +53,7 @@ MAX_AMOUNT = 10000000
 BORROW_LIMIT_RANGE = (0, 10000)
 WEIGHT_RANGE = (0, 100)
 MAX_DESCRIPTION = 1024
+CLUSTER_ARN_PATTERN = r"arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:cluster/[a-z0-9]{12}"
 AMOUNTS = (("count", "Count", int), ("accelerators", "Accelerators", int), ("vcpu", "VCpu", float), ("memory_gib", "MemoryInGiB", float))
 
 
@@ -269,6 +272,22 @@ def cluster_capacity(cluster):
     return capacity
 
 
+def given_capacity(params):
+    """``(capacity, problems)`` of the ``cluster_capacity`` option: {instance type: count}, or None when unset."""
+    given = params.get("cluster_capacity")
+    if given is None:
+        return None, []
+    problems, capacity = [], {}
+    if not re.fullmatch(CLUSTER_ARN_PATTERN, params.get("cluster") or ""):
+        problems.append("cluster: %r must be the cluster's ARN when cluster_capacity is given" % params.get("cluster"))
+    for instance_type, count in sorted(given.items()):
+        if isinstance(count, bool) or not re.fullmatch(r"[0-9]+", str(count)):
+            problems.append("cluster_capacity.%s: %r is not a whole number of instances" % (instance_type, count))
+        else:
+            capacity[instance_type] = int(count)
+    return capacity, problems
+
+
 def guaranteed_counts(settings):
     """{instance type: count} a quota guarantees; empty when it is disabled."""
     if not settings or settings.get("ActivationState", "Enabled") != "Enabled":
@@ -380,8 +399,9 @@ class QuotaManager:
         self.warn = warn or (lambda message: None)
         self.team = params["team"]
         self.name = naming.quota_name(self.team, params.get("name_prefix") or naming.DEFAULT_PREFIX)
-        self.cluster = None
+        self.cluster_label = None
         self.cluster_arn = None
+        self.capacity = None
         self.deleting = None
 
     def model_enums(self):
@@ -395,12 +415,20 @@ class QuotaManager:
     # reads
 
     def read_cluster(self):
+        """The cluster's ARN and capacity: from ``cluster_capacity`` when given, else DescribeCluster."""
+        capacity, problems = given_capacity(self.params)
+        if problems:
+            raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
+        if capacity is not None:
+            self.cluster_label = self.cluster_arn = self.params["cluster"]
+            self.capacity = capacity
+            return
         cluster = describe_cluster(self.client, self.params["cluster"])
         if cluster is None:
             raise InputError(message="HyperPod cluster %s was not found" % self.params["cluster"])
-        self.cluster = cluster
+        self.cluster_label = cluster["ClusterName"]
         self.cluster_arn = cluster["ClusterArn"]
-        return cluster
+        self.capacity = cluster_capacity(cluster)
 
     def read_quotas(self):
         """(this team's summary or None, {other team: settings}) on the cluster, deleted ones left out.
@@ -476,7 +504,7 @@ class QuotaManager:
         current = current_settings(quota)
         problems = input_problems(self.params, current, *self.model_enums())
         desired = desired_settings(self.params, current)
-        problems.extend(capacity_problems(self.cluster["ClusterName"], cluster_capacity(self.cluster), desired, others))
+        problems.extend(capacity_problems(self.cluster_label, self.capacity, desired, others))
         if problems:
             raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
         if quota is None:
@@ -617,6 +645,7 @@ MODULE_OPTIONS = dict(
         tag_keys=dict(type="dict", no_log=False),
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
+        cluster_capacity=dict(type="dict"),
         wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=900),
     ),

@@ -7,7 +7,9 @@
 Besides the account and the clusters, the lookups each team's modules would otherwise
 repeat per team: the shared subnets' VPC, the teams' Identity Center group ids, the
 permission sets' ARNs by name (Identity Center can only find a permission set by name by
-describing every one of them) and the roles Identity Center made for them.
+describing every one of them), the roles Identity Center made for them, the teams' domain
+ids (SageMaker finds a domain by name only by listing every domain) and the HyperPod
+cluster's capacity per instance type (what each team's quota is checked against).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,7 +18,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, identity_store, permission_set
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, domain, identity_store, permission_set, quota
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
@@ -26,8 +28,8 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_
 
 @SageMakerErrorHandler.list_error_handler("describe the HyperPod cluster", None)
 @aws_retry()
-def _hyperpod_cluster_arn(client, name):
-    return client.describe_cluster(ClusterName=name)["ClusterArn"]
+def _describe_hyperpod_cluster(client, name):
+    return client.describe_cluster(ClusterName=name)
 
 
 @EksErrorHandler.list_error_handler("describe the EKS cluster", None)
@@ -103,9 +105,24 @@ def sso_role_arns(iam, names):
     return dict((name, arns[0]) for name, arns in by_name.items() if len(arns) == 1)
 
 
-def read_team_lookups(module, shared, team_groups, permission_sets, subnet_ids):
+def domain_ids(sagemaker, names):
+    """{domain name: domain id} of the domains named in ``names``, from one ListDomains in pages of 100.
+
+    A domain being deleted, and a name two domains share, are left out: sagemaker_domain then
+    looks the domain up by name itself (and waits for the deletion, or reports the duplicate).
+    """
+    wanted, found = set(names), {}
+    for summary in domain.list_domains(sagemaker):
+        if summary["DomainName"] in wanted:
+            found.setdefault(summary["DomainName"], []).append(summary)
+    return dict((name, same[0]["DomainId"]) for name, same in found.items() if len(same) == 1 and same[0].get("Status") != "Deleting")
+
+
+def read_team_lookups(module, shared, team_groups, permission_sets, subnet_ids, domain_names=()):
     """The per-team lookups, made once for all teams (see the module docstring)."""
     lookups = {}
+    if domain_names:
+        lookups["domain_ids"] = domain_ids(module.client("sagemaker"), domain_names)
     if subnet_ids:
         lookups["vpc_id"] = vpc_of(module.client("ec2"), subnet_ids)
     if team_groups:
@@ -129,11 +146,14 @@ def read_shared(module, cluster_name, eks_cluster_name, instance_arn=None):
     eks_arn = _eks_cluster_arn(module.client("eks"), eks_cluster_name)
     if eks_arn is None:
         raise HyperPodError(message="EKS cluster %s does not exist in %s" % (eks_cluster_name, module.region))
+    cluster = _describe_hyperpod_cluster(module.client("sagemaker"), cluster_name)
     return {
         "account_id": _account_id(module.client("sts")),
         "region": module.region,
         "cluster_name": cluster_name,
-        "cluster_arn": _hyperpod_cluster_arn(module.client("sagemaker"), cluster_name),
+        "cluster_arn": cluster["ClusterArn"] if cluster else None,
+        # What task_governance_quota checks each team's quota against (quota.cluster_capacity's rule).
+        "cluster_capacity": quota.cluster_capacity(cluster) if cluster else None,
         "eks_cluster_name": eks_cluster_name,
         "eks_cluster_arn": eks_arn,
         "identity_center_instance_arn": instances[0]["InstanceArn"],

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import UnsupportedError
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
     access_entry,
@@ -65,7 +66,11 @@ def validated_layers(team, given, no_log_values):
         params = _with_team(options, given[option], team)
         checked = ArgumentSpecValidator(**options).validate(params)
         no_log_values.update(checked._no_log_values)
-        problems.extend("%s (options of %s): %s" % (option, module_name, error) for error in checked.error_messages)
+        problems.extend(
+            # An unsupported option's message is only its name; basic.py puts the words in front of it.
+            "%s (options of %s): %s%s" % (option, module_name, "unsupported parameters " if isinstance(error, UnsupportedError) else "", error)
+            for error in checked.errors
+        )
         if not checked.error_messages:
             if checked.validated_parameters["state"] != "present":
                 problems.append("%s: team_resources only builds and converges; offboard with the layer's module or remove_team.yml" % option)

@@ -14,9 +14,14 @@ short_description: Manage a team's SageMaker AI domain (SageMaker Studio), its u
 version_added: 0.1.0
 description:
   - Creates, updates or deletes the SageMaker AI domain of one team, named
-    C(<name_prefix>-<team>) unless O(name) is given, and found by that name.
+    C(<name_prefix>-<team>) unless O(name) is given, and found by that name (C(ListDomains)),
+    or by O(domain_id) when it is already resolved.
   - Manages the domain's user profiles (O(user_profiles)); in an V(SSO) domain each profile
     belongs to the Identity Center user of the same name (or O(user_profiles[].sso_user_name)).
+  - A user profile is read with C(DescribeUserProfile) only when the module compares something
+    on it, that is when O(user_profiles[].sso_user_name), O(user_profiles[].execution_role) or
+    O(user_profiles[].fsx_path) is set for it; the others are known from C(ListUserProfiles)
+    alone, and only these options are compared and returned for them.
   - In an V(SSO) domain, assigns the team's Identity Center group (O(identity_center_group)) to
     the domain's Identity Center application, so that the group's members see the domain in
     their AWS access portal, and removes the assignments of other groups.
@@ -49,6 +54,15 @@ options:
     description:
       - The domain name, instead of C(<name_prefix>-<team>).
       - Letters, digits and inner hyphens, at most 63 characters.
+    type: str
+  domain_id:
+    description:
+      - The id of the domain, already resolved, not looked up (M(hyperpod.tenancy.shared_info)
+        lists the domains once per run and returns the present teams' domain ids).
+      - The module describes this domain instead of listing every domain to find it by name.
+        It fails, before any change, when the domain does not exist, is being deleted or is not
+        named C(<name_prefix>-<team>) (or O(name)); it never creates a second domain. With
+        O(state=absent), a domain that no longer exists is no change.
     type: str
   auth_mode:
     description:
@@ -172,6 +186,10 @@ notes:
     with the same tags.
   - A user profile created without O(user_profiles[].execution_role) or O(user_profiles[].fsx_path)
     uses the domain's defaults.
+  - The Identity Center user of an existing profile is compared only when O(user_profiles[].sso_user_name)
+    is set for it. A profile of the same name created out of band for another Identity Center user
+    is therefore not detected unless O(user_profiles[].sso_user_name) is set; with it, the module
+    fails before any change.
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.
@@ -274,21 +292,33 @@ domain:
       type: dict
       sample: {team: vision, cost-center: CC-1001, managed-by: hyperpod.tenancy}
     user_profiles:
-      description: The user profiles (C(DescribeUserProfile), snake_case).
+      description:
+        - The user profiles, from C(ListUserProfiles), with what the module compares on each; the same
+          in the result of a run, of a rerun and in the check-mode prediction.
       type: list
       elements: dict
       contains:
+        domain_id:
+          description: The domain id (null in check mode for a domain still to be created).
+          type: str
         user_profile_name:
           description: The profile name.
           type: str
-        single_sign_on_user_value:
-          description: The Identity Center user of the profile.
-          type: str
         status:
-          description: The profile status.
+          description: The profile status; V(InService) in check mode for a profile the run creates or updates.
+          type: str
+          sample: InService
+        single_sign_on_user_identifier:
+          description: C(UserName), when O(user_profiles[].sso_user_name) is set for the profile.
+          type: str
+        single_sign_on_user_value:
+          description: The Identity Center user of the profile, when O(user_profiles[].sso_user_name) is set for it.
           type: str
         user_settings:
-          description: The profile's own settings.
+          description:
+            - The profile's own settings the module compares, in snake_case (C(execution_role) with
+              O(user_profiles[].execution_role), C(custom_file_system_configs) with O(user_profiles[].fsx_path));
+              empty for a profile with neither.
           type: dict
     identity_center_group_ids:
       description: Ids of the Identity Center groups assigned to the domain.

@@ -17,8 +17,9 @@ description:
     once per team.
   - Also makes once, for all teams, the lookups each team's modules would otherwise repeat per team
     (the VPC of the shared subnets, the teams' Identity Center group ids, the permission sets' ARNs
-    and the roles Identity Center made for them), and fails naming every team whose Identity Center
-    group does not exist, before anything changes.
+    and the roles Identity Center made for them, the present teams' SageMaker domain ids, the
+    HyperPod cluster's capacity), and fails naming every team whose Identity Center group does not
+    exist, before anything changes.
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -92,6 +93,13 @@ hyperpod_shared:
     cluster_arn:
       description: The HyperPod cluster's ARN, or null while it does not exist.
       type: str
+    cluster_capacity:
+      description:
+        - The HyperPod cluster's instances per instance type, the sum of its instance groups'
+          C(TargetCount) (what M(hyperpod.tenancy.task_governance_quota) checks quotas against),
+          or null while the cluster does not exist.
+      type: dict
+      sample: {"ml.p5.48xlarge": 8, "ml.g5.12xlarge": 6}
     eks_cluster_name:
       description: The EKS cluster's name.
       type: str
@@ -125,6 +133,14 @@ hyperpod_shared:
     sso_role_arns:
       description: The IAM role Identity Center made in this account for each team's permission set, by permission set name.
       type: dict
+    domain_ids:
+      description:
+        - The id of each present team's SageMaker AI domain (C(<name_prefix>-<team>)) that exists, by domain
+          name, from one C(ListDomains) (teams whose workspace is disabled are left out). A domain being
+          deleted, or a name two domains share, is left out for M(hyperpod.tenancy.sagemaker_domain) to look up itself.
+      returned: when a present team has a workspace
+      type: dict
+      sample: {"hyperpod-vision": "d-a1b2c3d4e5f6"}
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
@@ -158,6 +174,7 @@ def main():
                 team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
                 permission_sets=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
                 subnet_ids=p["subnet_ids"],
+                domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if (t.get("workspace") or {}).get("enabled", True)],
             )
         )
         shared.update(name_prefix=p["name_prefix"], subnet_ids=p["subnet_ids"])

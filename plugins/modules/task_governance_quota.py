@@ -26,6 +26,7 @@ description:
     capacity for an instance type, naming the other teams and their counts, and a quota for an
     instance type the cluster does not have. Capacity is the sum of the instance groups'
     C(TargetCount) per instance type, not C(CurrentCount), which drops while nodes are replaced.
+    It is read with C(DescribeCluster), unless O(cluster_capacity) gives it.
   - Options left unset are left as they are on an existing quota; a new quota gets AWS's
     defaults (sharing V(lend_and_borrow) with a borrow limit of 50 percent, preemption of
     V(lower_priority) tasks, fair-share weight 0, V(enabled)).
@@ -44,9 +45,20 @@ options:
     type: str
     required: true
   cluster:
-    description: Name or ARN of the HyperPod cluster.
+    description:
+      - Name or ARN of the HyperPod cluster.
+      - Its ARN when O(cluster_capacity) is given.
     type: str
     required: true
+  cluster_capacity:
+    description:
+      - The cluster's capacity, already read, as the number of instances per instance type (the
+        sum of the instance groups' C(TargetCount)), for example V(ml.p5.48xlarge) mapped to V(8).
+        M(hyperpod.tenancy.shared_info) returns it for the shared cluster once per run.
+      - When given, the cluster is not described (C(DescribeCluster)), O(cluster) must be its ARN,
+        and the quota is checked against this capacity before any write, as it is against the
+        described one.
+    type: dict
   name_prefix:
     description: Prefix of the quota name C(<name_prefix>-<team>-quota).
     type: str

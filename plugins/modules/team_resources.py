@@ -15,14 +15,14 @@ version_added: 0.2.0
 description:
   - Converges the layers of one team, in this order, exactly as their own modules would, and in one
     process. Each layer option takes the options of its module and is left out to skip the layer.
-  - O(permission_set) (M(hyperpod.tenancy.identity_center_permission_set)), O(access_entry)
-    (M(hyperpod.tenancy.eks_access_entry)), O(execution_role) (M(hyperpod.tenancy.team_execution_role)),
-    O(domain) (M(hyperpod.tenancy.sagemaker_domain)), O(quota) (M(hyperpod.tenancy.task_governance_quota)),
-    O(s3_prefix) (M(hyperpod.tenancy.s3_team_prefix)), O(directories) (M(hyperpod.tenancy.fsx_team_dir)),
-    O(budget) (M(hyperpod.tenancy.team_budget)).
-  - Why one module: a module run spends most of a no-op's time on Python, AnsiballZ and boto3 before
-    its first API call. The eight layers of a team in one run pay that once and share one client per
-    service; the checks and API calls are those of the layers' modules.
+  - The layers and their modules are O(permission_set) with M(hyperpod.tenancy.identity_center_permission_set),
+    O(access_entry) with M(hyperpod.tenancy.eks_access_entry), O(execution_role) with M(hyperpod.tenancy.team_execution_role),
+    O(domain) with M(hyperpod.tenancy.sagemaker_domain), O(quota) with M(hyperpod.tenancy.task_governance_quota),
+    O(s3_prefix) with M(hyperpod.tenancy.s3_team_prefix), O(directories) with M(hyperpod.tenancy.fsx_team_dir) and
+    O(budget) with M(hyperpod.tenancy.team_budget).
+  - A module run spends most of a no-op's time on Python, AnsiballZ and boto3 before its first API
+    call. The eight layers of a team in one run pay that once and share one client per service; the
+    checks and API calls are those of the layers' modules.
   - Every layer's options are checked before any layer runs; bad input fails naming the team, the
     layer and the option, with nothing changed.
   - A layer's O(team) defaults to O(team). The domain's C(execution_role) defaults to the ARN of the

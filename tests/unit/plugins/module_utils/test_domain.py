@@ -59,6 +59,53 @@ def test_an_unchanged_domain_has_equal_views():
     assert d.desired_view(params(), current, TAGS, "g-1") == current
 
 
+def summary(name, status="InService"):
+    """A ListUserProfiles entry: no Identity Center user, no settings."""
+    return {"DomainId": DOMAIN_ID, "UserProfileName": name, "Status": status, "CreationTime": "t0", "LastModifiedTime": "t1"}
+
+
+def test_a_profile_compares_only_the_options_given_for_it():
+    wanted = [
+        {"name": "alice"},
+        {"name": "bob", "fsx_path": "/vision/home/bob"},
+        {"name": "carol", "sso_user_name": "carol.smith", "execution_role": ROLE},
+    ]
+    assert d.profile_keys(params(user_profiles=wanted), "SSO") == {
+        "bob": ("custom_file_systems",),
+        "carol": ("single_sign_on_user_value", "execution_role"),
+    }
+    assert d.profile_keys(params(user_profiles=wanted), "IAM")["carol"] == ("execution_role",)
+    assert d.profile_keys(params(user_profiles=None), "SSO") == {}
+
+
+def test_a_profile_without_compared_options_has_the_same_view_listed_or_described():
+    keys = d.profile_keys(params(), "SSO")
+    listed = d.current_view(described_domain(), TAGS, {"alice": summary("alice")}, ["g-1"], keys)
+    described = d.current_view(described_domain(), TAGS, {"alice": profile("alice", ExecutionRole=ROLE)}, ["g-1"], keys)
+    assert listed == described
+    assert listed["user_profiles"] == {"alice": {}}
+    assert d.desired_view(params(), listed, TAGS, "g-1") == listed
+
+
+def test_a_new_profile_is_created_with_everything_but_viewed_with_what_is_compared():
+    wanted = params(user_profiles=[{"name": "dave"}, {"name": "erin", "sso_user_name": "erin.e", "fsx_path": "/vision/home/erin"}])
+    desired = d.desired_view(wanted, {}, TAGS, "g-1")
+    assert desired["user_profiles"]["dave"] == {}
+    assert desired["user_profiles"]["erin"] == {
+        "single_sign_on_user_value": "erin.e",
+        "custom_file_systems": [{"fsx_lustre_file_system_id": FSX, "path": "/vision"}, {"fsx_lustre_file_system_id": FSX, "path": "/vision/home/erin"}],
+    }
+    request = d.create_profile_request(DOMAIN_ID, "dave", d.profile_settings(wanted, {"name": "dave"}, "SSO"), TAGS)
+    assert request["SingleSignOnUserValue"] == "dave" and "UserSettings" not in request
+    # What AWS answers for the created profiles gives back the desired views.
+    created = {
+        "dave": profile("dave"),
+        "erin": profile("erin", "erin.e", CustomFileSystemConfigs=[d.fsx_config(FSX, "/vision"), d.fsx_config(FSX, "/vision/home/erin")]),
+    }
+    after = d.current_view(described_domain(), TAGS, created, ["g-1"], d.profile_keys(wanted, "SSO"))
+    assert after["user_profiles"] == desired["user_profiles"]
+
+
 def test_unset_options_leave_the_domain_alone():
     current = d.current_view(described_domain(StudioWebPortal="ENABLED"), TAGS, {"alice": profile("alice"), "zed": profile("zed")}, ["g-1"])
     unset = params(vpc_id=None, subnet_ids=None, security_group_ids=None, app_network_access_type=None, execution_role=None,
@@ -75,8 +122,8 @@ def test_profiles_not_listed_go_only_with_purge():
 
 
 def test_a_home_path_is_mounted_besides_the_team_directory():
-    view = d.desired_view(params(user_profiles=[{"name": "bob", "fsx_path": "/vision/home/bob"}]), {}, TAGS, "g-1")
-    request = d.create_profile_request(DOMAIN_ID, "bob", view["user_profiles"]["bob"], TAGS)
+    wanted = params(user_profiles=[{"name": "bob", "fsx_path": "/vision/home/bob"}])
+    request = d.create_profile_request(DOMAIN_ID, "bob", d.profile_settings(wanted, wanted["user_profiles"][0], "SSO"), TAGS)
     assert request["SingleSignOnUserIdentifier"] == "UserName"
     assert request["SingleSignOnUserValue"] == "bob"
     assert [c["FSxLustreFileSystemConfig"]["FileSystemPath"] for c in request["UserSettings"]["CustomFileSystemConfigs"]] == ["/vision", "/vision/home/bob"]
@@ -111,17 +158,20 @@ def test_update_request_sends_only_what_differs():
 
 
 def test_check_mode_prediction_has_the_shape_of_the_result():
-    current = d.current_view(described_domain(), TAGS, {"alice": profile("alice")}, ["g-1"])
-    desired = d.desired_view(params(user_profiles=[{"name": "bob", "fsx_path": "/vision/home/bob"}], studio_web_portal="enabled"), current, TAGS, "g-1")
-    predicted = d.DomainManager.predicted(desired, described_domain())
+    current = d.current_view(described_domain(), TAGS, {"alice": summary("alice", "Pending")}, ["g-1"], {})
+    wanted = params(user_profiles=[{"name": "bob", "fsx_path": "/vision/home/bob"}, {"name": "carol", "sso_user_name": "carol.c"}], studio_web_portal="enabled")
+    desired = d.desired_view(wanted, current, TAGS, "g-1")
+    predicted = d.DomainManager.predicted(desired, described_domain(), current, {"alice": "Pending"})
     assert predicted["domain_id"] == DOMAIN_ID
     assert predicted["default_user_settings"]["studio_web_portal"] == "ENABLED"
     assert predicted["default_user_settings"]["execution_role"] == ROLE
-    assert [p["user_profile_name"] for p in predicted["user_profiles"]] == ["alice", "bob"]
-    bob = predicted["user_profiles"][1]
-    assert bob["single_sign_on_user_value"] == "bob"
+    assert [p["user_profile_name"] for p in predicted["user_profiles"]] == ["alice", "bob", "carol"]
+    alice, bob, carol = predicted["user_profiles"]
+    assert alice == {"domain_id": DOMAIN_ID, "user_profile_name": "alice", "status": "Pending", "user_settings": {}}
+    assert "single_sign_on_user_value" not in bob and bob["status"] == "InService"
     paths = [c["f_sx_lustre_file_system_config"]["file_system_path"] for c in bob["user_settings"]["custom_file_system_configs"]]
     assert paths == ["/vision", "/vision/home/bob"]
+    assert carol["single_sign_on_user_value"] == "carol.c" and carol["single_sign_on_user_identifier"] == "UserName"
     assert predicted["identity_center_group_ids"] == ["g-1"]
 
 
@@ -143,6 +193,8 @@ def test_check_mode_prediction_has_the_shape_of_the_result():
         ({"fsx_lustre": {"file_system_id": "vol-1", "path": "/"}}, "not an FSx file system id"),
         ({"team": "Vision_Team"}, "lower-case letters"),
         ({"name": "team_vision"}, "DomainName pattern"),
+        ({"domain_id": "D-ABC"}, "is not a domain id"),
+        ({"domain_id": DOMAIN_ID}, None),
     ],
 )
 def test_input_problems(overrides, expected):
@@ -154,7 +206,7 @@ def test_input_problems(overrides, expected):
 
 
 def test_what_cannot_change_in_place():
-    current = d.current_view(described_domain(), TAGS, {"alice": profile("alice")}, [])
+    current = d.current_view(described_domain(), TAGS, {"alice": profile("alice")}, [], {"alice": ("single_sign_on_user_value",)})
     desired = copy.deepcopy(current)
     desired.update(auth_mode="IAM", vpc_id="vpc-2", app_network_access_type="PublicInternetOnly", subnet_ids=["subnet-a"])
     desired["user_profiles"]["alice"]["single_sign_on_user_value"] = "alice2"
@@ -166,6 +218,17 @@ def test_what_cannot_change_in_place():
     assert "subnets can only be removed" in text
     assert "cannot move to alice2" in text
     assert d.change_problems(current, dict(desired, auth_mode="SSO", vpc_id="vpc-1", user_profiles=current["user_profiles"]), running_apps=[]) == []
+
+
+def test_a_profile_of_another_identity_center_user_is_refused_only_when_sso_user_name_is_given():
+    wanted = params(user_profiles=[{"name": "alice", "sso_user_name": "alice"}])
+    keys = d.profile_keys(wanted, "SSO")
+    current = d.current_view(described_domain(), TAGS, {"alice": profile("alice", "mallory")}, ["g-1"], keys)
+    problems = d.change_problems(current, d.desired_view(wanted, current, TAGS, "g-1"), running_apps=[])
+    assert problems == ["user profile alice belongs to Identity Center user mallory and cannot move to alice: remove it first"]
+    # Without sso_user_name the profile is not described, so its user is not known and not compared.
+    unnamed = d.current_view(described_domain(), TAGS, {"alice": summary("alice")}, ["g-1"], d.profile_keys(params(), "SSO"))
+    assert d.change_problems(unnamed, d.desired_view(params(), unnamed, TAGS, "g-1"), running_apps=[]) == []
 
 
 def test_a_new_domain_needs_its_role_and_network():
@@ -216,7 +279,7 @@ class FakeAws:
 
     def describe_domain(self, DomainId):
         self._record("describe_domain", DomainId=DomainId)
-        if self.domain is None:
+        if self.domain is None or self.domain["DomainId"] != DomainId:
             from botocore.exceptions import ClientError
 
             raise ClientError({"Error": {"Code": "ResourceNotFound", "Message": "gone"}}, "DescribeDomain")
@@ -226,9 +289,11 @@ class FakeAws:
         return {"Tags": [{"Key": k, "Value": v} for k, v in TAGS.items()]}
 
     def list_user_profiles(self, DomainIdEquals):
-        return {"UserProfiles": [{"UserProfileName": n, "Status": "InService"} for n in self.profiles]}
+        self._record("list_user_profiles", DomainIdEquals=DomainIdEquals)
+        return {"UserProfiles": [summary(n, p["Status"]) for n, p in self.profiles.items()]}
 
     def describe_user_profile(self, DomainId, UserProfileName):
+        self._record("describe_user_profile", UserProfileName=UserProfileName)
         if UserProfileName not in self.profiles:
             from botocore.exceptions import ClientError
 
@@ -409,3 +474,88 @@ def test_present_without_changes_writes_nothing():
     changed, before, after, unused = d.DomainManager(fake, params()).ensure_present()
     assert not changed and before == after
     assert _writes(fake) == []
+
+
+# ---------------------------------------------------------------- reads: profiles described only when compared, the domain by id
+
+
+def _calls(fake, name):
+    return [kwargs for call, kwargs in fake.calls if call == name]
+
+
+def home(name):
+    return [d.fsx_config(FSX, "/vision"), d.fsx_config(FSX, "/vision/home/" + name)]
+
+
+def test_a_no_op_run_describes_only_the_profiles_it_compares():
+    fake = FakePresentAws(domain=described_domain(), profiles=[profile("alice"), profile("bob", CustomFileSystemConfigs=home("bob"))], assignments=["g-1"])
+    wanted = params(user_profiles=[{"name": "alice"}, {"name": "bob", "fsx_path": "/vision/home/bob"}])
+    changed, before, after, result = d.DomainManager(fake, wanted).ensure_present()
+    assert not changed and before == after
+    assert [c["UserProfileName"] for c in _calls(fake, "describe_user_profile")] == ["bob"]
+    assert result["user_profiles"][0] == {"domain_id": DOMAIN_ID, "user_profile_name": "alice", "status": "InService", "user_settings": {}}
+    bob_settings = result["user_profiles"][1]["user_settings"]
+    assert bob_settings["custom_file_system_configs"][1]["f_sx_lustre_file_system_config"]["file_system_path"] == "/vision/home/bob"
+
+
+def test_check_mode_predicts_the_result_and_a_rerun_repeats_it():
+    fake = FakePresentAws(domain=described_domain(), profiles=[profile("alice"), profile("zed")], assignments=["g-1"])
+    wanted = params(
+        user_profiles=[{"name": "alice"}, {"name": "bob", "fsx_path": "/vision/home/bob"}, {"name": "carol", "sso_user_name": "carol"}],
+        purge_user_profiles=True,
+    )
+    check = d.DomainManager(fake, wanted, check_mode=True).ensure_present()
+    assert _writes(fake) == []
+    run = d.DomainManager(fake, wanted).ensure_present()
+    check_again = d.DomainManager(fake, wanted, check_mode=True).ensure_present()
+    again = d.DomainManager(fake, wanted).ensure_present()
+    assert check[0] and run[0] and not check_again[0] and not again[0]
+    assert check[2] == run[2] == again[1] == again[2]
+    assert check[3]["user_profiles"] == run[3]["user_profiles"] == again[3]["user_profiles"]
+    assert again[3] == run[3] == check_again[3]
+    assert [p["user_profile_name"] for p in run[3]["user_profiles"]] == ["alice", "bob", "carol"]
+    assert run[2]["user_profiles"] == {
+        "alice": {},
+        "bob": {"custom_file_systems": [{"fsx_lustre_file_system_id": FSX, "path": "/vision"}, {"fsx_lustre_file_system_id": FSX, "path": "/vision/home/bob"}]},
+        "carol": {"single_sign_on_user_value": "carol"},
+    }
+    created = [c["UserProfileName"] for c in _calls(fake, "create_user_profile")]
+    assert created == ["bob", "carol"] and fake.profiles["bob"]["SingleSignOnUserValue"] == "bob"
+
+
+def test_a_resolved_domain_id_replaces_the_name_lookup_and_is_described_once():
+    fake = FakePresentAws(domain=described_domain(), profiles=[profile("alice")], assignments=["g-1"])
+    changed, unused_1, unused_2, result = d.DomainManager(fake, params(domain_id=DOMAIN_ID)).ensure_present()
+    assert not changed and result["domain_id"] == DOMAIN_ID
+    assert _calls(fake, "list_domains") == [] and _calls(fake, "describe_user_profile") == []
+    assert _calls(fake, "describe_domain") == [{"DomainId": DOMAIN_ID}]
+
+
+@pytest.mark.parametrize(
+    "domain, message",
+    [
+        (None, "domain_id d-abcdefabcdef \\(domain hyperpod-vision\\) does not exist"),
+        (described_domain(DomainName="hyperpod-nlp"), "domain_id d-abcdefabcdef is domain hyperpod-nlp, not hyperpod-vision"),
+        (described_domain(Status="Deleting"), "is being deleted"),
+    ],
+)
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_a_resolved_domain_id_that_is_gone_or_another_domain_fails_and_creates_nothing(domain, message, check_mode):
+    fake = FakePresentAws(domain=domain, assignments=["g-1"])
+    with pytest.raises(InputError, match=message):
+        d.DomainManager(fake, params(domain_id=DOMAIN_ID), check_mode=check_mode).ensure_present()
+    assert _writes(fake) == [] and _calls(fake, "list_domains") == []
+
+
+def test_absent_with_a_resolved_domain_id_already_gone_is_no_change_and_another_domain_fails():
+    assert d.DomainManager(FakeAws(), params(state="absent", domain_id=DOMAIN_ID)).ensure_absent()[0] is False
+    fake = FakeAws(domain=described_domain(DomainName="hyperpod-nlp"))
+    with pytest.raises(InputError, match="is domain hyperpod-nlp"):
+        d.DomainManager(fake, params(state="absent", domain_id=DOMAIN_ID)).ensure_absent()
+    assert _writes(fake) == []
+
+
+def test_absent_does_not_describe_profiles():
+    fake = _loaded_fake()
+    d.DomainManager(fake, params(state="absent"), check_mode=True).ensure_absent()
+    assert _calls(fake, "describe_user_profile") == []

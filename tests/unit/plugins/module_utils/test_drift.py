@@ -27,3 +27,22 @@ def test_record_groups_changes_by_team(monkeypatch):
         "nlp": [{"task": "Ensure domain", "module": "hyperpod.tenancy.sagemaker_domain", "fields": ["b"]}],
         "vision": [{"task": "Ensure quota", "module": "hyperpod.tenancy.task_governance_quota", "fields": ["count"]}],
     }
+
+
+def test_a_team_resources_run_is_recorded_per_layer_that_changed(monkeypatch):
+    monkeypatch.setattr(drift, "RECORDED", {})
+    result = {
+        "changed": True,
+        "layers": {"quota": {"changed": True}, "budget": {"changed": False}, "access_entry": {"changed": True}},
+        "diff": {
+            "before": {"quota": {"description": "old", "count": 1}, "budget": {"limit": 1}, "access_entry": {}},
+            "after": {"quota": {"description": "new", "count": 1}, "budget": {"limit": 1}, "access_entry": {"groups": ["g"]}},
+        },
+    }
+    drift.record_result("vision", "Converge", "hyperpod.tenancy.team_resources", result)
+    assert drift.summary() == {"vision": [
+        {"task": "Converge (quota)", "module": "hyperpod.tenancy.task_governance_quota", "fields": ["description"]},
+        {"task": "Converge (access_entry)", "module": "hyperpod.tenancy.eks_access_entry", "fields": ["groups"]},
+    ]}
+    drift.record_result("nlp", "Tag", "amazon.aws.s3_object", {"changed": True, "diff": {"before": {"a": 1}, "after": {"a": 2}}})
+    assert drift.summary()["nlp"] == [{"task": "Tag", "module": "amazon.aws.s3_object", "fields": ["a"]}]

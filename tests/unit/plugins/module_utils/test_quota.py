@@ -276,6 +276,7 @@ class StubSageMaker:
         self.updates = []
 
     def describe_cluster(self, ClusterName):
+        self.cluster_reads = getattr(self, "cluster_reads", 0) + 1
         return {"ClusterArn": CLUSTER_ARN, "ClusterName": "ml-shared", "InstanceGroups": [{"InstanceType": "ml.p5.48xlarge", "TargetCount": 8}]}
 
     def get_paginator(self, name):
@@ -436,3 +437,63 @@ def test_absent_deletes_only_this_teams_quota():
     changed, before, after, _result = q.QuotaManager(client, params(state="absent", resources=None)).ensure_absent()
     assert changed and deleted == ["q1q1q1q1q1q1"]
     assert before["compute_quota_target"]["team_name"] == "vision" and after == {}
+
+
+# ---------------------------------------------------------------- capacity given: the cluster is not described
+
+P5_ONLY = {"ml.p5.48xlarge": 8}
+
+
+@pytest.mark.parametrize(
+    "overrides, expected, problem",
+    [
+        ({}, None, None),
+        ({"cluster_capacity": {"ml.p5.48xlarge": 8, "ml.g5.12xlarge": "2"}}, {"ml.p5.48xlarge": 8, "ml.g5.12xlarge": 2}, None),
+        ({"cluster_capacity": {}}, {}, None),
+        ({"cluster_capacity": P5_ONLY, "cluster": "ml-shared"}, P5_ONLY, "must be the cluster's ARN when cluster_capacity is given"),
+        ({"cluster_capacity": {"ml.p5.48xlarge": -1}}, {}, "cluster_capacity.ml.p5.48xlarge: -1 is not a whole number"),
+        ({"cluster_capacity": {"ml.p5.48xlarge": True}}, {}, "is not a whole number"),
+        ({"cluster_capacity": {"ml.p5.48xlarge": 1.5}}, {}, "is not a whole number"),
+    ],
+)
+def test_given_capacity(overrides, expected, problem):
+    capacity, problems = q.given_capacity(params(**dict({"cluster": CLUSTER_ARN}, **overrides)))
+    assert capacity == expected
+    assert (problems == []) if problem is None else any(problem in p for p in problems)
+
+
+def test_a_given_capacity_replaces_describe_cluster():
+    client = StubSageMaker(described())
+    changed, before, after, _result = q.QuotaManager(client, params(cluster=CLUSTER_ARN, cluster_capacity=P5_ONLY)).ensure_present()
+    assert not changed and before == after
+    assert getattr(client, "cluster_reads", 0) == 0
+
+
+@pytest.mark.parametrize(
+    "resources, message",
+    [
+        ([{"instance_type": "ml.p5.48xlarge", "count": 9}], "ml.p5.48xlarge: team vision 9 = 9 exceeds the 8 instances of cluster " + CLUSTER_ARN),
+        ([{"instance_type": "ml.g5.12xlarge", "count": 1}], "cluster %s has no ml.g5.12xlarge instances \\(it has ml.p5.48xlarge x8\\)" % CLUSTER_ARN),
+    ],
+)
+def test_a_given_capacity_still_refuses_before_any_write(resources, message):
+    client = StubSageMaker(None)
+    with pytest.raises(InputError, match=message):
+        q.QuotaManager(client, params(cluster=CLUSTER_ARN, cluster_capacity=P5_ONLY, resources=resources)).ensure_present()
+    assert client.updates == [] and getattr(client, "cluster_reads", 0) == 0
+
+
+def test_a_given_capacity_needs_the_cluster_arn_before_any_call():
+    class NoCalls:
+        def __getattr__(self, name):
+            raise AssertionError("called %s" % name)
+
+    with pytest.raises(InputError, match="must be the cluster's ARN"):
+        q.QuotaManager(NoCalls(), params(cluster="ml-shared", cluster_capacity=P5_ONLY)).ensure_present()
+
+
+def test_check_mode_with_a_given_capacity_predicts_the_same_as_with_describe_cluster():
+    described_run = q.QuotaManager(StubSageMaker(described()), params(borrow_limit=80), check_mode=True).ensure_present()
+    given = params(borrow_limit=80, cluster=CLUSTER_ARN, cluster_capacity=P5_ONLY)
+    given_run = q.QuotaManager(StubSageMaker(described()), given, check_mode=True).ensure_present()
+    assert given_run == described_run

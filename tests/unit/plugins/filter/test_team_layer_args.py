@@ -1,0 +1,170 @@
+"""team_layer_args: the team file, as normalized, to the options of every layer's module."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible_collections.hyperpod.tenancy.plugins.filter.team import team_layer_args, team_summary
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import quota
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS
+
+ROOT = Path(__file__).resolve().parents[4]
+SAMPLE = yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]
+CLUSTER_ARN = "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcdef123456"
+SHARED = {
+    "account_id": "123456789012",
+    "region": "us-east-1",
+    "cluster_name": "ml-shared",
+    "cluster_arn": CLUSTER_ARN,
+    "cluster_capacity": {"ml.p5.48xlarge": 16, "ml.g5.12xlarge": 8},
+    "domain_ids": {"hyperpod-vision": "d-vision123456"},
+    "eks_cluster_name": "ml-shared-eks",
+    "eks_cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/ml-shared-eks",
+    "identity_center_instance_arn": "arn:aws:sso:::instance/ssoins-0123456789abcdef",
+    "identity_store_id": "d-0123456789",
+    "identity_center_group_ids": {"TeamVision": "g-vision", "TeamNLP": "g-nlp"},
+    "permission_set_arns": {"hyperpod-vision": "arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-vision"},
+    "sso_role_arns": {"hyperpod-vision": "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-vision_0123"},
+    "data_bucket": "ml-shared-data",
+    "fsx_file_system_id": "fs-0123456789abcdef0",
+    "fsx_mount_root": "/fsx",
+    "vpc_id": "vpc-0123456789abcdef0",
+    "subnet_ids": ["subnet-0123456789abcdef0"],
+    "security_group_ids": ["sg-0123456789abcdef0"],
+    "name_prefix": "hyperpod",
+    "tag_keys": {"team": "team", "cost_center": "cost-center"},
+}
+OPTIONS = {option: options for option, _module, options, _converge in LAYERS}
+
+
+def normalized(teams=None):
+    cluster = {"name": "ml-shared", "instance_groups": [
+        {"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 16}, {"name": "g5", "instance_type": "ml.g5.12xlarge", "count": 16}]}
+    problems, teams, _capacity = check_team_file(copy.deepcopy(teams or SAMPLE), cluster)
+    assert problems == []
+    return {team["name"]: team for team in teams}
+
+
+@pytest.mark.parametrize("name", [team["name"] for team in SAMPLE])
+def test_every_layer_of_every_sample_team_is_valid_for_its_module(name):
+    layers = team_layer_args(normalized()[name], SHARED)
+    assert layers.pop("team") == name
+    assert set(layers) == {"permission_set", "access_entry", "execution_role", "domain", "quota", "s3_prefix", "directories", "budget"}
+    for option, params in layers.items():
+        checked = ArgumentSpecValidator(**OPTIONS[option]).validate(params)
+        assert checked.error_messages == [], option
+        assert params.get("team", name) == name
+
+
+def test_what_shared_info_resolved_is_passed_for_the_team_alone():
+    vision = team_layer_args(normalized()["vision"], SHARED)
+    assert vision["permission_set"]["identity_center_group_ids"] == {"TeamVision": "g-vision"}
+    assert vision["permission_set"]["permission_set_arn"] == SHARED["permission_set_arns"]["hyperpod-vision"]
+    assert vision["access_entry"]["principal_arn"] == SHARED["sso_role_arns"]["hyperpod-vision"]
+    assert vision["domain"]["identity_center_group_ids"] == {"TeamVision": "g-vision"}
+    research = team_layer_args(normalized()["research"], SHARED)
+    # Not resolved yet (a new team): the modules look it up, and the access entry names the role by pattern.
+    assert "identity_center_group_ids" not in research["permission_set"]
+    assert "permission_set_arn" not in research["permission_set"]
+    assert research["access_entry"]["principal_arn"] == "AWSReservedSSO_hyperpod-research_*"
+
+
+def test_access_policies_follow_the_team_file():
+    team = dict(normalized()["vision"], access={"policies": ["training", "space"], "cluster_read": False})
+    policies = team_layer_args(team, SHARED)["access_entry"]["access_policies"]
+    assert [p["name"] for p in policies] == [
+        "AmazonSagemakerHyperpodTrainingPolicy", "AmazonSagemakerHyperpodSpacePolicy", "AmazonSagemakerHyperpodSpaceTemplatePolicy"]
+    assert policies[0]["access_scope"] == {"type": "namespace", "namespaces": ["hyperpod-ns-vision"]}
+    assert policies[2]["access_scope"] == {"type": "namespace", "namespaces": ["jupyter-k8s-shared"]}
+    default = team_layer_args(normalized()["vision"], SHARED)["access_entry"]["access_policies"]
+    assert [p["name"] for p in default] == [
+        "AmazonSagemakerHyperpodTrainingPolicy", "AmazonSagemakerHyperpodInferencePolicy", "AmazonSagemakerHyperpodUserClusterPolicy"]
+    assert default[2]["access_scope"] == {"type": "cluster"}
+
+
+def test_layers_the_team_does_not_use_are_left_out():
+    team = normalized()["vision"]
+    team = dict(team, quota=None, budget=dict(team["budget"], monthly_usd=None), storage=dict(team["storage"], gid=None),
+                workspace=dict(team["workspace"], enabled=False))
+    assert set(team_layer_args(team, SHARED)) == {"team", "permission_set", "access_entry", "s3_prefix"}
+
+
+def test_settings_override_and_unset_settings_keep_the_modules_defaults():
+    team = normalized()["vision"]
+    layers = team_layer_args(team, SHARED, {"session_duration": "PT4H", "quota_cluster": "ml-other", "quota_wait_timeout": 60,
+                                            "identity_wait_timeout": None, "require_mount": False, "owner_uid": 1000})
+    assert layers["permission_set"]["session_duration"] == "PT4H"
+    assert "wait_timeout" not in layers["permission_set"]
+    assert layers["quota"]["cluster"] == "ml-other" and layers["quota"]["wait_timeout"] == 60
+    assert layers["directories"]["require_mount"] is False and layers["directories"]["uid"] == 1000
+    plain = team_layer_args(team, SHARED)
+    assert plain["permission_set"]["session_duration"] == "PT8H"
+    assert plain["quota"]["cluster"] == CLUSTER_ARN
+    assert plain["directories"]["require_mount"] is True
+
+
+def test_the_domain_and_directories_follow_the_team():
+    team = normalized()["vision"]
+    layers = team_layer_args(team, SHARED)
+    assert layers["domain"]["user_profiles"] == [{"name": "alice"}, {"name": "bob"}, {"name": "carol"}]
+    assert layers["domain"]["fsx_lustre"] == {"file_system_id": SHARED["fsx_file_system_id"], "path": "/vision"}
+    assert layers["directories"]["members"] == [m for m in team["members"] if m["uid"] is not None]
+    iam = team_layer_args(dict(team, workspace=dict(team["workspace"], auth_mode="IAM")), SHARED)["domain"]
+    assert "identity_center_group" not in iam and iam["auth_mode"] == "IAM"
+
+
+def test_the_summary_comes_from_the_layers_results():
+    layers = {
+        "permission_set": {"permission_set": {"name": "hyperpod-vision"}},
+        "domain": {"domain": {"domain_id": "d-1", "user_profiles": [{"name": "alice"}, {"name": "bob"}]}},
+        "quota": {"quota": {"status": "Created", "compute_quota_config": {"compute_quota_resources": [
+            {"instance_type": "ml.p5.48xlarge", "count": 4}, {"instance_type": "ml.g5.12xlarge", "count": 2}]}}},
+        "budget": {"budget": {"budget_limit": {"amount": "40000.0", "unit": "USD"}}},
+    }
+    assert team_summary(layers, "vision") == {
+        "team": "vision", "namespace": "hyperpod-ns-vision", "permission_set": "hyperpod-vision", "domain_id": "d-1",
+        "user_profiles": 2, "quota": "4 x ml.p5.48xlarge, 2 x ml.g5.12xlarge", "quota_status": "Created", "budget_usd": "40000.0"}
+    assert team_summary({}, "nlp")["quota"] == "-"
+
+
+def test_a_layer_role_gets_its_own_layers_from_what_it_knows():
+    # The identity role's shared facts need not hold what the workspace or storage layers take.
+    shared = {key: SHARED[key] for key in ("account_id", "region", "cluster_arn", "eks_cluster_name", "eks_cluster_arn", "data_bucket")}
+    layers = team_layer_args(normalized()["vision"], shared, layers=["permission_set", "access_entry"])
+    assert set(layers) == {"team", "permission_set", "access_entry"}
+
+
+def test_a_resolved_domain_id_is_passed_for_the_team_domain_alone():
+    teams = normalized()
+    assert team_layer_args(teams["vision"], SHARED)["domain"]["domain_id"] == "d-vision123456"
+    # A team whose domain does not exist yet: the module finds it (or creates it) by name.
+    assert "domain_id" not in team_layer_args(teams["nlp"], SHARED)["domain"]
+    assert "domain_id" not in team_layer_args(teams["vision"], dict(SHARED, domain_ids=None))["domain"]
+    prefixed = team_layer_args(teams["vision"], dict(SHARED, name_prefix="ml", domain_ids={"ml-vision": "d-ml1234567"}))["domain"]
+    assert prefixed["domain_id"] == "d-ml1234567"
+
+
+def test_the_shared_cluster_capacity_is_passed_with_the_cluster_arn():
+    vision = normalized()["vision"]
+    options = team_layer_args(vision, SHARED)["quota"]
+    assert (options["cluster"], options["cluster_capacity"]) == (CLUSTER_ARN, SHARED["cluster_capacity"])
+    checked = ArgumentSpecValidator(**OPTIONS["quota"]).validate(options).validated_parameters
+    assert quota.given_capacity(checked) == (SHARED["cluster_capacity"], [])
+    # quota_cluster naming the shared cluster by name: still the shared capacity, with its ARN.
+    by_name = team_layer_args(vision, SHARED, {"quota_cluster": "ml-shared"})["quota"]
+    assert (by_name["cluster"], by_name["cluster_capacity"]) == (CLUSTER_ARN, SHARED["cluster_capacity"])
+
+
+def test_another_cluster_or_no_capacity_leaves_the_module_to_describe_the_cluster():
+    vision = normalized()["vision"]
+    other = team_layer_args(vision, SHARED, {"quota_cluster": "ml-other"})["quota"]
+    assert other["cluster"] == "ml-other" and "cluster_capacity" not in other
+    # The cluster did not exist when shared_info read it.
+    unread = team_layer_args(vision, dict(SHARED, cluster_capacity=None))["quota"]
+    assert unread["cluster"] == CLUSTER_ARN and "cluster_capacity" not in unread
+    assert "cluster_capacity" not in team_layer_args(vision, dict(SHARED, cluster_arn=None), {"quota_cluster": "ml-shared"})["quota"]
