@@ -359,11 +359,6 @@ MODULE_OPTIONS = dict(
 )
 
 
-@CostErrorHandler.common_error_handler("read the caller's account")
-def caller_account(sts):
-    return sts.get_caller_identity()["Account"]
-
-
 def converge(context, params):
     """The result of team_budget: the budget after the run."""
     p = params
@@ -371,7 +366,7 @@ def converge(context, params):
     if p["state"] == "present":
         validate(p["team"], p["name_prefix"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"])
     client = context.client("budgets")
-    account_id = p["account_id"] or caller_account(context.client("sts"))
+    account_id = p["account_id"] or context.account_id()
     if p["state"] == "absent":
         changed, before, after = ensure_absent(client, account_id, name, context.check_mode)
     else:

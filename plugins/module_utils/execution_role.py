@@ -480,11 +480,6 @@ MODULE_OPTIONS = dict(
 )
 
 
-@IamErrorHandler.common_error_handler("read the caller's account")
-def caller_account(sts):
-    return sts.get_caller_identity()["Account"]
-
-
 def converge(context, params):
     """The result of team_execution_role: the role after the run."""
     validate(params)
@@ -493,6 +488,6 @@ def converge(context, params):
         changed, before, after = ensure_absent(client, role_name(params["team"], params["name_prefix"]), context.check_mode)
     else:
         changed, before, after = ensure_present(
-            client, desired(params), context.check_mode, account_id=lambda: params["account_id"] or caller_account(context.client("sts"))
+            client, desired(params), context.check_mode, account_id=lambda: params["account_id"] or context.account_id()
         )
     return dict(changed=changed, role=after, diff={"before": before, "after": after})

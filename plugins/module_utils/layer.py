@@ -14,8 +14,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, HyperPodErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+
+@HyperPodErrorHandler.common_error_handler("read the caller's account")
+@aws_retry()
+def caller_account(sts):
+    return sts.get_caller_identity()["Account"]
 
 
 class LayerContext(object):
@@ -25,12 +31,19 @@ class LayerContext(object):
         self.module = module
         self.check_mode = module.check_mode
         self._clients = {}
+        self._account_id = None
 
     def client(self, service):
         # A boto3 client loads its service model when made: every layer of a team run shares one per service.
         if service not in self._clients:
             self._clients[service] = self.module.client(service, retry_decorator=aws_retry())
         return self._clients[service]
+
+    def account_id(self):
+        """The caller's account, asked once per run and only when a layer needs it."""
+        if self._account_id is None:
+            self._account_id = caller_account(self.client("sts"))
+        return self._account_id
 
     def warn(self, message):
         self.module.warn(message)

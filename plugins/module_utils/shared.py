@@ -23,6 +23,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Eks
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import SageMakerErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import caller_account
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
@@ -36,12 +37,6 @@ def _describe_hyperpod_cluster(client, name):
 @aws_retry()
 def _eks_cluster_arn(client, name):
     return client.describe_cluster(name=name)["cluster"]["arn"]
-
-
-@HyperPodErrorHandler.common_error_handler("read the caller identity")
-@aws_retry()
-def _account_id(client):
-    return client.get_caller_identity()["Account"]
 
 
 @HyperPodErrorHandler.common_error_handler("describe the shared subnets")
@@ -148,7 +143,7 @@ def read_shared(module, cluster_name, eks_cluster_name, instance_arn=None):
         raise HyperPodError(message="EKS cluster %s does not exist in %s" % (eks_cluster_name, module.region))
     cluster = _describe_hyperpod_cluster(module.client("sagemaker"), cluster_name)
     return {
-        "account_id": _account_id(module.client("sts")),
+        "account_id": caller_account(module.client("sts")),
         "region": module.region,
         "cluster_name": cluster_name,
         "cluster_arn": cluster["ClusterArn"] if cluster else None,

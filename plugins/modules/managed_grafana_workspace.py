@@ -229,16 +229,11 @@ workspace:
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, HyperPodErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.grafana_workspace import WorkspaceManager
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import caller_account
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import resolve_groups, resolve_instance
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
-
-
-@HyperPodErrorHandler.common_error_handler("read the caller's account")
-@aws_retry()
-def caller_account(client):
-    return client.get_caller_identity()["Account"]
 
 
 def main():
