@@ -54,6 +54,11 @@ class CallbackModule(CallbackBase):
         team = result._host.get_vars().get("hyperpod_team_name", result._host.get_name())
         drift.record_result(team, task.get_name(), task.action, result._result)
 
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        # A team run whose later layer failed still found the drift of the layers before it.
+        if self._recording and result._result.get("changed") and isinstance(result._result.get("layers"), dict):
+            self.v2_runner_on_ok(result)
+
     def v2_playbook_on_stats(self, stats):
         if not self._used:
             return

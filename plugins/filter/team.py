@@ -8,6 +8,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible.errors import AnsibleFilterError
+
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import team_names as access_names
 
@@ -36,124 +38,135 @@ def _given(**options):
     return {key: value for key, value in options.items() if value is not None}
 
 
-def _permission_set(team, shared, settings, tags):
-    prefix = shared.get("name_prefix") or naming.DEFAULT_PREFIX
-    name = naming.permission_set_name(team["name"], prefix)
-    group = team["identity_center_group"]
-    group_ids = shared.get("identity_center_group_ids") or {}
-    return _given(
-        instance_arn=shared.get("identity_center_instance_arn") or None,
+class _Team(object):
+    """One team with what all teams share: what several layers derive from them, derived once."""
+
+    def __init__(self, team, shared, settings):
+        self.team, self.shared, self.settings = team, shared, settings
+        self.name = team["name"]
+        self.prefix = shared.get("name_prefix") or naming.DEFAULT_PREFIX
+        self.description = team.get("description") or "Team %s" % self.name
+        self.group = team.get("identity_center_group")
+        group_ids = shared.get("identity_center_group_ids") or {}
         # Read once per run by shared_info, so that each team's run does not look them up again.
-        identity_store_id=shared.get("identity_store_id") or None,
-        identity_center_group_ids={group: group_ids[group]} if group in group_ids else None,
-        permission_set_arn=(shared.get("permission_set_arns") or {}).get(name),
-        team=team["name"],
-        name_prefix=prefix,
-        description=team.get("description") or "Team %s" % team["name"],
-        session_duration=settings.get("session_duration") or "PT8H",
+        self.group_ids = {self.group: group_ids[self.group]} if self.group in group_ids else None
+        self.tags = naming.team_tags(self.name, team.get("cost_center"), shared.get("tag_keys") or None, team.get("tags"))
+        # Extra tags only when the team file gives some: the layers that merge tags then leave others' tags alone.
+        self.extra_tags = team.get("tags") or None
+        self.tag_options = _given(cost_center=team.get("cost_center") or None, tag_keys=shared.get("tag_keys") or None)
+
+    def need(self, key):
+        """A value all teams share; its absence names the team and the key."""
+        if self.shared.get(key) is None:
+            raise AnsibleFilterError("team %r: hyperpod_shared has no %s (hyperpod.tenancy.shared_info returns it)" % (self.name, key))
+        return self.shared[key]
+
+
+def _permission_set(t):
+    return _given(
+        instance_arn=t.shared.get("identity_center_instance_arn") or None,
+        identity_store_id=t.shared.get("identity_store_id") or None,
+        identity_center_group_ids=t.group_ids,
+        permission_set_arn=(t.shared.get("permission_set_arns") or {}).get(naming.permission_set_name(t.name, t.prefix)),
+        team=t.name,
+        name_prefix=t.prefix,
+        description=t.description,
+        session_duration=t.settings.get("session_duration") or "PT8H",
         team_policy=dict(
-            account_id=shared["account_id"],
-            region=shared["region"],
-            data_bucket=shared["data_bucket"],
-            hyperpod_cluster_arn=shared["cluster_arn"],
-            eks_cluster_arn=shared["eks_cluster_arn"],
-            tag_keys=shared.get("tag_keys") or {},
+            account_id=t.need("account_id"),
+            region=t.need("region"),
+            data_bucket=t.need("data_bucket"),
+            hyperpod_cluster_arn=t.need("cluster_arn"),
+            eks_cluster_arn=t.need("eks_cluster_arn"),
+            tag_keys=t.shared.get("tag_keys") or {},
         ),
         managed_policies=[],
         customer_managed_policies=[],
-        groups=[group],
-        accounts=[shared["account_id"]],
-        tags=tags,
-        wait_timeout=settings.get("identity_wait_timeout"),
+        groups=[t.group],
+        accounts=[t.need("account_id")],
+        tags=t.tags,
+        wait_timeout=t.settings.get("identity_wait_timeout"),
     )
 
 
-def _access_entry(team, shared, tags):
-    prefix = shared.get("name_prefix") or naming.DEFAULT_PREFIX
-    names = access_names(team["name"], prefix)
-    access = team.get("access") or {}
+def _access_entry(t):
+    names = access_names(t.name, t.prefix)
+    access = t.team.get("access") or {}
     policies = access.get("policies") or ["training", "inference"]
     in_namespace = {"type": "namespace", "namespaces": [names["namespace"]]}
     return dict(
-        cluster_name=shared["eks_cluster_name"],
-        principal_arn=(shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"],
+        cluster_name=t.need("eks_cluster_name"),
+        principal_arn=(t.shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"],
         kubernetes_groups=[names["kubernetes_group"]],
         access_policies=[{"name": ACCESS_POLICY_NAMES[policy], "access_scope": in_namespace} for policy in policies]
         + ([SPACE_TEMPLATE_POLICY] if "space" in policies else [])
         + ([CLUSTER_READ_POLICY] if access.get("cluster_read", True) else []),
-        tags=tags,
+        tags=t.tags,
     )
 
 
-def _team_tag_options(team, shared):
-    return _given(cost_center=team.get("cost_center") or None, tag_keys=shared.get("tag_keys") or None)
-
-
-def _execution_role(team, shared):
+def _execution_role(t):
     return dict(
-        team=team["name"],
-        name_prefix=shared.get("name_prefix") or naming.DEFAULT_PREFIX,
-        description="SageMaker Studio execution role of team %s" % team["name"],
-        data_bucket=shared.get("data_bucket") or "",
-        tags=team.get("tags") or {},
-        **dict(_team_tag_options(team, shared), **_given(account_id=shared.get("account_id") or None))
+        team=t.name,
+        name_prefix=t.prefix,
+        description="SageMaker Studio execution role of team %s" % t.name,
+        data_bucket=t.shared.get("data_bucket") or "",
+        tags=t.extra_tags or {},
+        **dict(t.tag_options, **_given(account_id=t.shared.get("account_id") or None))
     )
 
 
-def _domain(team, shared, settings):
-    workspace = team.get("workspace") or {}
-    sso = (workspace.get("auth_mode") or "SSO") == "SSO"
-    group_ids = shared.get("identity_center_group_ids") or {}
-    group = team["identity_center_group"]
-    prefix = shared.get("name_prefix") or naming.DEFAULT_PREFIX
+def _domain(t):
+    workspace = t.team.get("workspace") or {}
+    auth_mode = workspace.get("auth_mode") or "SSO"
     options = dict(
-        team=team["name"],
-        name_prefix=prefix,
-        auth_mode=workspace.get("auth_mode") or "SSO",
+        team=t.name,
+        name_prefix=t.prefix,
+        auth_mode=auth_mode,
         # shared_info read it once per run and checked that every shared subnet is in it.
-        vpc_id=shared["vpc_id"],
-        subnet_ids=shared["subnet_ids"],
-        security_group_ids=shared["security_group_ids"],
+        vpc_id=t.need("vpc_id"),
+        subnet_ids=t.need("subnet_ids"),
+        security_group_ids=t.need("security_group_ids"),
         app_network_access_type=workspace.get("app_network_access_type") or "VpcOnly",
-        user_profiles=[{"name": member["name"]} for member in team.get("members") or []],
+        user_profiles=[{"name": member["name"]} for member in t.team.get("members") or []],
         purge_user_profiles=True,
-        **_team_tag_options(team, shared)
+        **t.tag_options
     )
-    if shared.get("fsx_file_system_id"):
-        options["fsx_lustre"] = {"file_system_id": shared["fsx_file_system_id"], "path": "/" + team["name"]}
-    if sso:
+    if t.shared.get("fsx_file_system_id"):
+        options["fsx_lustre"] = {"file_system_id": t.shared["fsx_file_system_id"], "path": "/" + t.name}
+    if auth_mode == "SSO":
         options.update(_given(
-            identity_center_group=group,
-            identity_center_instance_arn=shared.get("identity_center_instance_arn") or None,
-            identity_store_id=shared.get("identity_store_id") or None,
-            identity_center_group_ids={group: group_ids[group]} if group in group_ids else None,
+            identity_center_group=t.group,
+            identity_center_instance_arn=t.shared.get("identity_center_instance_arn") or None,
+            identity_store_id=t.shared.get("identity_store_id") or None,
+            identity_center_group_ids=t.group_ids,
         ))
     return dict(
         options,
         **_given(
-            tags=team.get("tags"),
-            wait_timeout=settings.get("workspace_wait_timeout"),
+            tags=t.extra_tags,
+            wait_timeout=t.settings.get("workspace_wait_timeout"),
             # shared_info listed the domains once per run: the module describes this one instead of listing them all.
-            domain_id=(shared.get("domain_ids") or {}).get(naming.domain_name(team["name"], prefix)),
+            domain_id=(t.shared.get("domain_ids") or {}).get(naming.domain_name(t.name, t.prefix)),
         )
     )
 
 
-def _quota(team, shared, settings):
-    quota = team["quota"]
-    cluster = settings.get("quota_cluster") or shared["cluster_arn"]
+def _quota(t):
+    quota = t.team["quota"]
+    cluster = t.settings.get("quota_cluster") or t.need("cluster_arn")
     # shared_info described the shared cluster once per run: its capacity spares each quota a DescribeCluster.
-    shared_cluster = shared.get("cluster_arn") and cluster in (shared["cluster_arn"], shared.get("cluster_name"))
-    capacity = shared.get("cluster_capacity") if shared_cluster else None
+    shared_cluster = t.shared.get("cluster_arn") and cluster in (t.shared["cluster_arn"], t.shared.get("cluster_name"))
+    capacity = t.shared.get("cluster_capacity") if shared_cluster else None
     return dict(
-        team=team["name"],
-        cluster=shared["cluster_arn"] if capacity is not None else cluster,
-        name_prefix=shared.get("name_prefix") or naming.DEFAULT_PREFIX,
+        team=t.name,
+        cluster=t.shared["cluster_arn"] if capacity is not None else cluster,
+        name_prefix=t.prefix,
         resources=quota["resources"],
-        description=team.get("description") or "Team %s" % team["name"],
-        tags=team.get("tags") or {},
+        description=t.description,
+        tags=t.extra_tags or {},
         **dict(
-            _team_tag_options(team, shared),
+            t.tag_options,
             **_given(
                 sharing=quota.get("sharing") or None,
                 borrow_limit=quota.get("borrow_limit"),
@@ -161,49 +174,54 @@ def _quota(team, shared, settings):
                 preempt=quota.get("preempt") or None,
                 fair_share_weight=quota.get("fair_share_weight"),
                 activation=quota.get("activation") or None,
-                wait_timeout=settings.get("quota_wait_timeout"),
+                wait_timeout=t.settings.get("quota_wait_timeout"),
                 cluster_capacity=capacity,
             )
         )
     )
 
 
-def _s3_prefix(team, shared):
-    return dict(team=team["name"], bucket=shared["data_bucket"], **dict(_team_tag_options(team, shared), **_given(tags=team.get("tags"))))
+def _s3_prefix(t):
+    return dict(team=t.name, bucket=t.need("data_bucket"), **dict(t.tag_options, **_given(tags=t.extra_tags)))
 
 
-def _directories(team, shared, settings):
-    storage = team["storage"]
+def _directories(t):
+    storage = t.team["storage"]
     return dict(
-        team=team["name"],
-        root=settings.get("fsx_mount_root") or shared["fsx_mount_root"],
-        require_mount=settings.get("require_mount", shared.get("fsx_require_mount", True)),
-        uid=settings.get("owner_uid") or 0,
+        team=t.name,
+        root=t.settings.get("fsx_mount_root") or t.need("fsx_mount_root"),
+        require_mount=t.settings.get("require_mount", t.shared.get("fsx_require_mount", True)),
         gid=storage["gid"],
-        mode=storage.get("mode") or "2770",
-        members=[member for member in team.get("members") or [] if member.get("uid") is not None],
-        acl=settings.get("acl") or False,
-        s3_link=storage.get("s3_link") or False,
-        bucket=shared["data_bucket"],
-        **dict(_team_tag_options(team, shared), **_given(file_system_id=shared.get("fsx_file_system_id") or None, tags=team.get("tags")))
+        members=[member for member in t.team.get("members") or [] if member.get("uid") is not None],
+        bucket=t.need("data_bucket"),
+        **dict(
+            t.tag_options,
+            **_given(
+                uid=t.settings.get("owner_uid"),
+                mode=storage.get("mode"),
+                acl=t.settings.get("acl"),
+                s3_link=storage.get("s3_link"),
+                file_system_id=t.shared.get("fsx_file_system_id") or None,
+                tags=t.extra_tags,
+            )
+        )
     )
 
 
-def _budget(team, shared):
-    budget = team["budget"]
+def _budget(t):
+    budget = t.team["budget"]
     return dict(
-        team=team["name"],
-        name_prefix=shared.get("name_prefix") or naming.DEFAULT_PREFIX,
+        team=t.name,
+        name_prefix=t.settings.get("budget_name_prefix") or t.prefix,
         monthly_usd=budget["monthly_usd"],
-        **dict(
-            _team_tag_options(team, shared),
-            **_given(
-                thresholds=budget.get("thresholds"),
-                forecast_thresholds=budget.get("forecast_thresholds"),
-                notify=budget.get("notify"),
-                tags=team.get("tags"),
-                account_id=shared.get("account_id") or None,
-            )
+        **_given(
+            cost_center=t.team.get("cost_center") or None,
+            tag_keys=t.settings.get("budget_tag_keys") or t.shared.get("tag_keys") or None,
+            thresholds=budget.get("thresholds"),
+            forecast_thresholds=budget.get("forecast_thresholds"),
+            notify=budget.get("notify"),
+            tags=t.extra_tags,
+            account_id=t.settings.get("budget_account_id") or t.shared.get("account_id") or None,
         )
     )
 
@@ -213,23 +231,18 @@ def team_layer_args(team, shared, settings=None, layers=None):
 
     ``layers`` limits them to those named (a layer role asks for its own).
     """
-    settings = {key: value for key, value in (settings or {}).items() if value is not None}
-    tags = naming.team_tags(team["name"], team.get("cost_center"), shared.get("tag_keys") or None, team.get("tags"))
-    used = {
-        "permission_set": lambda: _permission_set(team, shared, settings, tags),
-        "access_entry": lambda: _access_entry(team, shared, tags),
-        "s3_prefix": lambda: _s3_prefix(team, shared),
-    }
+    t = _Team(team, shared, {key: value for key, value in (settings or {}).items() if value is not None})
+    used = {"permission_set": _permission_set, "access_entry": _access_entry, "s3_prefix": _s3_prefix}
     if (team.get("workspace") or {}).get("enabled", True):
-        used.update(execution_role=lambda: _execution_role(team, shared), domain=lambda: _domain(team, shared, settings))
+        used.update(execution_role=_execution_role, domain=_domain)
     if team.get("quota") is not None:
-        used["quota"] = lambda: _quota(team, shared, settings)
+        used["quota"] = _quota
     if (team.get("storage") or {}).get("gid") is not None:
-        used["directories"] = lambda: _directories(team, shared, settings)
+        used["directories"] = _directories
     if (team.get("budget") or {}).get("monthly_usd") is not None:
-        used["budget"] = lambda: _budget(team, shared)
-    options = {"team": team["name"]}
-    options.update((layer, build()) for layer, build in used.items() if layers is None or layer in layers)
+        used["budget"] = _budget
+    options = {"team": t.name}
+    options.update((layer, build(t)) for layer, build in used.items() if layers is None or layer in layers)
     return options
 
 

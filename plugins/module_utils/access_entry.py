@@ -394,6 +394,11 @@ MODULE_OPTIONS = dict(
 )
 
 
+def check(params):
+    """What can be refused without a call (the team name, policies and scopes); raises ``InputError``."""
+    validate(apply_team(dict(params)))
+
+
 def converge(context, params):
     """The result of eks_access_entry: the access entry after the run."""
     apply_team(params)

@@ -359,12 +359,18 @@ MODULE_OPTIONS = dict(
 )
 
 
+def check(params):
+    """What can be refused without a call (limit, thresholds, subscribers, names); raises ``InputError``."""
+    p = params
+    if p["state"] == "present":
+        validate(p["team"], p["name_prefix"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"])
+
+
 def converge(context, params):
     """The result of team_budget: the budget after the run."""
     p = params
     name = naming.budget_name(p["team"], p["name_prefix"])
-    if p["state"] == "present":
-        validate(p["team"], p["name_prefix"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"])
+    check(p)
     client = context.client("budgets")
     account_id = p["account_id"] or context.account_id()
     if p["state"] == "absent":

@@ -323,8 +323,8 @@ PREFIX_MODULE_OPTIONS = dict(
 )
 
 
-def converge_prefix(context, params):
-    """The result of s3_team_prefix: the prefix after the run, and on offboarding what was done with its objects."""
+def check_prefix(params):
+    """What can be refused without a call (the team name, an unconfirmed delete); raises ``InputError``."""
     p = params
     problems = naming.name_problems(p["team"])
     if problems:
@@ -332,6 +332,12 @@ def converge_prefix(context, params):
     if p["state"] == "absent" and p["on_remove"] == "delete" and p["confirm_delete"] != p["team"]:
         raise InputError(message="on_remove=delete deletes every object under s3://%s/%s: set confirm_delete to the team name (%r) to confirm" % (
             p["bucket"], naming.s3_prefix(p["team"]), p["team"]))
+
+
+def converge_prefix(context, params):
+    """The result of s3_team_prefix: the prefix after the run, and on offboarding what was done with its objects."""
+    p = params
+    check_prefix(p)
     client = context.client("s3")
     if p["state"] == "present":
         tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])

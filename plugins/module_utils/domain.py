@@ -957,6 +957,13 @@ MODULE_OPTIONS = dict(
 )
 
 
+def check(params):
+    """What can be refused before the domain is read (names, ids, patterns); raises ``InputError``."""
+    problems = input_problems(params)
+    if problems:
+        raise InputError(message="domain %s: %s" % (domain_name(params), "; ".join(problems)))
+
+
 def converge(context, params):
     """The result of sagemaker_domain: the domain after the run (and what was kept of a deleted one)."""
     manager = DomainManager(context.client, params, check_mode=context.check_mode, warn=context.warn)

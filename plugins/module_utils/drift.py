@@ -46,7 +46,7 @@ def record_result(team, task, module, result):
     # Only team_resources returns layers; its layer table loads every layer, so only when one ran.
     from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS
 
-    modules = dict((option, name) for option, name, _options, _converge in LAYERS)
+    modules = dict((layer.option, layer.module) for layer in LAYERS)
     for option, outcome in layers.items():
         if outcome.get("changed"):
             layer_diff = {"before": (diff.get("before") or {}).get(option), "after": (diff.get("after") or {}).get(option)}

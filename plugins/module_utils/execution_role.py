@@ -480,9 +480,13 @@ MODULE_OPTIONS = dict(
 )
 
 
+# What can be refused without a call (the team name, description, tags, bucket); raises ``InputError``.
+check = validate
+
+
 def converge(context, params):
     """The result of team_execution_role: the role after the run."""
-    validate(params)
+    check(params)
     client = context.client("iam")
     if params["state"] == "absent":
         changed, before, after = ensure_absent(client, role_name(params["team"], params["name_prefix"]), context.check_mode)

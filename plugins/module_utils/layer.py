@@ -5,9 +5,10 @@
 """What runs one layer of a team, in its own module or with the others in ``team_resources``.
 
 Each layer's file in ``module_utils`` has ``MODULE_OPTIONS`` (the keyword arguments of its
-module: argument spec and constraints) and ``converge(context, params)``, which returns the
-module's result (``changed``, ``diff`` and the layer's keys) or raises ``HyperPodError``.
-A layer's module is then ``run_layer_module(AnsibleAWSModule(**MODULE_OPTIONS), converge)``.
+module: argument spec and constraints), ``check(params)`` (what can be refused without a call) and
+``converge(context, params)``, which returns the module's result (``changed``, ``diff`` and the
+layer's keys) or raises ``HyperPodError``. A layer's module is then
+``run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -32,6 +33,8 @@ class LayerContext(object):
         self.check_mode = module.check_mode
         self._clients = {}
         self._account_id = None
+        # The layer running, when several run in one module (team_resources): it names their warnings.
+        self.layer = None
 
     def client(self, service):
         # A boto3 client loads its service model when made: every layer of a team run shares one per service.
@@ -46,7 +49,7 @@ class LayerContext(object):
         return self._account_id
 
     def warn(self, message):
-        self.module.warn(message)
+        self.module.warn("%s: %s" % (self.layer, message) if self.layer else message)
 
     def run_command(self, *args, **kwargs):
         return self.module.run_command(*args, **kwargs)

@@ -755,6 +755,11 @@ MODULE_OPTIONS = dict(
 )
 
 
+def check(params):
+    """What can be refused without a call (names, the policy, the references); raises ``InputError``."""
+    validate(apply_team(params))
+
+
 def converge(context, params):
     """The result of identity_center_permission_set: the permission set after the run, and the team's names."""
     params = apply_team(params)

@@ -652,6 +652,14 @@ MODULE_OPTIONS = dict(
 )
 
 
+def check(params):
+    """What can be refused before the quota and its cluster are read; raises ``InputError``."""
+    problems = input_problems(params) + given_capacity(params)[1]
+    if problems:
+        name = naming.quota_name(params["team"], params.get("name_prefix") or naming.DEFAULT_PREFIX)
+        raise InputError(message="compute quota %s for team %s: %s" % (name, params["team"], "; ".join(problems)))
+
+
 def converge(context, params):
     """The result of task_governance_quota: the quota after the run and the team's Kueue names."""
     manager = QuotaManager(context.client("sagemaker"), params, check_mode=context.check_mode, warn=context.warn)

@@ -519,6 +519,14 @@ def _absent(context, p, client):
     return changed or dir_changed, diff_before, diff_after, result
 
 
+def check(params):
+    """What can be refused without touching the file system or FSx (team, members, mode); raises ``InputError``."""
+    check_team(params["team"])
+    if params["state"] == "present":
+        check_members(params["members"])
+        parse_mode(params["mode"])
+
+
 def converge(context, params):
     """The result of fsx_team_dir: the team's directories (and S3 link) after the run."""
     client = context.client("fsx") if params["s3_link"] else None

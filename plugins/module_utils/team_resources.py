@@ -12,6 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from collections import namedtuple
+
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
 
@@ -26,19 +28,22 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
     team_dirs,
 )
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import os_error_message
 
-# (option, the module it stands for, its module options, its converge), in the order a team is built:
-# the access entry names the permission set's role, the domain runs as the execution role.
-LAYERS = (
-    ("permission_set", "identity_center_permission_set", permission_set.MODULE_OPTIONS, permission_set.converge),
-    ("access_entry", "eks_access_entry", access_entry.MODULE_OPTIONS, access_entry.converge),
-    ("execution_role", "team_execution_role", execution_role.MODULE_OPTIONS, execution_role.converge),
-    ("domain", "sagemaker_domain", domain.MODULE_OPTIONS, domain.converge),
-    ("quota", "task_governance_quota", quota.MODULE_OPTIONS, quota.converge),
-    ("s3_prefix", "s3_team_prefix", data_repository.PREFIX_MODULE_OPTIONS, data_repository.converge_prefix),
-    ("directories", "fsx_team_dir", team_dirs.MODULE_OPTIONS, team_dirs.converge),
-    ("budget", "team_budget", budget.MODULE_OPTIONS, budget.converge),
-)
+# A layer: its option of team_resources, the module it stands for, that module's options, its check and converge.
+Layer = namedtuple("Layer", ["option", "module", "options", "check", "converge"])
+
+# In the order a team is built: the access entry names the permission set's role, the domain runs as the execution role.
+LAYERS = tuple(Layer(*layer) for layer in (
+    ("permission_set", "identity_center_permission_set", permission_set.MODULE_OPTIONS, permission_set.check, permission_set.converge),
+    ("access_entry", "eks_access_entry", access_entry.MODULE_OPTIONS, access_entry.check, access_entry.converge),
+    ("execution_role", "team_execution_role", execution_role.MODULE_OPTIONS, execution_role.check, execution_role.converge),
+    ("domain", "sagemaker_domain", domain.MODULE_OPTIONS, domain.check, domain.converge),
+    ("quota", "task_governance_quota", quota.MODULE_OPTIONS, quota.check, quota.converge),
+    ("s3_prefix", "s3_team_prefix", data_repository.PREFIX_MODULE_OPTIONS, data_repository.check_prefix, data_repository.converge_prefix),
+    ("directories", "fsx_team_dir", team_dirs.MODULE_OPTIONS, team_dirs.check, team_dirs.converge),
+    ("budget", "team_budget", budget.MODULE_OPTIONS, budget.check, budget.converge),
+))
 
 
 def _with_team(options, given, team):
@@ -54,21 +59,22 @@ def _with_team(options, given, team):
 
 
 def validated_layers(team, given, no_log_values):
-    """Every given layer's parameters, checked against its module's options before any layer runs.
+    """Every given layer's parameters, checked against its module's options and by its ``check`` before any layer runs.
 
     Returns ``[(option, converge, params)]`` in build order; raises ``InputError`` naming the team,
     the layer and every problem found.
     """
     layers, problems = [], []
-    for option, module_name, options, converge in LAYERS:
+    for layer in LAYERS:
+        option = layer.option
         if given.get(option) is None:
             continue
-        params = _with_team(options, given[option], team)
-        checked = ArgumentSpecValidator(**options).validate(params)
+        params = _with_team(layer.options, given[option], team)
+        checked = ArgumentSpecValidator(**layer.options).validate(params)
         no_log_values.update(checked._no_log_values)
         problems.extend(
             # An unsupported option's message is only its name; basic.py puts the words in front of it.
-            "%s (options of %s): %s%s" % (option, module_name, "unsupported parameters " if isinstance(error, UnsupportedError) else "", error)
+            "%s (options of %s): %s%s" % (option, layer.module, "unsupported parameters " if isinstance(error, UnsupportedError) else "", error)
             for error in checked.errors
         )
         if not checked.error_messages:
@@ -76,26 +82,36 @@ def validated_layers(team, given, no_log_values):
                 problems.append("%s: team_resources only builds and converges; offboard with the layer's module or remove_team.yml" % option)
             elif checked.validated_parameters.get("team") not in (None, team):
                 problems.append("%s: team is %r, not the team being converged (%r)" % (option, checked.validated_parameters["team"], team))
-            layers.append((option, converge, checked.validated_parameters))
+            else:
+                try:
+                    layer.check(checked.validated_parameters)
+                except InputError as e:
+                    problems.append("%s: %s" % (option, e.message))
+            layers.append((option, layer.converge, checked.validated_parameters))
     if problems:
         raise InputError(message="team %r: %s" % (team, "; ".join(problems)))
     return layers
 
 
-def converge_team(context, team, layers, done):
-    """Converge ``layers`` in order; each layer's result is put in ``done`` as soon as it is known.
+def converge_team(context, layers, done, diff):
+    """Converge ``layers`` in order, putting each layer's result in ``done`` and its before/after in ``diff``.
 
-    ``done`` is filled as the layers run, so that a failure can still report what changed before it.
-    Returns ``(changed, diff)``.
+    Both are filled as the layers run, so that a failure still reports what the layers before it changed.
     """
-    changed, before, after = False, {}, {}
     for option, converge, params in layers:
         if option == "domain" and params.get("execution_role") is None and "execution_role" in done:
             # The role the run just converged: its ARN is known (predicted in check mode) only now.
             params = dict(params, execution_role=done["execution_role"]["role"].get("arn"))
+        context.layer = option
         result = converge(context, params)
-        diff = result.pop("diff", {})
-        before[option], after[option] = diff.get("before"), diff.get("after")
+        layer_diff = result.pop("diff", {})
+        diff["before"][option], diff["after"][option] = layer_diff.get("before"), layer_diff.get("after")
         done[option] = result
-        changed = changed or result["changed"]
-    return changed, {"before": before, "after": after}
+    context.layer = None
+
+
+def failure_message(team, layers, done, error):
+    """What a failed run says: the team, the layer that failed (none when the input was refused), and why."""
+    failed = next(((option, params) for option, _converge, params in layers if option not in done), None)
+    reason = os_error_message(error, failed[1].get("root") if failed else None) if isinstance(error, OSError) else error.message
+    return "team %r, %s: %s" % (team, failed[0], reason) if failed else reason

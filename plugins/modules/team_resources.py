@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: team_resources
 short_description: Build or converge all of one team's resources in one module run
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Converges the layers of one team, in this order, exactly as their own modules would, and in one
     process. Each layer option takes the options of its module and is left out to skip the layer.
@@ -23,13 +23,17 @@ description:
   - A module run spends most of a no-op's time on Python, AnsiballZ and boto3 before its first API
     call. The eight layers of a team in one run pay that once and share one client per service; the
     checks and API calls are those of the layers' modules.
-  - Every layer's options are checked before any layer runs; bad input fails naming the team, the
-    layer and the option, with nothing changed.
+  - Every layer's options are checked before any layer runs, against its module's options and by
+    the checks its module makes without a call (names, patterns, amounts, addresses); bad input fails
+    naming the team, the layer and the option, with nothing changed. What only AWS can tell (a
+    missing cluster, an instance type it lacks) fails in the layer that asks.
   - A layer's O(team) defaults to O(team). The domain's C(execution_role) defaults to the ARN of the
     role O(execution_role) converged.
   - Builds and converges only (C(state=present)). Offboarding has an order and data choices of its
     own; C(playbooks/remove_team.yml) and the layers' modules do it.
-  - When a layer fails, the layers before it stay as they were converged; the failure reports them in RV(layers).
+  - When a layer fails, the layers before it stay as they were converged; the failure names the layer
+    and reports the layers before it in RV(layers) and their C(diff).
+  - A layer's warnings start with its option name.
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
@@ -124,28 +128,28 @@ layers:
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext, os_error_message
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS, converge_team, validated_layers
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS, converge_team, failure_message, validated_layers
 
 
 def main():
     argument_spec = dict(team=dict(type="str", required=True))
-    argument_spec.update((option, dict(type="dict")) for option, _module, _options, _converge in LAYERS)
+    argument_spec.update((layer.option, dict(type="dict")) for layer in LAYERS)
     module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    team, layers, done = module.params["team"], [], {}
+    team, layers, done, diff = module.params["team"], [], {}, {"before": {}, "after": {}}
     try:
         layers = validated_layers(team, module.params, module.no_log_values)
-        changed, diff = converge_team(LayerContext(module), team, layers, done)
-    except HyperPodError as e:
-        failed = next((option for option, _converge, _params in layers if option not in done), None)
-        message = "team %r, %s: %s" % (team, failed, e.message) if failed else e.message
-        changed = any(result["changed"] for result in done.values())
+        converge_team(LayerContext(module), layers, done, diff)
+    except (HyperPodError, OSError) as e:
+        failed = dict(
+            msg=failure_message(team, layers, done, e), layers=done, diff=diff, changed=any(result["changed"] for result in done.values())
+        )
+        if isinstance(e, OSError):
+            module.fail_json(errno=e.errno, **failed)
         if e.exception:
-            module.fail_json_aws(e.exception, msg=message, layers=done, changed=changed)
-        module.fail_json(msg=message, layers=done, changed=changed)
-    except OSError as e:
-        module.fail_json(msg="team %r, directories: %s" % (team, os_error_message(e, None)), errno=e.errno, layers=done)
-    module.exit_json(changed=changed, layers=done, diff=diff)
+            module.fail_json_aws(e.exception, **failed)
+        module.fail_json(**failed)
+    module.exit_json(changed=any(result["changed"] for result in done.values()), layers=done, diff=diff)
 
 
 if __name__ == "__main__":

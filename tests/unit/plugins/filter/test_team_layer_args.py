@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.hyperpod.tenancy.plugins.filter.team import team_layer_args, team_summary
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import quota
@@ -39,7 +40,7 @@ SHARED = {
     "name_prefix": "hyperpod",
     "tag_keys": {"team": "team", "cost_center": "cost-center"},
 }
-OPTIONS = {option: options for option, _module, options, _converge in LAYERS}
+OPTIONS = {layer.option: layer.options for layer in LAYERS}
 
 
 def normalized(teams=None):
@@ -167,4 +168,28 @@ def test_another_cluster_or_no_capacity_leaves_the_module_to_describe_the_cluste
     # The cluster did not exist when shared_info read it.
     unread = team_layer_args(vision, dict(SHARED, cluster_capacity=None))["quota"]
     assert unread["cluster"] == CLUSTER_ARN and "cluster_capacity" not in unread
-    assert "cluster_capacity" not in team_layer_args(vision, dict(SHARED, cluster_arn=None), {"quota_cluster": "ml-shared"})["quota"]
+    alone = team_layer_args(vision, dict(SHARED, cluster_arn=None), {"quota_cluster": "ml-shared"}, layers=["quota"])["quota"]
+    assert "cluster_capacity" not in alone
+
+
+def test_a_missing_shared_value_names_the_team_and_the_key():
+    shared = {key: value for key, value in SHARED.items() if key != "vpc_id"}
+    with pytest.raises(AnsibleFilterError, match=r"team 'vision': hyperpod_shared has no vpc_id"):
+        team_layer_args(normalized()["vision"], shared)
+
+
+def test_extra_tags_are_passed_only_when_the_team_file_gives_some():
+    team = normalized()["vision"]
+    assert team["tags"] == {}
+    plain = team_layer_args(team, SHARED)
+    # Without extra tags these layers ensure the team tags and leave tags added by others alone, as the layer roles did.
+    assert all("tags" not in plain[layer] for layer in ("domain", "budget", "s3_prefix", "directories"))
+    assert plain["execution_role"]["tags"] == {} and plain["quota"]["tags"] == {}
+    tagged = team_layer_args(dict(team, tags={"project": "x"}), SHARED)
+    assert all(tagged[layer]["tags"] == {"project": "x"} for layer in ("domain", "budget", "s3_prefix", "directories", "execution_role", "quota"))
+
+
+def test_the_cost_roles_names_and_account_apply_to_the_budget():
+    budget = team_layer_args(normalized()["vision"], SHARED, {"budget_name_prefix": "finops", "budget_tag_keys": {"team": "owner"},
+                                                              "budget_account_id": "210987654321"})["budget"]
+    assert (budget["name_prefix"], budget["tag_keys"], budget["account_id"]) == ("finops", {"team": "owner"}, "210987654321")

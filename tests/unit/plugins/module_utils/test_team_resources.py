@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import converge_team, validated_layers
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import converge_team, failure_message, validated_layers
 
 QUOTA = {"cluster": "ml-shared", "resources": [{"instance_type": "ml.p5.48xlarge", "count": 1}]}
 
@@ -45,6 +46,10 @@ def test_an_unknown_option_in_a_layer_is_refused():
         validated_layers("vision", {"budget": {"monthly": 100}}, set())
 
 
+class Context:
+    layer = None
+
+
 def test_layers_run_in_order_the_domain_runs_as_the_role_just_converged_and_the_diff_names_the_layer():
     seen = []
 
@@ -56,10 +61,9 @@ def test_layers_run_in_order_the_domain_runs_as_the_role_just_converged_and_the_
         seen.append(("domain", params["execution_role"]))
         return {"changed": False, "domain": {}, "diff": {"before": {"a": 1}, "after": {"a": 1}}}
 
-    done = {}
-    changed, diff = converge_team(None, "vision", [("execution_role", role, {}), ("domain", domain, {"execution_role": None})], done)
+    done, diff = {}, {"before": {}, "after": {}}
+    converge_team(Context(), [("execution_role", role, {}), ("domain", domain, {"execution_role": None})], done, diff)
     assert seen == ["execution_role", ("domain", "arn:aws:iam::123456789012:role/r")]
-    assert changed is True
     assert diff == {"before": {"execution_role": {}, "domain": {"a": 1}}, "after": {"execution_role": {"arn": "r"}, "domain": {"a": 1}}}
     assert done == {"execution_role": {"changed": True, "role": {"arn": "arn:aws:iam::123456789012:role/r"}}, "domain": {"changed": False, "domain": {}}}
 
@@ -71,7 +75,55 @@ def test_a_failing_layer_leaves_what_ran_before_it_in_done():
     def budget(context, params):
         raise HyperPodError(message="Failed to describe the budget")
 
-    done = {}
-    with pytest.raises(HyperPodError):
-        converge_team(None, "vision", [("quota", quota, {}), ("budget", budget, {})], done)
+    layers, done, diff = [("quota", quota, {}), ("budget", budget, {})], {}, {"before": {}, "after": {}}
+    with pytest.raises(HyperPodError) as raised:
+        converge_team(Context(), layers, done, diff)
     assert done == {"quota": {"changed": True, "quota": {"status": "Created"}}}
+    assert diff == {"before": {"quota": None}, "after": {"quota": None}}
+    assert failure_message("vision", layers, done, raised.value) == "team 'vision', budget: Failed to describe the budget"
+
+
+def test_a_file_system_error_names_the_layer_and_its_root():
+    layers = [("directories", None, {"root": "/fsx"})]
+    error = OSError(13, "Permission denied")
+    assert failure_message("vision", layers, {}, error) == "team 'vision', directories: /fsx: Permission denied"
+
+
+def test_refused_input_is_reported_without_a_layer():
+    assert failure_message("vision", [], {}, InputError(message="team 'vision': budget: bad")) == "team 'vision': budget: bad"
+
+
+def test_what_each_layer_refuses_without_a_call_is_found_before_any_layer_runs():
+    given = {
+        "quota": QUOTA,
+        "budget": {"monthly_usd": 100, "notify": ["not-an-address"], "thresholds": [150]},
+        "directories": {"root": "/fsx", "gid": 2000, "mode": "rwx", "members": []},
+        "execution_role": {"data_bucket": "Not A Bucket"},
+    }
+    with pytest.raises(InputError) as raised:
+        validated_layers("vision", given, set())
+    message = raised.value.message
+    assert "budget: " in message and "not-an-address" in message
+    assert "directories: mode 'rwx' must be an octal mode" in message
+    assert "execution_role: " in message and "Not A Bucket" in message
+    assert "quota" not in message
+
+
+def test_a_warning_names_the_layer_that_gave_it():
+    warned = []
+
+    class Module:
+        check_mode = False
+
+        def warn(self, message):
+            warned.append(message)
+
+    context = LayerContext(Module())
+
+    def prefix(context, params):
+        context.warn("3 objects were kept")
+        return {"changed": False, "diff": {}}
+
+    converge_team(context, [("s3_prefix", prefix, {})], {}, {"before": {}, "after": {}})
+    context.warn("after the layers")
+    assert warned == ["s3_prefix: 3 objects were kept", "after the layers"]
