@@ -50,7 +50,7 @@ class _Team(object):
         group_ids = shared.get("identity_center_group_ids") or {}
         # Read once per run by shared_info, so that each team's run does not look them up again.
         self.group_ids = {self.group: group_ids[self.group]} if self.group in group_ids else None
-        self.tags = naming.team_tags(self.name, team.get("cost_center"), shared.get("tag_keys") or None, team.get("tags"))
+        self.tags = team_tags(team, shared.get("tag_keys") or None)
         # Extra tags only when the team file gives some: the layers that merge tags then leave others' tags alone.
         self.extra_tags = team.get("tags") or None
         self.tag_options = _given(cost_center=team.get("cost_center") or None, tag_keys=shared.get("tag_keys") or None)

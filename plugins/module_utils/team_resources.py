@@ -110,6 +110,10 @@ def converge_team(context, layers, done, diff):
     context.layer = None
 
 
+def layers_changed(done):
+    return any(result["changed"] for result in done.values())
+
+
 def failure_message(team, layers, done, error):
     """What a failed run says: the team, the layer that failed (none when the input was refused), and why."""
     failed = next(((option, params) for option, _converge, params in layers if option not in done), None)

@@ -129,7 +129,13 @@ from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleA
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS, converge_team, failure_message, validated_layers
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import (
+    LAYERS,
+    converge_team,
+    failure_message,
+    layers_changed,
+    validated_layers,
+)
 
 
 def main():
@@ -141,15 +147,13 @@ def main():
         layers = validated_layers(team, module.params, module.no_log_values)
         converge_team(LayerContext(module), layers, done, diff)
     except (HyperPodError, OSError) as e:
-        failed = dict(
-            msg=failure_message(team, layers, done, e), layers=done, diff=diff, changed=any(result["changed"] for result in done.values())
-        )
+        failed = dict(msg=failure_message(team, layers, done, e), layers=done, diff=diff, changed=layers_changed(done))
         if isinstance(e, OSError):
             module.fail_json(errno=e.errno, **failed)
         if e.exception:
             module.fail_json_aws(e.exception, **failed)
         module.fail_json(**failed)
-    module.exit_json(changed=any(result["changed"] for result in done.values()), layers=done, diff=diff)
+    module.exit_json(changed=layers_changed(done), layers=done, diff=diff)
 
 
 if __name__ == "__main__":

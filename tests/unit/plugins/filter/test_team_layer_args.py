@@ -41,6 +41,7 @@ SHARED = {
     "tag_keys": {"team": "team", "cost_center": "cost-center"},
 }
 OPTIONS = {layer.option: layer.options for layer in LAYERS}
+CHECKS = {layer.option: layer.check for layer in LAYERS}
 
 
 def normalized(teams=None):
@@ -59,6 +60,8 @@ def test_every_layer_of_every_sample_team_is_valid_for_its_module(name):
     for option, params in layers.items():
         checked = ArgumentSpecValidator(**OPTIONS[option]).validate(params)
         assert checked.error_messages == [], option
+        # What the layer's module refuses without a call (names, patterns, amounts) passes too.
+        CHECKS[option](checked.validated_parameters)
         assert params.get("team", name) == name
 
 

@@ -46,3 +46,42 @@ def test_a_team_resources_run_is_recorded_per_layer_that_changed(monkeypatch):
     ]}
     drift.record_result("nlp", "Tag", "amazon.aws.s3_object", {"changed": True, "diff": {"before": {"a": 1}, "after": {"a": 2}}})
     assert drift.summary()["nlp"] == [{"task": "Tag", "module": "amazon.aws.s3_object", "fields": ["a"]}]
+
+
+class _Task:
+    action = "hyperpod.tenancy.team_resources"
+
+    def get_name(self):
+        return "Converge"
+
+
+class _Host:
+    def get_vars(self):
+        return {"hyperpod_team_name": "vision"}
+
+    def get_name(self):
+        return "team_vision"
+
+
+class _Result:
+    def __init__(self, result):
+        self._result, self._task, self._host = result, _Task(), _Host()
+
+
+@pytest.mark.parametrize("failed_result, recorded", [
+    # A later layer failed: the layers before it still drifted.
+    ({"failed": True, "changed": True, "layers": {"quota": {"changed": True}},
+      "diff": {"before": {"quota": {"a": 1}}, "after": {"quota": {"a": 2}}}}, ["Converge (quota)"]),
+    # Refused before any layer ran: nothing drifted.
+    ({"failed": True, "changed": False, "layers": {}}, []),
+    # A failure of a task that is not a team run records nothing.
+    ({"failed": True, "changed": True, "diff": {"before": {"a": 1}, "after": {"a": 2}}}, []),
+])
+def test_the_callback_records_the_layers_a_failed_team_run_changed(monkeypatch, failed_result, recorded):
+    from ansible_collections.hyperpod.tenancy.plugins.callback.drift import CallbackModule
+
+    monkeypatch.setattr(drift, "RECORDED", {})
+    callback = CallbackModule()
+    callback._recording = True
+    callback.v2_runner_on_failed(_Result(failed_result))
+    assert [change["task"] for change in drift.summary().get("vision", [])] == recorded
