@@ -67,7 +67,8 @@ def _permission_set(t):
         instance_arn=t.shared.get("identity_center_instance_arn") or None,
         identity_store_id=t.shared.get("identity_store_id") or None,
         identity_center_group_ids=t.group_ids,
-        permission_set_arn=(t.shared.get("permission_set_arns") or {}).get(naming.permission_set_name(t.name, t.prefix)),
+        known_permission_set=(t.shared.get("permission_sets") or {}).get(naming.permission_set_name(t.name, t.prefix)),
+        outdated_permission_sets=t.shared.get("outdated_permission_sets") or None,
         team=t.name,
         name_prefix=t.prefix,
         description=t.description,
@@ -119,6 +120,7 @@ def _execution_role(t):
 def _domain(t):
     workspace = t.team.get("workspace") or {}
     auth_mode = workspace.get("auth_mode") or "SSO"
+    domain_id = (t.shared.get("domain_ids") or {}).get(naming.domain_name(t.name, t.prefix))
     options = dict(
         team=t.name,
         name_prefix=t.prefix,
@@ -146,8 +148,9 @@ def _domain(t):
         **_given(
             tags=t.extra_tags,
             wait_timeout=t.settings.get("workspace_wait_timeout"),
-            # shared_info listed the domains once per run: the module describes this one instead of listing them all.
-            domain_id=(t.shared.get("domain_ids") or {}).get(naming.domain_name(t.name, t.prefix)),
+            # shared_info listed the domains and their profiles once per run: the module describes this one instead.
+            domain_id=domain_id,
+            known_user_profiles=(t.shared.get("user_profiles") or {}).get(domain_id) if domain_id else None,
         )
     )
 
@@ -210,9 +213,13 @@ def _directories(t):
 
 def _budget(t):
     budget = t.team["budget"]
+    prefix = t.settings.get("budget_name_prefix") or t.prefix
+    account = t.settings.get("budget_account_id") or t.shared.get("account_id") or None
+    # shared_info listed the budgets of its own account by its own names: any other budget the module reads itself.
+    known = (t.shared.get("budgets") or {}).get(naming.budget_name(t.name, prefix)) if account == t.shared.get("account_id") else None
     return dict(
         team=t.name,
-        name_prefix=t.settings.get("budget_name_prefix") or t.prefix,
+        name_prefix=prefix,
         monthly_usd=budget["monthly_usd"],
         **_given(
             cost_center=t.team.get("cost_center") or None,
@@ -221,7 +228,8 @@ def _budget(t):
             forecast_thresholds=budget.get("forecast_thresholds"),
             notify=budget.get("notify"),
             tags=t.extra_tags,
-            account_id=t.settings.get("budget_account_id") or t.shared.get("account_id") or None,
+            account_id=account,
+            known_budget=known,
         )
     )
 

@@ -37,6 +37,8 @@ SNS_ARN = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 # Fields Budgets sets itself, never a reason for a change.
 SERVER_FIELDS = ("CalculatedSpend", "LastUpdatedTime", "HealthStatus")
+# What view compares of a budget: the part of DescribeBudgets' answer kept for a run.
+COMPARED_FIELDS = ("BudgetName", "BudgetType", "TimeUnit", "BudgetLimit", "CostFilters")
 
 _retry = aws_retry()
 
@@ -155,6 +157,24 @@ def describe_subscribers(client, account_id, name, details):
         kwargs["NextToken"] = page["NextToken"]
 
 
+@CostErrorHandler.common_error_handler("list the account's budgets")
+@_retry
+def list_account_budgets(client, account_id):
+    """{budget name: {budget, notifications}} of every budget of the account, from two account-wide lists.
+
+    ``budget`` keeps what ``view`` compares; a budget without notifications has ``[]``.
+    """
+    pages = client.get_paginator("describe_budgets").paginate(AccountId=account_id, PaginationConfig={"PageSize": 1000})
+    found = {}
+    for budget in pages.build_full_result().get("Budgets", []):
+        found[budget["BudgetName"]] = {"budget": dict((k, budget[k]) for k in COMPARED_FIELDS if k in budget), "notifications": []}
+    pages = client.get_paginator("describe_budget_notifications_for_account").paginate(AccountId=account_id, PaginationConfig={"PageSize": 1000})
+    for listed in pages.build_full_result().get("BudgetNotificationsForAccount", []):
+        if listed["BudgetName"] in found:
+            found[listed["BudgetName"]]["notifications"] = listed.get("Notifications") or []
+    return found
+
+
 @CostErrorHandler.list_error_handler("list budget tags", None)
 @_retry
 def list_tags(client, arn):
@@ -223,13 +243,21 @@ def untag_budget(client, arn, keys):
 # --- reading and comparing ----------------------------------------------------
 
 
-def read(client, account_id, name):
-    """The budget with its notifications, subscribers and tags, or None."""
-    budget = describe_budget(client, account_id, name)
+def read(client, account_id, name, known=None):
+    """The budget with its notifications, subscribers and tags, or None.
+
+    ``known`` (the budget and its notifications as list_account_budgets read them earlier in the
+    run; ``budget`` null when it did not exist) spares describing them.
+    """
+    if known is None:
+        budget = describe_budget(client, account_id, name)
+        listed = describe_notifications(client, account_id, name) if budget else []
+    else:
+        budget, listed = known.get("budget"), known.get("notifications") or []
     if budget is None:
         return None
     notifications = {}
-    for details in describe_notifications(client, account_id, name):
+    for details in listed:
         plain = dict((k, v) for k, v in details.items() if k != "NotificationState")
         notifications[notification_key(plain)] = (plain, describe_subscribers(client, account_id, name, plain))
     return {"budget": budget, "notifications": notifications, "tags": list_tags(client, budget_arn(account_id, name)) or {}}
@@ -273,25 +301,26 @@ def _new_budget(current, wanted):
     return new
 
 
-def ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode):
-    """Returns (changed, before, after) as views."""
+def ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, known=None):
+    """Returns (changed, before, after) as views; ``known`` is read's."""
     name = wanted_budget["BudgetName"]
     arn = budget_arn(account_id, name)
-    current = read(client, account_id, name)
+    current = read(client, account_id, name, known)
     if current is None:
-        after = view(wanted_budget, wanted_notifications, wanted_tags)
-        if not check_mode:
-            create_budget(client, account_id, wanted_budget, list(wanted_notifications.values()), wanted_tags)
-        return True, {}, after
-
-    before = view(current["budget"], current["notifications"], current["tags"])
-    tags_to_set, tags_to_remove = compare_aws_tags(current["tags"], wanted_tags, purge_tags=purge_tags)
-    final_tags = dict((k, v) for k, v in current["tags"].items() if k not in tags_to_remove)
-    final_tags.update(tags_to_set)
-    after = view(dict(current["budget"], **wanted_budget), wanted_notifications, final_tags)
-    if after == before:
-        return False, before, after
-    if check_mode:
+        before, after = {}, view(wanted_budget, wanted_notifications, wanted_tags)
+    else:
+        before = view(current["budget"], current["notifications"], current["tags"])
+        tags_to_set, tags_to_remove = compare_aws_tags(current["tags"], wanted_tags, purge_tags=purge_tags)
+        final_tags = dict((k, v) for k, v in current["tags"].items() if k not in tags_to_remove)
+        final_tags.update(tags_to_set)
+        after = view(dict(current["budget"], **wanted_budget), wanted_notifications, final_tags)
+    if after == before or check_mode:
+        return after != before, before, after
+    if known is not None:
+        # What was listed earlier in the run only tells that nothing changes: a write is planned from a live read.
+        return ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode)
+    if current is None:
+        create_budget(client, account_id, wanted_budget, list(wanted_notifications.values()), wanted_tags)
         return True, before, after
 
     budget_fields = ("budget_type", "time_unit", "budget_limit", "cost_filters")
@@ -355,6 +384,10 @@ MODULE_OPTIONS = dict(
         account_id=dict(type="str"),
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
+        known_budget=dict(
+            type="dict",
+            options=dict(budget=dict(type="dict"), notifications=dict(type="list", elements="dict", default=[])),
+        ),
     ),
 )
 
@@ -383,6 +416,7 @@ def converge(context, params):
         tags = naming.team_tags(p["team"], p["cost_center"], tag_keys, p["tags"])
         changed, before, after = ensure_present(
             # Without O(tags) only the team tags are ensured; other tags are left alone.
-            client, account_id, wanted_budget, wanted_notifications, tags, p["purge_tags"] and p["tags"] is not None, context.check_mode
+            client, account_id, wanted_budget, wanted_notifications, tags, p["purge_tags"] and p["tags"] is not None, context.check_mode,
+            p["known_budget"],
         )
     return dict(changed=changed, budget=after, diff={"before": before, "after": after})

@@ -37,7 +37,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_store, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler, InputError, SageMakerErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, IdentityCenterErrorHandler, InputError, SageMakerErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
@@ -464,9 +464,24 @@ def delete_tags(client, arn, keys):
 
 @SageMakerErrorHandler.list_error_handler("list user profiles", [])
 @aws_retry()
-def list_user_profiles(client, domain_id):
-    pages = client.get_paginator("list_user_profiles").paginate(DomainIdEquals=domain_id, PaginationConfig={"PageSize": 100})
+def list_user_profiles(client, domain_id=None):
+    """The ListUserProfiles summaries of ``domain_id``, or of every domain of the account."""
+    kwargs = dict(DomainIdEquals=domain_id) if domain_id else {}
+    pages = client.get_paginator("list_user_profiles").paginate(PaginationConfig={"PageSize": 100}, **kwargs)
     return pages.build_full_result().get("UserProfiles", [])
+
+
+# What a run keeps of a ListUserProfiles summary: what read() uses of a profile it does not describe.
+PROFILE_SUMMARY_FIELDS = ("DomainId", "UserProfileName", "Status")
+
+
+def profiles_by_domain(client, domain_ids):
+    """{domain id: its user profile summaries} for ``domain_ids``, from one ListUserProfiles of every domain."""
+    found = dict((domain_id, []) for domain_id in domain_ids)
+    for summary in list_user_profiles(client):
+        if summary["DomainId"] in found:
+            found[summary["DomainId"]].append(dict((k, summary[k]) for k in PROFILE_SUMMARY_FIELDS if k in summary))
+    return found
 
 
 @SageMakerErrorHandler.list_error_handler("describe user profile", None)
@@ -619,11 +634,12 @@ class DomainManager:
         failed = FAILED if GONE not in ready else ()
         return wait_for_status(lambda: describe_domain(self.client, domain_id), "domain %s" % self.name, ready=ready, failed=failed, timeout=self.timeout)
 
-    def read(self, domain_id, described=None):
+    def read(self, domain_id, described=None, listed_profiles=None):
         """DescribeDomain once it leaves a transitional status, with tags, profiles and assignments.
 
-        ``described`` is a DescribeDomain answer already at hand. Profiles are ListUserProfiles
-        summaries, described only when the run compares something on them (``keys_for``).
+        ``described`` is a DescribeDomain answer already at hand, ``listed_profiles`` the domain's
+        ListUserProfiles summaries. Profiles are described only when the run compares something on
+        them (``keys_for``).
         """
         if described is not None and described.get("Status") not in TRANSITIONAL:
             domain = described
@@ -636,7 +652,7 @@ class DomainManager:
         tags = boto3_tag_list_to_ansible_dict(list_tags(self.client, domain["DomainArn"]))
         keys = self.keys_for(domain)
         profiles = {}
-        for summary in list_user_profiles(self.client, domain_id):
+        for summary in list_user_profiles(self.client, domain_id) if listed_profiles is None else listed_profiles:
             if summary.get("Status") == "Deleting":
                 continue
             name = summary["UserProfileName"]
@@ -740,7 +756,9 @@ class DomainManager:
         if problems:
             raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
         domain_id, described = self.find()
-        domain, tags, profiles, group_ids = self.read(domain_id, described) if domain_id else (None, {}, {}, [])
+        # shared_info listed the profiles of the domain it resolved, not of one found since.
+        listed = self.params.get("known_user_profiles") if domain_id and domain_id == self.params.get("domain_id") else None
+        domain, tags, profiles, group_ids = self.read(domain_id, described, listed) if domain_id else (None, {}, {}, [])
         if domain is None and self.params.get("domain_id"):
             raise InputError(message="domain %s (%s) was deleted while this run read it; run again" % (self.name, self.params["domain_id"]))
         current = before = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
@@ -770,12 +788,17 @@ class DomainManager:
             raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
         if current == desired:
             return False, current, desired, self.result(domain, tags, profiles, group_ids)
+        if listed is not None and not self.check_mode:
+            # Profiles listed earlier in the run only tell that nothing changes: a write is planned from a live read.
+            self.params = dict(self.params, known_user_profiles=None)
+            return self.ensure_present()
         if self.check_mode:
             statuses = dict((name, profile.get("Status")) for name, profile in profiles.items())
             return True, current, desired, self.predicted(desired, domain, current, statuses)
         if domain is None:
             created = create_domain(self.client, create_domain_request(desired))
             domain = self._wait_domain(created["DomainId"], ("InService",))
+            self._yield_to_an_earlier_twin(created["DomainId"])
             current = current_view(domain, desired["tags"], {}, [])
         else:
             self._update_domain(domain, current, desired, to_set, to_unset)
@@ -785,6 +808,24 @@ class DomainManager:
         domain, tags, profiles, group_ids = self.read(domain["DomainId"])
         after = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
         return True, before, after, self.result(domain, tags, profiles, group_ids)
+
+    def _yield_to_an_earlier_twin(self, domain_id):
+        """Delete the domain this run just created when another of the same name was created first.
+
+        Domain names are not unique: two runs that both found no domain (two onboardings of one
+        team at once) each create one. Every run that created a domain keeps the first one created
+        (CreationTime, then DomainId) and deletes only its own, so exactly one is left.
+        """
+        twins = [d for d in list_domains(self.client) if d["DomainName"] == self.name and d.get("Status") != "Deleting"]
+        first = min(twins, key=lambda d: (d["CreationTime"], d["DomainId"]))
+        if first["DomainId"] == domain_id:
+            return
+        delete_domain(self.client, domain_id, "Delete")
+        self._wait_domain(domain_id, (GONE,))
+        raise ConflictError(
+            message="domain %s: another run created %s at the same time; this run deleted the one it created (%s). Run again to converge %s"
+            % (self.name, first["DomainId"], domain_id, first["DomainId"])
+        )
 
     def new_profile_settings(self, desired, current):
         """{name: profile_settings} of the profiles ``desired`` adds to ``current`` (all in O(user_profiles))."""
@@ -947,6 +988,7 @@ MODULE_OPTIONS = dict(
         identity_store_id=dict(type="str"),
         identity_center_group_ids=dict(type="dict"),
         domain_id=dict(type="str"),
+        known_user_profiles=dict(type="list", elements="dict"),
         retain_home_efs=dict(type="bool", default=True),
         cost_center=dict(type="str"),
         tag_keys=dict(type="dict", no_log=False),

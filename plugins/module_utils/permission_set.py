@@ -235,6 +235,28 @@ def list_provisioned_accounts(client, instance_arn, arn, outdated=False):
     return sorted(pages.build_full_result().get("AccountIds", []))
 
 
+@IdentityCenterErrorHandler.common_error_handler("list the permission sets provisioned to the account")
+@aws_retry()
+def list_outdated_in_account(client, instance_arn, account):
+    """ARNs of the permission sets whose role in ``account`` holds an older version than the latest."""
+    pages = client.get_paginator("list_permission_sets_provisioned_to_account").paginate(
+        InstanceArn=instance_arn, AccountId=account, ProvisioningStatus="LATEST_PERMISSION_SET_NOT_PROVISIONED"
+    )
+    return sorted(pages.build_full_result().get("PermissionSets", []))
+
+
+def outdated_accounts(client, instance_arn, arn, provisioned, known=None):
+    """The accounts of ``provisioned`` holding an older version of the permission set than its latest.
+
+    ``known`` ({account: outdated permission set ARNs}, listed once per run for all teams) answers
+    for the accounts it covers; any other account makes the permission set's own list be read.
+    """
+    known = known or {}
+    if any(account not in known for account in provisioned):
+        return list_provisioned_accounts(client, instance_arn, arn, outdated=True)
+    return sorted(account for account in provisioned if arn in known[account])
+
+
 @IdentityCenterErrorHandler.common_error_handler("list the permission set's account assignments")
 @aws_retry()
 def list_assignments(client, instance_arn, arn, account):
@@ -446,12 +468,30 @@ def resolve_groups(identitystore, store_id, instance_arn, names, known=None):
     return found
 
 
-def find_permission_set(client, instance_arn, name, known_arn=None):
+# What DescribePermissionSet returns that the module compares, by option name.
+DESCRIBED_FIELDS = (
+    ("permission_set_arn", "PermissionSetArn"),
+    ("name", "Name"),
+    ("description", "Description"),
+    ("session_duration", "SessionDuration"),
+    ("relay_state", "RelayState"),
+)
+
+
+def known_from_described(described):
+    """The ``known_permission_set`` option for a DescribePermissionSet answer."""
+    return dict((option, described.get(member)) for option, member in DESCRIBED_FIELDS)
+
+
+def find_permission_set(client, instance_arn, name, known_arn=None, known=None):
     """The permission set named ``name``, described; None when there is none.
 
-    Identity Center has no lookup by name: without ``known_arn`` (its ARN as read earlier in the
-    run) every permission set of the instance is described until one has the name.
+    Identity Center has no lookup by name: without ``known`` (the permission set as described
+    earlier in the run) or ``known_arn`` (its ARN) every permission set of the instance is
+    described until one has the name.
     """
+    if known and known.get("name") == name:
+        return dict((member, known[option]) for option, member in DESCRIBED_FIELDS if known.get(option) is not None)
     if known_arn:
         described = describe_permission_set(client, instance_arn, known_arn)
         if described and described["Name"] == name:
@@ -463,8 +503,12 @@ def find_permission_set(client, instance_arn, name, known_arn=None):
     return None
 
 
-def read_current(client, instance_arn, described, assignment_accounts=()):
-    """The permission set in the module's normalized shape, with its assignments."""
+def read_current(client, instance_arn, described, assignment_accounts=(), with_boundary=True, known_outdated=None):
+    """The permission set in the module's normalized shape, with its assignments.
+
+    Without ``with_boundary`` the boundary, which the run then leaves as it is, is not read.
+    ``known_outdated`` is outdated_accounts' ``known``.
+    """
     arn = described["PermissionSetArn"]
     inline = get_inline_policy(client, instance_arn, arn)
     provisioned = list_provisioned_accounts(client, instance_arn, arn)
@@ -472,7 +516,7 @@ def read_current(client, instance_arn, described, assignment_accounts=()):
     assignments = []
     for account in accounts:
         assignments.extend(list_assignments(client, instance_arn, arn, account))
-    return {
+    current = {
         "name": described["Name"],
         "permission_set_arn": arn,
         "description": described.get("Description"),
@@ -481,13 +525,15 @@ def read_current(client, instance_arn, described, assignment_accounts=()):
         "inline_policy": json.loads(inline) if inline else {},
         "managed_policies": sorted(list_managed_policies(client, instance_arn, arn)),
         "customer_managed_policies": _refs(list_customer_managed_policies(client, instance_arn, arn)),
-        "permissions_boundary": boundary_from_api(get_permissions_boundary(client, instance_arn, arn)),
         "tags": list_tags(client, instance_arn, arn),
         "provisioned_accounts": provisioned,
         # Accounts whose role is older than the permission set (an earlier provisioning failed or never ran).
-        "outdated_accounts": list_provisioned_accounts(client, instance_arn, arn, outdated=True),
+        "outdated_accounts": outdated_accounts(client, instance_arn, arn, provisioned, known_outdated),
         "assignments": _assignments(assignments),
     }
+    if with_boundary:
+        current["permissions_boundary"] = boundary_from_api(get_permissions_boundary(client, instance_arn, arn))
+    return current
 
 
 def desired_state(params, current, group_ids):
@@ -501,7 +547,6 @@ def desired_state(params, current, group_ids):
         "inline_policy": {},
         "managed_policies": [],
         "customer_managed_policies": [],
-        "permissions_boundary": None,
         "tags": {},
         "provisioned_accounts": [],
         "outdated_accounts": [],
@@ -569,7 +614,7 @@ def plan(current, desired):
         changes["attach_customer"] = [r for r in after_refs if r not in before_refs]
     if [r for r in before_refs if r not in after_refs]:
         changes["detach_customer"] = [r for r in before_refs if r not in after_refs]
-    if desired["permissions_boundary"] != current.get("permissions_boundary"):
+    if "permissions_boundary" in desired and desired["permissions_boundary"] != current.get("permissions_boundary"):
         changes["boundary"] = desired["permissions_boundary"]
     if current and desired["tags"] != current.get("tags"):
         old, new = current.get("tags", {}), desired["tags"]
@@ -605,14 +650,22 @@ def ensure_present(client, identitystore, params, check_mode):
     validate(params)
     instance_arn, store_id = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
     group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])), params.get("identity_center_group_ids"))
-    described = find_permission_set(client, instance_arn, params["name"], params.get("permission_set_arn"))
-    current = read_current(client, instance_arn, described, params.get("accounts") or []) if described else None
+    described = find_permission_set(client, instance_arn, params["name"], params.get("permission_set_arn"), params.get("known_permission_set"))
+    # A boundary the task does not set is left as it is, so it is not read either.
+    with_boundary = params.get("permissions_boundary") is not None
+    current = None
+    if described:
+        current = read_current(client, instance_arn, described, params.get("accounts") or [], with_boundary, params.get("outdated_permission_sets"))
     desired = desired_state(params, current, group_ids)
     changes = plan(current, desired)
     if not changes:
         return False, _public(current), _public(current)
     if check_mode:
         return True, _public(current), _public(desired)
+    if current and (params.get("known_permission_set") or params.get("outdated_permission_sets")):
+        # What was read earlier in the run only tells that nothing changes: a write is planned from live reads.
+        live = dict(params, known_permission_set=None, outdated_permission_sets=None, permission_set_arn=current["permission_set_arn"])
+        return ensure_present(client, identitystore, live, check_mode)
 
     timeout = params.get("wait_timeout", 600)
     if current is None:
@@ -680,7 +733,7 @@ def ensure_present(client, identitystore, params, check_mode):
             lambda request_id=status["RequestId"]: assignment_status(client, instance_arn, request_id, True),
             timeout,
         )
-    after = read_current(client, instance_arn, describe_permission_set(client, instance_arn, arn), params.get("accounts") or [])
+    after = read_current(client, instance_arn, describe_permission_set(client, instance_arn, arn), params.get("accounts") or [], with_boundary)
     return True, _public(current), _public(after)
 
 
@@ -717,6 +770,17 @@ MODULE_OPTIONS = dict(
         identity_store_id=dict(type="str"),
         identity_center_group_ids=dict(type="dict"),
         permission_set_arn=dict(type="str"),
+        outdated_permission_sets=dict(type="dict"),
+        known_permission_set=dict(
+            type="dict",
+            options=dict(
+                permission_set_arn=dict(type="str", required=True),
+                name=dict(type="str", required=True),
+                description=dict(type="str"),
+                session_duration=dict(type="str"),
+                relay_state=dict(type="str"),
+            ),
+        ),
         name=dict(type="str"),
         team=dict(type="str"),
         name_prefix=dict(type="str", default="hyperpod"),

@@ -6,10 +6,12 @@
 
 Besides the account and the clusters, the lookups each team's modules would otherwise
 repeat per team: the shared subnets' VPC, the teams' Identity Center group ids, the
-permission sets' ARNs by name (Identity Center can only find a permission set by name by
-describing every one of them), the roles Identity Center made for them, the teams' domain
-ids (SageMaker finds a domain by name only by listing every domain) and the HyperPod
-cluster's capacity per instance type (what each team's quota is checked against).
+permission sets by name, as described (Identity Center can only find a permission set by name by
+describing every one of them), the roles Identity Center made for them, the permission sets
+whose latest version is not provisioned to the account, the teams' domain
+ids (SageMaker finds a domain by name only by listing every domain) and their user profiles, the HyperPod
+cluster's capacity per instance type (what each team's quota is checked against) and the teams'
+budgets with their notifications (two account-wide lists instead of two reads per team).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,7 +20,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, domain, identity_store, permission_set, quota
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, domain, identity_store, permission_set, quota
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
@@ -77,15 +79,19 @@ def group_ids(identitystore, store_id, team_groups):
     return found
 
 
-def permission_set_arns(sso_admin, instance_arn, names):
-    """{name: ARN} of the permission sets named in ``names`` that exist."""
+def permission_sets(sso_admin, instance_arn, names):
+    """{name: the permission set as described} of those named in ``names`` that exist.
+
+    Identity Center finds a permission set by name only by describing them: what that read
+    returns spares each team's module its own DescribePermissionSet.
+    """
     wanted, found = set(names), {}
     for arn in permission_set.list_permission_sets(sso_admin, instance_arn):
         if wanted <= set(found):
             break
         described = permission_set.describe_permission_set(sso_admin, instance_arn, arn)
         if described and described["Name"] in wanted:
-            found[described["Name"]] = arn
+            found[described["Name"]] = permission_set.known_from_described(described)
     return found
 
 
@@ -113,18 +119,29 @@ def domain_ids(sagemaker, names):
     return dict((name, same[0]["DomainId"]) for name, same in found.items() if len(same) == 1 and same[0].get("Status") != "Deleting")
 
 
-def read_team_lookups(module, shared, team_groups, permission_sets, subnet_ids, domain_names=()):
+def budgets(client, account_id, names):
+    """{name: {budget, notifications}} for each of ``names``; ``budget`` is None for one that does not exist."""
+    listed = budget.list_account_budgets(client, account_id)
+    return dict((name, listed.get(name) or {"budget": None, "notifications": []}) for name in names)
+
+
+def read_team_lookups(module, shared, team_groups, permission_set_names, subnet_ids, domain_names=(), budget_names=()):
     """The per-team lookups, made once for all teams (see the module docstring)."""
     lookups = {}
+    if budget_names:
+        lookups["budgets"] = budgets(module.client("budgets"), shared["account_id"], budget_names)
     if domain_names:
         lookups["domain_ids"] = domain_ids(module.client("sagemaker"), domain_names)
+        lookups["user_profiles"] = domain.profiles_by_domain(module.client("sagemaker"), lookups["domain_ids"].values())
     if subnet_ids:
         lookups["vpc_id"] = vpc_of(module.client("ec2"), subnet_ids)
     if team_groups:
         lookups["identity_center_group_ids"] = group_ids(module.client("identitystore"), shared["identity_store_id"], team_groups)
-    if permission_sets:
-        lookups["permission_set_arns"] = permission_set_arns(module.client("sso-admin"), shared["identity_center_instance_arn"], permission_sets)
-        lookups["sso_role_arns"] = sso_role_arns(module.client("iam"), set(permission_sets))
+    if permission_set_names:
+        sso_admin, instance_arn, account = module.client("sso-admin"), shared["identity_center_instance_arn"], shared["account_id"]
+        lookups["permission_sets"] = permission_sets(sso_admin, instance_arn, permission_set_names)
+        lookups["sso_role_arns"] = sso_role_arns(module.client("iam"), set(permission_set_names))
+        lookups["outdated_permission_sets"] = {account: permission_set.list_outdated_in_account(sso_admin, instance_arn, account)}
     return lookups
 
 

@@ -54,10 +54,46 @@ options:
     type: dict
   permission_set_arn:
     description:
-      - The permission set's ARN when already known (M(hyperpod.tenancy.shared_info) returns them by name).
-        Identity Center has no lookup by name, so without it every permission set of the instance
-        may be described to find this one. An ARN whose permission set has another name is ignored.
+      - The permission set's ARN when already known.
+        Identity Center has no lookup by name, so without it (or O(known_permission_set)) every permission
+        set of the instance may be described to find this one. An ARN whose permission set has another name is ignored.
     type: str
+  known_permission_set:
+    description:
+      - The permission set as C(DescribePermissionSet) returned it earlier in the run, as
+        M(hyperpod.tenancy.shared_info) returns it (RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.permission_sets)).
+      - The module compares against it instead of describing the permission set again; everything
+        else (policies, tags, assignments, provisioning) it reads itself. One of another name is ignored.
+      - It only tells that nothing changes; outside check mode, a difference makes the module read the
+        permission set again and plan its writes from that.
+    type: dict
+    suboptions:
+      permission_set_arn:
+        description: The ARN.
+        type: str
+        required: true
+      name:
+        description: The name.
+        type: str
+        required: true
+      description:
+        description: The description.
+        type: str
+      session_duration:
+        description: The session duration (ISO 8601).
+        type: str
+      relay_state:
+        description: The relay state.
+        type: str
+  outdated_permission_sets:
+    description:
+      - The permission sets whose latest version is not provisioned, by account, as
+        M(hyperpod.tenancy.shared_info) lists them once per run for all teams (account id to a list of
+        permission set ARNs).
+      - For the accounts it covers, the module takes the outdated accounts from it instead of asking
+        Identity Center; any other account the permission set is provisioned to makes the module ask.
+        Like O(known_permission_set), it only tells that nothing changes.
+    type: dict
   name:
     description:
       - The permission set's name, unique in the instance; at most 32 characters.
@@ -271,8 +307,11 @@ permission_set:
           description: The policy path.
           type: str
     permissions_boundary:
-      description: The permissions boundary, or null.
+      description:
+        - The permissions boundary, or null.
+        - Only when O(permissions_boundary) is set; otherwise the module leaves the boundary as it is and does not read it.
       type: dict
+      returned: when O(permissions_boundary) is set
     tags:
       description: The tags.
       type: dict

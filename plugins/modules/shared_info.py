@@ -16,10 +16,11 @@ description:
     ARN and the HyperPod cluster's ARN in one module run, so that per-team roles do not read them
     once per team.
   - Also makes once, for all teams, the lookups each team's modules would otherwise repeat per team
-    (the VPC of the shared subnets, the teams' Identity Center group ids, the permission sets' ARNs
-    and the roles Identity Center made for them, the present teams' SageMaker domain ids, the
-    HyperPod cluster's capacity), and fails naming every team whose Identity Center group does not
-    exist, before anything changes.
+    (the VPC of the shared subnets, the teams' Identity Center group ids, the permission sets, which
+    of them are outdated, and the roles Identity Center made for them, the present teams' SageMaker
+    domain ids and their user profiles, the HyperPod cluster's capacity, the teams' budgets and their
+    notifications), and fails naming every team whose Identity Center group does not exist, before
+    anything changes.
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -127,12 +128,23 @@ hyperpod_shared:
       description: The Identity Center group id of each present team's group, by display name.
       type: dict
       sample: {"TeamVision": "9067d4d8-1081-7012-49a3-2ef1f1d8a6c2"}
-    permission_set_arns:
-      description: The ARN of each team's permission set that exists, by permission set name.
+    permission_sets:
+      description:
+        - Each team's permission set that exists, by name, as C(DescribePermissionSet) returned it
+          (Identity Center finds a permission set by name only by describing them).
+        - M(hyperpod.tenancy.identity_center_permission_set) takes one as
+          O(hyperpod.tenancy.identity_center_permission_set#module:known_permission_set) and does not describe it again.
       type: dict
     sso_role_arns:
       description: The IAM role Identity Center made in this account for each team's permission set, by permission set name.
       type: dict
+    outdated_permission_sets:
+      description:
+        - The ARNs of the permission sets whose latest version is not provisioned to this account
+          (C(ListPermissionSetsProvisionedToAccount)), under the account id.
+        - M(hyperpod.tenancy.identity_center_permission_set) takes them as O(hyperpod.tenancy.identity_center_permission_set#module:outdated_permission_sets).
+      type: dict
+      sample: {"123456789012": ["arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-0123456789abcdef"]}
     domain_ids:
       description:
         - The id of each present team's SageMaker AI domain (C(<name_prefix>-<team>)) that exists, by domain
@@ -141,6 +153,21 @@ hyperpod_shared:
       returned: when a present team has a workspace
       type: dict
       sample: {"hyperpod-vision": "d-a1b2c3d4e5f6"}
+    user_profiles:
+      description:
+        - The user profiles of each domain of RV(hyperpod_shared.domain_ids), by domain id, from one C(ListUserProfiles)
+          of every domain (C(DomainId), C(UserProfileName), C(Status) each).
+        - M(hyperpod.tenancy.sagemaker_domain) takes a domain's as O(hyperpod.tenancy.sagemaker_domain#module:known_user_profiles).
+      returned: when a present team has a workspace
+      type: dict
+    budgets:
+      description:
+        - Each present team's budget (C(<name_prefix>-<team>-monthly)) with its notifications, by budget name, from one
+          C(DescribeBudgets) and one C(DescribeBudgetNotificationsForAccount) for the account; C(budget) is null for
+          a budget that does not exist yet.
+        - M(hyperpod.tenancy.team_budget) takes one as O(hyperpod.tenancy.team_budget#module:known_budget).
+      returned: when a present team has a budget
+      type: dict
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
@@ -172,9 +199,10 @@ def main():
                 module,
                 shared,
                 team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
-                permission_sets=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
+                permission_set_names=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
                 subnet_ids=p["subnet_ids"],
                 domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if (t.get("workspace") or {}).get("enabled", True)],
+                budget_names=[naming.budget_name(t["name"], p["name_prefix"]) for t in present if (t.get("budget") or {}).get("monthly_usd") is not None],
             )
         )
         shared.update(name_prefix=p["name_prefix"], subnet_ids=p["subnet_ids"])

@@ -1,8 +1,8 @@
 """AWS Budgets beyond moto 5.2.5: UpdateBudget, subscribers, tags, and validation.
 
 moto keeps budgets and notifications but has no UpdateBudget, no
-Describe/Create/DeleteSubscriber(s), no budget tags (it drops CreateBudget's
-``ResourceTags``), validates nothing, lets a notification be created twice and
+Describe/Create/DeleteSubscriber(s), no DescribeBudgetNotificationsForAccount, no paging
+of DescribeBudgets, no budget tags (it drops CreateBudget's ``ResourceTags``), validates nothing, lets a notification be created twice and
 deletes a notification that does not exist without complaint. Here:
 
 - every operation validates its request against botocore's model;
@@ -24,7 +24,7 @@ import moto.budgets.models
 import moto.budgets.responses
 from moto.core.utils import unix_time
 
-from sandbox.core import AwsError, graft, state, validate_request
+from sandbox.core import AwsError, graft, page_of, state, validate_request
 
 MAX_NOTIFICATIONS = 10
 MAX_EMAIL_SUBSCRIBERS = 10
@@ -199,9 +199,22 @@ class BudgetsExtResponse:
         params = self._params("DescribeBudget")
         return json.dumps({"Budget": self.backend.describe_budget(account_id=params["AccountId"], budget_name=params["BudgetName"])})
 
+    def _page(self, items: list, params: dict, default_limit: int) -> tuple[list, str | None]:
+        paging = {"maxResults": params.get("MaxResults"), "nextToken": params.get("NextToken")}
+        return page_of(items, paging, lambda message: AwsError("InvalidNextTokenException", message), default_limit)
+
     def describe_budgets(self) -> str:
         params = self._params("DescribeBudgets")
-        return json.dumps({"Budgets": list(self.backend.describe_budgets(account_id=params["AccountId"]))})
+        budgets = sorted(self.backend.describe_budgets(account_id=params["AccountId"]), key=lambda b: b["BudgetName"])
+        page, token = self._page(budgets, params, 100)
+        return json.dumps(dict({"Budgets": page}, **({"NextToken": token} if token else {})))
+
+    def describe_budget_notifications_for_account(self) -> str:
+        params = self._params("DescribeBudgetNotificationsForAccount")
+        names = sorted(self.backend.budgets[params["AccountId"]])
+        listed = [{"BudgetName": name, "Notifications": self.backend.ext_describe_notifications(params["AccountId"], name)} for name in names]
+        page, token = self._page([item for item in listed if item["Notifications"]], params, 50)
+        return json.dumps(dict({"BudgetNotificationsForAccount": page}, **({"NextToken": token} if token else {})))
 
     def delete_budget(self) -> str:
         params = self._params("DeleteBudget")

@@ -14,6 +14,8 @@ DescribePermissionSetProvisioningStatus. Corrected (moto's versions replaced):
 - ListAccountsForProvisionedPermissionSet: the accounts that hold the permission set's role, and with
   ``ProvisioningStatus`` those that do (not) hold its latest version: every change to what the permission
   set grants makes the accounts' roles out of date until it is provisioned again.
+- ListPermissionSetsProvisionedToAccount: the same, from the account's side, in pages (moto lists every
+  permission set ever provisioned, whatever the account and status).
 - ProvisionPermissionSet: ``IN_PROGRESS`` → ``SUCCEEDED`` or ``FAILED`` (a referenced customer managed
   policy missing from the account), read through DescribePermissionSetProvisioningStatus.
 
@@ -193,17 +195,22 @@ class SsoAdminBackend:
         versions = state(self, "sso_versions")
         versions[permission_set_arn] = versions.get(permission_set_arn, 0) + 1
 
-    def _sso_accounts(self, permission_set_arn: str, provisioning_status: str | None = None) -> list:
+    def _sso_provisioned(self, provisioning_status: str | None) -> list:
+        """(permission set ARN, account) of every role provisioning made, filtered by ``ProvisioningStatus``."""
         versions, provisioned = state(self, "sso_versions"), state(self, "sso_provisioned_versions")
-        latest = versions.get(permission_set_arn, 0)
-        accounts = []
+        found = []
         for arn, account in state(self, "sso_roles"):
-            if arn != permission_set_arn:
-                continue
-            current = provisioned.get((arn, account)) == latest
-            if provisioning_status is None or (provisioning_status == "LATEST_PERMISSION_SET_PROVISIONED") == current:
-                accounts.append(account)
-        return sorted(accounts)
+            latest = provisioned.get((arn, account)) == versions.get(arn, 0)
+            if provisioning_status is None or (provisioning_status == "LATEST_PERMISSION_SET_PROVISIONED") == latest:
+                found.append((arn, account))
+        return sorted(found)
+
+    def _sso_accounts(self, permission_set_arn: str, provisioning_status: str | None = None) -> list:
+        return [account for arn, account in self._sso_provisioned(provisioning_status) if arn == permission_set_arn]
+
+    def _sso_permission_sets_in(self, instance_arn: str, account_id: str, provisioning_status: str | None) -> list:
+        instance_sets = {ps.permission_set_arn for ps in self.permission_sets if ps.instance_arn == instance_arn}
+        return [arn for arn, account in self._sso_provisioned(provisioning_status) if account == account_id and arn in instance_sets]
 
     def _sso_assigned_accounts(self, permission_set_arn: str) -> set:
         return {a.target_id for a in self.account_assignments if a.permission_set_arn == permission_set_arn}
@@ -429,6 +436,16 @@ class SsoAdminResponse:
         backend = self.ssoadmin_backend
         backend._sso_permission_set(p["InstanceArn"], p["PermissionSetArn"])
         return json.dumps({"AccountIds": backend._sso_accounts(p["PermissionSetArn"], p.get("ProvisioningStatus"))})
+
+    def list_permission_sets_provisioned_to_account(self) -> str:
+        # moto ignores AccountId, ProvisioningStatus and paging: it lists every permission set ever provisioned.
+        p = self._sso_params("ListPermissionSetsProvisionedToAccount")
+        backend = self.ssoadmin_backend
+        backend._sso_instance(p["InstanceArn"])
+        arns = backend._sso_permission_sets_in(p["InstanceArn"], p["AccountId"], p.get("ProvisioningStatus"))
+        paging = {"maxResults": p.get("MaxResults"), "nextToken": p.get("NextToken")}
+        page, token = core.page_of(arns, paging, lambda message: AwsError("ValidationException", message))
+        return json.dumps(dict({"PermissionSets": page}, **({"NextToken": token} if token else {})))
 
     def list_tags_for_resource(self) -> str:
         p = self._sso_params("ListTagsForResource")

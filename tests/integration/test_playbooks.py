@@ -29,7 +29,15 @@ def test_site_converges_and_a_rerun_changes_and_writes_nothing(sample):
     reads = Counter(r["operation"] for r in sample.client.requests())
     groups = {team["identity_center_group"] for team in SAMPLE["hyperpod_teams"]}
     assert (reads["ListInstances"], reads["DescribeSubnets"], reads["ListPermissionSets"], reads["GetGroupId"]) == (1, 1, 1, len(groups))
-    assert reads["DescribePermissionSet"] == 2 * len(TEAMS)  # shared_info finds each by name, its module reads it
+    assert reads["DescribePermissionSet"] == len(TEAMS)  # shared_info finds each by name; its module takes that answer
+    # Which permission sets are outdated is listed once for the account; a boundary no team sets is not read.
+    assert (reads["ListPermissionSetsProvisionedToAccount"], reads["ListAccountsForProvisionedPermissionSet"]) == (1, len(TEAMS))
+    assert reads["GetPermissionsBoundaryForPermissionSet"] == 0
+    # The budgets and their notifications are listed once for the account, not described per team.
+    assert (reads["DescribeBudgets"], reads["DescribeBudgetNotificationsForAccount"]) == (1, 1)
+    assert reads["DescribeBudget"] == reads["DescribeNotificationsForBudget"] == 0
+    # So are the domains' user profiles.
+    assert reads["ListUserProfiles"] == 1
 
 
 def test_a_team_whose_group_is_missing_fails_before_any_team_resource(sample):

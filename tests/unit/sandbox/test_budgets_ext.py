@@ -92,3 +92,20 @@ def test_requests_are_validated(budgets):
             AccountId=ACCOUNT, BudgetName="hyperpod-vision-monthly", Notification=dict(ACTUAL_80, Threshold=100),
             Subscribers=[{"SubscriptionType": "SNS", "Address": "not-an-arn"}],
         )
+
+
+def test_the_account_lists_its_budgets_and_their_notifications_in_pages(budgets):
+    budgets.create_budget(AccountId=ACCOUNT, Budget=dict(_budget(), BudgetName="hyperpod-nlp-monthly"))
+    first = budgets.describe_budgets(AccountId=ACCOUNT, MaxResults=1)
+    second = budgets.describe_budgets(AccountId=ACCOUNT, MaxResults=1, NextToken=first["NextToken"])
+    assert [b["BudgetName"] for b in first["Budgets"] + second["Budgets"]] == ["hyperpod-nlp-monthly", "hyperpod-vision-monthly"]
+    assert "NextToken" not in second
+    # A budget without notifications is not listed with them.
+    listed = budgets.describe_budget_notifications_for_account(AccountId=ACCOUNT)
+    assert listed["BudgetNotificationsForAccount"] == [
+        {"BudgetName": "hyperpod-vision-monthly", "Notifications": [dict(ACTUAL_80, Threshold=80.0, NotificationState="OK")]}
+    ]
+    with pytest.raises(budgets.exceptions.InvalidNextTokenException):
+        budgets.describe_budget_notifications_for_account(AccountId=ACCOUNT, NextToken="not-a-token")
+    with pytest.raises(budgets.exceptions.AccessDeniedException):
+        budgets.describe_budget_notifications_for_account(AccountId="210987654321")

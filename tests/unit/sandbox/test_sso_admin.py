@@ -179,3 +179,28 @@ def test_a_change_leaves_accounts_outdated_until_provisioned(center):
     assert accounts("LATEST_PERMISSION_SET_NOT_PROVISIONED") == []
     sso.update_permission_set(InstanceArn=instance, PermissionSetArn=arn, SessionDuration="PT2H")
     assert accounts("LATEST_PERMISSION_SET_NOT_PROVISIONED") == [ACCOUNT]
+
+
+def test_account_side_listing_follows_account_status_and_pages(center):
+    sso, _, instance, arn, group = center
+    other = sso.create_permission_set(InstanceArn=instance, Name="hyperpod-audio")["PermissionSet"]["PermissionSetArn"]
+
+    def listed(account=ACCOUNT, **kwargs):
+        return sso.list_permission_sets_provisioned_to_account(InstanceArn=instance, AccountId=account, **kwargs)
+
+    for permission_set in (arn, other):
+        sso.create_account_assignment(
+            InstanceArn=instance, TargetId=ACCOUNT, TargetType="AWS_ACCOUNT", PermissionSetArn=permission_set, PrincipalType="GROUP", PrincipalId=group
+        )
+    assert sorted(listed()["PermissionSets"]) == sorted([arn, other])
+    assert listed(account="210987654321")["PermissionSets"] == []
+    assert listed(ProvisioningStatus="LATEST_PERMISSION_SET_NOT_PROVISIONED")["PermissionSets"] == []
+    sso.put_inline_policy_to_permission_set(InstanceArn=instance, PermissionSetArn=other, InlinePolicy=POLICY)
+    assert listed(ProvisioningStatus="LATEST_PERMISSION_SET_NOT_PROVISIONED")["PermissionSets"] == [other]
+    assert listed(ProvisioningStatus="LATEST_PERMISSION_SET_PROVISIONED")["PermissionSets"] == [arn]
+    first = listed(MaxResults=1)
+    second = listed(MaxResults=1, NextToken=first["NextToken"])
+    assert sorted(first["PermissionSets"] + second["PermissionSets"]) == sorted([arn, other]) and "NextToken" not in second
+    with pytest.raises(ClientError) as error:
+        listed(ProvisioningStatus="OUTDATED")
+    assert _code(error) == "ValidationException"

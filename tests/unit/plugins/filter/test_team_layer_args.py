@@ -24,13 +24,24 @@ SHARED = {
     "cluster_arn": CLUSTER_ARN,
     "cluster_capacity": {"ml.p5.48xlarge": 16, "ml.g5.12xlarge": 8},
     "domain_ids": {"hyperpod-vision": "d-vision123456"},
+    "user_profiles": {"d-vision123456": [{"DomainId": "d-vision123456", "UserProfileName": "alice", "Status": "InService"}]},
     "eks_cluster_name": "ml-shared-eks",
     "eks_cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/ml-shared-eks",
     "identity_center_instance_arn": "arn:aws:sso:::instance/ssoins-0123456789abcdef",
     "identity_store_id": "d-0123456789",
     "identity_center_group_ids": {"TeamVision": "g-vision", "TeamNLP": "g-nlp"},
-    "permission_set_arns": {"hyperpod-vision": "arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-vision"},
+    "permission_sets": {
+        "hyperpod-vision": {
+            "permission_set_arn": "arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-vision",
+            "name": "hyperpod-vision",
+            "description": "Team vision",
+            "session_duration": "PT8H",
+            "relay_state": None,
+        }
+    },
     "sso_role_arns": {"hyperpod-vision": "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-vision_0123"},
+    "budgets": {"hyperpod-vision-monthly": {"budget": None, "notifications": []}},
+    "outdated_permission_sets": {"123456789012": ["arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-vision"]},
     "data_bucket": "ml-shared-data",
     "fsx_file_system_id": "fs-0123456789abcdef0",
     "fsx_mount_root": "/fsx",
@@ -68,13 +79,14 @@ def test_every_layer_of_every_sample_team_is_valid_for_its_module(name):
 def test_what_shared_info_resolved_is_passed_for_the_team_alone():
     vision = team_layer_args(normalized()["vision"], SHARED)
     assert vision["permission_set"]["identity_center_group_ids"] == {"TeamVision": "g-vision"}
-    assert vision["permission_set"]["permission_set_arn"] == SHARED["permission_set_arns"]["hyperpod-vision"]
+    assert vision["permission_set"]["known_permission_set"] == SHARED["permission_sets"]["hyperpod-vision"]
+    assert vision["permission_set"]["outdated_permission_sets"] == SHARED["outdated_permission_sets"]
     assert vision["access_entry"]["principal_arn"] == SHARED["sso_role_arns"]["hyperpod-vision"]
     assert vision["domain"]["identity_center_group_ids"] == {"TeamVision": "g-vision"}
     research = team_layer_args(normalized()["research"], SHARED)
     # Not resolved yet (a new team): the modules look it up, and the access entry names the role by pattern.
     assert "identity_center_group_ids" not in research["permission_set"]
-    assert "permission_set_arn" not in research["permission_set"]
+    assert "known_permission_set" not in research["permission_set"]
     assert research["access_entry"]["principal_arn"] == "AWSReservedSSO_hyperpod-research_*"
 
 
@@ -151,6 +163,9 @@ def test_a_resolved_domain_id_is_passed_for_the_team_domain_alone():
     assert "domain_id" not in team_layer_args(teams["vision"], dict(SHARED, domain_ids=None))["domain"]
     prefixed = team_layer_args(teams["vision"], dict(SHARED, name_prefix="ml", domain_ids={"ml-vision": "d-ml1234567"}))["domain"]
     assert prefixed["domain_id"] == "d-ml1234567"
+    # The profiles shared_info listed go with the domain id they were listed for.
+    assert team_layer_args(teams["vision"], SHARED)["domain"]["known_user_profiles"] == SHARED["user_profiles"]["d-vision123456"]
+    assert "known_user_profiles" not in team_layer_args(teams["nlp"], SHARED)["domain"] and "known_user_profiles" not in prefixed
 
 
 def test_the_shared_cluster_capacity_is_passed_with_the_cluster_arn():
@@ -196,3 +211,10 @@ def test_the_cost_roles_names_and_account_apply_to_the_budget():
     budget = team_layer_args(normalized()["vision"], SHARED, {"budget_name_prefix": "finops", "budget_tag_keys": {"team": "owner"},
                                                               "budget_account_id": "210987654321"})["budget"]
     assert (budget["name_prefix"], budget["tag_keys"], budget["account_id"]) == ("finops", {"team": "owner"}, "210987654321")
+
+
+def test_a_budget_shared_info_listed_is_passed_only_for_its_account_and_names():
+    vision = normalized()["vision"]
+    assert team_layer_args(vision, SHARED)["budget"]["known_budget"] == {"budget": None, "notifications": []}
+    for settings in ({"budget_name_prefix": "finops"}, {"budget_account_id": "210987654321"}):
+        assert "known_budget" not in team_layer_args(vision, SHARED, settings)["budget"]

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import domain as d
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError
 
 ROLE = "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution"
 FSX = "fs-0123456789abcdef0"
@@ -529,6 +529,49 @@ def test_a_resolved_domain_id_replaces_the_name_lookup_and_is_described_once():
     assert not changed and result["domain_id"] == DOMAIN_ID
     assert _calls(fake, "list_domains") == [] and _calls(fake, "describe_user_profile") == []
     assert _calls(fake, "describe_domain") == [{"DomainId": DOMAIN_ID}]
+
+
+def test_profiles_listed_earlier_in_the_run_are_not_listed_again_and_are_compared():
+    fake = FakePresentAws(domain=described_domain(), profiles=[profile("alice"), profile("bob")], assignments=["g-1"])
+    listed = [{"DomainId": DOMAIN_ID, "UserProfileName": "alice", "Status": "InService"}]
+    wanted = params(domain_id=DOMAIN_ID, known_user_profiles=listed, user_profiles=[{"name": "alice"}, {"name": "bob"}])
+    changed, before, after, unused = d.DomainManager(fake, wanted, check_mode=True).ensure_present()
+    assert _calls(fake, "list_user_profiles") == []
+    # The list is what the run compares against: bob, missing from it, is a profile to create.
+    assert changed and sorted(before["user_profiles"]) == ["alice"] and sorted(after["user_profiles"]) == ["alice", "bob"]
+    # Outside check mode a list from earlier in the run decides nothing: the live list (bob exists) says no change.
+    changed, unused_before, unused_after, unused_result = d.DomainManager(fake, wanted).ensure_present()
+    assert not changed and _writes(fake) == [] and _calls(fake, "list_user_profiles") == [{"DomainIdEquals": DOMAIN_ID}]
+    fake.calls.clear()
+    # Listed for another domain id than the one found: the module lists this domain's itself.
+    d.DomainManager(fake, params(known_user_profiles=listed, user_profiles=[{"name": "alice"}, {"name": "bob"}]), check_mode=True).ensure_present()
+    assert _calls(fake, "list_user_profiles") == [{"DomainIdEquals": DOMAIN_ID}]
+
+
+def test_of_two_domains_created_at_once_the_later_is_deleted_by_the_run_that_created_it():
+    fake = FakeAws()
+    listing = [
+        dict(described_domain(), DomainId="d-later", CreationTime=2),
+        dict(described_domain(), DomainId="d-first", CreationTime=1),
+        dict(described_domain(), DomainId="d-gone", CreationTime=0, Status="Deleting"),
+    ]
+    fake.list_domains = lambda: {"Domains": listing}
+    manager = d.DomainManager(fake, params())
+    manager._yield_to_an_earlier_twin("d-first")
+    assert _writes(fake) == []
+    with pytest.raises(ConflictError, match="another run created d-first .* deleted the one it created \\(d-later\\)"):
+        manager._yield_to_an_earlier_twin("d-later")
+    assert _writes(fake) == [("delete_domain", {"DomainId": "d-later", "RetentionPolicy": {"HomeEfsFileSystem": "Delete"}})]
+
+
+def test_profiles_by_domain_come_from_one_list_of_every_domain():
+    fake = FakeAws(profiles=[profile("alice")])
+    fake.list_user_profiles = lambda **kwargs: fake.calls.append(("list_user_profiles", kwargs)) or {
+        "UserProfiles": [summary("alice"), dict(summary("zed"), DomainId="d-other")]
+    }
+    found = d.profiles_by_domain(fake, [DOMAIN_ID, "d-empty"])
+    assert found == {DOMAIN_ID: [{"DomainId": DOMAIN_ID, "UserProfileName": "alice", "Status": "InService"}], "d-empty": []}
+    assert _calls(fake, "list_user_profiles") == [{}]
 
 
 @pytest.mark.parametrize(

@@ -72,7 +72,7 @@ def test_domain_ids_come_from_one_list_of_the_largest_page():
 @pytest.mark.parametrize("names, lists", [([], 0), (["hyperpod-vision"], 1)])
 def test_domains_are_listed_only_when_a_team_has_a_workspace(names, lists):
     clients = Clients(domains=[summary("hyperpod-vision", "d-vision")])
-    lookups = shared.read_team_lookups(clients, {}, team_groups={}, permission_sets=[], subnet_ids=[], domain_names=names)
+    lookups = shared.read_team_lookups(clients, {}, team_groups={}, permission_set_names=[], subnet_ids=[], domain_names=names)
     assert len([c for c in clients.calls if c[0] == "list_domains"]) == lists
     assert lookups.get("domain_ids") == ({"hyperpod-vision": "d-vision"} if names else None)
 

@@ -1,0 +1,126 @@
+"""What identity_center_permission_set reads, against the sandbox: only what the run compares."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import permission_set as ps
+
+ACCOUNT = "123456789012"
+POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "arn:aws:s3:::b"}]})
+BOUNDARY = {"managed_policy_arn": "arn:aws:iam::aws:policy/PowerUserAccess"}
+
+
+@pytest.fixture
+def assigned(sandbox):
+    """A permission set assigned to a group in the account (so provisioned there), and the request log emptied."""
+    sso, store = sandbox.boto3_client("sso-admin"), sandbox.boto3_client("identitystore")
+    instance = sso.list_instances()["Instances"][0]
+    group = store.create_group(IdentityStoreId=instance["IdentityStoreId"], DisplayName="TeamVision")["GroupId"]
+    arn = sso.create_permission_set(InstanceArn=instance["InstanceArn"], Name="hyperpod-vision", SessionDuration="PT8H")["PermissionSet"]["PermissionSetArn"]
+    sso.create_account_assignment(
+        InstanceArn=instance["InstanceArn"], TargetId=ACCOUNT, TargetType="AWS_ACCOUNT", PermissionSetArn=arn, PrincipalType="GROUP", PrincipalId=group
+    )
+    deadline = time.monotonic() + 5
+    while ps.list_provisioned_accounts(sso, instance["InstanceArn"], arn) != [ACCOUNT] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sandbox.clear_requests()
+    return sandbox, sso, store, instance, arn, group
+
+
+def converge(assigned, check_mode=True, **overrides):
+    sandbox, sso, store, instance, arn, group = assigned
+    params = dict(
+        state="present",
+        name="hyperpod-vision",
+        instance_arn=instance["InstanceArn"],
+        identity_store_id=instance["IdentityStoreId"],
+        identity_center_group_ids={"TeamVision": group},
+        permission_set_arn=arn,
+        session_duration="PT8H",
+        managed_policies=[],
+        customer_managed_policies=[],
+        groups=["TeamVision"],
+        accounts=[ACCOUNT],
+        purge_assignments=True,
+        purge_managed_policies=True,
+        wait_timeout=30,
+    )
+    params.update(overrides)
+    return ps.ensure_present(sso, store, params, check_mode)
+
+
+def reads(sandbox, operation):
+    return [r for r in sandbox.requests() if r["operation"] == operation]
+
+
+def test_a_boundary_the_task_does_not_set_is_neither_read_nor_reported(assigned):
+    sandbox = assigned[0]
+    changed, before, after = converge(assigned)
+    assert not changed and "permissions_boundary" not in after
+    assert reads(sandbox, "GetPermissionsBoundaryForPermissionSet") == []
+
+
+def test_a_boundary_the_task_sets_is_read_and_converged(assigned):
+    sandbox = assigned[0]
+    changed, before, after = converge(assigned, check_mode=False, permissions_boundary=BOUNDARY)
+    assert changed and before["permissions_boundary"] is None and after["permissions_boundary"] == BOUNDARY
+    assert reads(sandbox, "GetPermissionsBoundaryForPermissionSet")
+    assert converge(assigned, permissions_boundary=BOUNDARY)[0] is False
+
+
+def test_outdated_accounts_come_from_the_run_wide_list_for_the_accounts_it_covers(assigned):
+    sandbox, sso, unused_store, instance, arn, unused_group = assigned
+    sso.put_inline_policy_to_permission_set(InstanceArn=instance["InstanceArn"], PermissionSetArn=arn, InlinePolicy=POLICY)
+    listed = {ACCOUNT: ps.list_outdated_in_account(sso, instance["InstanceArn"], ACCOUNT)}
+    assert listed == {ACCOUNT: [arn]}
+    sandbox.clear_requests()
+
+    changed, before, after = converge(assigned, inline_policy=POLICY, outdated_permission_sets=listed)
+    assert changed and before["outdated_accounts"] == [ACCOUNT]
+    # The accounts it is provisioned to are read; which of them are outdated is not asked again.
+    assert len(reads(sandbox, "ListAccountsForProvisionedPermissionSet")) == 1
+
+    # An account the run-wide list does not cover is asked about.
+    sandbox.clear_requests()
+    assert converge(assigned, inline_policy=POLICY, outdated_permission_sets={"210987654321": []})[1]["outdated_accounts"] == [ACCOUNT]
+    assert len(reads(sandbox, "ListAccountsForProvisionedPermissionSet")) == 2
+
+    # Provisioned again, the run converges; the list made before it is not used for what it reads after.
+    changed, unused_before, after = converge(assigned, check_mode=False, inline_policy=POLICY, outdated_permission_sets=listed)
+    assert changed and after["outdated_accounts"] == []
+    assert ps.list_outdated_in_account(sso, instance["InstanceArn"], ACCOUNT) == []
+
+
+def test_a_run_wide_list_that_says_up_to_date_is_believed_for_its_accounts(assigned):
+    changed, before, unused_after = converge(assigned, outdated_permission_sets={ACCOUNT: []})
+    assert not changed and before["outdated_accounts"] == []
+
+
+def test_a_permission_set_described_earlier_in_the_run_is_not_described_again(assigned):
+    sandbox, sso, unused_store, instance, arn, unused_group = assigned
+    known = ps.known_from_described(sso.describe_permission_set(InstanceArn=instance["InstanceArn"], PermissionSetArn=arn)["PermissionSet"])
+    sandbox.clear_requests()
+    changed, before, unused_after = converge(assigned, known_permission_set=known)
+    assert not changed and before["session_duration"] == "PT8H"
+    assert reads(sandbox, "DescribePermissionSet") == []
+    # What it says is compared: a description it lacks is a change to make.
+    assert converge(assigned, known_permission_set=known, description="Team vision")[0] is True
+    # One of another name is not taken for this one.
+    sandbox.clear_requests()
+    converge(assigned, known_permission_set=dict(known, name="hyperpod-nlp"))
+    assert len(reads(sandbox, "DescribePermissionSet")) == 1
+
+
+def test_a_run_writes_from_live_reads_not_from_what_was_read_earlier(assigned):
+    sandbox, sso, unused_store, instance, arn, unused_group = assigned
+    stale = ps.known_from_described(sso.describe_permission_set(InstanceArn=instance["InstanceArn"], PermissionSetArn=arn)["PermissionSet"])
+    sso.update_permission_set(InstanceArn=instance["InstanceArn"], PermissionSetArn=arn, Description="Team vision")
+    sandbox.clear_requests()
+    assert converge(assigned, known_permission_set=stale, description="Team vision")[0] is True
+    changed, before, unused_after = converge(assigned, check_mode=False, known_permission_set=stale, description="Team vision")
+    # The live read has the description; what is left is provisioning the account the hand-made update left outdated.
+    assert changed and before["description"] == "Team vision" and before["outdated_accounts"] == [ACCOUNT]
+    assert [w["operation"] for w in sandbox.writes()] == ["ProvisionPermissionSet"]
