@@ -1,9 +1,10 @@
 """AWS Budgets beyond moto 5.2.5: UpdateBudget, subscribers, tags, and validation.
 
 moto keeps budgets and notifications but has no UpdateBudget, no
-Describe/Create/DeleteSubscriber(s), no DescribeBudgetNotificationsForAccount, no paging
-of DescribeBudgets, no budget tags (it drops CreateBudget's ``ResourceTags``), validates nothing, lets a notification be created twice and
-deletes a notification that does not exist without complaint. Here:
+Describe/Create/DeleteSubscriber(s), no DescribeBudgetNotificationsForAccount, no paging of
+DescribeBudgets, no budget tags (it drops CreateBudget's ``ResourceTags``), validates nothing,
+lets a notification be created twice and deletes a notification that does not exist without
+complaint. Here:
 
 - every operation validates its request against botocore's model;
 - ``AccountId`` must be the caller's account (``AccessDeniedException`` otherwise);
