@@ -159,17 +159,28 @@ def describe_subscribers(client, account_id, name, details):
 
 @CostErrorHandler.common_error_handler("list the account's budgets")
 @_retry
+def describe_account_budgets(client, account_id):
+    pages = client.get_paginator("describe_budgets").paginate(AccountId=account_id, PaginationConfig={"PageSize": 1000})
+    return pages.build_full_result().get("Budgets", [])
+
+
+@CostErrorHandler.common_error_handler("list the account's budget notifications")
+@_retry
+def describe_account_notifications(client, account_id):
+    pages = client.get_paginator("describe_budget_notifications_for_account").paginate(AccountId=account_id, PaginationConfig={"PageSize": 1000})
+    return pages.build_full_result().get("BudgetNotificationsForAccount", [])
+
+
 def list_account_budgets(client, account_id):
     """{budget name: {budget, notifications}} of every budget of the account, from two account-wide lists.
 
     ``budget`` keeps what ``view`` compares; a budget without notifications has ``[]``.
     """
-    pages = client.get_paginator("describe_budgets").paginate(AccountId=account_id, PaginationConfig={"PageSize": 1000})
-    found = {}
-    for budget in pages.build_full_result().get("Budgets", []):
-        found[budget["BudgetName"]] = {"budget": dict((k, budget[k]) for k in COMPARED_FIELDS if k in budget), "notifications": []}
-    pages = client.get_paginator("describe_budget_notifications_for_account").paginate(AccountId=account_id, PaginationConfig={"PageSize": 1000})
-    for listed in pages.build_full_result().get("BudgetNotificationsForAccount", []):
+    found = dict(
+        (budget["BudgetName"], {"budget": dict((k, budget[k]) for k in COMPARED_FIELDS if k in budget), "notifications": []})
+        for budget in describe_account_budgets(client, account_id)
+    )
+    for listed in describe_account_notifications(client, account_id):
         if listed["BudgetName"] in found:
             found[listed["BudgetName"]]["notifications"] = listed.get("Notifications") or []
     return found

@@ -42,6 +42,10 @@ class LayerContext(object):
             self._clients[service] = self.module.client(service, retry_decorator=aws_retry())
         return self._clients[service]
 
+    @property
+    def region(self):
+        return self.module.region
+
     def account_id(self):
         """The caller's account, asked once per run and only when a layer needs it."""
         if self._account_id is None:

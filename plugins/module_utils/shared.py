@@ -25,7 +25,6 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Eks
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import SageMakerErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import caller_account
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
@@ -125,28 +124,29 @@ def budgets(client, account_id, names):
     return dict((name, listed.get(name) or {"budget": None, "notifications": []}) for name in names)
 
 
-def read_team_lookups(module, shared, team_groups, permission_set_names, subnet_ids, domain_names=(), budget_names=()):
-    """The per-team lookups, made once for all teams (see the module docstring)."""
+def read_team_lookups(context, shared, team_groups, permission_set_names, subnet_ids, domain_names=(), budget_names=()):
+    """The per-team lookups, made once for all teams (see the module docstring); ``context`` is a LayerContext."""
     lookups = {}
     if budget_names:
-        lookups["budgets"] = budgets(module.client("budgets"), shared["account_id"], budget_names)
+        lookups["budgets"] = budgets(context.client("budgets"), shared["account_id"], budget_names)
     if domain_names:
-        lookups["domain_ids"] = domain_ids(module.client("sagemaker"), domain_names)
-        lookups["user_profiles"] = domain.profiles_by_domain(module.client("sagemaker"), lookups["domain_ids"].values())
+        lookups["domain_ids"] = domain_ids(context.client("sagemaker"), domain_names)
+        lookups["user_profiles"] = domain.profiles_by_domain(context.client("sagemaker"), lookups["domain_ids"].values())
     if subnet_ids:
-        lookups["vpc_id"] = vpc_of(module.client("ec2"), subnet_ids)
+        lookups["vpc_id"] = vpc_of(context.client("ec2"), subnet_ids)
     if team_groups:
-        lookups["identity_center_group_ids"] = group_ids(module.client("identitystore"), shared["identity_store_id"], team_groups)
+        lookups["identity_center_group_ids"] = group_ids(context.client("identitystore"), shared["identity_store_id"], team_groups)
     if permission_set_names:
-        sso_admin, instance_arn, account = module.client("sso-admin"), shared["identity_center_instance_arn"], shared["account_id"]
+        sso_admin, instance_arn, account = context.client("sso-admin"), shared["identity_center_instance_arn"], shared["account_id"]
         lookups["permission_sets"] = permission_sets(sso_admin, instance_arn, permission_set_names)
-        lookups["sso_role_arns"] = sso_role_arns(module.client("iam"), set(permission_set_names))
+        lookups["sso_role_arns"] = sso_role_arns(context.client("iam"), set(permission_set_names))
         lookups["outdated_permission_sets"] = {account: permission_set.list_outdated_in_account(sso_admin, instance_arn, account)}
     return lookups
 
 
-def read_shared(module, cluster_name, eks_cluster_name, instance_arn=None):
-    sso_admin = module.client("sso-admin")
+def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
+    """The account, Identity Center and both clusters; ``context`` is a LayerContext (one client per service)."""
+    sso_admin = context.client("sso-admin")
     instances = identity_store.list_instances(sso_admin)
     if instance_arn:
         instances = [i for i in instances if i["InstanceArn"] == instance_arn]
@@ -155,13 +155,13 @@ def read_shared(module, cluster_name, eks_cluster_name, instance_arn=None):
     elif len(instances) != 1:
         found = ", ".join(i["InstanceArn"] for i in instances) or "none"
         raise HyperPodError(message="Found %d Identity Center instances (%s); set identity_center_instance_arn" % (len(instances), found))
-    eks_arn = _eks_cluster_arn(module.client("eks"), eks_cluster_name)
+    eks_arn = _eks_cluster_arn(context.client("eks"), eks_cluster_name)
     if eks_arn is None:
-        raise HyperPodError(message="EKS cluster %s does not exist in %s" % (eks_cluster_name, module.region))
-    cluster = _describe_hyperpod_cluster(module.client("sagemaker"), cluster_name)
+        raise HyperPodError(message="EKS cluster %s does not exist in %s" % (eks_cluster_name, context.region))
+    cluster = _describe_hyperpod_cluster(context.client("sagemaker"), cluster_name)
     return {
-        "account_id": caller_account(module.client("sts")),
-        "region": module.region,
+        "account_id": context.account_id(),
+        "region": context.region,
         "cluster_name": cluster_name,
         "cluster_arn": cluster["ClusterArn"] if cluster else None,
         # What task_governance_quota checks each team's quota against (quota.cluster_capacity's rule).

@@ -174,6 +174,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleA
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_shared, read_team_lookups
 
 
@@ -192,11 +193,12 @@ def main():
     )
     p = module.params
     try:
-        shared = read_shared(module, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
+        context = LayerContext(module)
+        shared = read_shared(context, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
         present = [t for t in p["teams"] if t.get("state", "present") == "present"]
         shared.update(
             read_team_lookups(
-                module,
+                context,
                 shared,
                 team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
                 permission_set_names=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],

@@ -200,22 +200,21 @@ class BudgetsExtResponse:
         params = self._params("DescribeBudget")
         return json.dumps({"Budget": self.backend.describe_budget(account_id=params["AccountId"], budget_name=params["BudgetName"])})
 
-    def _page(self, items: list, params: dict, default_limit: int) -> tuple[list, str | None]:
+    def _paged(self, key: str, items: list, params: dict, default_limit: int) -> str:
         paging = {"maxResults": params.get("MaxResults"), "nextToken": params.get("NextToken")}
-        return page_of(items, paging, lambda message: AwsError("InvalidNextTokenException", message), default_limit)
+        page, token = page_of(items, paging, lambda message: AwsError("InvalidNextTokenException", message), default_limit)
+        return json.dumps(dict({key: page}, **({"NextToken": token} if token else {})))
 
     def describe_budgets(self) -> str:
         params = self._params("DescribeBudgets")
         budgets = sorted(self.backend.describe_budgets(account_id=params["AccountId"]), key=lambda b: b["BudgetName"])
-        page, token = self._page(budgets, params, 100)
-        return json.dumps(dict({"Budgets": page}, **({"NextToken": token} if token else {})))
+        return self._paged("Budgets", budgets, params, 100)
 
     def describe_budget_notifications_for_account(self) -> str:
         params = self._params("DescribeBudgetNotificationsForAccount")
         names = sorted(self.backend.budgets[params["AccountId"]])
         listed = [{"BudgetName": name, "Notifications": self.backend.ext_describe_notifications(params["AccountId"], name)} for name in names]
-        page, token = self._page([item for item in listed if item["Notifications"]], params, 50)
-        return json.dumps(dict({"BudgetNotificationsForAccount": page}, **({"NextToken": token} if token else {})))
+        return self._paged("BudgetNotificationsForAccount", [item for item in listed if item["Notifications"]], params, 50)
 
     def delete_budget(self) -> str:
         params = self._params("DeleteBudget")

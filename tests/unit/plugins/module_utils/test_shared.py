@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import shared
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
 from botocore.exceptions import ClientError
 
 CLUSTER_ARN = "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcdef123456"
@@ -16,11 +17,14 @@ class Clients:
         self.domains = list(domains)
         self.cluster = cluster
         self.calls = []
+        self.made = []
 
-    def client(self, service):
+    def client(self, service, **kwargs):
+        self.made.append(service)
         return self
 
     region = "us-east-1"
+    check_mode = False
 
     def get_paginator(self, name):
         fake = self
@@ -72,7 +76,7 @@ def test_domain_ids_come_from_one_list_of_the_largest_page():
 @pytest.mark.parametrize("names, lists", [([], 0), (["hyperpod-vision"], 1)])
 def test_domains_are_listed_only_when_a_team_has_a_workspace(names, lists):
     clients = Clients(domains=[summary("hyperpod-vision", "d-vision")])
-    lookups = shared.read_team_lookups(clients, {}, team_groups={}, permission_set_names=[], subnet_ids=[], domain_names=names)
+    lookups = shared.read_team_lookups(LayerContext(clients), {}, team_groups={}, permission_set_names=[], subnet_ids=[], domain_names=names)
     assert len([c for c in clients.calls if c[0] == "list_domains"]) == lists
     assert lookups.get("domain_ids") == ({"hyperpod-vision": "d-vision"} if names else None)
 
@@ -88,12 +92,21 @@ def test_the_cluster_is_described_once_for_its_arn_and_its_capacity():
         ],
     }
     clients = Clients(cluster=cluster)
-    facts = shared.read_shared(clients, "ml-shared", "ml-shared-eks")
+    facts = shared.read_shared(LayerContext(clients), "ml-shared", "ml-shared-eks")
     assert facts["cluster_arn"] == CLUSTER_ARN
     assert facts["cluster_capacity"] == {"ml.p5.48xlarge": 10, "ml.g5.12xlarge": 4}
     assert [c for c in clients.calls if c[0] == "describe_cluster" and "ClusterName" in c[1]] == [("describe_cluster", {"ClusterName": "ml-shared"})]
 
 
 def test_a_cluster_still_to_be_created_has_no_arn_and_no_capacity():
-    facts = shared.read_shared(Clients(cluster=None), "ml-shared", "ml-shared-eks")
+    facts = shared.read_shared(LayerContext(Clients(cluster=None)), "ml-shared", "ml-shared-eks")
     assert facts["cluster_arn"] is None and facts["cluster_capacity"] is None
+
+
+def test_a_run_makes_one_client_per_service():
+    clients = Clients(domains=[summary("hyperpod-vision", "d-vision")], cluster={"ClusterArn": CLUSTER_ARN, "ClusterName": "ml-shared", "InstanceGroups": []})
+    context = LayerContext(clients)
+    facts = shared.read_shared(context, "ml-shared", "ml-shared-eks")
+    shared.read_team_lookups(context, facts, team_groups={}, permission_set_names=[], subnet_ids=[], domain_names=["hyperpod-vision"])
+    # sagemaker serves the cluster, the domains and their profiles; sso-admin and sts are asked once each.
+    assert sorted(clients.made) == ["eks", "sagemaker", "sso-admin", "sts"]
