@@ -10,7 +10,10 @@ export ANSIBLE_NOCOLOR := 1
 SANITY_ROOT := build/sanity/ansible_collections/hyperpod/tenancy
 PYTEST_WORKERS ?= 2
 
-.PHONY: venv demo test lint sanity unit integration molecule bench clean sandbox-start sandbox-stop
+.PHONY: venv system-packages demo test lint sanity unit integration molecule bench clean sandbox-start sandbox-stop
+
+# Debian packages the tests need: Chromium renders the report pages.
+SYSTEM_PACKAGES := chromium
 
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
@@ -21,13 +24,26 @@ $(VENV)/.installed: requirements.txt
 
 venv: $(VENV)/.installed
 
+# Installs what is missing when run as root (CI, a new machine), and otherwise says what to install.
+system-packages:
+	@missing=$$(for package in $(SYSTEM_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$package 2>/dev/null | grep -q '^install ok installed' || echo $$package; done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing Debian packages: "$$missing; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		else \
+			echo "make test needs these Debian packages, which only root can install: sudo apt-get install -y "$$missing >&2; \
+			exit 1; \
+		fi; \
+	fi
+
 # Builds the cluster and onboards the sample teams on a sandbox of its own, prints the
 # per-team summary, then writes last month's chargeback report from the seeded costs.
 demo: venv
 	$(PY) -m sandbox run -- /bin/sh -c '$(BIN)/ansible-playbook site.yml && $(BIN)/ansible-playbook playbooks/chargeback.yml'
 
 
-test: lint sanity unit integration molecule
+test: system-packages lint sanity unit integration molecule
 
 lint: venv
 	$(BIN)/ruff check .
@@ -38,7 +54,15 @@ lint: venv
 # `ansible-galaxy collection build` makes (galaxy.yml's build_ignore leaves out the
 # sandbox and the test harness), extracted where ansible-test expects it, beside
 # the collections it depends on.
-sanity: venv $(GET_PIP_CACHE)
+# ansible-test --venv bootstraps pip with a script it downloads from a host our machines
+# cannot reach; .ci/get_pip_bootstrap.py does the same from ensurepip and PyPI. It goes where
+# ansible-test looks for a cached copy, named after the pip version this ansible-test pins.
+GET_PIP_CACHE = $$HOME/.ansible/test/cache/get_pip_$$($(PY) -c 'from types import SimpleNamespace; \
+	from ansible_test._internal.python_requirements import get_venv_packages; \
+	print(get_venv_packages(SimpleNamespace(version="3.11"))["pip"].replace(".", "_"))').py
+
+sanity: venv
+	install -D -m 0644 .ci/get_pip_bootstrap.py $(GET_PIP_CACHE)
 	rm -rf build/sanity build/hyperpod-tenancy-*.tar.gz
 	mkdir -p $(SANITY_ROOT)
 	$(BIN)/ansible-galaxy collection build --force --output-path build/ >/dev/null
@@ -52,7 +76,7 @@ sanity: venv $(GET_PIP_CACHE)
 unit: venv
 	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/unit
 
-integration: venv
+integration: venv system-packages
 	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/integration
 
 molecule: venv
