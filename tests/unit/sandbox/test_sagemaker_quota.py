@@ -240,7 +240,9 @@ def test_delete_goes_through_deleting_and_disappears(sagemaker, cluster_arn):
     assert sagemaker.create_compute_quota(**quota_request(cluster_arn))["ComputeQuotaId"] != quota_id
 
 
-def test_list_filters_sorts_and_paginates(sagemaker, cluster_arn):
+def test_list_filters_sorts_and_paginates(sandbox, sagemaker, cluster_arn):
+    # Every quota stays Creating for the whole test, however slowly a loaded machine runs it.
+    sandbox.configure(status_delay=600)
     other = create_cluster(sagemaker, OTHER_CLUSTER)
     before = datetime.now(UTC) - timedelta(seconds=5)
     for team in ("alpha", "bravo", "charlie", "delta", "echo"):
