@@ -26,12 +26,27 @@ SETTINGS_LOCK = threading.Lock()
 SETTINGS: dict[str, float] = {
     # Seconds a resource spends in Creating/Updating/Deleting before it settles.
     "status_delay": float(os.environ.get("SANDBOX_STATUS_DELAY", "0.5")),
+    # When above 0, new SSO domains are as those created before 1 October 2023: no SingleSignOnApplicationArn.
+    "legacy_sso_domains": 0.0,
 }
 
 
-def status_delay() -> float:
+DEFAULT_SETTINGS = dict(SETTINGS)
+
+
+def restore_settings() -> None:
+    """Every setting back to its default (a reset of the sandbox does this)."""
     with SETTINGS_LOCK:
-        return SETTINGS["status_delay"]
+        SETTINGS.update(DEFAULT_SETTINGS)
+
+
+def setting(name: str) -> float:
+    with SETTINGS_LOCK:
+        return SETTINGS[name]
+
+
+def status_delay() -> float:
+    return setting("status_delay")
 
 
 class AwsError(JsonRESTError):

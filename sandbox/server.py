@@ -6,8 +6,8 @@ Administrative endpoints (never logged, never faulted):
 - ``GET /_sandbox/requests`` (the log) and ``DELETE /_sandbox/requests`` (clear it)
 - ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05,
   "latency_ms": 0, "operations": ["*"], "seed": 7}``; rates are probabilities per request
-- ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5}``
-- ``POST /_sandbox/reset``: moto's state, our additions' state, the log and the faults
+- ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0}`` (``sandbox.core.SETTINGS``)
+- ``POST /_sandbox/reset``: moto's state, our additions' state, the log, the faults and the settings
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from werkzeug.wrappers import Request
 
 from sandbox import core, services
 
-READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select")
+READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select", "IsMemberInGroups")
 # Signing names that differ from the boto3 client name.
 CLIENT_NAMES = {"sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway", "elasticfilesystem": "efs", "aps": "amp"}
 _CREDENTIAL_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([^/]+)/([^/]+)/aws4_request")
@@ -213,6 +213,7 @@ class SandboxApp:
             payload = dict(core.SETTINGS)
         elif route == ("POST", "/_sandbox/reset"):
             reset_state()
+            core.restore_settings()
             self.log.clear()
             self.faults = Faults()
             payload = {"reset": True}

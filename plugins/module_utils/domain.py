@@ -663,6 +663,7 @@ class DomainManager:
         if domain.get("SingleSignOnApplicationArn"):
             assignments = list_application_assignments(self.clients("sso-admin"), domain["SingleSignOnApplicationArn"])
             group_ids = [a["PrincipalId"] for a in assignments if a["PrincipalType"] == "GROUP"]
+            self._assigned_users = set(a["PrincipalId"] for a in assignments if a["PrincipalType"] == "USER")
         return domain, tags, profiles, group_ids
 
     def running_apps(self, domain_id, user=None, space=None):
@@ -695,7 +696,19 @@ class DomainManager:
 
     def missing_sso_users(self, names):
         identitystore = self.clients("identitystore")
-        return [n for n in names if identity_store.user_id(identitystore, self.identity_store(), n) is None]
+        self._user_ids = dict((n, identity_store.user_id(identitystore, self.identity_store(), n)) for n in names)
+        return [n for n in names if self._user_ids[n] is None]
+
+    def unassigned_sso_users(self, names, group_ids):
+        """The users of ``names`` (found by ``missing_sso_users``) that the application will not know once ``group_ids`` are assigned."""
+        identitystore = self.clients("identitystore")
+        direct = getattr(self, "_assigned_users", set())
+
+        def known(name):
+            user = self._user_ids[name]
+            return user in direct or bool(group_ids) and identity_store.member_of_any(identitystore, self.identity_store(), user, group_ids)
+
+        return [n for n in names if not known(n)]
 
     def desired_tags(self):
         return naming.team_tags(self.params["team"], self.params.get("cost_center"), self.params.get("tag_keys"), extra=self.params.get("tags") or {})
@@ -767,6 +780,10 @@ class DomainManager:
         if problems:
             raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
         group_id = self.resolve_group(auth_mode)
+        if group_id and domain is not None and not domain.get("SingleSignOnApplicationArn"):
+            # No application to assign the group to: nothing about it can change, and the run says why.
+            self._warn_no_application(domain)
+            group_id = None
         tags_after = dict(tags)
         to_set, to_unset = self.tag_changes(tags)
         tags_after.update(to_set)
@@ -784,6 +801,15 @@ class DomainManager:
             missing = self.missing_sso_users(new_users) if new_users else []
             if missing:
                 problems.append("Identity Center has no user named %s (SSO user profiles need one)" % ", ".join(missing))
+            elif new_users and (domain is None or domain.get("SingleSignOnApplicationArn")):
+                unassigned = self.unassigned_sso_users(new_users, desired.get("identity_center_group_ids") or [])
+                if unassigned:
+                    problems.append(
+                        "%s %s not assigned to the domain's Identity Center application, neither directly nor through a group assigned to it%s "
+                        "(AWS creates a user profile only for a user assigned to the application)"
+                        % (", ".join(unassigned), "is" if len(unassigned) == 1 else "are",
+                           " such as %s" % self.params["identity_center_group"] if self.params.get("identity_center_group") else "")
+                    )
         if problems:
             raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
         if current == desired:
@@ -802,9 +828,14 @@ class DomainManager:
             current = current_view(domain, desired["tags"], {}, [])
         else:
             self._update_domain(domain, current, desired, to_set, to_unset)
+        # The group is assigned to the domain's application before its members' profiles are made:
+        # "a user in IAM Identity Center, or a group containing that user, must be assigned to the
+        # Amazon SageMaker Studio application ... to create a user profile" (AWS CloudFormation
+        # User Guide, AWS::SageMaker::UserProfile). A group taken away goes after the profiles.
+        groups = self._group_changes(domain, current, desired)
+        self._assign_groups(groups, "create")
         self._sync_profiles(domain["DomainId"], current, desired)
-        if domain.get("SingleSignOnApplicationArn") and self.params.get("identity_center_group"):
-            self._sync_groups(domain["SingleSignOnApplicationArn"], current.get("identity_center_group_ids") or [], desired["identity_center_group_ids"])
+        self._assign_groups(groups, "delete")
         domain, tags, profiles, group_ids = self.read(domain["DomainId"])
         after = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
         return True, before, after, self.result(domain, tags, profiles, group_ids)
@@ -916,12 +947,41 @@ class DomainManager:
         if delete_space(self.client, domain_id, name):
             wait_for_status(lambda: describe_space(self.client, domain_id, name), "space %s" % name, ready=(GONE,), timeout=self.timeout)
 
-    def _sync_groups(self, application_arn, current_ids, desired_ids):
+    def _group_changes(self, domain, current, desired):
+        """{"create": group ids to assign, "delete": ids to unassign, "application": the ARN}, or None.
+
+        A domain in SSO mode created before 1 October 2023 has no ``SingleSignOnApplicationArn``
+        (botocore's DescribeDomain documentation): no group can be assigned through the API, and
+        the run says so rather than leave the team without Studio in silence.
+        """
+        if not self.params.get("identity_center_group") or desired["auth_mode"] != "SSO":
+            return None
+        application_arn = domain.get("SingleSignOnApplicationArn")
+        current_ids = set(current.get("identity_center_group_ids") or [])
+        desired_ids = set(desired["identity_center_group_ids"])
+        if not application_arn:
+            self._warn_no_application(domain)
+            return None
+        return {"application": application_arn, "create": sorted(desired_ids - current_ids), "delete": sorted(current_ids - desired_ids)}
+
+    def _warn_no_application(self, domain):
+        if getattr(self, "_warned_no_application", False):
+            return
+        self._warned_no_application = True
+        self.warn(
+            "domain %s (%s) is in SSO mode but has no SingleSignOnApplicationArn (SageMaker returns it only for domains created after "
+            "1 October 2023), so Identity Center group %s is not assigned to it and its members cannot open the domain from the AWS access "
+            "portal: assign the group to the domain's application in the IAM Identity Center console (Applications, AWS managed), or "
+            "delete the domain and run again to create one that has the ARN" % (self.name, domain["DomainId"], self.params["identity_center_group"])
+        )
+
+    def _assign_groups(self, changes, action):
+        if not changes or not changes[action]:
+            return
         sso_admin = self.clients("sso-admin")
-        for group_id in sorted(set(desired_ids) - set(current_ids)):
-            create_application_assignment(sso_admin, application_arn, group_id)
-        for group_id in sorted(set(current_ids) - set(desired_ids)):
-            delete_application_assignment(sso_admin, application_arn, group_id)
+        call = create_application_assignment if action == "create" else delete_application_assignment
+        for group_id in changes[action]:
+            call(sso_admin, changes["application"], group_id)
 
     # absent
 

@@ -34,3 +34,15 @@ def user_id(identitystore, store_id, user_name):
     return identitystore.get_user_id(
         IdentityStoreId=store_id, AlternateIdentifier={"UniqueAttribute": {"AttributePath": "userName", "AttributeValue": user_name}}
     )["UserId"]
+
+
+@IdentityCenterErrorHandler.common_error_handler("check the Identity Center user's group memberships")
+@aws_retry()
+def member_of_any(identitystore, store_id, user_id, group_ids):
+    """Whether the user is a member of at least one of ``group_ids`` (IsMemberInGroups takes up to 100)."""
+    group_ids = sorted(group_ids)
+    for start in range(0, len(group_ids), 100):
+        results = identitystore.is_member_in_groups(IdentityStoreId=store_id, MemberId={"UserId": user_id}, GroupIds=group_ids[start:start + 100])["Results"]
+        if any(r.get("MembershipExists") for r in results):
+            return True
+    return False

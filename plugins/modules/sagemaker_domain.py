@@ -24,7 +24,11 @@ description:
     alone, and only these options are compared and returned for them.
   - In an V(SSO) domain, assigns the team's Identity Center group (O(identity_center_group)) to
     the domain's Identity Center application, so that the group's members see the domain in
-    their AWS access portal, and removes the assignments of other groups.
+    their AWS access portal, and removes the assignments of other groups. The group is assigned
+    before user profiles are created (AWS creates an SSO user profile only for a user assigned
+    to the application, directly or through a group); a profile for a user the application will
+    not know fails before any write. A domain created before 1 October 2023 has no
+    C(SingleSignOnApplicationArn), so the module then assigns nothing and warns, naming the domain.
   - Changes AWS can make in place go through C(UpdateDomain) and C(UpdateUserProfile). Changing
     the auth mode, the VPC or the Identity Center user of a profile, or changing the network
     access type or removing subnets while apps run, fails before any change is made, as do

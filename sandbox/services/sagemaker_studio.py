@@ -8,7 +8,9 @@ their tags); this addition keeps that data and adds what AWS does around it:
   Pending -> InService and Deleting -> gone (DescribeDomain then answers
   ResourceNotFound, not moto's ValidationException); only SSO domains get a
   ``SingleSignOnApplicationArn`` (an Identity Center application of the region's
-  instance, registered with sso_admin_applications so it can be assigned);
+  instance, registered with sso_admin_applications so it can be assigned; with the
+  ``legacy_sso_domains`` setting, new SSO domains are as those created before
+  1 October 2023, whose DescribeDomain has no ``SingleSignOnApplicationArn``);
   subnets and security groups must exist in the domain's VPC, an FSx file system
   named in ``CustomFileSystemConfigs`` must exist; the home EFS file system is a
   real moto EFS file system, deleted with the domain only when
@@ -18,7 +20,8 @@ their tags); this addition keeps that data and adds what AWS does around it:
 - User profiles (Create/Describe/Update/Delete/ListUserProfiles): Pending ->
   InService, Updating -> InService, Deleting -> gone; SSO domains need
   ``SingleSignOnUserIdentifier=UserName`` and a ``SingleSignOnUserValue`` that is
-  a user of the instance's identity store, one profile per user; IAM domains take
+  a user of the instance's identity store, assigned (itself or through a group) to
+  the domain's Identity Center application, one profile per user; IAM domains take
   neither.
 - Spaces and apps (Create/Describe/Delete/List), so deletion order is enforced:
   DeleteDomain is ResourceInUse while user profiles, spaces or apps remain;
@@ -38,7 +41,7 @@ import moto.sagemaker.responses
 from moto.core.responses import ActionResult, EmptyResult
 from moto.core.utils import utcnow
 
-from sandbox.core import AwsError, Lifecycle, graft, state, validate_request
+from sandbox.core import AwsError, Lifecycle, graft, setting, state, validate_request
 
 GONE = "Gone"
 APP_ACTIVE = ("InService", "Pending", "Deleting")
@@ -69,6 +72,8 @@ class _Extra:
         self.tag_propagation = tag_propagation
         self.home_efs_creation = home_efs_creation
         self.retention: str | None = None
+        # A domain as SSO domains created before 1 October 2023 are (the ``legacy_sso_domains`` setting).
+        self.legacy = False
 
 
 class _Profile:
@@ -264,6 +269,10 @@ class StudioBackend:
         result["TagPropagation"] = extra.tag_propagation
         if extra.home_efs_creation:
             result["HomeEfsFileSystemCreation"] = extra.home_efs_creation
+        if extra.legacy:
+            # "This value is only returned for domains created after October 1, 2023" (botocore's
+            # DescribeDomain documentation of SingleSignOnApplicationArn).
+            result.pop("SingleSignOnApplicationArn", None)
         for key in ("SingleSignOnManagedApplicationInstanceId", "SingleSignOnApplicationArn", "FailureReason"):
             if not result.get(key):
                 result.pop(key, None)
@@ -371,7 +380,8 @@ class StudioBackend:
             domain.single_sign_on_managed_application_arn = None
             domain.single_sign_on_managed_application_instance_id = None
         self.domains[domain.id] = domain
-        self._studio_extras()[domain.id] = _Extra(params.get("TagPropagation") or "DISABLED", params.get("HomeEfsFileSystemCreation"))
+        extra = self._studio_extras()[domain.id] = _Extra(params.get("TagPropagation") or "DISABLED", params.get("HomeEfsFileSystemCreation"))
+        extra.legacy = params["AuthMode"] == "SSO" and setting("legacy_sso_domains") > 0
         return {"DomainArn": domain.arn, "DomainId": domain.id, "Url": domain.url}
 
     def studio_update_domain(self, params: dict) -> dict:
@@ -478,6 +488,18 @@ class StudioBackend:
                 raise _validation("SingleSignOnUserIdentifier and SingleSignOnUserValue are required for a domain in SSO auth mode.")
             if not self._sso_user_exists(value):
                 raise _validation(f"User {value} does not exist in the IAM Identity Center identity store.")
+            # "If you're using IAM Identity Center authentication, a user in IAM Identity Center, or a
+            # group in IAM Identity Center containing that user, must be assigned to the Amazon SageMaker
+            # Studio application ... to create a user profile" (AWS CloudFormation User Guide,
+            # AWS::SageMaker::UserProfile). AWS does not document the error; the sandbox answers
+            # ValidationException, the code CreateUserProfile's other input checks use.
+            from sandbox.services.sso_admin_applications import user_assigned
+
+            if not user_assigned(self.account_id, self.region_name, domain.single_sign_on_managed_application_arn, value):
+                raise _validation(
+                    f"User {value} is not assigned to the IAM Identity Center application of domain {domain.id}, directly or through a group; "
+                    "assign the user or one of the user's groups to the application first."
+                )
             taken = [p.name for k, p in profiles.items() if k[0] == domain.id and p.sso_value == value]
             if taken:
                 raise _in_use(f"User {value} already has user profile {taken[0]} in domain {domain.id}.")

@@ -2,7 +2,8 @@
 
 AWS-managed applications (a SageMaker AI domain in SSO mode is one) appear in
 the region's Identity Center instance when the owning service creates them;
-sagemaker_studio calls ``register_application`` and ``remove_application``.
+sagemaker_studio calls ``register_application`` and ``remove_application``, and
+``user_assigned`` before it creates a user profile in an SSO domain.
 Added operations: DescribeApplication, CreateApplicationAssignment,
 DeleteApplicationAssignment, DescribeApplicationAssignment and
 ListApplicationAssignments, validated against botocore's model, with the
@@ -56,6 +57,24 @@ def register_application(account_id: str, region: str, name: str, owner_arn: str
     }
     state(backend, "applications")[arn] = {"application": application, "identity_store_id": instance.identity_store_id, "assignments": []}
     return application
+
+
+def user_assigned(account_id: str, region: str, arn: str, user_name: str) -> bool:
+    """Whether the user named ``user_name`` is assigned to application ``arn``, directly or through a group."""
+    from moto.identitystore.models import identitystore_backends
+
+    record = state(_backend(account_id, region), "applications").get(arn)
+    if record is None:
+        return False
+    store = identitystore_backends[account_id][region].identity_stores.get(record["identity_store_id"])
+    user_ids = [user_id for user_id, user in (store.users if store else {}).items() if user.UserName == user_name]
+    if not user_ids:
+        return False
+    groups = {m["GroupId"] for m in store.group_memberships.values() if m["MemberId"].get("UserId") in user_ids}
+    return any(
+        (a["PrincipalType"] == "USER" and a["PrincipalId"] in user_ids) or (a["PrincipalType"] == "GROUP" and a["PrincipalId"] in groups)
+        for a in record["assignments"]
+    )
 
 
 def remove_application(account_id: str, region: str, arn: str) -> None:

@@ -60,6 +60,12 @@ def _in_service(sm, domain_id):
     return _wait(lambda: sm.describe_domain(DomainId=domain_id), ("InService",))
 
 
+def _assign_group(client, seed, sm, domain_id, group="TeamVision"):
+    application = sm.describe_domain(DomainId=domain_id)["SingleSignOnApplicationArn"]
+    sso = client.boto3_client("sso-admin", seed["region"])
+    sso.create_application_assignment(ApplicationArn=application, PrincipalId=seed["group_ids"][group], PrincipalType="GROUP")
+
+
 def test_domain_is_pending_then_in_service_with_sso_application(studio):
     client, seed, sm = studio
     # Transitional statuses are asserted below: hold them long enough for a loaded machine.
@@ -77,6 +83,17 @@ def test_domain_is_pending_then_in_service_with_sso_application(studio):
     assert sm.list_tags(ResourceArn=domain["DomainArn"])["Tags"] == [{"Key": "team", "Value": "vision"}]
     summaries = sm.list_domains()["Domains"]
     assert [(d["DomainId"], d["Status"]) for d in summaries] == [(created["DomainId"], "InService")]
+
+
+def test_a_legacy_sso_domain_has_no_application_arn_and_a_reset_ends_legacy_mode(studio):
+    client, seed, sm = studio
+    client.configure(legacy_sso_domains=1)
+    domain = _in_service(sm, _create(sm, seed)["DomainId"])
+    assert "SingleSignOnApplicationArn" not in domain
+    assert domain["AuthMode"] == "SSO"
+    client.reset()
+    client.configure(status_delay=0.2)
+    assert client._call("GET", "/_sandbox/config")["legacy_sso_domains"] == 0
 
 
 def test_iam_domain_has_no_sso_application(studio):
@@ -162,6 +179,15 @@ def test_user_profiles_need_sso_user_and_follow_their_lifecycle(studio):
     assert "regular expression pattern" in _error(excinfo)[1]
 
     sso_alice = {"SingleSignOnUserIdentifier": "UserName", "SingleSignOnUserValue": "alice"}
+    with pytest.raises(ClientError) as excinfo:
+        sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", **sso_alice)
+    assert _error(excinfo)[0] == "ValidationException"
+    assert "is not assigned to the IAM Identity Center application" in _error(excinfo)[1]
+    _assign_group(client, seed, sm, domain_id, "TeamNLP")  # another team's group does not make alice a user of this domain
+    with pytest.raises(ClientError) as excinfo:
+        sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", **sso_alice)
+    assert "is not assigned" in _error(excinfo)[1]
+    _assign_group(client, seed, sm, domain_id)
     tags = [{"Key": "team", "Value": "vision"}]
     arn = sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", Tags=tags, **sso_alice)["UserProfileArn"]
     assert arn.endswith(f":user-profile/{domain_id}/alice")
@@ -196,6 +222,7 @@ def test_deletion_order_is_enforced(studio):
     client, seed, sm = studio
     domain_id = _create(sm, seed)["DomainId"]
     _in_service(sm, domain_id)
+    _assign_group(client, seed, sm, domain_id)
     sm.create_user_profile(DomainId=domain_id, UserProfileName="bob", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="bob")
     _wait(lambda: sm.describe_user_profile(DomainId=domain_id, UserProfileName="bob"), ("InService",))
     sm.create_space(DomainId=domain_id, SpaceName="bob-space", OwnershipSettings={"OwnerUserProfileName": "bob"})

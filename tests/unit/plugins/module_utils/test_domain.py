@@ -413,6 +413,10 @@ class FakePresentAws(FakeAws):
             raise ClientError({"Error": {"Code": "ResourceNotFoundException", "Message": "USER not found."}}, "GetUserId")
         return {"UserId": "u-" + name, "IdentityStoreId": IdentityStoreId}
 
+    def is_member_in_groups(self, IdentityStoreId, MemberId, GroupIds):
+        self._record("is_member_in_groups", MemberId=MemberId, GroupIds=GroupIds)
+        return {"Results": [{"GroupId": g, "MemberId": MemberId, "MembershipExists": g == "g-1"} for g in GroupIds]}
+
     def create_user_profile(self, **request):
         self._record("create_user_profile", **request)
         self.profiles[request["UserProfileName"]] = profile(request["UserProfileName"], request.get("SingleSignOnUserValue"), **request.get("UserSettings", {}))
@@ -444,8 +448,9 @@ def test_present_creates_new_profiles_purges_old_ones_after_their_apps_and_swaps
     assert after["identity_center_group_ids"] == ["g-1"]
     assert sorted(after["user_profiles"]) == ["alice", "carol"]
     names = [name for name, unused in _writes(fake)]
+    # The new group is assigned before its members' profiles are created; the old one goes after the profiles.
     assert names == [
-        "delete_app", "delete_space", "delete_user_profile", "create_user_profile", "create_application_assignment", "delete_application_assignment",
+        "create_application_assignment", "delete_app", "delete_space", "delete_user_profile", "create_user_profile", "delete_application_assignment",
     ]
     created = dict(_writes(fake))["create_user_profile"]
     assert created["SingleSignOnUserIdentifier"] == "UserName" and created["SingleSignOnUserValue"] == "carol"
@@ -458,6 +463,7 @@ def test_present_creates_new_profiles_purges_old_ones_after_their_apps_and_swaps
     [
         ({"user_profiles": [{"name": "alice"}, {"name": "mallory"}]}, "Identity Center has no user named mallory"),
         ({"identity_center_group": "TeamNobody"}, "Identity Center group 'TeamNobody' does not exist"),
+
         ({"vpc_id": "vpc-2"}, "vpc_id cannot change from vpc-1 to vpc-2"),
     ],
 )
@@ -466,6 +472,45 @@ def test_present_refuses_before_any_write(overrides, message):
     with pytest.raises(InputError) as excinfo:
         d.DomainManager(fake, params(**overrides)).ensure_present()
     assert message in excinfo.value.message
+    assert _writes(fake) == []
+
+
+def test_an_sso_domain_without_an_application_arn_is_left_alone_with_a_warning_naming_it_every_run():
+    legacy = described_domain()
+    del legacy["SingleSignOnApplicationArn"]
+    fake = FakePresentAws(domain=legacy, profiles=[profile("alice")])
+    warnings = []
+    for check_mode in (True, False):
+        changed, before, after, result = d.DomainManager(fake, params(), check_mode=check_mode, warn=warnings.append).ensure_present()
+        assert not changed and before == after
+    assert _writes(fake) == []
+    assert len(warnings) == 2
+    assert "domain hyperpod-vision (%s)" % DOMAIN_ID in warnings[0] and "SingleSignOnApplicationArn" in warnings[0]
+    assert "group TeamVision is not assigned" in warnings[0] and "IAM Identity Center console" in warnings[0]
+
+
+def test_a_new_profile_on_a_domain_without_an_application_arn_is_created_without_an_assignment():
+    legacy = described_domain()
+    del legacy["SingleSignOnApplicationArn"]
+    fake = FakePresentAws(domain=legacy, profiles=[profile("alice")])
+    warnings = []
+    wanted = params(user_profiles=[{"name": "alice"}, {"name": "bob"}])
+    changed, unused_1, unused_2, unused_3 = d.DomainManager(fake, wanted, warn=warnings.append).ensure_present()
+    assert changed and [name for name, unused in _writes(fake)] == ["create_user_profile"]
+    assert len(warnings) == 1
+
+
+@pytest.mark.parametrize("group, assignments, refused", [(None, [], True), (None, ["g-other"], True), (None, ["g-1"], False), ("TeamVision", [], False)])
+def test_a_profile_is_made_only_for_a_user_the_application_will_know(group, assignments, refused):
+    fake = FakePresentAws(domain=described_domain(), profiles=[profile("alice")], assignments=assignments)
+    manager = d.DomainManager(fake, params(identity_center_group=group, user_profiles=[{"name": "alice"}, {"name": "bob"}]))
+    if not refused:
+        assert manager.ensure_present()[0]
+        assert [c["UserProfileName"] for c in _calls(fake, "create_user_profile")] == ["bob"]
+        return
+    with pytest.raises(InputError) as excinfo:
+        manager.ensure_present()
+    assert "domain hyperpod-vision: bob is not assigned to the domain's Identity Center application" in excinfo.value.message
     assert _writes(fake) == []
 
 
@@ -602,3 +647,32 @@ def test_absent_does_not_describe_profiles():
     fake = _loaded_fake()
     d.DomainManager(fake, params(state="absent"), check_mode=True).ensure_absent()
     assert _calls(fake, "describe_user_profile") == []
+
+
+# ---------------------------------------------------------------- against the sandbox
+
+
+def _sandbox_params(seed, **overrides):
+    return params(
+        vpc_id=seed["vpc_id"], subnet_ids=seed["subnet_ids"], security_group_ids=seed["security_group_ids"],
+        execution_role=seed["cluster_execution_role_arn"], fsx_lustre={"file_system_id": seed["fsx_file_system_id"], "path": "/vision"},
+        identity_store_id=seed["identity_store_id"], wait_timeout=60, **overrides
+    )
+
+
+def test_against_the_sandbox_profiles_follow_the_assignment_and_a_legacy_domain_warns(seeded):
+    client, seed = seeded
+    clients = client.boto3_client
+    wanted = _sandbox_params(seed, user_profiles=[{"name": "alice"}, {"name": "bob"}])
+    changed, unused_1, after, result = d.DomainManager(clients, wanted).ensure_present()
+    assert changed and sorted(after["user_profiles"]) == ["alice", "bob"]
+    assert result["identity_center_group_ids"] == [seed["group_ids"]["TeamVision"]]
+
+    client.configure(legacy_sso_domains=1)
+    warnings = []
+    legacy = _sandbox_params(seed, name="hyperpod-vision-old", user_profiles=[])
+    first = d.DomainManager(clients, legacy, warn=warnings.append).ensure_present()
+    second = d.DomainManager(clients, legacy, warn=warnings.append).ensure_present()
+    assert first[0] and not second[0]
+    assert first[3]["identity_center_group_ids"] == [] and "single_sign_on_application_arn" not in first[3]
+    assert len(warnings) == 2 and all("domain hyperpod-vision-old (%s)" % first[3]["domain_id"] in w for w in warnings)
