@@ -46,6 +46,10 @@ CATALOG = {
     "kube-proxy": ("networking", "eks", "aws", ["v1.31.3-eksbuild.2", "v1.30.6-eksbuild.3"]),
 }
 KUBERNETES_VERSIONS = ("1.29", "1.30", "1.31", "1.32")
+# A new cluster without a version gets EKS's current default, not moto's 1.19 (which EKS no longer
+# offers, and on which no version of the Task Governance add-on runs: it needs 1.29 or later,
+# "Task governance for HyperPod", SageMaker AI Developer Guide).
+DEFAULT_KUBERNETES_VERSION = "1.32"
 
 
 def _error(code: str, message: str, status: int = 400, **members) -> AwsError:
@@ -181,6 +185,9 @@ class EksAddonBackend:
         if cluster.status != "ACTIVE":
             raise invalid_request(f"Cluster {cluster.name} is not ACTIVE", clusterName=cluster.name)
         _check_settings(params, cluster.name, name)
+        if cluster.version not in KUBERNETES_VERSIONS:
+            # DescribeAddonVersions offers no version of the add-on for the cluster's Kubernetes version.
+            raise invalid_parameter(f"Addon {name} is not supported on Kubernetes version {cluster.version}", clusterName=cluster.name, addonName=name)
         addons = _addons(self)
         existing = addons.get((cluster.name, name))
         if existing is not None:
@@ -374,6 +381,7 @@ def _wrap_tagging() -> None:
 
 
 def install() -> None:
+    moto.eks.models.DEFAULT_KUBERNETES_VERSION = DEFAULT_KUBERNETES_VERSION
     graft(moto.eks.models.EKSBackend, EksAddonBackend)
     graft(moto.eks.responses.EKSResponse, EksAddonResponse)
     for path in URL_PATHS:

@@ -28,6 +28,7 @@ import random
 import string
 from typing import Any
 
+import moto.sagemaker.models
 from moto.core.utils import utcnow
 from moto.sagemaker.models import Cluster, ClusterNode, SageMakerModelBackend
 from moto.sagemaker.responses import SageMakerResponse
@@ -406,6 +407,10 @@ def _wrap_backend_methods() -> None:
 
 def install() -> None:
     service_model("sagemaker")
+    # moto pages ListClusterNodes by an ``arn`` its nodes lack: every page was the first, with the
+    # same NextToken (the AWS CLI stops: "The same next token was received twice"). Nodes are
+    # unique by instance id.
+    moto.sagemaker.models.PAGINATION_MODEL["list_cluster_nodes"]["unique_attribute"] = "instance_id"
     graft(SageMakerModelBackend, ClusterBackend)
     graft(SageMakerResponse, ClusterResponse)
     _wrap_backend_methods()

@@ -44,6 +44,7 @@ import moto.sagemaker.responses as sm_responses
 from moto.core.responses import ActionResult
 
 from sandbox.core import AwsError, Lifecycle, graft, state, validate_request
+from sandbox.services.sts_identity import SANDBOX_USER_ID, user_arn
 
 SERVICE = "sagemaker"
 TRANSITIONAL = ("Creating", "Updating", "Deleting")
@@ -86,7 +87,8 @@ class ComputeQuota:
         self.tags = copy.deepcopy(params.get("Tags") or [])
         self.creation_time = datetime.now(UTC)
         self.last_modified_time = self.creation_time
-        self.created_by = {"IamIdentity": {"Arn": f"arn:aws:iam::{account_id}:user/sandbox", "PrincipalId": "SANDBOX"}}
+        # The caller as GetCallerIdentity names it (sts_identity).
+        self.created_by = {"IamIdentity": {"Arn": user_arn(account_id), "PrincipalId": SANDBOX_USER_ID}}
         self.lifecycle = Lifecycle("Creating", "Created")
         self.versions = [
             {

@@ -4,7 +4,8 @@ AWS-managed applications (a SageMaker AI domain in SSO mode is one) appear in
 the region's Identity Center instance when the owning service creates them;
 sagemaker_studio calls ``register_application`` and ``remove_application``, and
 ``user_assigned`` before it creates a user profile in an SSO domain.
-Added operations: DescribeApplication, CreateApplicationAssignment,
+Added operations: DescribeInstance, ListApplications (by instance, with its
+ApplicationAccount and ApplicationProvider filter), DescribeApplication, CreateApplicationAssignment,
 DeleteApplicationAssignment, DescribeApplicationAssignment and
 ListApplicationAssignments, validated against botocore's model, with the
 principal checked against the instance's identity store (ResourceNotFoundException
@@ -100,6 +101,14 @@ class ApplicationsBackend:
             raise _not_found(f"Application {arn} does not exist.")
         return record
 
+    def _application_instance(self, instance_arn: str):
+        for instance in self.instances:
+            if instance.instance_arn == instance_arn:
+                return instance
+        # botocore's model lists no not-found error for DescribeInstance or ListApplications;
+        # AWS's answer for an instance of another account is not documented: ValidationException.
+        raise AwsError("ValidationException", f"Instance {instance_arn} does not exist.")
+
     def check_principal(self, record: dict, principal_type: str, principal_id: str) -> None:
         from moto.identitystore.models import identitystore_backends
 
@@ -116,6 +125,34 @@ class ApplicationsResponse:
         params = json.loads(self.body or "{}")
         validate_request("sso-admin", operation, params)
         return params
+
+    def describe_instance(self) -> str:
+        params = self._application_params("DescribeInstance")
+        instance = self.ssoadmin_backend._application_instance(params["InstanceArn"])
+        described = instance.to_json()
+        described["IdentityStoreArn"] = f"arn:aws:identitystore::{instance.account_id}:identitystore/{instance.identity_store_id}"
+        described["PrimaryRegion"] = self.ssoadmin_backend.region_name
+        return json.dumps({k: v for k, v in described.items() if v is not None})
+
+    def list_applications(self) -> str:
+        params = self._application_params("ListApplications")
+        backend = self.ssoadmin_backend
+        instance = backend._application_instance(params["InstanceArn"])
+        _purge_owners(backend.account_id, backend.region_name)
+        wanted = params.get("Filter") or {}
+        found = [
+            r["application"]
+            for r in state(backend, "applications").values()
+            if r["application"]["InstanceArn"] == instance.instance_arn
+            and wanted.get("ApplicationAccount") in (None, r["application"]["ApplicationAccount"])
+            and wanted.get("ApplicationProvider") in (None, r["application"]["ApplicationProviderArn"])
+        ]
+        start = int(params["NextToken"]) if params.get("NextToken", "").isdigit() else 0
+        size = params.get("MaxResults") or 100
+        result: dict = {"Applications": found[start : start + size]}
+        if start + size < len(found):
+            result["NextToken"] = str(start + size)
+        return json.dumps(result)
 
     def describe_application(self) -> str:
         params = self._application_params("DescribeApplication")
