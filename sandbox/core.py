@@ -75,6 +75,8 @@ def _member_path(parent: str, name: str) -> str:
 def _check(shape, value: Any, path: str, problems: list[str]) -> None:
     kind = shape.type_name
     meta = shape.metadata
+    if getattr(shape, "is_document_type", False):
+        return  # a document (identitystore's AttributeValue) is any JSON value
     if kind == "structure":
         if not isinstance(value, dict):
             problems.append(f"Value at '{path}' failed to satisfy constraint: Member must be a structure")
