@@ -12,8 +12,9 @@ PYTEST_WORKERS ?= 2
 
 .PHONY: venv system-packages demo test lint sanity unit integration molecule bench clean sandbox-start sandbox-stop
 
-# Debian packages the tests need: Chromium renders the report pages.
-SYSTEM_PACKAGES := chromium
+# Debian packages the tests need: Chromium renders the report pages; Prometheus (prometheus, promtool)
+# serves the usage month that the sandbox's AMP query API forwards to.
+SYSTEM_PACKAGES := chromium prometheus
 
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)

@@ -56,6 +56,10 @@ class SandboxClient:
     def configure(self, **settings) -> dict:
         return self._call("PUT", "/_sandbox/config", settings)
 
+    def set_upstreams(self, **upstreams) -> dict:
+        """The real servers the sandbox forwards to, e.g. ``prometheus="http://127.0.0.1:9090"``."""
+        return self._call("PUT", "/_sandbox/upstreams", upstreams)
+
     def reset(self) -> None:
         self._call("POST", "/_sandbox/reset")
 

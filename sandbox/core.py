@@ -29,6 +29,8 @@ SETTINGS: dict[str, float] = {
     # When above 0, new SSO domains are as those created before 1 October 2023: no SingleSignOnApplicationArn.
     "legacy_sso_domains": 0.0,
 }
+# Real servers the sandbox forwards to (services/amp_query.py: AMP's query API to a Prometheus).
+UPSTREAMS: dict[str, str] = {"prometheus": os.environ.get("SANDBOX_PROMETHEUS_URL", "")}
 
 
 DEFAULT_SETTINGS = dict(SETTINGS)

@@ -7,6 +7,8 @@ Administrative endpoints (never logged, never faulted):
 - ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05,
   "latency_ms": 0, "operations": ["*"], "seed": 7}``; rates are probabilities per request
 - ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0}`` (``sandbox.core.SETTINGS``)
+- ``GET|PUT /_sandbox/upstreams``: ``{"prometheus": "http://127.0.0.1:9090"}``, the real servers
+  the sandbox forwards to (a reset keeps them: they are where the sandbox runs, not AWS state)
 - ``POST /_sandbox/reset``: moto's state, our additions' state, the log, the faults and the settings
 """
 
@@ -25,6 +27,7 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Request
 
 from sandbox import core, services
+from sandbox.services import amp_query
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select", "IsMemberInGroups")
 # Signing names that differ from the boto3 client name.
@@ -169,6 +172,11 @@ class SandboxApp:
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else b""
         environ["wsgi.input"] = io.BytesIO(body)
+        if not environ.get("HTTP_AUTHORIZATION") and amp_query.QUERY_PATH.search(path):
+            # AWS knows the service from the host (aps-workspaces); moto would need the signature to.
+            status, headers, payload = amp_query.unsigned()
+            start_response("%d Forbidden" % status, list(headers.items()) + [("Content-Length", str(len(payload)))])
+            return [payload.encode()]
         service, operation, region, protocol = identify(environ, body)
         record = self.log.add(service, operation, region)
         faults = self.faults
@@ -211,6 +219,11 @@ class SandboxApp:
             with core.SETTINGS_LOCK:
                 core.SETTINGS.update({k: float(v) for k, v in (request.get_json(force=True) or {}).items() if k in core.SETTINGS})
             payload = dict(core.SETTINGS)
+        elif route == ("GET", "/_sandbox/upstreams"):
+            payload = dict(core.UPSTREAMS)
+        elif route == ("PUT", "/_sandbox/upstreams"):
+            core.UPSTREAMS.update({k: str(v) for k, v in (request.get_json(force=True) or {}).items() if k in core.UPSTREAMS})
+            payload = dict(core.UPSTREAMS)
         elif route == ("POST", "/_sandbox/reset"):
             reset_state()
             core.restore_settings()
