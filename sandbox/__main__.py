@@ -138,14 +138,23 @@ def main(argv: list[str] | None = None) -> int:
     endpoint = current_endpoint()
     if args.command == "run":
         endpoint, started = start(None)
+        prometheus = None
         try:
             if not args.no_seed:
-                from sandbox.seed import seed_from_vars
+                from sandbox import prometheus as demo_prometheus
+                from sandbox.seed import load_vars, seed_from_vars
 
                 seed_from_vars(SandboxClient(endpoint), Path(ROOT / "group_vars" / "all"), STATE_DIR / "seed.json")
+                if demo_prometheus.installed():
+                    # The month of metrics playbooks/usage_report.yml reads through the sandbox's AMP.
+                    prometheus = demo_prometheus.serve_demo(SandboxClient(endpoint), load_vars(ROOT / "group_vars" / "all"), STATE_DIR)
+                else:
+                    print("prometheus is not installed (make system-packages): no metrics for playbooks/usage_report.yml", file=sys.stderr)
             command = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
             return subprocess.call(command, env=sandbox_environment(endpoint)) if command else 0
         finally:
+            if prometheus is not None:
+                prometheus.stop()
             if started:
                 stop()
     if not endpoint:

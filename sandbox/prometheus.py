@@ -260,11 +260,26 @@ def demo_scenario(settings: dict, month: str) -> Scenario:
     return Scenario(month=month, capacity=capacity, quotas=quotas, jobs=jobs)
 
 
-def environment_prometheus(directory: Path, settings: dict, month: str | None = None) -> PrometheusServer:
-    """Build the demo month in ``directory`` and serve it (``python -m sandbox run`` uses it)."""
+def serve_demo(client, settings: dict, directory: Path, month: str | None = None) -> PrometheusServer:
+    """``python -m sandbox run``: the demo month served, the sandbox forwarding to it, and the AMP workspace it is read through.
+
+    The workspace (alias ``<name_prefix>-observability``, the one the observability role makes) stands for
+    the observability role having run before; ``make demo`` does not enable that role.
+    """
     data_dir = Path(directory) / "prometheus-data"
     if data_dir.exists():
         shutil.rmtree(data_dir)
     build_tsdb(demo_scenario(settings, month or last_full_month()), data_dir)
-    return PrometheusServer(data_dir)
+    server = PrometheusServer(data_dir)
+    client.set_upstreams(prometheus=server.url)
+    alias = "%s-observability" % settings.get("hyperpod_name_prefix", "hyperpod")
+    amp = client.boto3_client("amp", settings.get("hyperpod_aws_region", "us-east-1"))
+    if not [w for w in amp.list_workspaces(alias=alias)["workspaces"] if w.get("alias") == alias]:
+        workspace_id = amp.create_workspace(alias=alias)["workspaceId"]
+        deadline = time.monotonic() + 60
+        while amp.describe_workspace(workspaceId=workspace_id)["workspace"]["status"]["statusCode"] != "ACTIVE":
+            if time.monotonic() > deadline:
+                raise RuntimeError("the demo's AMP workspace did not become ACTIVE")
+            time.sleep(0.2)
+    return server
 

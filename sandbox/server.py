@@ -115,6 +115,8 @@ def identify(environ: dict, body: bytes) -> tuple[str, str, str, str]:
         protocol = core.service_model(service).protocol
     except Exception:  # noqa: BLE001 - not a service botocore knows: answer faults as JSON
         protocol = "rest-json"
+    if service == "amp" and amp_query.QUERY_PATH.search(environ.get("PATH_INFO", "")):
+        return service, "QueryMetrics", region, protocol  # the IAM action of AMP's query API (a read)
     return service, _rest_operation(service, environ, body), region, protocol
 
 

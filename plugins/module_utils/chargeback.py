@@ -16,10 +16,11 @@ What a team costs in a month is
   - by **allocation**: the team's guaranteed quota of a type as a fraction of the
     cluster's capacity of that type (``count / capacity``), and
   - by **measured use**, when usage is given: the team's instance-hours of a type as a
-    fraction of the capacity's instance-hours in the month (``hours / (capacity * hours in month)``).
+    fraction of the capacity's instance-hours in the month (``hours / (capacity * hours in month)``);
+    borrowed hours are the borrower's, and what no team used is the **idle** line.
 
 What no team is charged is never spread: the cluster's cost no team's quota (or use)
-covers is the **unallocated** line, untagged spend outside the cluster is the
+covers is the **unallocated** line (named ``idle cluster capacity`` by measured use), untagged spend outside the cluster is the
 **untagged** line, and tag values that are not a team in the team file get a line each.
 Every line is rounded to cents and the unallocated line takes the rounding, so the
 lines add up exactly: ``sum(team shares) + unallocated == cluster cost`` and
@@ -59,6 +60,8 @@ ACCELERATORS = {
     "ml.trn1.32xlarge": 16,
     "ml.trn1n.32xlarge": 16,
 }
+UNALLOCATED_LINE = "unallocated cluster capacity"
+IDLE_LINE = "idle cluster capacity"
 COLOURS = {"own": "#1f77b4", "share": "#ff7f0e", "unallocated": "#9e9e9e"}
 
 
@@ -323,7 +326,8 @@ def compute(period, tag_costs, cluster_costs, capacity, teams, usage=None, metho
     }
     lines.append(
         {
-            "name": "unallocated cluster capacity",
+            # By measured use, the cluster cost no team is charged is the capacity no workload was admitted to.
+            "name": IDLE_LINE if method == "usage" else UNALLOCATED_LINE,
             "kind": "unallocated",
             "own": ZERO,
             "share_allocation": unallocated["allocation"],

@@ -50,7 +50,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
+import difflib
 import json
+import re
 import statistics
 import time
 from decimal import ROUND_HALF_UP, Decimal
@@ -286,7 +288,8 @@ def advise(use, teams, capacity, high=Decimal("0.95")):
     Guaranteed instances of a type: the median of the team's concurrent use, rounded half up to a whole
     instance (a quota's ``count`` is an integer). Borrow limit (percent of the guaranteed, the team
     file's ``quota.borrow_limit``, one for all types): the most, over the team's types, that its
-    ``high`` percentile exceeds the proposed guaranteed count, rounded up to a whole percent. The
+    ``high`` percentile exceeds the proposed guaranteed count, rounded up to a whole percent (none proposed,
+    so the current one stays, when it never does or when a type's guarantee would be 0). The
     proposals of a type must fit the cluster's capacity; if they do not, ``problems`` says so and the
     proposal is left for a person to settle.
     """
@@ -318,3 +321,70 @@ def advise(use, teams, capacity, high=Decimal("0.95")):
         if total > instances:
             problems.append("proposed guarantees of %s add up to %d instances, more than the cluster's %d" % (itype, total, instances))
     return {"proposals": proposals, "problems": problems, "fits": not any("more than the cluster" in p for p in problems)}
+
+
+def _team_block(lines, name):
+    """(first, end) line indexes of the team ``name``'s list item in a team file, or None."""
+    pattern = re.compile(r"^(\s*)- name:\s*['\"]?%s['\"]?\s*(#.*)?$" % re.escape(name))
+    for index, line in enumerate(lines):
+        match = pattern.match(line)
+        if match:
+            indent = len(match.group(1))
+            end = index + 1
+            while end < len(lines):
+                stripped = lines[end].strip()
+                current = len(lines[end]) - len(lines[end].lstrip())
+                if stripped and not stripped.startswith("#") and current <= indent:
+                    break
+                end += 1
+            return index, end
+    return None
+
+
+def _set_count(lines, first, end, itype, count):
+    """Change the count of ``itype`` in quota.resources between the two lines (flow or block style); False if absent."""
+    for index in range(first, end):
+        if not re.search(r"instance_type:\s*['\"]?%s['\"]?" % re.escape(itype), lines[index]):
+            continue
+        for candidate in range(index, min(index + 6, end)):
+            if re.search(r"\bcount:\s*\d+", lines[candidate]):
+                lines[candidate] = re.sub(r"\bcount:\s*\d+", "count: %d" % count, lines[candidate], count=1)
+                return True
+    return False
+
+
+def quota_diff(text, advice, path="group_vars/all/teams.yml"):
+    """A unified diff of the team file with the advised counts and borrow limits, for a person to apply.
+
+    Only ``count`` of existing ``quota.resources`` entries and ``borrow_limit`` lines are changed (a
+    ``borrow_limit`` is added after ``sharing`` when missing); what cannot be placed is returned in
+    ``unplaced`` instead. The file itself is never written.
+    """
+    lines = text.splitlines(True)
+    unplaced = []
+    for name, proposal in sorted(advice["proposals"].items()):
+        block = _team_block(lines, name)
+        if block is None:
+            unplaced.append("team %r: not found in %s" % (name, path))
+            continue
+        first, end = block
+        for itype, count in sorted(proposal["counts"].items()):
+            if proposal["current"].get(itype) == count:
+                continue
+            if not _set_count(lines, first, end, itype, count):
+                unplaced.append("team %r: add quota.resources {instance_type: %s, count: %d}" % (name, itype, count))
+        limit = proposal["borrow_limit"]
+        if limit is None or limit == proposal["current_borrow_limit"]:
+            continue
+        found = [i for i in range(first, end) if re.match(r"^\s*borrow_limit:\s*\d+", lines[i])]
+        if found:
+            lines[found[0]] = re.sub(r"borrow_limit:\s*\d+", "borrow_limit: %d" % limit, lines[found[0]], count=1)
+            continue
+        sharing = [i for i in range(first, end) if re.match(r"^\s*sharing:", lines[i])]
+        if sharing:
+            indent = lines[sharing[0]][: len(lines[sharing[0]]) - len(lines[sharing[0]].lstrip())]
+            lines.insert(sharing[0] + 1, "%sborrow_limit: %d\n" % (indent, limit))
+        else:
+            unplaced.append("team %r: set quota.borrow_limit: %d" % (name, limit))
+    diff = "".join(difflib.unified_diff(text.splitlines(True), lines, "a/" + path, "b/" + path))
+    return diff, unplaced

@@ -139,5 +139,5 @@ def test_usage_split_charges_measured_use_and_shows_idle_capacity(seeded, aws_en
     assert rows["vision"]["total_usd"] == "6000.00"
     assert rows["nlp"]["total_usd"] == "500.00"  # nothing measured: own resources only
     assert rows["research"]["cluster_share_usd"] == "300.00"
-    assert rows["unallocated cluster capacity"]["total_usd"] == "3300.00"  # idle: 8600 - 5000 - 300
+    assert rows["idle cluster capacity"]["total_usd"] == "3300.00"  # idle: 8600 - 5000 - 300
     assert {r["method"] for r in rows.values()} == {"usage"}

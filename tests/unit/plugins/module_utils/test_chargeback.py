@@ -64,7 +64,8 @@ def test_usage_splits_by_measured_instance_hours():
     assert _line(report, "vision")["share_allocation"] == Decimal("4000.00")
     assert _line(report, "nlp")["cluster_share"] == Decimal("0")
     assert _line(report, "research")["cluster_share"] == Decimal("300.00")
-    assert _line(report, "unallocated cluster capacity")["total"] == Decimal("3300.00")  # idle: 8600 - 5300
+    assert _line(report, "idle cluster capacity")["total"] == Decimal("3300.00")  # idle: 8600 - 5300
+    assert _line(report, "idle cluster capacity")["kind"] == "unallocated"
 
 
 def test_rounding_goes_to_the_unallocated_line_so_lines_add_up():
