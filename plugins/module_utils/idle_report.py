@@ -139,8 +139,8 @@ def to_html(usage, report_rows):
     table = ["<table>", "<thead><tr>" + "".join("<th>%s</th>" % c for c in COLUMNS) + "</tr></thead>", "<tbody>"]
     for row in report_rows:
         css = ' class="month"' if row["day"] == usage["month"] else ""
-        table.append("<tr%s>" % css + "".join(("<td>%s</td>" if i < 2 else '<td class="num">%s</td>') % _escape(_fmt(row[c]))
-                                            for i, c in enumerate(COLUMNS)) + "</tr>")
+        cells = [("<td>%s</td>" if i < 2 else '<td class="num">%s</td>') % _escape(_fmt(row[c])) for i, c in enumerate(COLUMNS)]
+        table.append("<tr%s>%s</tr>" % (css, "".join(cells)))
     table.append("</tbody></table>")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Idle GPU capacity %(month)s</title>"
