@@ -93,8 +93,8 @@ def _escape(text):
 
 def to_svg(itype, days):
     """One chart: a stacked bar per day (busy, admitted not busy, idle) and the guaranteed GPU-hours as a line."""
-    bar, gap, left, top, base = 16, 6, 70, 30, 250
-    width = left + len(days) * (bar + gap) + gap + 10
+    bar_width, gap, left, top, base = 16, 6, 70, 30, 250
+    width = left + len(days) * (bar_width + gap) + gap + 10
     scale_top = max([float(d["capacity"]) for d in days] + [1.0])
     scale = (base - top) / scale_top
     ident = "idle-chart-%s" % itype.replace(".", "-")
@@ -108,7 +108,7 @@ def to_svg(itype, days):
                      % (left - 10, base - value * scale + 4, "{:,.0f}".format(value)))
     points = []
     for index, day in enumerate(days):
-        x = left + gap + index * (bar + gap)
+        x = left + gap + index * (bar_width + gap)
         parts.append('<g class="day" data-day="%s" data-busy="%s" data-admitted="%s" data-idle="%s" data-guaranteed="%s">'
                      % (day["day"], _fmt(day["busy"]), _fmt(day["admitted"]), _fmt(day["idle"]), _fmt(day["guaranteed"])))
         y = float(base)
@@ -116,11 +116,11 @@ def to_svg(itype, days):
             h = max(float(day[kind]) * scale, 0.0)
             y -= h
             parts.append('<rect class="%s" x="%d" y="%.1f" width="%d" height="%.1f" fill="%s"><title>%s %s: %s GPU-hours</title></rect>'
-                         % (kind, x, y, bar, h, COLOURS[kind], day["day"], LABELS[kind], _fmt(day[kind])))
+                         % (kind, x, y, bar_width, h, COLOURS[kind], day["day"], LABELS[kind], _fmt(day[kind])))
         parts.append("</g>")
-        points.append("%d,%.1f" % (x + bar // 2, base - float(day["guaranteed"]) * scale))
+        points.append("%d,%.1f" % (x + bar_width // 2, base - float(day["guaranteed"]) * scale))
         if index % 7 == 0:
-            parts.append('<text x="%d" y="%d" font-size="10" text-anchor="middle" fill="#111">%s</text>' % (x + bar // 2, base + 14, day["day"][5:]))
+            parts.append('<text x="%d" y="%d" font-size="10" text-anchor="middle" fill="#111">%s</text>' % (x + bar_width // 2, base + 14, day["day"][5:]))
     parts.append('<polyline class="guaranteed" points="%s" fill="none" stroke="%s" stroke-width="2"/>' % (" ".join(points), COLOURS["guaranteed"]))
     for index, kind in enumerate(("busy", "admitted_not_busy", "idle", "guaranteed")):
         x = left + index * 170
