@@ -1,0 +1,62 @@
+"""A test callback that keeps every event of a run as AWX keeps its job events.
+
+AWX's callback (ansible-runner's display callback) stores, for each runner event, the task's
+arguments unless the task has ``no_log``, and the result Ansible hands callbacks (censored by
+Ansible when ``no_log`` is set). This one writes the same to the JSON-lines file named by
+``HYPERPOD_JOB_EVENTS``, so a test can look for a secret in what AWX would have kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ansible.plugins.callback import CallbackBase
+
+DOCUMENTATION = """
+name: job_events
+type: aggregate
+short_description: Writes every event as AWX's job events keep them (tests only)
+description:
+  - Writes task arguments (unless no_log) and results to HYPERPOD_JOB_EVENTS as JSON lines.
+"""
+
+
+class CallbackModule(CallbackBase):
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = "aggregate"
+    CALLBACK_NAME = "job_events"
+    CALLBACK_NEEDS_ENABLED = True
+
+    def _write(self, event, task, result=None):
+        path = os.environ.get("HYPERPOD_JOB_EVENTS")
+        if not path:
+            return
+        record = {"event": event, "task": task.get_name(), "action": task.action}
+        if not task.no_log:
+            record["task_args"] = task.args
+        if result is not None:
+            record["res"] = result._result
+        with open(path, "a") as events:
+            events.write(json.dumps(record, default=repr) + "\n")
+
+    def v2_playbook_on_task_start(self, task, is_conditional):
+        self._write("playbook_on_task_start", task)
+
+    def v2_runner_on_ok(self, result):
+        self._write("runner_on_ok", result._task, result)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._write("runner_on_failed", result._task, result)
+
+    def v2_runner_on_skipped(self, result):
+        self._write("runner_on_skipped", result._task, result)
+
+    def v2_runner_item_on_ok(self, result):
+        self._write("runner_item_on_ok", result._task, result)
+
+    def v2_runner_item_on_failed(self, result):
+        self._write("runner_item_on_failed", result._task, result)
+
+    def v2_runner_on_async_ok(self, result):
+        self._write("runner_on_async_ok", result._task, result)
