@@ -557,8 +557,8 @@ def create_application_assignment(sso_admin, application_arn, group_id):
 
 @IdentityCenterErrorHandler.deletion_error_handler("remove a group from the domain's application")
 @aws_retry()
-def delete_application_assignment(sso_admin, application_arn, group_id):
-    sso_admin.delete_application_assignment(ApplicationArn=application_arn, PrincipalId=group_id, PrincipalType="GROUP")
+def delete_application_assignment(sso_admin, application_arn, principal_id, principal_type="GROUP"):
+    sso_admin.delete_application_assignment(ApplicationArn=application_arn, PrincipalId=principal_id, PrincipalType=principal_type)
     return True
 
 
@@ -774,6 +774,8 @@ class DomainManager:
         domain, tags, profiles, group_ids = self.read(domain_id, described, listed) if domain_id else (None, {}, {}, [])
         if domain is None and self.params.get("domain_id"):
             raise InputError(message="domain %s (%s) was deleted while this run read it; run again" % (self.name, self.params["domain_id"]))
+        if domain is not None:
+            self.check_owner(domain, tags, self.params.get("adopt"))
         current = before = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
         auth_mode = effective_auth_mode(self.params, current)
         problems = input_problems(self.params, auth_mode) if auth_mode != effective_auth_mode(self.params) else []
@@ -983,7 +985,36 @@ class DomainManager:
         for group_id in changes[action]:
             call(sso_admin, changes["application"], group_id)
 
+    def check_owner(self, domain, tags, adopt=False):
+        """Refuse a domain this collection did not make for the team (naming.ownership_problem)."""
+        what = "SageMaker domain %s (%s)" % (self.name, domain["DomainId"])
+        problem = naming.ownership_problem(what, self.params["team"], tags, self.params.get("tag_keys"), adopt, "domain")
+        if problem:
+            raise InputError(message=problem)
+
     # absent
+
+    def revoke_access(self):
+        """Delete the assignments of the domain's Identity Center application: its members no longer reach Studio.
+
+        Offboarding does this before anything else (``revoke_only``); the domain, its profiles, spaces and
+        data stay for the later steps. An IAM-mode domain has no application: its access is the permission set's.
+        """
+        domain_id, described = self.find()
+        domain, tags = self.read(domain_id, described)[:2] if domain_id else (None, {})
+        if domain is not None:
+            self.check_owner(domain, tags)
+        application_arn = (domain or {}).get("SingleSignOnApplicationArn")
+        if not application_arn:
+            return False, {}, {}
+        assignments = list_application_assignments(self.clients("sso-admin"), application_arn)
+        before = {"identity_center_assignments": sorted("%s:%s" % (a["PrincipalType"], a["PrincipalId"]) for a in assignments)}
+        if not assignments:
+            return False, before, before
+        if not self.check_mode:
+            for assignment in assignments:
+                delete_application_assignment(self.clients("sso-admin"), application_arn, assignment["PrincipalId"], assignment["PrincipalType"])
+        return True, before, {"identity_center_assignments": []}
 
     def ensure_absent(self):
         problems = input_problems(self.params)
@@ -995,6 +1026,7 @@ class DomainManager:
         domain, tags, profiles, group_ids = self.read(domain_id, described)
         if domain is None:
             return False, {}, {}, {}, {}
+        self.check_owner(domain, tags)
         before = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
         retain = self.params.get("retain_home_efs", True)
         retained = {"home_efs_file_system_id": domain.get("HomeEfsFileSystemId")} if retain and domain.get("HomeEfsFileSystemId") else {}
@@ -1050,6 +1082,8 @@ MODULE_OPTIONS = dict(
         domain_id=dict(type="str"),
         known_user_profiles=dict(type="list", elements="dict"),
         retain_home_efs=dict(type="bool", default=True),
+        revoke_only=dict(type="bool", default=False),
+        adopt=dict(type="bool", default=False),
         cost_center=dict(type="str"),
         tag_keys=dict(type="dict", no_log=False),
         tags=dict(type="dict", aliases=["resource_tags"]),
@@ -1072,5 +1106,8 @@ def converge(context, params):
     if params["state"] == "present":
         changed, before, after, domain = manager.ensure_present()
         return dict(changed=changed, domain=domain, diff={"before": before, "after": after})
+    if params.get("revoke_only"):
+        changed, before, after = manager.revoke_access()
+        return dict(changed=changed, domain={}, retained={}, diff={"before": before, "after": after})
     changed, before, after, domain, retained = manager.ensure_absent()
     return dict(changed=changed, domain=domain, retained=retained, diff={"before": before, "after": after})

@@ -185,6 +185,22 @@ options:
       - With O(state=absent), keep the users' home EFS file system (C(RetentionPolicy.HomeEfsFileSystem=Retain)).
     type: bool
     default: true
+  revoke_only:
+    description:
+      - With O(state=absent), only delete the assignments of the domain's IAM Identity Center application,
+        the way the team's members reach Studio; the domain, its profiles, spaces and data stay.
+      - Offboarding (role C(hyperpod.tenancy.team_offboard)) does this first, before it deletes anything.
+      - A domain in IAM mode has no such application; its members' access is the permission set's.
+    type: bool
+    default: false
+  adopt:
+    description:
+      - An existing domain named for the team is changed or deleted only when it carries the tags this collection
+        writes (C(managed-by=hyperpod.tenancy) and the team tag naming O(team)); any other is refused, naming it and its owner.
+      - V(true) takes over an existing domain that carries no C(managed-by) tag (a migration), and tags it. One marked
+        for another team is refused even then. The team file's C(adopt) list sets it.
+    type: bool
+    default: false
   cost_center:
     description: Value of the cost-center tag.
     type: str
