@@ -8,8 +8,15 @@
   ``<team>/`` marker object carries the team tags, so the prefix exists (and shows
   in the console) before the team writes anything. Offboarding keeps the objects
   unless ``on_remove=delete`` is confirmed with the team name.
-- The association (DRA) links FSx for Lustre path ``/<team>`` to that prefix, with
-  automatic import and export of new, changed and deleted objects. Its
+- The association (DRA) links FSx for Lustre path ``/<team>`` to that prefix, exporting
+  new, changed and deleted files to S3 and importing nothing. FSx for Lustre imports a file's
+  owner, group, mode and symbolic links from the S3 object's metadata
+  (``x-amz-meta-file-owner``, ``-file-group``, ``-file-permissions``, a symlink's target as its
+  data: "POSIX metadata support for data repositories", FSx for Lustre User Guide), and no DRA
+  setting turns that off; any team member who may put objects under the prefix sets that metadata.
+  So the association has no automatic import (``AutoImportPolicy`` with no events) and no import
+  when it is created (``BatchImportMetaDataOnCreate=false``): no file on FSx ever takes its owner,
+  mode or link target from S3. A run corrects an association that imports. Its
   ``DataRepositoryPath`` cannot be changed in place; deleting it never deletes the
   files on FSx (``DeleteDataInFileSystem=false``).
 """
@@ -29,7 +36,8 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
 ALL_EVENTS = ["NEW", "CHANGED", "DELETED"]
-S3_LINK = {"AutoImportPolicy": {"Events": ALL_EVENTS}, "AutoExportPolicy": {"Events": ALL_EVENTS}}
+# Export only: an import would take owner, group, mode and symlinks from S3 object metadata (see above).
+S3_LINK = {"AutoImportPolicy": {"Events": []}, "AutoExportPolicy": {"Events": ALL_EVENTS}}
 TRANSITIONAL = ("CREATING", "UPDATING")
 DELETE_BATCH = 1000
 
@@ -164,7 +172,7 @@ def ensure_association_present(client, file_system_id, team, bucket, tags, check
             return True, None, wanted
         _create(
             client, FileSystemId=file_system_id, FileSystemPath=file_system_path(team), DataRepositoryPath=repository_path(bucket, team),
-            BatchImportMetaDataOnCreate=True, S3=S3_LINK, Tags=ansible_dict_to_boto3_tag_list(tags),
+            BatchImportMetaDataOnCreate=False, S3=S3_LINK, Tags=ansible_dict_to_boto3_tag_list(tags),
         )
         created = _wait(client, file_system_id, team, ("AVAILABLE",), timeout) if wait else find_association(client, file_system_id, team)
         return True, None, describe(created)
@@ -238,7 +246,9 @@ def _put_tags(client, bucket, key, tags):
 
 @S3ErrorHandler.common_error_handler("list the team prefix")
 @aws_retry()
-def list_keys(client, bucket, prefix):
+def list_keys(client, bucket, prefix, limit=None):
+    if limit:
+        return [item["Key"] for item in client.list_objects_v2(Bucket=bucket, Prefix=prefix, MaxKeys=limit).get("Contents", [])]
     keys = []
     for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
         keys.extend(item["Key"] for item in page.get("Contents", []))
@@ -264,10 +274,30 @@ def _prefix_state(client, bucket, team):
     return {"bucket": bucket, "prefix": key, "marker": tags is not None, "tags": tags or {}}
 
 
-def ensure_prefix_present(client, bucket, team, tags, check_mode):
+def prefix_ownership_problem(client, bucket, team, state, tag_keys=None, adopt=False):
+    """Why the team's prefix is not this collection's for ``team``; None when it is, or when nothing is under it yet.
+
+    The marker object's tags mark it. Objects under the prefix without a marker are someone else's data,
+    taken over only when adopted.
+    """
+    where = "s3://%s/%s" % (bucket, naming.s3_prefix(team))
+    if state["marker"]:
+        return naming.ownership_problem("S3 prefix %s (its marker object)" % where, team, state["tags"], tag_keys, adopt, "s3_prefix")
+    if adopt or not list_keys(client, bucket, naming.s3_prefix(team), limit=1):
+        return None
+    return (
+        "S3 prefix %s holds objects but no marker object %s made by hyperpod.tenancy for team %s: refusing to change or delete it. "
+        "To take it over, add s3_prefix to the team's adopt list" % (where, naming.s3_prefix(team), team)
+    )
+
+
+def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None, adopt=False):
     """The ``<team>/`` marker object exists with exactly the team tags; ``(changed, before, after)``."""
     key = naming.s3_prefix(team)
     before = _prefix_state(client, bucket, team)
+    problem = prefix_ownership_problem(client, bucket, team, before, tag_keys, adopt)
+    if problem:
+        raise InputError(message=problem)
     after = dict(before, marker=True, tags=dict(tags))
     if before == after:
         return False, before, after
@@ -280,7 +310,7 @@ def ensure_prefix_present(client, bucket, team, tags, check_mode):
     return True, before, _prefix_state(client, bucket, team)
 
 
-def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_delete=None):
+def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_delete=None, tag_keys=None):
     """Offboarding: ``keep`` leaves every object (and reports how many); ``delete`` needs ``confirm_delete=<team>``.
 
     Returns ``(changed, before, after, details)`` with ``details``: ``action``, ``objects`` (count under the prefix).
@@ -298,6 +328,9 @@ def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_de
         return False, before, before, {"action": "none", "objects": 0}
     if on_remove == "keep":
         return False, before, before, {"action": "kept", "objects": len(keys)}
+    problem = prefix_ownership_problem(client, bucket, team, before, tag_keys)
+    if problem:
+        raise InputError(message=problem)
     after = dict(before, marker=False, tags={}, objects=0)
     details = {"action": "deleted", "objects": len(keys)}
     if check_mode:
@@ -319,6 +352,7 @@ PREFIX_MODULE_OPTIONS = dict(
         cost_center=dict(type="str"),
         tag_keys=dict(type="dict", no_log=False),
         tags=dict(type="dict"),
+        adopt=dict(type="bool", default=False),
     ),
 )
 
@@ -341,10 +375,10 @@ def converge_prefix(context, params):
     client = context.client("s3")
     if p["state"] == "present":
         tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
-        changed, before, after = ensure_prefix_present(client, p["bucket"], p["team"], tags, context.check_mode)
+        changed, before, after = ensure_prefix_present(client, p["bucket"], p["team"], tags, context.check_mode, p["tag_keys"], p["adopt"])
         return dict(changed=changed, prefix=after, diff={"before": before, "after": after})
     changed, before, after, details = ensure_prefix_absent(
-        client, p["bucket"], p["team"], p["on_remove"], context.check_mode, confirm_delete=p["confirm_delete"],
+        client, p["bucket"], p["team"], p["on_remove"], context.check_mode, confirm_delete=p["confirm_delete"], tag_keys=p["tag_keys"],
     )
     if details["action"] == "kept":
         context.warn("%d objects under s3://%s/%s were kept (on_remove=keep)" % (details["objects"], p["bucket"], naming.s3_prefix(p["team"])))

@@ -116,15 +116,19 @@ def test_association_drift_is_corrected_in_place(seeded, tmp_path, capsys):
                 file_system_id=seed["fsx_file_system_id"], bucket=seed["data_bucket"], cost_center="CC-1002")
     created = run_module(args, capsys)["association"]
     fsx = sandbox.boto3_client("fsx", seed["region"])
-    # someone turns automatic import off and drops the cost-center tag
-    fsx.update_data_repository_association(AssociationId=created["association_id"], S3={"AutoExportPolicy": {"Events": ["NEW"]}})
+    assert created["s3"]["auto_import_policy"]["events"] == []  # export only: S3 metadata never sets owner, mode or links
+    # someone turns automatic import on, narrows the export and drops the cost-center tag
+    fsx.update_data_repository_association(
+        AssociationId=created["association_id"],
+        S3={"AutoImportPolicy": {"Events": ["NEW", "CHANGED", "DELETED"]}, "AutoExportPolicy": {"Events": ["NEW"]}},
+    )
     fsx.untag_resource(ResourceARN=created["resource_arn"], TagKeys=["cost-center"])
 
     sandbox.clear_requests()
     checked = run_module(dict(args, _ansible_check_mode=True, _ansible_diff=True), capsys)
     assert checked["changed"]
-    assert checked["diff"]["before"]["association"]["s3"]["auto_import_policy"]["events"] == []
-    assert checked["diff"]["after"]["association"]["s3"]["auto_import_policy"]["events"] == ["CHANGED", "DELETED", "NEW"]
+    assert checked["diff"]["before"]["association"]["s3"]["auto_import_policy"]["events"] == ["CHANGED", "DELETED", "NEW"]
+    assert checked["diff"]["after"]["association"]["s3"]["auto_import_policy"]["events"] == []
     assert checked["diff"]["after"]["association"]["tags"]["cost-center"] == "CC-1002"
     assert sandbox.writes() == []
 
@@ -132,6 +136,7 @@ def test_association_drift_is_corrected_in_place(seeded, tmp_path, capsys):
     assert fixed["changed"]
     assert fixed["association"]["association_id"] == created["association_id"]  # updated in place, not replaced
     assert fixed["association"]["s3"]["auto_export_policy"]["events"] == ["CHANGED", "DELETED", "NEW"]
+    assert fixed["association"]["s3"]["auto_import_policy"]["events"] == []
     assert fixed["association"]["tags"]["cost-center"] == "CC-1002"
     operations = {r["operation"] for r in sandbox.writes()}
     assert operations == {"UpdateDataRepositoryAssociation", "TagResource"}
