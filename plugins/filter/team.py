@@ -251,6 +251,10 @@ def team_layer_args(team, shared, settings=None, layers=None):
         used["budget"] = _budget
     options = {"team": t.name}
     options.update((layer, build(t)) for layer, build in used.items() if layers is None or layer in layers)
+    # The team file's adopt list: an existing resource of these layers that carries no mark is taken over.
+    for layer in team.get("adopt") or []:
+        if layer in options and layer != "team":
+            options[layer]["adopt"] = True
     return options
 
 

@@ -312,11 +312,13 @@ def _new_budget(current, wanted):
     return new
 
 
-def ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, known=None):
-    """Returns (changed, before, after) as views; ``known`` is read's."""
+def ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, known=None, owner=None):
+    """Returns (changed, before, after) as views; ``known`` is read's, ``owner(tags)`` refuses a budget that is not the team's."""
     name = wanted_budget["BudgetName"]
     arn = budget_arn(account_id, name)
     current = read(client, account_id, name, known)
+    if current is not None and owner is not None:
+        owner(current["tags"])
     if current is None:
         before, after = {}, view(wanted_budget, wanted_notifications, wanted_tags)
     else:
@@ -329,7 +331,7 @@ def ensure_present(client, account_id, wanted_budget, wanted_notifications, want
         return after != before, before, after
     if known is not None:
         # What was listed earlier in the run only tells that nothing changes: a write is planned from a live read.
-        return ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode)
+        return ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, owner=owner)
     if current is None:
         create_budget(client, account_id, wanted_budget, list(wanted_notifications.values()), wanted_tags)
         return True, before, after
@@ -370,10 +372,12 @@ def ensure_present(client, account_id, wanted_budget, wanted_notifications, want
     return True, before, after
 
 
-def ensure_absent(client, account_id, name, check_mode):
+def ensure_absent(client, account_id, name, check_mode, owner=None):
     current = read(client, account_id, name)
     if current is None:
         return False, {}, {}
+    if owner is not None:
+        owner(current["tags"])
     before = view(current["budget"], current["notifications"], current["tags"])
     if not check_mode:
         delete_budget(client, account_id, name)
@@ -395,6 +399,7 @@ MODULE_OPTIONS = dict(
         account_id=dict(type="str"),
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
+        adopt=dict(type="bool", default=False),
         known_budget=dict(
             type="dict",
             options=dict(budget=dict(type="dict"), notifications=dict(type="list", elements="dict", default=[])),
@@ -417,8 +422,14 @@ def converge(context, params):
     check(p)
     client = context.client("budgets")
     account_id = p["account_id"] or context.account_id()
+
+    def owner(tags, adopt=False):
+        problem = naming.ownership_problem("budget %s (account %s)" % (name, account_id), p["team"], tags, p["tag_keys"], adopt, "budget")
+        if problem:
+            raise InputError(message=problem)
+
     if p["state"] == "absent":
-        changed, before, after = ensure_absent(client, account_id, name, context.check_mode)
+        changed, before, after = ensure_absent(client, account_id, name, context.check_mode, owner=owner)
     else:
         tag_keys = dict({"team": "team", "cost_center": "cost-center"}, **(p["tag_keys"] or {}))
         wanted_budget, wanted_notifications = desired(
@@ -428,6 +439,6 @@ def converge(context, params):
         changed, before, after = ensure_present(
             # Without O(tags) only the team tags are ensured; other tags are left alone.
             client, account_id, wanted_budget, wanted_notifications, tags, p["purge_tags"] and p["tags"] is not None, context.check_mode,
-            p["known_budget"],
+            p["known_budget"], owner=lambda tags: owner(tags, p["adopt"]),
         )
     return dict(changed=changed, budget=after, diff={"before": before, "after": after})

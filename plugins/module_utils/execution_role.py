@@ -424,10 +424,21 @@ def apply(client, name, actions):
 # --- ensure ---------------------------------------------------------------------
 
 
-def ensure_present(client, want, check_mode, account_id=None):
-    """(changed, before, after). ``account_id`` is a callable, asked only for a new role's ARN in check mode."""
+def check_owner(before, params, adopt=False):
+    """Refuse an existing role this collection did not make for the team (naming.ownership_problem)."""
+    what = "IAM role %s" % before["arn"]
+    problem = naming.ownership_problem(what, params["team"], before["tags"], params.get("tag_keys"), adopt, "execution_role")
+    if problem:
+        raise InputError(message=problem)
+
+
+def ensure_present(client, want, check_mode, account_id=None, owner=None):
+    """(changed, before, after). ``account_id`` is a callable, asked only for a new role's ARN in check mode;
+    ``owner(before)`` refuses an existing role that is not the team's."""
     name = want["role_name"]
     before = view(read(client, name))
+    if before and owner is not None:
+        owner(before)
     actions = plan_present(before, want)
     if not actions:
         return False, before, before
@@ -442,7 +453,7 @@ def ensure_present(client, want, check_mode, account_id=None):
     return True, before, predict(before, actions, arn)
 
 
-def ensure_absent(client, name, check_mode):
+def ensure_absent(client, name, check_mode, owner=None):
     """(changed, before, after). Refuses, before any write, a role that is in an instance profile.
 
     Instance profiles belong to whoever made them: this module never removes the role from one,
@@ -451,6 +462,8 @@ def ensure_absent(client, name, check_mode):
     before = view(read(client, name))
     if not before:
         return False, {}, {}
+    if owner is not None:
+        owner(before)
     profiles = list_instance_profiles_for_role(client, name) or []
     if profiles:
         raise InputError(
@@ -476,6 +489,7 @@ MODULE_OPTIONS = dict(
         tag_keys=dict(type="dict", no_log=False),
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
+        adopt=dict(type="bool", default=False),
     ),
 )
 
@@ -489,9 +503,12 @@ def converge(context, params):
     check(params)
     client = context.client("iam")
     if params["state"] == "absent":
-        changed, before, after = ensure_absent(client, role_name(params["team"], params["name_prefix"]), context.check_mode)
+        changed, before, after = ensure_absent(
+            client, role_name(params["team"], params["name_prefix"]), context.check_mode, owner=lambda before: check_owner(before, params)
+        )
     else:
         changed, before, after = ensure_present(
-            client, desired(params), context.check_mode, account_id=lambda: params["account_id"] or context.account_id()
+            client, desired(params), context.check_mode, account_id=lambda: params["account_id"] or context.account_id(),
+            owner=lambda before: check_owner(before, params, params["adopt"]),
         )
     return dict(changed=changed, role=after, diff={"before": before, "after": after})

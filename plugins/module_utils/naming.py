@@ -93,6 +93,48 @@ def team_tags(team, cost_center=None, tag_keys=None, extra=None):
     return tags
 
 
+def owner_marks(team, tag_keys=None):
+    """The tags that mark a resource as made by this collection for ``team``: the collection's and the team's.
+
+    ``team_tags`` writes them on every resource the collection creates; a resource found by its
+    derived name is changed or deleted only when it carries both (``ownership_problem``).
+    """
+    marks = team_tags(team, tag_keys=tag_keys)
+    return dict((key, marks[key]) for key in (MANAGED_BY_TAG[0], _team_key(tag_keys)))
+
+
+def _team_key(tag_keys=None):
+    return (tag_keys or {}).get("team") or "team"
+
+
+# The layers a team file may name in ``adopt``: an existing, unmarked resource of that layer is taken over.
+ADOPTABLE = ("permission_set", "access_entry", "execution_role", "domain", "quota", "s3_prefix", "directories", "budget")
+
+
+def ownership_problem(what, team, tags, tag_keys=None, adopt=False, layer=None):
+    """Why the existing resource ``what`` (with ``tags``) must not be changed or deleted for ``team``; None when it may.
+
+    It may when it carries ``owner_marks(team)``, or when it carries no mark at all and the team file
+    adopts it (``adopt``, for migrations). A resource marked for another team is never taken over.
+    """
+    tags = tags or {}
+    marks = owner_marks(team, tag_keys)
+    if all(tags.get(key) == value for key, value in marks.items()):
+        return None
+    team_key = _team_key(tag_keys)
+    ours = tags.get(MANAGED_BY_TAG[0]) == MANAGED_BY_TAG[1]
+    if ours and tags.get(team_key):
+        return "%s belongs to team %s (tag %s=%s), not to team %s: refusing to change or delete it" % (what, tags[team_key], team_key, tags[team_key], team)
+    if adopt and not ours:
+        return None
+    owner = ", ".join("%s=%s" % (key, tags[key]) for key in sorted(tags)[:8]) or "no tags"
+    return (
+        "%s exists and was not made by hyperpod.tenancy for team %s (it lacks the tags %s; its tags: %s): refusing to change or delete it. "
+        "To take it over, add %s to the team's adopt list" % (
+            what, team, ", ".join("%s=%s" % item for item in sorted(marks.items())), owner, layer or "its layer")
+    )
+
+
 def names(team, prefix=DEFAULT_PREFIX):
     """Every name derived from ``team``, by what it names."""
     return {

@@ -645,6 +645,17 @@ def _public(state):
     return result
 
 
+def check_owner(params, current, adopt=False):
+    """Refuse a team's permission set that this collection did not make for the team (naming.ownership_problem)."""
+    if not params.get("team"):
+        return
+    what = "permission set %s (%s)" % (current["name"], current["permission_set_arn"])
+    tag_keys = (params.get("team_policy") or {}).get("tag_keys") or params.get("tag_keys")
+    problem = naming.ownership_problem(what, params["team"], current.get("tags"), tag_keys, adopt, "permission_set")
+    if problem:
+        raise InputError(message=problem)
+
+
 def ensure_present(client, identitystore, params, check_mode):
     """(changed, before, after, permission set ARN)."""
     validate(params)
@@ -656,6 +667,7 @@ def ensure_present(client, identitystore, params, check_mode):
     current = None
     if described:
         current = read_current(client, instance_arn, described, params.get("accounts") or [], with_boundary, params.get("outdated_permission_sets"))
+        check_owner(params, current, adopt=params.get("adopt"))
     desired = desired_state(params, current, group_ids)
     changes = plan(current, desired)
     if not changes:
@@ -745,6 +757,7 @@ def ensure_absent(client, params, check_mode):
     if described is None:
         return False, {}, {}
     current = read_current(client, instance_arn, described)
+    check_owner(params, current)
     if check_mode:
         return True, _public(current), {}
     arn = current["permission_set_arn"]
@@ -811,6 +824,8 @@ MODULE_OPTIONS = dict(
         purge_assignments=dict(type="bool", default=True),
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
+        tag_keys=dict(type="dict", no_log=False),
+        adopt=dict(type="bool", default=False),
         wait_timeout=dict(type="int", default=600),
     ),
     required_together=[["groups", "accounts"]],

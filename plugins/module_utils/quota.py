@@ -509,7 +509,15 @@ class QuotaManager:
             raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
         if quota is None:
             return self._create(desired)
+        self.check_owner(quota, self.params.get("adopt"))
         return self._update(quota, current, desired)
+
+    def check_owner(self, quota, adopt=False):
+        """Refuse a compute quota this collection did not make for the team (naming.ownership_problem)."""
+        what = "compute quota %s (%s)" % (quota.get("Name") or self.name, quota["ComputeQuotaId"])
+        problem = naming.ownership_problem(what, self.team, quota["Tags"], self.params.get("tag_keys"), adopt, "quota")
+        if problem:
+            raise InputError(message=problem)
 
     def _create(self, desired):
         tags = self.desired_tags()
@@ -597,6 +605,7 @@ class QuotaManager:
         quota = self.read(summary["ComputeQuotaId"], settle=not self.check_mode)
         if quota is None:
             return False, {}, {}, {}
+        self.check_owner(quota)
         before = comparable(current_settings(quota), quota["Tags"])
         if self.check_mode:
             return True, before, {}, {}
@@ -645,6 +654,7 @@ MODULE_OPTIONS = dict(
         tag_keys=dict(type="dict", no_log=False),
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
+        adopt=dict(type="bool", default=False),
         cluster_capacity=dict(type="dict"),
         wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=900),

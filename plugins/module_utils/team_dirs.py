@@ -12,6 +12,10 @@ SageMaker workspace helper points user profiles at:
 - ``<root>/<team>/home``: ``uid:gid`` ``2750``, members can traverse it, only the owner adds to it;
 - ``<root>/<team>/home/<member>``: ``<member uid>:gid`` ``0700``;
 - ``<root>/.archive/<team>-<UTC timestamp>``: where ``on_remove=archive`` moves a team (``root:root 0700``).
+- ``<root>/.hyperpod-tenancy/<team>``: the ownership mark, a file only the storage layer's user can write
+  (the directory is ``0755``, the mark ``0644``), naming the team and the team directory's inode. A team
+  directory that exists without its mark (``/fsx/datasets`` made by someone else) or with another's is refused,
+  unless the team file adopts an unmarked one (``adopt``); offboarding archives or deletes only a marked one.
 
 Safety: every path is walked one component at a time from an open descriptor of
 ``root`` with ``O_NOFOLLOW``; a symbolic link anywhere on a managed path is refused
@@ -26,6 +30,7 @@ __metaclass__ = type
 
 import datetime
 import errno
+import json
 import os
 import re
 import stat
@@ -35,6 +40,9 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Hyp
 
 HOME = "home"
 ARCHIVE = ".archive"
+MARKS = ".hyperpod-tenancy"
+MARKS_MODE = 0o755
+MARK_MODE = 0o644
 HOME_PARENT_MODE = 0o2750
 HOME_MODE = 0o700
 ARCHIVE_MODE = 0o700
@@ -176,6 +184,90 @@ class Root(object):
         finally:
             os.close(fd)
 
+    def inode(self, parts):
+        fd = self.open_dir(parts)
+        if fd is None:
+            return None
+        try:
+            return os.fstat(fd).st_ino
+        finally:
+            os.close(fd)
+
+    def read_mark(self, team):
+        """The team's ownership mark (``{"managed_by", "team", "inode"}``), ``{}`` when unreadable, None when missing."""
+        marks = self.open_dir((MARKS,))
+        if marks is None:
+            return None
+        try:
+            fd = os.open(team, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), dir_fd=marks)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT:
+                return None
+            if exc.errno == errno.ELOOP:
+                return {}
+            raise
+        finally:
+            os.close(marks)
+        try:
+            with os.fdopen(fd, "r") as mark:
+                value = json.load(mark)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def write_mark(self, team):
+        """Mark ``<root>/<team>`` as made for ``team``: the mark names the directory's inode."""
+        if self.read((MARKS,)) is None:
+            self.ensure((MARKS,), os.geteuid(), os.getegid(), MARKS_MODE)
+        marks = self.open_dir((MARKS,))
+        try:
+            temporary = ".%s.tmp" % team
+            try:
+                os.unlink(temporary, dir_fd=marks)
+            except OSError as exc:
+                if exc.errno != errno.ENOENT:
+                    raise
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, MARK_MODE, dir_fd=marks)
+            with os.fdopen(fd, "w") as mark:
+                json.dump({"managed_by": naming.MANAGED_BY_TAG[1], "team": team, "inode": self.inode((team,))}, mark)
+            os.rename(temporary, team, src_dir_fd=marks, dst_dir_fd=marks)
+        finally:
+            os.close(marks)
+
+    def remove_mark(self, team):
+        marks = self.open_dir((MARKS,))
+        if marks is None:
+            return
+        try:
+            os.unlink(team, dir_fd=marks)
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                raise
+        finally:
+            os.close(marks)
+
+    def ownership_problem(self, team, current, adopt=False):
+        """Why the existing ``<root>/<team>`` (``current``: its owner and mode) is not the team's; None when it is.
+
+        Adopting takes over a directory without a mark; one whose mark names another team or another
+        directory (a directory swapped in under the team's name) is refused even then.
+        """
+        mark = self.read_mark(team)
+        path, mark_path = self.display((team,)), self.display((MARKS, team))
+        if mark and mark.get("team") == team and mark.get("inode") == self.inode((team,)):
+            return None
+        if mark is None and adopt:
+            return None
+        if mark is None:
+            why = "it has no ownership mark %s" % mark_path
+        else:
+            why = "its ownership mark %s names team %s, inode %s" % (mark_path, mark.get("team"), mark.get("inode"))
+        return (
+            "%s exists, owned by uid %s gid %s mode %s, and was not made by hyperpod.tenancy for team %s (%s): "
+            "refusing to change or delete it. To take over a directory without a mark, add directories to the team's adopt list"
+            % (path, current["uid"], current["gid"], current["mode"], team, why)
+        )
+
     def list_names(self, parts):
         fd = self.open_dir(parts)
         if fd is None:
@@ -197,7 +289,7 @@ def desired_directories(team, uid, gid, mode, members):
     return wanted
 
 
-def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require_mount=True):
+def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require_mount=True, adopt=False):
     """Create or correct the team's directories; ``(changed, before, after, details)``.
 
     ``before``/``after`` map each managed path to its ``{uid, gid, mode}`` (None: absent).
@@ -218,19 +310,29 @@ def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require
     with Root(root_path) as root:
         # Read everything first: a link anywhere refuses the run before any write.
         before = dict((root.display(parts), root.read(parts)) for parts, dummy in wanted)
+        current = before[root.display((team,))]
+        if current is not None:
+            problem = root.ownership_problem(team, current, adopt)
+            if problem:
+                raise InputError(message=problem)
+        mark = root.read_mark(team)
+        unmarked = current is None or not mark or mark.get("inode") != root.inode((team,))
         after = dict((root.display(parts), desired) for parts, desired in wanted)
         listed = set(m["name"] for m in members)
         unlisted = [n for n in root.list_names((team, HOME)) if n not in listed]
-        changed = before != after
+        changed = before != after or unmarked
         if changed and not check_mode:
             for parts, desired in wanted:
                 if before[root.display(parts)] != desired:
                     root.ensure(parts, desired["uid"], desired["gid"], int(desired["mode"], 8))
+            if unmarked:
+                root.write_mark(team)
             after = dict((root.display(parts), root.read(parts)) for parts, dummy in wanted)
     details = {
         "path": os.path.join(root_path, team),
         "directories": [dict(path=path, **value) for path, value in sorted(after.items())],
         "unlisted_homes": [os.path.join(root_path, team, HOME, name) for name in unlisted],
+        "ownership_mark": os.path.join(root_path, MARKS, team),
     }
     return changed, before, after, details
 
@@ -253,7 +355,10 @@ def check_absent(root_path, team, on_remove, confirm_delete=None, require_mount=
     check_root(root_path, require_mount)
     if on_remove != "keep":
         with Root(root_path) as root:
-            root.read((team,))  # a link planted as the team path is refused here
+            current = root.read((team,))  # a link planted as the team path is refused here
+            problem = root.ownership_problem(team, current) if current else None
+            if problem:
+                raise InputError(message=problem)
 
 
 def ensure_absent(root_path, team, on_remove, check_mode, confirm_delete=None, require_mount=True, now=None):
@@ -275,6 +380,9 @@ def ensure_absent(root_path, team, on_remove, check_mode, confirm_delete=None, r
         if on_remove == "keep":
             details["action"] = "kept"
             return False, before, before, details
+        problem = root.ownership_problem(team, current)
+        if problem:
+            raise InputError(message=problem)
         if on_remove == "archive":
             name = "%s-%s" % (team, utc_stamp(now))
             archive_path = os.path.join(root_path, ARCHIVE, name)
@@ -292,12 +400,14 @@ def ensure_absent(root_path, team, on_remove, check_mode, confirm_delete=None, r
                 os.rename(team, name, src_dir_fd=root.fd, dst_dir_fd=archive_fd)
             finally:
                 os.close(archive_fd)
+            root.remove_mark(team)
             return True, before, {path: None, archive_path: root.read((ARCHIVE, name))}, details
         details["action"] = "deleted"
         after = {path: None}
         if check_mode:
             return True, before, after, details
         remove_tree(root.fd, team)
+        root.remove_mark(team)
         return True, before, {path: root.read((team,))}, details
 
 
@@ -453,6 +563,7 @@ MODULE_OPTIONS = dict(
         ),
         on_remove=dict(type="str", choices=["keep", "archive", "delete"], default="keep"),
         confirm_delete=dict(type="str"),
+        adopt=dict(type="bool", default=False),
         s3_link=dict(type="bool", default=False),
         file_system_id=dict(type="str"),
         bucket=dict(type="str"),
@@ -472,6 +583,7 @@ def _present(context, p, client):
         data_repository.check_association(client, p["file_system_id"], p["team"], p["bucket"])
     changed, before, after, result = ensure_present(
         p["root"], p["team"], p["uid"], p["gid"], p["mode"], p["members"], context.check_mode, require_mount=p["require_mount"],
+        adopt=p["adopt"],
     )
     diff_before, diff_after = {"directories": before}, {"directories": after}
     for name in result["unlisted_homes"]:

@@ -42,6 +42,8 @@ TEAM_DEFAULTS = {
     "workspace": {},
     "storage": {},
     "budget": None,
+    # Layers whose existing, unmarked resource the team takes over (naming.ADOPTABLE; docs/team-file.md).
+    "adopt": [],
 }
 SECTION_DEFAULTS = {
     "quota": {
@@ -267,7 +269,13 @@ def _check_team(problems, where, team, instance_types, cluster_types):
     tags = normalized["tags"]
     if not isinstance(tags, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in tags.items()):
         problems.add(where, "tags", "must map tag keys to string values")
-    normalized["quota"] = _check_quota(problems, where, team, instance_types, cluster_types)
+    adopt = normalized["adopt"]
+    if not isinstance(adopt, list) or not all(isinstance(layer, str) for layer in adopt):
+        problems.add(where, "adopt", "must be a list of layers, among %s" % ", ".join(naming.ADOPTABLE))
+    else:
+        for index, layer in enumerate(adopt):
+            _choice(problems, where, "adopt[%d]" % index, layer, naming.ADOPTABLE)
+        normalized["quota"] = _check_quota(problems, where, team, instance_types, cluster_types)
     normalized["budget"] = _check_budget(problems, where, team)
     for section in ("access", "workspace", "storage"):
         normalized[section] = _check_section(problems, where, dict(team, **{section: team.get(section) or {}}), section)

@@ -30,6 +30,14 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
+  adopt:
+    description:
+      - An existing execution role found for the team is changed or deleted only when it carries the tags this collection
+        writes (C(managed-by=hyperpod.tenancy) and the team tag naming O(team)); any other is refused, naming it and its owner.
+      - V(true) takes over an existing execution role that carries no C(managed-by) tag (a migration), and tags it. One marked
+        for another team is refused even then. The team file's C(adopt) list sets it.
+    type: bool
+    default: false
   state:
     description: Whether the role should exist.
     type: str

@@ -424,7 +424,7 @@ def test_absent_deletes_only_this_teams_quota():
     client.get_paginator = lambda name: Pages(
         "ComputeQuotaSummaries" if name == "list_compute_quotas" else "Tags",
         [described(), described(ComputeQuotaId="n2n2n2n2n2n2", Name="hyperpod-nlp-quota", ComputeQuotaTarget={"TeamName": "nlp"})]
-        if name == "list_compute_quotas" else [],
+        if name == "list_compute_quotas" else [{"Key": "team", "Value": "vision"}, {"Key": "managed-by", "Value": "hyperpod.tenancy"}],
     )
     describe = client.describe_compute_quota
 

@@ -1,0 +1,129 @@
+"""What the collection may change or delete: only what it made for the team (naming.ownership_problem, team_dirs' marks).
+
+The reproduction of issue 19: a team named ``platform`` must not take over an existing ``hyperpod-platform``
+permission set, and the storage layer must not chown an existing ``/fsx/datasets`` to a team ``datasets``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, team_dirs
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="changing ownership needs root")
+CLUSTER = {"name": "ml-shared", "instance_groups": [{"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 8}]}
+MARKED = {"managed-by": "hyperpod.tenancy", "team": "platform", "cost-center": "CC-1"}
+
+
+def test_the_marks_are_the_team_tags_the_collection_writes():
+    assert naming.owner_marks("platform") == {"managed-by": "hyperpod.tenancy", "team": "platform"}
+    assert naming.owner_marks("platform", {"team": "Team"}) == {"managed-by": "hyperpod.tenancy", "Team": "platform"}
+    tags = naming.team_tags("platform", "CC-1", None, extra={"team": "nlp", "managed-by": "someone"})
+    assert naming.ownership_problem("x", "platform", tags) is None
+
+
+def test_a_resource_marked_for_the_team_may_be_changed():
+    assert naming.ownership_problem("permission set hyperpod-platform", "platform", MARKED) is None
+
+
+@pytest.mark.parametrize("adopt", [False, True])
+def test_another_teams_resource_is_refused_naming_it_and_its_owner_even_adopted(adopt):
+    problem = naming.ownership_problem("permission set hyperpod-platform (arn:ps)", "platform", dict(MARKED, team="nlp"), adopt=adopt)
+    assert "permission set hyperpod-platform (arn:ps) belongs to team nlp (tag team=nlp), not to team platform" in problem
+
+
+def test_an_unmarked_resource_is_refused_unless_adopted():
+    tags = {"owner": "platform-admins"}
+    problem = naming.ownership_problem("permission set hyperpod-platform (arn:ps)", "platform", tags, layer="permission_set")
+    assert "permission set hyperpod-platform (arn:ps) exists and was not made by hyperpod.tenancy for team platform" in problem
+    assert "its tags: owner=platform-admins" in problem and "add permission_set to the team's adopt list" in problem
+    assert naming.ownership_problem("permission set hyperpod-platform", "platform", tags, adopt=True) is None
+    assert naming.ownership_problem("permission set hyperpod-platform", "platform", {}, adopt=True) is None
+
+
+def test_the_team_tag_key_follows_tag_keys():
+    tags = {"managed-by": "hyperpod.tenancy", "Team": "platform"}
+    assert naming.ownership_problem("x", "platform", tags, {"team": "Team"}) is None
+    assert naming.ownership_problem("x", "platform", tags) is not None
+
+
+def test_the_team_file_adopts_only_known_layers():
+    teams = [{"name": "platform", "identity_center_group": "TeamP", "adopt": ["permission_set", "directories", "grafana"]}]
+    problems, normalized, unused = check_team_file(teams, CLUSTER)
+    assert any("adopt[2]" in p and "'grafana' is not one of" in p for p in problems), problems
+    problems, normalized, unused = check_team_file([dict(teams[0], adopt=["permission_set"])], CLUSTER)
+    assert problems == [] and normalized[0]["adopt"] == ["permission_set"]
+    assert check_team_file([dict(teams[0], adopt=[])], CLUSTER)[1][0]["adopt"] == []
+
+
+def present(root, team="datasets", adopt=False, check_mode=False):
+    return team_dirs.ensure_present(str(root), team, 0, 2500, "2770", [], check_mode, require_mount=False, adopt=adopt)
+
+
+@as_root
+def test_an_existing_directory_is_not_chowned_to_a_team(tmp_path):
+    datasets = tmp_path / "datasets"
+    datasets.mkdir(mode=0o755)
+    (datasets / "imagenet").mkdir()
+    before = os.stat(datasets)
+    for check_mode in (True, False):
+        with pytest.raises(InputError) as refused:
+            present(tmp_path, check_mode=check_mode)
+        assert f"{datasets} exists, owned by uid {before.st_uid} gid {before.st_gid} mode 0755" in refused.value.message
+        assert "not made by hyperpod.tenancy for team datasets (it has no ownership mark" in refused.value.message
+        assert "add directories to the team's adopt list" in refused.value.message
+    after = os.stat(datasets)
+    assert (after.st_uid, after.st_gid, after.st_mode) == (before.st_uid, before.st_gid, before.st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["datasets"]
+    for on_remove in ("archive", "delete"):
+        with pytest.raises(InputError, match="not made by hyperpod.tenancy for team datasets"):
+            team_dirs.ensure_absent(str(tmp_path), "datasets", on_remove, False, confirm_delete="datasets", require_mount=False)
+    assert (datasets / "imagenet").is_dir()
+
+
+@as_root
+def test_a_directory_the_collection_made_is_marked_and_managed_then_offboarded(tmp_path):
+    changed, unused, unused_2, details = present(tmp_path)
+    assert changed and details["ownership_mark"] == str(tmp_path / ".hyperpod-tenancy" / "datasets")
+    mark = tmp_path / ".hyperpod-tenancy" / "datasets"
+    assert "%04o" % (os.stat(mark).st_mode & 0o7777) == "0644"
+    assert "%04o" % (os.stat(mark.parent).st_mode & 0o7777) == "0755"
+    os.chmod(tmp_path / "datasets", 0o777)
+    changed, unused, after, unused_2 = present(tmp_path)
+    assert changed and after[str(tmp_path / "datasets")]["mode"] == "2770"
+    assert present(tmp_path)[0] is False
+    changed = team_dirs.ensure_absent(str(tmp_path), "datasets", "delete", False, confirm_delete="datasets", require_mount=False)[0]
+    assert changed and not (tmp_path / "datasets").exists() and not mark.exists()
+
+
+@as_root
+def test_a_directory_swapped_in_under_the_teams_name_is_refused(tmp_path):
+    present(tmp_path)
+    os.rename(tmp_path / "datasets", tmp_path / "moved")
+    (tmp_path / "datasets").mkdir()
+    with pytest.raises(InputError, match="its ownership mark .* names team datasets, inode"):
+        present(tmp_path, adopt=True)
+
+
+@as_root
+def test_another_teams_mark_is_refused(tmp_path):
+    present(tmp_path, team="nlp")
+    os.rename(tmp_path / ".hyperpod-tenancy" / "nlp", tmp_path / ".hyperpod-tenancy" / "datasets")
+    (tmp_path / "datasets").mkdir()
+    with pytest.raises(InputError, match="names team nlp"):
+        present(tmp_path, adopt=True)
+
+
+@as_root
+def test_adopting_takes_over_an_unmarked_directory_and_marks_it(tmp_path):
+    (tmp_path / "datasets").mkdir(mode=0o755)
+    with pytest.raises(InputError):
+        present(tmp_path)
+    changed, before, after, unused = present(tmp_path, adopt=True, check_mode=True)
+    assert changed and not (tmp_path / ".hyperpod-tenancy").exists()
+    changed, before, after, unused = present(tmp_path, adopt=True)
+    assert changed and after[str(tmp_path / "datasets")] == {"uid": 0, "gid": 2500, "mode": "2770"}
+    assert present(tmp_path)[0] is False  # marked now: no adopt needed
