@@ -26,12 +26,12 @@ from urllib.parse import parse_qs
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request
 
-from sandbox import core, services
+from sandbox import access_analyzer, authorization, core, services
 from sandbox.services import amp_query
 
-READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select", "IsMemberInGroups")
+READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select", "IsMemberInGroups", "Simulate")
 # Signing names that differ from the boto3 client name.
-CLIENT_NAMES = {"sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway", "elasticfilesystem": "efs", "aps": "amp"}
+CLIENT_NAMES = {"access-analyzer": "accessanalyzer", "sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway", "elasticfilesystem": "efs", "aps": "amp"}
 _CREDENTIAL_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([^/]+)/([^/]+)/aws4_request")
 
 
@@ -180,8 +180,21 @@ class SandboxApp:
             start_response("%d Forbidden" % status, list(headers.items()) + [("Content-Length", str(len(payload)))])
             return [payload.encode()]
         service, operation, region, protocol = identify(environ, body)
+        if service == "accessanalyzer" and path == access_analyzer.PATH:
+            operation = "CheckAccessNotGranted"  # moto has no router for the service to name it
         record = self.log.add(service, operation, region)
+        refusal = authorization.enforce(environ, body, service, operation, protocol)
+        if refusal is not None:
+            status, headers, payload = refusal
+            record.status = int(status.split()[0])
+            start_response(status, headers + [("Content-Length", str(len(payload)))])
+            return [payload]
         faults = self.faults
+        if service == "accessanalyzer" and path == access_analyzer.PATH:
+            status, headers, payload = access_analyzer.handle(environ, body)
+            record.status = int(status.split()[0])
+            start_response(status, headers + [("Content-Length", str(len(payload)))])
+            return [payload]
         if faults.applies_to(service, operation):
             if faults.latency_ms:
                 time.sleep(faults.latency_ms / 1000)

@@ -1,109 +1,221 @@
-"""The team policy, enforced: team A's credentials reach team-a/ in the data bucket and not team-b/.
+"""A live denial matrix: each sample team's credentials, refused on every other team's data, allowed on its own.
 
-moto checks IAM policies when authentication is switched on (POST ``/moto-api/reset-auth`` with the
-number of requests to let through unchecked; see moto's docs/docs/iam.rst). It compares actions for
-every service but resource ARNs only for S3, IAM and STS, and ignores conditions, so this proves the
-S3 object statements against real request signing and evaluation; the SageMaker statements and the
-``s3:prefix`` condition on listing are proved by the evaluator in
-tests/unit/plugins/module_utils/test_team_policy.py.
+The sandbox authorizes every request signed with keys it issued for a principal (``sandbox/authorization.py``
+with the collection's evaluator): here the role Identity Center makes for each team's permission set,
+carrying the policy ``team_policy.render_team_policy`` renders, assumed with ``sts:AssumeRole``. Requests
+signed with the sandbox's admin key (the playbooks' and the other tests') stay unchecked.
+
+Cells: for every ordered pair of sample teams (team, owner), S3 get/list/put on owner's prefix,
+SageMaker DescribeDomain, DescribeUserProfile, UpdateSpace and CreatePresignedDomainUrl (a Studio URL
+for the owner's member, in an IAM-mode domain) on owner's resources: allowed when team == owner,
+AccessDenied (shaped as each protocol shapes it) otherwise.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-import urllib.request
+import time
+from pathlib import Path
 
 import boto3
 import pytest
+import yaml
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "hyperpod-team-data"
 REGION = "us-east-1"
+TEAMS = [t["name"] for t in yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]]
+NO_RETRY = Config(retries={"mode": "standard", "max_attempts": 1})
 
 
-def _reset_auth(endpoint: str, unchecked_requests: float) -> None:
-    # moto reads the body as a bare number; a form content type (urllib's default) would hide it from moto.
-    request = urllib.request.Request(
-        f"{endpoint}/moto-api/reset-auth", data=str(unchecked_requests).encode(), method="POST", headers={"Content-Type": "text/plain"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert json.loads(response.read())["status"] == "ok"
-
-
-@pytest.fixture
-def enforcing(sandbox):
-    """The sandbox with IAM enforcement switched on by the test; switched off again afterwards."""
-    yield sandbox
-    _reset_auth(sandbox.endpoint, float("inf"))
-
-
-def _denied(call) -> str:
-    with pytest.raises(ClientError) as error:
-        call()
-    return error.value.response["Error"]["Code"]
-
-
-def test_team_credentials_reach_only_the_team_prefix(enforcing):
-    sandbox = enforcing
-    s3, iam, sts = (sandbox.boto3_client(s) for s in ("s3", "iam", "sts"))
-    account = sts.get_caller_identity()["Account"]
-    s3.create_bucket(Bucket=BUCKET)
-    for team in ("team-a", "team-b"):
-        s3.put_object(Bucket=BUCKET, Key=f"{team}/datasets/train.csv", Body=f"{team} data".encode())
-
-    policy = render_team_policy(
-        "team-a",
-        account,
-        REGION,
-        BUCKET,
-        f"arn:aws:sagemaker:{REGION}:{account}:cluster/p0a1b2c3d4e5",
-        f"arn:aws:eks:{REGION}:{account}:cluster/ml-shared-eks",
-    )
-    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{account}:root"}, "Action": "sts:AssumeRole"}]}
-    role = iam.create_role(
-        RoleName="AWSReservedSSO_hyperpod-team-a_0123456789abcdef", Path="/aws-reserved/sso.amazonaws.com/", AssumeRolePolicyDocument=json.dumps(trust)
-    )
-    iam.put_role_policy(RoleName=role["Role"]["RoleName"], PolicyName="AwsSSOInlinePolicy", PolicyDocument=json.dumps(policy))
-    credentials = sts.assume_role(RoleArn=role["Role"]["Arn"], RoleSessionName="alice")["Credentials"]
-
-    # From here on, every request is authenticated and authorized.
-    _reset_auth(sandbox.endpoint, 0)
-    team_a = boto3.client(
-        "s3",
+def _client(sandbox, service, credentials):
+    return boto3.client(
+        service,
         region_name=REGION,
         endpoint_url=sandbox.endpoint,
         aws_access_key_id=credentials["AccessKeyId"],
         aws_secret_access_key=credentials["SecretAccessKey"],
-        aws_session_token=credentials["SessionToken"],
-        config=Config(retries={"mode": "standard", "max_attempts": 1}),
+        aws_session_token=credentials.get("SessionToken"),
+        config=NO_RETRY,
     )
 
-    # Team A reads, writes and deletes under team-a/ and lists its prefix.
-    assert team_a.get_object(Bucket=BUCKET, Key="team-a/datasets/train.csv")["Body"].read() == b"team-a data"
-    team_a.put_object(Bucket=BUCKET, Key="team-a/checkpoints/step-1.pt", Body=b"weights")
-    listed = team_a.list_objects_v2(Bucket=BUCKET, Prefix="team-a/")["Contents"]
-    assert sorted(o["Key"] for o in listed) == ["team-a/checkpoints/step-1.pt", "team-a/datasets/train.csv"]
-    team_a.delete_object(Bucket=BUCKET, Key="team-a/checkpoints/step-1.pt")
 
-    # Team B's objects and the bucket itself are out of reach.
-    assert _denied(lambda: team_a.get_object(Bucket=BUCKET, Key="team-b/datasets/train.csv")) == "AccessDenied"
-    assert _denied(lambda: team_a.put_object(Bucket=BUCKET, Key="team-b/datasets/train.csv", Body=b"overwritten")) == "AccessDenied"
-    assert _denied(lambda: team_a.delete_object(Bucket=BUCKET, Key="team-b/datasets/train.csv")) == "AccessDenied"
-    assert _denied(lambda: team_a.put_object(Bucket=BUCKET, Key="team-a-archive/x", Body=b"x")) == "AccessDenied"
-    assert _denied(lambda: team_a.delete_bucket(Bucket=BUCKET)) == "AccessDenied"
-    assert _denied(lambda: team_a.put_bucket_policy(Bucket=BUCKET, Policy=json.dumps(trust))) == "AccessDenied"
-
-    # Nothing of team B changed: read it back with enforcement off.
-    _reset_auth(sandbox.endpoint, float("inf"))
-    assert s3.get_object(Bucket=BUCKET, Key="team-b/datasets/train.csv")["Body"].read() == b"team-b data"
-    assert [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET)["Contents"]] == ["team-a/datasets/train.csv", "team-b/datasets/train.csv"]
+def _wait_in_service(sagemaker, describe, **ids):
+    deadline = time.monotonic() + 20
+    while describe(**ids)["Status"] != "InService":
+        assert time.monotonic() < deadline, ids
+        time.sleep(0.1)
 
 
-def test_enforcement_refuses_credentials_it_does_not_know(enforcing):
-    """The check above is not vacuous: with enforcement on, unknown keys are refused outright."""
-    s3 = enforcing.boto3_client("s3")
+@pytest.fixture
+def teams(sandbox):
+    """Each sample team: its S3 data, an IAM-mode domain with a member and a space, and its member's credentials."""
+    s3, iam, sts, sagemaker = (sandbox.boto3_client(s) for s in ("s3", "iam", "sts", "sagemaker"))
+    account = sts.get_caller_identity()["Account"]
     s3.create_bucket(Bucket=BUCKET)
-    _reset_auth(enforcing.endpoint, 0)
-    assert _denied(lambda: s3.list_objects_v2(Bucket=BUCKET)) == "InvalidAccessKeyId"
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{account}:root"}, "Action": "sts:AssumeRole"}]}
+    execution = iam.create_role(RoleName="studio-execution", AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    found = {}
+    for team in TEAMS:
+        s3.put_object(Bucket=BUCKET, Key=f"{team}/datasets/train.csv", Body=f"{team} data".encode())
+        tags = [{"Key": k, "Value": str(v)} for k, v in naming.team_tags(team, None, None).items()]
+        domain = sagemaker.create_domain(
+            DomainName=f"hyperpod-{team}", AuthMode="IAM", DefaultUserSettings={"ExecutionRole": execution}, TagPropagation="ENABLED", Tags=tags
+        )
+        domain_id = domain["DomainArn"].rsplit("/", 1)[-1]
+        _wait_in_service(sagemaker, sagemaker.describe_domain, DomainId=domain_id)
+        sagemaker.create_user_profile(DomainId=domain_id, UserProfileName=f"{team}-alice", Tags=tags)
+        sagemaker.create_space(
+            DomainId=domain_id,
+            SpaceName=f"{team}-space",
+            OwnershipSettings={"OwnerUserProfileName": f"{team}-alice"},
+            SpaceSharingSettings={"SharingType": "Private"},
+        )
+        policy = render_team_policy(
+            team, account, REGION, BUCKET, f"arn:aws:sagemaker:{REGION}:{account}:cluster/p0a1b2c3d4e5", f"arn:aws:eks:{REGION}:{account}:cluster/ml-shared-eks"
+        )
+        role = iam.create_role(
+            RoleName=f"AWSReservedSSO_hyperpod-{team}_0123456789abcdef", Path="/aws-reserved/sso.amazonaws.com/", AssumeRolePolicyDocument=json.dumps(trust)
+        )["Role"]
+        iam.put_role_policy(RoleName=role["RoleName"], PolicyName="AwsSSOInlinePolicy", PolicyDocument=json.dumps(policy))
+        credentials = sts.assume_role(RoleArn=role["Arn"], RoleSessionName=f"{team}-alice")["Credentials"]
+        found[team] = {"domain": domain_id, "credentials": credentials, "session": f"arn:aws:sts::{account}:assumed-role/{role['RoleName']}/{team}-alice"}
+    return found
+
+
+def _attempts(owner, domain_id):
+    """What a member of one team tries on ``owner``'s resources: (cell name, call on (s3, sagemaker))."""
+    return [
+        ("s3 get", lambda s3, sm: s3.get_object(Bucket=BUCKET, Key=f"{owner}/datasets/train.csv")["Body"].read()),
+        ("s3 list", lambda s3, sm: s3.list_objects_v2(Bucket=BUCKET, Prefix=f"{owner}/")),
+        ("s3 put", lambda s3, sm: s3.put_object(Bucket=BUCKET, Key=f"{owner}/checkpoints/x.pt", Body=b"w")),
+        ("describe domain", lambda s3, sm: sm.describe_domain(DomainId=domain_id)),
+        ("describe profile", lambda s3, sm: sm.describe_user_profile(DomainId=domain_id, UserProfileName=f"{owner}-alice")),
+        ("update space", lambda s3, sm: sm.update_space(DomainId=domain_id, SpaceName=f"{owner}-space", SpaceDisplayName="x")),
+        ("studio url", lambda s3, sm: sm.create_presigned_domain_url(DomainId=domain_id, UserProfileName=f"{owner}-alice")),
+    ]
+
+
+def test_each_team_reaches_its_own_data_and_nothing_of_another_team(sandbox, teams):
+    matrix, wrong = {}, []
+    for team, owner in itertools.product(TEAMS, TEAMS):
+        s3 = _client(sandbox, "s3", teams[team]["credentials"])
+        sm = _client(sandbox, "sagemaker", teams[team]["credentials"])
+        for cell, call in _attempts(owner, teams[owner]["domain"]):
+            try:
+                call(s3, sm)
+                outcome = "allowed"
+            except ClientError as error:
+                outcome = error.response["Error"]["Code"]
+                assert teams[team]["session"] in error.response["Error"]["Message"], error.response["Error"]
+            matrix[(team, owner, cell)] = outcome
+            expected = "allowed" if team == owner else ("AccessDenied" if cell.startswith("s3") else "AccessDeniedException")
+            if outcome != expected:
+                wrong.append((team, owner, cell, outcome))
+    assert wrong == []
+    assert len(matrix) == len(TEAMS) ** 2 * 7
+
+
+def test_a_denial_is_shaped_as_aws_shapes_it(sandbox, teams):
+    vision = teams["vision"]["credentials"]
+    with pytest.raises(ClientError) as s3_error:
+        _client(sandbox, "s3", vision).get_object(Bucket=BUCKET, Key="nlp/datasets/train.csv")
+    response = s3_error.value.response
+    assert response["ResponseMetadata"]["HTTPStatusCode"] == 403
+    assert response["Error"]["Code"] == "AccessDenied"
+    assert response["Error"]["Message"] == (
+        f"User: {teams['vision']['session']} is not authorized to perform: s3:GetObject on resource: "
+        f'"arn:aws:s3:::{BUCKET}/nlp/datasets/train.csv" because no identity-based policy allows the s3:GetObject action'
+    )
+    with pytest.raises(ClientError) as json_error:
+        _client(sandbox, "sagemaker", vision).describe_domain(DomainId=teams["nlp"]["domain"])
+    assert json_error.value.response["Error"]["Code"] == "AccessDeniedException"
+    assert json_error.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+    with pytest.raises(ClientError) as query_error:
+        _client(sandbox, "iam", vision).list_roles()
+    assert query_error.value.response["Error"]["Code"] == "AccessDenied"
+    assert query_error.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+
+
+def test_listing_is_held_to_the_prefix_condition(sandbox, teams):
+    s3 = _client(sandbox, "s3", teams["vision"]["credentials"])
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix="vision/")["Contents"]] == ["vision/datasets/train.csv"]
+    for prefix in (None, "", "vis", "visionary/", "nlp/"):
+        with pytest.raises(ClientError) as error:
+            s3.list_objects_v2(Bucket=BUCKET, **({} if prefix is None else {"Prefix": prefix}))
+        assert error.value.response["Error"]["Code"] == "AccessDenied", prefix
+
+
+def test_a_bucket_policy_deny_and_a_session_policy_are_enforced(sandbox, teams):
+    admin = sandbox.boto3_client("s3")
+    deny = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Deny", "Principal": "*", "Action": "s3:PutObject", "Resource": f"arn:aws:s3:::{BUCKET}/vision/frozen/*"}],
+    }
+    admin.put_bucket_policy(Bucket=BUCKET, Policy=json.dumps(deny))
+    s3 = _client(sandbox, "s3", teams["vision"]["credentials"])
+    s3.put_object(Bucket=BUCKET, Key="vision/open/x", Body=b"x")
+    with pytest.raises(ClientError) as error:
+        s3.put_object(Bucket=BUCKET, Key="vision/frozen/x", Body=b"x")
+    assert "explicit deny in a resource-based policy" in error.value.response["Error"]["Message"]
+
+    sts, iam = sandbox.boto3_client("sts"), sandbox.boto3_client("iam")
+    role = iam.get_role(RoleName="AWSReservedSSO_hyperpod-vision_0123456789abcdef")["Role"]
+    read_only = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
+    narrowed = sts.assume_role(RoleArn=role["Arn"], RoleSessionName="reader", Policy=json.dumps(read_only))["Credentials"]
+    reader = _client(sandbox, "s3", narrowed)
+    assert reader.get_object(Bucket=BUCKET, Key="vision/datasets/train.csv")["Body"].read() == b"vision data"
+    with pytest.raises(ClientError):
+        reader.put_object(Bucket=BUCKET, Key="vision/open/y", Body=b"y")
+    with pytest.raises(ClientError):
+        reader.get_object(Bucket=BUCKET, Key="nlp/datasets/train.csv")
+
+
+def test_credentials_nobody_issued_are_refused_and_admin_keys_are_not_checked(sandbox, teams):
+    made_up = {"AccessKeyId": "AKIAMADEUPKEY0000000", "SecretAccessKey": "x"}
+    with pytest.raises(ClientError) as error:
+        _client(sandbox, "s3", made_up).get_object(Bucket=BUCKET, Key="vision/datasets/train.csv")
+    assert error.value.response["Error"]["Code"] == "InvalidAccessKeyId"
+    with pytest.raises(ClientError) as error:
+        _client(sandbox, "sagemaker", made_up).list_domains()
+    assert error.value.response["Error"]["Code"] == "UnrecognizedClientException"
+    forged = dict(teams["vision"]["credentials"], SessionToken="forged")
+    with pytest.raises(ClientError):
+        _client(sandbox, "s3", forged).get_object(Bucket=BUCKET, Key="vision/datasets/train.csv")
+    admin = sandbox.boto3_client("s3")
+    assert admin.get_object(Bucket=BUCKET, Key="nlp/datasets/train.csv")["Body"].read() == b"nlp data"
+
+
+def test_simulate_principal_policy_gives_the_matrix_verify_isolation_reads(sandbox, teams):
+    """IAM SimulatePrincipalPolicy on the sandbox answers with the evaluation it enforces: the isolation matrix
+    of the team roles over botocore's actions has no cross-team allow and denies nothing a team needs."""
+    iam = sandbox.boto3_client("iam")
+    account = sandbox.boto3_client("sts").get_caller_identity()["Account"]
+    principals, resources = [], []
+    for team in TEAMS:
+        role = iam.get_role(RoleName=f"AWSReservedSSO_hyperpod-{team}_0123456789abcdef")["Role"]
+        principals.append({"id": team, "team": team, "kind": "permission_set", "arn": role["Arn"]})
+        found = {"bucket": BUCKET, "domain_id": teams[team]["domain"], "user_profiles": [f"{team}-alice"], "spaces": [f"{team}-space"]}
+        resources += isolation.team_resources(team, account, REGION, found)
+    result = isolation.matrix(principals, resources, isolation.simulate_decider(iam))
+    assert result["leaks"] == [] and result["gaps"] == []
+    assert result["summary"]["cross_team_cells"] == sum(
+        len(isolation.actions_by_kind()[r["kind"]]) for p in principals for r in resources if r["team"] != p["team"]
+    )
+
+    # Out of band, a statement is added to vision's role: the simulation reports it.
+    iam.put_role_policy(
+        RoleName="AWSReservedSSO_hyperpod-vision_0123456789abcdef",
+        PolicyName="added-by-hand",
+        PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObjectVersion", "Resource": f"arn:aws:s3:::{BUCKET}/*"}]}
+        ),
+    )
+    leaks = isolation.matrix(principals, resources, isolation.simulate_decider(iam))["leaks"]
+    assert {(c["team"], c["action"]) for c in leaks} == {("vision", "s3:GetObjectVersion")}
+    assert {c["owner"] for c in leaks} == {"nlp", "research"}

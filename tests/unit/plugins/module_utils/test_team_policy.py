@@ -1,10 +1,7 @@
-"""The team policy keeps each team to its own resources: an evaluator matrix, and parliament's lint.
+"""The team policy keeps each team to its own resources: hand-picked probes, and parliament's lint.
 
-The evaluator below implements the part of IAM policy evaluation these policies use (explicit Deny
-wins, then any Allow, else implicit deny; Action and Resource wildcards; ``${aws:...}`` variables in
-resources; the condition operators StringEquals/StringNotEquals/StringLike/ArnLike/ArnEquals, several
-values ORed, several keys and operators ANDed, a missing key failing a positive operator). Anything
-else in a policy (NotAction, NotResource, another operator) makes it raise instead of guessing.
+The full matrix (every action botocore's models list for each resource kind) and the widenings it must
+catch are in test_isolation_matrix.py.
 """
 
 from __future__ import annotations
@@ -12,11 +9,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import re
 from pathlib import Path
 
 import pytest
 import yaml
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from parliament import analyze_policy_string, enhance_finding
 
@@ -31,125 +28,14 @@ TEAMS = sorted({t["name"] for t in yaml.safe_load((ROOT / "group_vars/all/teams.
 SEVERITY = {"INFO": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
 
 
-# --- the evaluator ------------------------------------------------------------------------------
-
-
-def _as_list(value):
-    return value if isinstance(value, list) else [value]
-
-
-def _glob(pattern: str, value: str, ignore_case: bool = False) -> bool:
-    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
-    return re.fullmatch(regex, value, re.IGNORECASE if ignore_case else 0) is not None
-
-
-def _substitute(pattern: str, context: dict):
-    """``${aws:username}`` and friends from the request context; None when one is missing (no match)."""
-    missing = []
-
-    def value(match):
-        key = match.group(1)
-        if key not in context:
-            missing.append(key)
-            return ""
-        return str(context[key])
-
-    result = re.sub(r"\$\{([^}]+)\}", value, pattern)
-    return None if missing else result
-
-
-OPERATORS = {
-    "StringEquals": (lambda want, have: want == have, False),
-    "StringNotEquals": (lambda want, have: want != have, True),
-    "StringLike": (_glob, False),
-    "ArnLike": (_glob, False),
-    "ArnEquals": (_glob, False),
-}
-
-
-def _conditions_hold(conditions: dict, context: dict) -> bool:
-    for operator, block in conditions.items():
-        if operator not in OPERATORS:
-            raise NotImplementedError(f"condition operator {operator} is not modelled by this evaluator")
-        compare, negated = OPERATORS[operator]
-        for key, wanted in block.items():
-            if key not in context:
-                # A missing key fails every positive operator and satisfies the negated ones.
-                if not negated:
-                    return False
-                continue
-            have = context[key]
-            values = [_substitute(w, context) for w in _as_list(wanted)]
-            if negated:
-                if not all(v is not None and compare(v, have) for v in values):
-                    return False
-            elif not any(v is not None and compare(v, have) for v in values):
-                return False
-    return True
-
-
-def _statement_applies(statement: dict, action: str, resource: str, context: dict) -> bool:
-    unknown = set(statement) - {"Sid", "Effect", "Action", "Resource", "Condition"}
-    if unknown:
-        raise NotImplementedError(f"statement elements {sorted(unknown)} are not modelled by this evaluator")
-    if not any(_glob(pattern, action, ignore_case=True) for pattern in _as_list(statement["Action"])):
-        return False
-    patterns = [_substitute(p, context) for p in _as_list(statement["Resource"])]
-    if not any(p is not None and _glob(p, resource) for p in patterns):
-        return False
-    return _conditions_hold(statement.get("Condition", {}), context)
+# --- the evaluator: the collection's own (plugins/module_utils/iam_evaluation.py, tested in test_iam_evaluation.py)
 
 
 def evaluate(policy: dict, action: str, resource: str, context: dict | None = None) -> str:
-    """ "Allow", "Deny" (an explicit deny) or "ImplicitDeny"."""
-    context = context or {}
-    applicable = [s for s in policy["Statement"] if _statement_applies(s, action, resource, context)]
-    if any(s["Effect"] == "Deny" for s in applicable):
-        return "Deny"
-    if any(s["Effect"] == "Allow" for s in applicable):
-        return "Allow"
-    return "ImplicitDeny"
-
-
-# --- the evaluator's own tests: it must be able to say no ---------------------------------------
-
-
-def test_evaluator_rules():
-    policy = {
-        "Statement": [
-            {"Effect": "Allow", "Action": "s3:Get*", "Resource": "arn:aws:s3:::b/${aws:username}/*"},
-            {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "arn:aws:s3:::b", "Condition": {"StringLike": {"s3:prefix": ["a/", "a/*"]}}},
-            {"Effect": "Deny", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/alice/secret"},
-            {
-                "Effect": "Allow",
-                "Action": "ec2:*",
-                "Resource": "*",
-                "Condition": {"StringEquals": {"aws:ResourceTag/team": "a", "aws:RequestedRegion": "us-east-1"}},
-            },
-        ]
-    }
-    assert evaluate(policy, "s3:GetObject", "arn:aws:s3:::b/alice/x", {"aws:username": "alice"}) == "Allow"
-    assert evaluate(policy, "S3:getobject", "arn:aws:s3:::b/alice/x", {"aws:username": "alice"}) == "Allow"
-    assert evaluate(policy, "s3:GetObject", "arn:aws:s3:::b/bob/x", {"aws:username": "alice"}) == "ImplicitDeny"
-    assert evaluate(policy, "s3:GetObject", "arn:aws:s3:::b/alice/x") == "ImplicitDeny"
-    assert evaluate(policy, "s3:GetObject", "arn:aws:s3:::b/alice/secret", {"aws:username": "alice"}) == "Deny"
-    assert evaluate(policy, "s3:PutObject", "arn:aws:s3:::b/alice/x", {"aws:username": "alice"}) == "ImplicitDeny"
-    assert evaluate(policy, "s3:ListBucket", "arn:aws:s3:::b", {"s3:prefix": "a/deep/"}) == "Allow"
-    assert evaluate(policy, "s3:ListBucket", "arn:aws:s3:::b", {"s3:prefix": "ab/"}) == "ImplicitDeny"
-    assert evaluate(policy, "s3:ListBucket", "arn:aws:s3:::b") == "ImplicitDeny"
-    assert evaluate(policy, "ec2:StartInstances", "arn:x", {"aws:ResourceTag/team": "a", "aws:RequestedRegion": "us-east-1"}) == "Allow"
-    assert evaluate(policy, "ec2:StartInstances", "arn:x", {"aws:ResourceTag/team": "a", "aws:RequestedRegion": "eu-west-1"}) == "ImplicitDeny"
-    assert evaluate(policy, "ec2:StartInstances", "arn:x", {"aws:ResourceTag/team": "A", "aws:RequestedRegion": "us-east-1"}) == "ImplicitDeny"
-    negated = {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"StringNotEquals": {"aws:ResourceTag/team": ["a", "b"]}}}]}
-    assert evaluate(negated, "x:Y", "arn:z", {"aws:ResourceTag/team": "c"}) == "Allow"
-    assert evaluate(negated, "x:Y", "arn:z", {"aws:ResourceTag/team": "b"}) == "ImplicitDeny"
-    assert evaluate(negated, "x:Y", "arn:z", {}) == "Allow"
-    with pytest.raises(NotImplementedError):
-        evaluate(
-            {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"ForAnyValue:StringLike": {"k": "v"}}}]}, "a:B", "r", {"k": "v"}
-        )
-    with pytest.raises(NotImplementedError):
-        evaluate({"Statement": [{"Effect": "Allow", "NotAction": "iam:*", "Resource": "*"}]}, "a:B", "r")
+    """ "Allow", "Deny" (an explicit deny) or "ImplicitDeny", for a role holding ``policy`` alone."""
+    principal = iam_evaluation.Principal(ACCOUNT, [("team", policy)], role_arn=f"arn:aws:iam::{ACCOUNT}:role/team")
+    decision = iam_evaluation.evaluate(principal, action, resource, context)["EvalDecision"]
+    return {iam_evaluation.ALLOWED: "Allow", iam_evaluation.EXPLICIT_DENY: "Deny"}.get(decision, "ImplicitDeny")
 
 
 # --- the matrix --------------------------------------------------------------------------------

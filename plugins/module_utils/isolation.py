@@ -1,0 +1,401 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The isolation matrix: every team principal x every team's resources x every action that applies.
+
+A *resource* is one of a team's things with the ARN and the condition keys AWS evaluates for it
+(``aws:ResourceTag/<team key>`` from its tags, ``s3:prefix`` for a listing). The actions that apply to
+a resource kind come from botocore's service models: every operation whose input names that kind of
+resource (``DomainId`` without ``UserProfileName``/``SpaceName``/``AppName`` for a domain, ``Key`` for an
+S3 object, ``ComputeQuotaId`` for a quota, ``BudgetName``, ``PermissionSetArn``, ``principalArn`` for an
+access entry, ``RoleName`` for a role, ``ResourceArn`` for SageMaker's tagging calls), turned into the
+IAM action AWS authorizes (``S3_ACTIONS``, the Budgets actions), plus the actions that are no API call
+(``iam:PassRole``, versioned S3 actions).
+
+``matrix(principals, resources, decide)`` asks ``decide(principal, actions, resource)`` for decisions
+(the local evaluator, or IAM's SimulatePrincipalPolicy on a live account) and classifies each cell:
+an allow on another team's resource is a *leak*; a denial of an action the team needs on its own
+resource (``NEEDED``) is a *gap*.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import html
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, naming, team_policy
+
+# S3 operations whose IAM action is not s3:<Operation> (Service Authorization Reference, "Actions defined
+# by Amazon S3"; "Required permissions for Amazon S3 API operations"). The sandbox authorizes with it too.
+S3_ACTIONS = {
+    "ListObjects": "s3:ListBucket",
+    "ListObjectsV2": "s3:ListBucket",
+    "HeadBucket": "s3:ListBucket",
+    "ListObjectVersions": "s3:ListBucketVersions",
+    "ListMultipartUploads": "s3:ListBucketMultipartUploads",
+    "ListBuckets": "s3:ListAllMyBuckets",
+    "HeadObject": "s3:GetObject",
+    "CreateMultipartUpload": "s3:PutObject",
+    "UploadPart": "s3:PutObject",
+    "UploadPartCopy": "s3:PutObject",
+    "CopyObject": "s3:PutObject",
+    "CompleteMultipartUpload": "s3:PutObject",
+    "ListParts": "s3:ListMultipartUploadParts",
+    "DeleteObjects": "s3:DeleteObject",
+    "GetObjectAttributes": "s3:GetObjectAttributes",
+    "DeleteBucketTagging": "s3:PutBucketTagging",
+    "GetBucketLifecycleConfiguration": "s3:GetLifecycleConfiguration",
+    "PutBucketLifecycleConfiguration": "s3:PutLifecycleConfiguration",
+    "DeleteBucketLifecycle": "s3:PutLifecycleConfiguration",
+    "GetBucketEncryption": "s3:GetEncryptionConfiguration",
+    "PutBucketEncryption": "s3:PutEncryptionConfiguration",
+    "DeleteBucketEncryption": "s3:PutEncryptionConfiguration",
+    "GetBucketCors": "s3:GetBucketCORS",
+    "PutBucketCors": "s3:PutBucketCORS",
+    "DeleteBucketCors": "s3:PutBucketCORS",
+    "PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock",
+    "GetPublicAccessBlock": "s3:GetBucketPublicAccessBlock",
+    "DeletePublicAccessBlock": "s3:PutBucketPublicAccessBlock",
+    "PutBucketNotificationConfiguration": "s3:PutBucketNotification",
+    "GetBucketNotificationConfiguration": "s3:GetBucketNotification",
+}
+# With a versionId these act on one version: s3:GetObjectVersion, s3:DeleteObjectVersion, ...
+S3_VERSIONED = ("s3:GetObject", "s3:DeleteObject", "s3:GetObjectTagging", "s3:PutObjectTagging", "s3:DeleteObjectTagging", "s3:GetObjectAcl", "s3:PutObjectAcl")
+S3_LISTINGS = ("ListObjects", "ListObjectsV2", "ListObjectVersions", "ListMultipartUploads")
+
+# What a team's principals need on the team's own resources (team_policy, execution_role).
+NEEDED = {
+    "permission_set": {
+        "s3_objects": list(team_policy.OBJECT_ACTIONS),
+        "s3_listing": ["s3:ListBucket"],
+        "domain": ["sagemaker:DescribeDomain"],
+        "user_profile": ["sagemaker:DescribeUserProfile", "sagemaker:CreatePresignedDomainUrl"],
+        "space": ["sagemaker:DescribeSpace", "sagemaker:UpdateSpace", "sagemaker:DeleteSpace"],
+        "app": ["sagemaker:DescribeApp", "sagemaker:DeleteApp"],
+    },
+    "execution_role": {
+        "s3_objects": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+        "s3_listing": ["s3:ListBucket"],
+    },
+}
+NEEDED["pod_identity"] = NEEDED["execution_role"]
+
+
+def s3_action(operation):
+    return S3_ACTIONS.get(operation, "s3:" + operation)
+
+
+def _operations(service):
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model(service)
+    for name in model.operation_names:
+        shape = model.operation_model(name).input_shape
+        yield name, set(shape.members) if shape is not None else set()
+
+
+def actions_by_kind():
+    """Resource kind -> the sorted IAM actions that apply to it, from botocore's service models."""
+    kinds = dict(
+        (k, set())
+        for k in ("s3_objects", "s3_listing", "domain", "user_profile", "space", "app", "compute_quota", "budget", "access_entry", "permission_set", "role")
+    )
+    for name, members in _operations("s3"):
+        if "Key" in members or name == "DeleteObjects":
+            action = s3_action(name)
+            kinds["s3_objects"].add(action)
+            if action in S3_VERSIONED:
+                kinds["s3_objects"].add(action.replace("Object", "ObjectVersion", 1))
+        elif name in S3_LISTINGS:
+            kinds["s3_listing"].add(s3_action(name))
+    for name, members in _operations("sagemaker"):
+        action = "sagemaker:" + name
+        if "ResourceArn" in members and name in ("AddTags", "DeleteTags", "ListTags"):
+            for kind in ("domain", "user_profile", "space", "app", "compute_quota"):
+                kinds[kind].add(action)
+        if "AppName" in members and "DomainId" in members:
+            kinds["app"].add(action)
+        elif "UserProfileName" in members and "DomainId" in members:
+            # CreatePresignedDomainUrl (UserProfileName, optional SpaceName) is authorized on the profile.
+            kinds["user_profile"].add(action)
+        elif "SpaceName" in members and "DomainId" in members:
+            kinds["space"].add(action)
+        elif "DomainId" in members:
+            kinds["domain"].add(action)
+        if "ComputeQuotaId" in members:
+            kinds["compute_quota"].add(action)
+    for name, members in _operations("budgets"):
+        if "BudgetName" in members:
+            kinds["budget"].add("budgets:ViewBudget" if name.startswith("Describe") else "budgets:ModifyBudget")
+    for name, members in _operations("eks"):
+        if "principalArn" in members:
+            kinds["access_entry"].add("eks:" + name)
+    for name, members in _operations("sso-admin"):
+        if "PermissionSetArn" in members:
+            kinds["permission_set"].add("sso:" + name)
+    for name, members in _operations("iam"):
+        if "RoleName" in members:
+            kinds["role"].add("iam:" + name)
+    kinds["role"].update(["iam:PassRole", "sts:AssumeRole", "sts:TagSession"])
+    return dict((k, sorted(v)) for k, v in kinds.items())
+
+
+# --- resources ------------------------------------------------------------------------------------
+
+
+def team_resources(team, account_id, region, found, tag_keys=None, partition="aws"):
+    """The resources of ``team`` to probe, from what was found of them (ids AWS chose, ARNs).
+
+    ``found``: ``bucket``, ``domain_id``, ``user_profiles``, ``spaces``, ``apps`` ([(owner, type, name)]),
+    ``compute_quota_id``, ``budget_name``, ``access_entry_arn``, ``permission_set_arn``, ``roles`` (ARNs of
+    the team's execution and Pod Identity roles); missing entries are skipped.
+    """
+    keys = {"team": "team"}
+    keys.update(tag_keys or {})
+    tag = {"aws:ResourceTag/%s" % keys["team"]: team}
+    sm = "arn:%s:sagemaker:%s:%s:" % (partition, region, account_id)
+    found = dict((k, v) for k, v in found.items() if v)
+    resources = []
+
+    def add(kind, arn, context=None):
+        resources.append({"team": team, "kind": kind, "arn": arn, "context": dict(context or {})})
+
+    prefix = naming.s3_prefix(team)
+    if "bucket" in found:
+        add("s3_objects", "arn:%s:s3:::%s/%sisolation-probe" % (partition, found["bucket"], prefix))
+        add("s3_listing", "arn:%s:s3:::%s" % (partition, found["bucket"]), {"s3:prefix": prefix})
+    if "domain_id" in found:
+        domain = found["domain_id"]
+        add("domain", "%sdomain/%s" % (sm, domain), tag)
+        for profile in found.get("user_profiles", []):
+            add("user_profile", "%suser-profile/%s/%s" % (sm, domain, profile), tag)
+        for space in found.get("spaces", []):
+            add("space", "%sspace/%s/%s" % (sm, domain, space), tag)
+        for owner, app_type, name in found.get("apps", []):
+            add("app", "%sapp/%s/%s/%s/%s" % (sm, domain, owner, app_type.lower(), name), tag)
+    if "compute_quota_id" in found:
+        add("compute_quota", "%scompute-quota/%s" % (sm, found["compute_quota_id"]), tag)
+    if "budget_name" in found:
+        add("budget", "arn:%s:budgets::%s:budget/%s" % (partition, account_id, found["budget_name"]), tag)
+    if "access_entry_arn" in found:
+        add("access_entry", found["access_entry_arn"], tag)
+    if "permission_set_arn" in found:
+        add("permission_set", found["permission_set_arn"], tag)
+    for arn in found.get("roles", []):
+        add("role", arn, tag)
+    return resources
+
+
+# --- the matrix -----------------------------------------------------------------------------------
+
+
+def local_decider(principal_policies, account_id):
+    """``decide`` from policy documents: {principal id: {"identity": [(id, doc)], "boundary": doc, "role_arn": arn}}."""
+
+    def decide(principal, actions, resource):
+        spec = principal_policies[principal["id"]]
+        who = iam_evaluation.Principal(account_id, spec["identity"], role_arn=spec.get("role_arn"), boundary=spec.get("boundary"))
+        return dict((a, iam_evaluation.evaluate(who, a, resource["arn"], resource["context"])["EvalDecision"]) for a in actions)
+
+    return decide
+
+
+def simulate_decider(client, chunk=50):
+    """``decide`` through IAM's SimulatePrincipalPolicy (the resource's condition keys as ContextEntries)."""
+
+    def decide(principal, actions, resource):
+        entries = []
+        for key, value in sorted(resource["context"].items()):
+            values = value if isinstance(value, list) else [value]
+            entries.append(
+                {"ContextKeyName": key, "ContextKeyValues": [str(v) for v in values], "ContextKeyType": "stringList" if isinstance(value, list) else "string"}
+            )
+        decisions = {}
+        for start in range(0, len(actions), chunk):
+            request = {"PolicySourceArn": principal["arn"], "ActionNames": actions[start : start + chunk], "ResourceArns": [resource["arn"]]}
+            if entries:
+                request["ContextEntries"] = entries
+            paginator = client.get_paginator("simulate_principal_policy")
+            for page in paginator.paginate(**request):
+                for result in page["EvaluationResults"]:
+                    decisions[result["EvalActionName"]] = result["EvalDecision"]
+        return decisions
+
+    return decide
+
+
+def matrix(principals, resources, decide, actions=None):
+    """Every cell, and the leaks and gaps among them.
+
+    ``principals``: [{"id", "team", "kind" (permission_set / execution_role / pod_identity), "arn"}].
+    Returns {"cells": [...], "leaks": [...], "gaps": [...], "summary": {...}}.
+    """
+    actions = actions or actions_by_kind()
+    cells, leaks, gaps = [], [], []
+    for principal in principals:
+        needed = NEEDED.get(principal["kind"], {})
+        for resource in resources:
+            own = resource["team"] == principal["team"]
+            wanted = list(actions.get(resource["kind"], []))
+            if own:
+                wanted = sorted(set(wanted) | set(needed.get(resource["kind"], [])))
+            decisions = decide(principal, wanted, resource)
+            for action in wanted:
+                decision = decisions.get(action, iam_evaluation.IMPLICIT_DENY)
+                allowed = decision == iam_evaluation.ALLOWED
+                cell = {
+                    "team": principal["team"],
+                    "principal": principal["kind"],
+                    "principal_arn": principal["arn"],
+                    "owner": resource["team"],
+                    "resource_kind": resource["kind"],
+                    "resource": resource["arn"],
+                    "action": action,
+                    "decision": decision,
+                }
+                cells.append(cell)
+                if allowed and not own:
+                    leaks.append(cell)
+                elif own and not allowed and action in needed.get(resource["kind"], []):
+                    gaps.append(cell)
+    summary = {
+        "cells": len(cells),
+        "cross_team_cells": sum(1 for c in cells if c["team"] != c["owner"]),
+        "leaks": len(leaks),
+        "gaps": len(gaps),
+        "principals": len(principals),
+        "resources": len(resources),
+    }
+    return {"cells": cells, "leaks": leaks, "gaps": gaps, "summary": summary}
+
+
+def table(result):
+    """team x owner x resource kind -> "denied" / "allowed (n actions)" / "gap": the matrix at a glance."""
+    grid = {}
+    for cell in result["cells"]:
+        key = (cell["team"], cell["principal"], cell["owner"], cell["resource_kind"])
+        entry = grid.setdefault(key, {"allowed": 0, "denied": 0})
+        entry["allowed" if cell["decision"] == iam_evaluation.ALLOWED else "denied"] += 1
+    rows = []
+    for (team, principal, owner, kind), counts in sorted(grid.items()):
+        rows.append({"team": team, "principal": principal, "owner": owner, "resource_kind": kind, "allowed": counts["allowed"], "denied": counts["denied"]})
+    return rows
+
+
+def render_html(result, title="Team isolation"):
+    """A page people can look at: one row per team principal x owner x resource kind, leaks first."""
+    rows = table(result)
+    leaks = dict(((c["team"], c["principal"], c["owner"], c["resource_kind"]), []) for c in result["leaks"])
+    for c in result["leaks"]:
+        leaks[(c["team"], c["principal"], c["owner"], c["resource_kind"])].append(c["action"])
+    out = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
+        "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}.leak{background:#fbb}.own{color:#555}</style></head><body>",
+        "<h1>%s</h1>" % html.escape(title),
+        "<p>%(cells)d cells (%(cross_team_cells)d across teams); %(leaks)d cross-team allows; %(gaps)d denials of what a team needs.</p>" % result["summary"],
+        "<table><tr><th>team</th><th>principal</th><th>resources of</th><th>resource</th><th>allowed</th><th>denied</th><th>cross-team allows</th></tr>",
+    ]
+    for row in rows:
+        key = (row["team"], row["principal"], row["owner"], row["resource_kind"])
+        css = "leak" if key in leaks else ("own" if row["team"] == row["owner"] else "")
+        out.append(
+            "<tr class='%s'><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td></tr>"
+            % (
+                css,
+                html.escape(row["team"]),
+                row["principal"],
+                html.escape(row["owner"]),
+                row["resource_kind"],
+                row["allowed"],
+                row["denied"],
+                html.escape(", ".join(leaks.get(key, []))),
+            )
+        )
+    out.append("</table></body></html>")
+    return "\n".join(out)
+
+
+# --- a live account -------------------------------------------------------------------------------
+
+
+def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None, pod_identity_roles=None):
+    """(principals, resources) of ``teams`` in the account, from ``shared`` (shared_info's hyperpod_shared) and reads.
+
+    Reads: GetRole per execution role, ListUserProfiles/ListSpaces/ListApps per domain, one ListComputeQuotas,
+    DescribeAccessEntry per permission set role. What does not exist is left out.
+    """
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, domain, execution_role, quota
+
+    account_id, region = shared["account_id"], shared.get("region") or context.region
+    iam, sagemaker = context.client("iam"), context.client("sagemaker")
+    quotas = dict((q["Name"], q["ComputeQuotaId"]) for q in quota.list_quotas(sagemaker, shared["cluster_arn"])) if shared.get("cluster_arn") else {}
+    principals, resources = [], []
+    for team in teams:
+        set_name = naming.permission_set_name(team, prefix)
+        sso_role = (shared.get("sso_role_arns") or {}).get(set_name)
+        found = {
+            "bucket": shared.get("data_bucket"),
+            "budget_name": naming.budget_name(team, prefix),
+            "compute_quota_id": quotas.get(naming.quota_name(team, prefix)),
+            "permission_set_arn": ((shared.get("permission_sets") or {}).get(set_name) or {}).get("permission_set_arn"),
+            "roles": [],
+        }
+        if sso_role:
+            principals.append({"id": sso_role, "team": team, "kind": "permission_set", "arn": sso_role})
+            if shared.get("eks_cluster_name"):
+                entry = access_entry.describe_access_entry(context.client("eks"), shared["eks_cluster_name"], sso_role)
+                found["access_entry_arn"] = (entry or {}).get("accessEntryArn")
+        role = execution_role.get_role(iam, naming.studio_execution_role_name(team, prefix))
+        if role:
+            principals.append({"id": role["Arn"], "team": team, "kind": "execution_role", "arn": role["Arn"]})
+            found["roles"].append(role["Arn"])
+        pod_role = (pod_identity_roles or {}).get(team)
+        if pod_role:
+            principals.append({"id": pod_role, "team": team, "kind": "pod_identity", "arn": pod_role})
+            found["roles"].append(pod_role)
+        domain_id = (shared.get("domain_ids") or {}).get(naming.domain_name(team, prefix))
+        if domain_id:
+            found["domain_id"] = domain_id
+            found["user_profiles"] = [p["UserProfileName"] for p in domain.list_user_profiles(sagemaker, domain_id)]
+            found["spaces"] = [s["SpaceName"] for s in domain.list_spaces(sagemaker, domain_id)]
+            found["apps"] = [(a.get("UserProfileName") or a.get("SpaceName") or "", a["AppType"], a["AppName"]) for a in domain.list_apps(sagemaker, domain_id)]
+        resources.extend(team_resources(team, account_id, region, found, tag_keys))
+    return principals, resources
+
+
+def matrix_lines(result):
+    """The matrix as text, one line per team principal x owner x resource kind."""
+    lines = ["%-12s %-15s %-12s %-15s %s" % ("team", "principal", "owner", "resource", "decision")]
+    leaked = set((c["team"], c["principal"], c["owner"], c["resource_kind"]) for c in result["leaks"])
+    gapped = set((c["team"], c["principal"], c["owner"], c["resource_kind"]) for c in result["gaps"])
+    for row in table(result):
+        key = (row["team"], row["principal"], row["owner"], row["resource_kind"])
+        if key in leaked:
+            verdict = "CROSS-TEAM ALLOW (%d of %d actions)" % (row["allowed"], row["allowed"] + row["denied"])
+        elif key in gapped:
+            verdict = "NEEDED ACTION DENIED"
+        elif row["team"] == row["owner"]:
+            verdict = "own: %d allowed, %d denied" % (row["allowed"], row["denied"])
+        else:
+            verdict = "denied (%d actions)" % row["denied"]
+        lines.append("%-12s %-15s %-12s %-15s %s" % (row["team"], row["principal"], row["owner"], row["resource_kind"], verdict))
+    return lines
+
+
+def problem_lines(result, limit=50):
+    """One sentence per leak and gap (the first ``limit``), for the failure message."""
+    lines = []
+    for cell in result["leaks"]:
+        lines.append(
+            "%s's %s (%s) is allowed %s on %s's %s %s"
+            % (cell["team"], cell["principal"], cell["principal_arn"], cell["action"], cell["owner"], cell["resource_kind"], cell["resource"])
+        )
+    for cell in result["gaps"]:
+        lines.append(
+            "%s's %s (%s) is denied %s on its own %s %s"
+            % (cell["team"], cell["principal"], cell["principal_arn"], cell["action"], cell["resource_kind"], cell["resource"])
+        )
+    more = len(lines) - limit
+    return lines[:limit] + (["... and %d more" % more] if more > 0 else [])

@@ -1,0 +1,160 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: verify_isolation
+short_description: Prove that no team principal reaches another team's resources
+version_added: 0.1.0
+description:
+  - For every team principal (the role IAM Identity Center made for the team's permission set, the team's
+    Studio execution role, a Pod Identity role when given) and every team's resources (S3 objects and the
+    listing of its prefix, SageMaker AI domain, user profiles, spaces and apps, compute quota, budget, EKS
+    access entry, permission set, execution role), asks IAM C(SimulatePrincipalPolicy) about every action
+    botocore's service models list for that kind of resource, with the resource's team tag and the listing's
+    C(s3:prefix) as context entries.
+  - An allow on another team's resource is a I(leak); a denial of an action a team needs on its own
+    resources is a I(gap). The module reports both; the playbook C(playbooks/verify_isolation.yml) fails on either.
+  - Read-only; runs the same in check mode (the drift job).
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  teams:
+    description: The names of the teams to cross (the present teams of the team file).
+    type: list
+    elements: str
+    required: true
+  shared:
+    description:
+      - What M(hyperpod.tenancy.shared_info) returned as C(hyperpod_shared) (C(account_id), C(region), C(cluster_arn),
+        C(eks_cluster_name), C(permission_sets), C(sso_role_arns), C(domain_ids), C(data_bucket), C(tag_keys)).
+    type: dict
+    required: true
+  name_prefix:
+    description: The prefix of the names derived from each team's name.
+    type: str
+    default: hyperpod
+  pod_identity_roles:
+    description: The ARN of each team's EKS Pod Identity role, by team name, when the teams have one.
+    type: dict
+    default: {}
+extends_documentation_fragment:
+  - hyperpod.tenancy.attributes.info_module
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Cross every team principal with every team's resources
+  hyperpod.tenancy.verify_isolation:
+    teams: "{{ hyperpod_teams_normalized | selectattr('state', 'equalto', 'present') | map(attribute='name') | list }}"
+    shared: "{{ hyperpod_shared }}"
+  register: isolation
+
+- name: Fail on a cross-team allow
+  ansible.builtin.fail:
+    msg: "{{ isolation.leaks }}"
+  when: isolation.leaks | length > 0
+"""
+
+RETURN = r"""
+summary:
+  description: How many cells were asked, how many cross teams, and how many leaks and gaps were found.
+  returned: always
+  type: dict
+  sample: {"cells": 3872, "cross_team_cells": 2904, "leaks": 0, "gaps": 0, "principals": 6, "resources": 24}
+matrix:
+  description: The matrix at a glance, one line per team principal, owner and resource kind.
+  returned: always
+  type: list
+  elements: str
+leaks:
+  description: Each action allowed to a team principal on another team's resource.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    team:
+      description: The team of the principal.
+      type: str
+    principal:
+      description: C(permission_set), C(execution_role) or C(pod_identity).
+      type: str
+    principal_arn:
+      description: The principal's role ARN.
+      type: str
+    owner:
+      description: The team whose resource it is.
+      type: str
+    resource_kind:
+      description: The kind of resource.
+      type: str
+    resource:
+      description: The resource's ARN.
+      type: str
+    action:
+      description: The IAM action.
+      type: str
+    decision:
+      description: C(allowed), C(explicitDeny) or C(implicitDeny).
+      type: str
+gaps:
+  description: Each action a team needs on its own resources that is denied, in the shape of RV(leaks).
+  returned: always
+  type: list
+  elements: dict
+problems:
+  description: One sentence per leak and gap (the first 50), naming the team, the principal, the action and the resource.
+  returned: always
+  type: list
+  elements: str
+html:
+  description: The matrix as an HTML page.
+  returned: always
+  type: str
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
+
+
+def main():
+    module = AnsibleAWSModule(
+        argument_spec=dict(
+            teams=dict(type="list", elements="str", required=True),
+            shared=dict(type="dict", required=True),
+            name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+            pod_identity_roles=dict(type="dict", default={}),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    try:
+        context = LayerContext(module)
+        shared = p["shared"]
+        principals, resources = isolation.discover(context, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"])
+        result = isolation.matrix(principals, resources, isolation.simulate_decider(context.client("iam")))
+    except HyperPodError as e:
+        module.fail_json_aws_error(e)
+    module.exit_json(
+        changed=False,
+        summary=result["summary"],
+        matrix=isolation.matrix_lines(result),
+        leaks=result["leaks"],
+        gaps=result["gaps"],
+        problems=isolation.problem_lines(result),
+        html=isolation.render_html(result),
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""IAM Access Analyzer CheckAccessNotGranted, which moto 5.2.5 lacks (it has no Access Analyzer at all).
+
+``POST /policy/check-access-not-granted`` (rest-json, signing name ``access-analyzer``) answers PASS or
+FAIL with the statements that may grant the access (``iam_evaluation.access_granting_statements``:
+conditions are assumed met by some request, as Access Analyzer reasons about every request). The
+sandbox's server routes the path here before moto, which would not know the service.
+"""
+
+from __future__ import annotations
+
+import json
+
+from sandbox import core
+from sandbox.authorization import iam_evaluation
+
+PATH = "/policy/check-access-not-granted"
+
+
+def _error(code: str, message: str, status: str = "400 Bad Request"):
+    body = json.dumps({"message": message}).encode()
+    return status, [("Content-Type", "application/json"), ("x-amzn-ErrorType", code)], body
+
+
+def check_access_not_granted(params: dict) -> dict:
+    core.validate_request("accessanalyzer", "CheckAccessNotGranted", params)
+    access = params["access"][0] if params["access"] else {}
+    try:
+        document = json.loads(params["policyDocument"])
+        indexes = iam_evaluation.access_granting_statements(document, access.get("actions") or [], access.get("resources") or [])
+    except (ValueError, iam_evaluation.PolicyError) as error:
+        raise core.AwsError("ValidationException", f"Invalid policy document: {error}") from None
+    if not indexes:
+        return {"result": "PASS", "message": "The policy document does not grant access to perform the listed actions or resources.", "reasons": []}
+    statements = iam_evaluation.as_list(document.get("Statement"))
+    reasons = []
+    for index in indexes:
+        reason = {"description": f"One or more of the listed actions or resources in the statement with index: {index}.", "statementIndex": index}
+        if statements[index].get("Sid"):
+            reason["statementId"] = statements[index]["Sid"]
+        reasons.append(reason)
+    return {"result": "FAIL", "message": "The policy document grants access to perform one or more of the listed actions or resources.", "reasons": reasons}
+
+
+def handle(environ: dict, body: bytes):
+    """(status, headers, body) of a CheckAccessNotGranted request."""
+    try:
+        params = json.loads(body or b"{}")
+    except ValueError:
+        return _error("ValidationException", "The request body is not valid JSON")
+    try:
+        result = check_access_not_granted(params if isinstance(params, dict) else {})
+    except core.AwsError as error:
+        return _error(error.error_type, json.loads(error.description)["message"])
+    payload = json.dumps(result).encode()
+    return "200 OK", [("Content-Type", "application/json")], payload

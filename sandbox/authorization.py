@@ -1,0 +1,379 @@
+"""IAM enforcement for requests signed with a principal's credentials.
+
+A request signed with the sandbox's admin key (``SANDBOX_CREDENTIALS``: what the playbooks and tests
+use) is let through as before. A request signed with keys that moto issued for a principal (an
+``sts:AssumeRole`` session, the keys of an IAM user) is authorized as AWS authorizes it, with
+``plugins/module_utils/iam_evaluation.py``: the role's inline and attached policies, its permissions
+boundary, the session policy given to AssumeRole, the bucket policy, explicit denies, conditions with
+the resource's tags (``aws:ResourceTag/*``), the principal's tags and the request's keys (``s3:prefix``).
+Keys nobody issued are refused as AWS refuses them (S3 ``InvalidAccessKeyId``, others
+``InvalidClientTokenId`` / ``UnrecognizedClientException``): made-up credentials read nothing.
+
+What AWS evaluates for a request ("Request context", reference_policies_evaluation-logic.html) comes
+from :func:`requests_for`: the action (``service:Operation``, with the S3 and Budgets names that
+differ from the operation), the resource ARN (S3 buckets and objects, SageMaker domains, user
+profiles, spaces, apps, clusters, compute quotas, EKS clusters, IAM roles, budgets) and the keys.
+An operation whose resource this file does not name is authorized on ``*``: only a statement with
+``"Resource": "*"`` allows it, so the sandbox is never easier than AWS there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import uuid
+from pathlib import Path
+from urllib.parse import parse_qs, unquote
+from xml.etree import ElementTree
+
+# The evaluator is the collection's own (plugins/module_utils), so the sandbox and verify_isolation agree.
+_COLLECTIONS = str(Path(__file__).resolve().parent.parent / "collections")
+if _COLLECTIONS not in sys.path:
+    sys.path.insert(0, _COLLECTIONS)
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, isolation  # noqa: E402
+
+ADMIN_ACCESS_KEYS = frozenset({"sandbox"})
+# Actions AWS allows whatever the policies say.
+ALWAYS_ALLOWED = frozenset({"sts:GetCallerIdentity"})
+_CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
+
+
+class UnknownCredentials(Exception):
+    pass
+
+
+def credentials(environ: dict) -> tuple[str, str, str, str] | None:
+    """(access key, region, signing name, session token) of a signed request, or None when unsigned."""
+    match = _CREDENTIAL.search(environ.get("HTTP_AUTHORIZATION", ""))
+    query = parse_qs(environ.get("QUERY_STRING", ""))
+    if not match and "X-Amz-Credential" in query:
+        match = _CREDENTIAL.search("Credential=" + query["X-Amz-Credential"][0])
+        token = query.get("X-Amz-Security-Token", [""])[0]
+    else:
+        token = environ.get("HTTP_X_AMZ_SECURITY_TOKEN", "")
+    if not match:
+        return None
+    return match.group(1), match.group(2), match.group(3), token
+
+
+# --- who signed ----------------------------------------------------------------------------------
+
+
+def _iam(account_id: str):
+    from moto.iam.models import iam_backends
+
+    return iam_backends[account_id]["global"]
+
+
+def _policy_document(policy) -> str:
+    version = next((v for v in getattr(policy, "versions", []) if v.is_default), None)
+    return version.document if version is not None else policy.document
+
+
+def _role_policies(iam, role) -> list[tuple[str, str]]:
+    found = [(name, document) for name, document in role.policies.items()]
+    found += [(arn, _policy_document(policy)) for arn, policy in role.managed_policies.items()]
+    return found
+
+
+def _boundary(iam, arn: str | None):
+    if not arn:
+        return None
+    try:
+        return _policy_document(iam.get_policy(arn))
+    except Exception:  # noqa: BLE001 - a boundary that no longer exists allows nothing
+        return {"Version": "2012-10-17", "Statement": []}
+
+
+def principal_for(access_key: str, token: str) -> iam_evaluation.Principal:
+    """The principal moto issued ``access_key`` to; UnknownCredentials when nobody was."""
+    from moto.sts.models import sts_backends
+
+    for account_id in list(sts_backends.keys()):
+        sts = sts_backends[account_id]["aws"]
+        session = sts.get_assumed_role_from_access_key(access_key)
+        if session is None:
+            continue
+        if token != session.session_token:
+            raise UnknownCredentials("InvalidToken")
+        iam = _iam(account_id)
+        try:
+            role = iam.get_role_by_arn(session.role_arn)
+        except Exception:  # noqa: BLE001 - the role was deleted: its sessions have no permissions
+            role = None
+        policies = _role_policies(iam, role) if role else []
+        return iam_evaluation.Principal(
+            account_id,
+            policies,
+            role_arn=session.role_arn,
+            session_arn=session.arn,
+            boundary=_boundary(iam, role.permissions_boundary_arn) if role else None,
+            session_policy=session.policy or None,
+            tags={t["Key"]: t["Value"] for t in (role.tags if role else [])},
+        )
+    from moto.iam.models import iam_backends
+
+    for account_id in list(iam_backends.keys()):
+        iam = _iam(account_id)
+        for user in iam.users.values():
+            if any(key.access_key_id == access_key for key in user.access_keys):
+                policies = list(user.policies.items()) + [(arn, _policy_document(p)) for arn, p in user.managed_policies.items()]
+                for group in iam.groups.values():
+                    if user in group.users:
+                        policies += list(group.policies.items()) + [(arn, _policy_document(p)) for arn, p in group.managed_policies.items()]
+                return iam_evaluation.Principal(
+                    account_id,
+                    policies,
+                    user_arn=user.arn,
+                    boundary=_boundary(iam, getattr(user, "permissions_boundary_arn", None)),
+                    tags={t["Key"]: t["Value"] for t in (user.tags.values() if isinstance(user.tags, dict) else user.tags or [])},
+                )
+    raise UnknownCredentials("InvalidId")
+
+
+# --- what is asked -------------------------------------------------------------------------------
+
+# One table for the sandbox and verify_isolation: the IAM action of each S3 operation.
+S3_ACTIONS, S3_VERSIONED = isolation.S3_ACTIONS, isolation.S3_VERSIONED
+BUDGET_READS = ("Describe",)
+SAGEMAKER_RESOURCES = {
+    # botocore input member(s) -> ARN path
+    "UserProfile": ("user-profile", ("DomainId", "UserProfileName")),
+    "Space": ("space", ("DomainId", "SpaceName")),
+    "Domain": ("domain", ("DomainId",)),
+    "ComputeQuota": ("compute-quota", ("ComputeQuotaId",)),
+    "ClusterSchedulerConfig": ("cluster-scheduler-config", ("ClusterSchedulerConfigId",)),
+}
+
+
+def _s3_bucket_and_key(environ: dict) -> tuple[str, str]:
+    host = environ.get("HTTP_HOST", "").split(":")[0]
+    path = unquote(environ.get("PATH_INFO", ""))
+    labels = host.split(".")
+    # Virtual-hosted style: <bucket>.s3.<region>.amazonaws.com or <bucket>.localhost.
+    if len(labels) > 1 and (labels[1] == "s3" or labels[1].startswith("s3-") or host.endswith(".localhost")) and not re.fullmatch(r"[\d.]+", host):
+        return labels[0], path.lstrip("/")
+    parts = path.lstrip("/").split("/", 1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
+def _s3_requests(operation: str, environ: dict, body: bytes, partition: str) -> list[tuple[str, str, dict]]:
+    bucket, key = _s3_bucket_and_key(environ)
+    query = parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)
+    if not bucket:
+        return [("s3:" + S3_ACTIONS.get(operation, operation).split(":")[-1], "*", {})]
+    action = S3_ACTIONS.get(operation, "s3:" + operation)
+    context: dict = {}
+    if action in S3_VERSIONED and "versionId" in query:
+        action = action.replace("Object", "ObjectVersion", 1)
+        context["s3:VersionId"] = query["versionId"][0]
+    bucket_arn = f"arn:{partition}:s3:::{bucket}"
+    if operation in ("ListObjects", "ListObjectsV2", "ListObjectVersions", "ListMultipartUploads"):
+        for name, context_key in (("prefix", "s3:prefix"), ("delimiter", "s3:delimiter"), ("max-keys", "s3:max-keys")):
+            if name in query:
+                context[context_key] = query[name][0]
+        return [(action, bucket_arn, context)]
+    if operation == "DeleteObjects":
+        keys = [element.text or "" for element in ElementTree.fromstring(body or b"<Delete/>").iter() if element.tag.endswith("Key")]
+        return [("s3:DeleteObject", f"{bucket_arn}/{k}", {}) for k in keys] or [("s3:DeleteObject", f"{bucket_arn}/*", {})]
+    if not key:
+        return [(action, bucket_arn, context)]
+    found = [(action, f"{bucket_arn}/{key}", context)]
+    source = environ.get("HTTP_X_AMZ_COPY_SOURCE")
+    if operation in ("CopyObject", "UploadPartCopy") or source:
+        found = [("s3:PutObject", f"{bucket_arn}/{key}", {})]
+        if source:
+            source_path, _, source_query = unquote(source).lstrip("/").partition("?")
+            version = parse_qs(source_query).get("versionId")
+            found.append(("s3:GetObjectVersion" if version else "s3:GetObject", f"arn:{partition}:s3:::{source_path}", {}))
+    return found
+
+
+def _sagemaker_resource(operation: str, params: dict, base: str, backend) -> str:
+    if operation.endswith("App") or operation == "ListApps":
+        if {"DomainId", "AppType", "AppName"} <= set(params):
+            owner = params.get("UserProfileName") or params.get("SpaceName") or ""
+            return f"{base}app/{params['DomainId']}/{owner}/{params['AppType'].lower()}/{params['AppName']}"
+        return "*"
+    if operation == "CreatePresignedDomainUrl":
+        return f"{base}user-profile/{params.get('DomainId', '')}/{params.get('UserProfileName', '')}"
+    for noun, (kind, members) in SAGEMAKER_RESOURCES.items():
+        if operation.endswith(noun) and all(m in params for m in members):
+            return base + kind + "/" + "/".join(str(params[m]) for m in members)
+    if "Cluster" in operation and "ClusterName" in params:
+        name = params["ClusterName"]
+        if name.startswith("arn:"):
+            return name
+        cluster = (getattr(backend, "clusters", None) or {}).get(name)
+        return cluster.arn if cluster is not None else f"{base}cluster/{name}"
+    return "*"
+
+
+def _sagemaker_tags(backend, arn: str) -> dict:
+    try:
+        tags = backend.list_tags(arn)
+        tags = tags[0] if isinstance(tags, tuple) else tags  # moto pages ListTags: (tags, next token)
+        return {t["Key"]: t["Value"] for t in tags or []}
+    except Exception:  # noqa: BLE001 - not a resource moto tags: look for it below
+        pass
+    # Spaces and apps made in a domain with TagPropagation ENABLED carry the domain's custom tags
+    # (CreateDomain, TagPropagation: "Indicates whether custom tag propagation is supported for the domain").
+    match = re.search(r":(?:space|app)/([^/]+)/", arn)
+    if match:
+        extra = backend.__dict__.get("studio_domains", {}).get(match.group(1))
+        if extra is not None and extra.tag_propagation == "ENABLED":
+            return _sagemaker_tags(backend, ":".join(arn.split(":")[:5]) + ":domain/" + match.group(1))
+    return {}
+
+
+def _json_params(body: bytes) -> dict:
+    try:
+        params = json.loads(body or b"{}")
+    except ValueError:
+        return {}
+    return params if isinstance(params, dict) else {}
+
+
+def requests_for(service: str, signing_name: str, operation: str, region: str, account_id: str, environ: dict, body: bytes) -> list[tuple[str, str, dict]]:
+    """The (action, resource ARN, condition keys) AWS authorizes for one request."""
+    partition = "aws"
+    prefix = signing_name
+    if service == "s3":
+        return _s3_requests(operation, environ, body, partition)
+    if service == "sagemaker":
+        from moto.sagemaker.models import sagemaker_backends
+
+        backend = sagemaker_backends[account_id][region]
+        params = _json_params(body)
+        arn = _sagemaker_resource(operation, params, f"arn:{partition}:sagemaker:{region}:{account_id}:", backend)
+        context = {}
+        if arn != "*":
+            context = {f"aws:ResourceTag/{k}": v for k, v in _sagemaker_tags(backend, arn).items()}
+        for tag in params.get("Tags") or []:
+            context[f"aws:RequestTag/{tag.get('Key')}"] = tag.get("Value")
+        if params.get("Tags"):
+            context["aws:TagKeys"] = [t.get("Key") for t in params["Tags"]]
+        return [(f"sagemaker:{operation}", arn, context)]
+    if service == "budgets":
+        params = _json_params(body)
+        action = "budgets:ViewBudget" if operation.startswith(BUDGET_READS) else "budgets:ModifyBudget"
+        arn = f"arn:{partition}:budgets::{account_id}:budget/{params['BudgetName']}" if "BudgetName" in params else "*"
+        return [(action, arn, {})]
+    if service == "eks":
+        path = environ.get("PATH_INFO", "")
+        match = re.match(r"/clusters/([^/]+)", path)
+        arn = f"arn:{partition}:eks:{region}:{account_id}:cluster/{unquote(match.group(1))}" if match and operation.endswith("Cluster") else "*"
+        return [(f"eks:{operation}", arn, {})]
+    if service in ("iam", "sts"):
+        params = parse_qs(body.decode("utf-8", "replace")) if body else parse_qs(environ.get("QUERY_STRING", ""))
+        arn = "*"
+        if "RoleArn" in params:
+            arn = params["RoleArn"][0]
+        elif "RoleName" in params:
+            try:
+                arn = _iam(account_id).get_role(params["RoleName"][0]).arn
+            except Exception:  # noqa: BLE001 - a role that does not exist: AWS still authorizes on its ARN
+                arn = f"arn:{partition}:iam::{account_id}:role/{params['RoleName'][0]}"
+        elif "PolicyArn" in params:
+            arn = params["PolicyArn"][0]
+        return [(f"{prefix}:{operation}", arn, {})]
+    return [(f"{prefix}:{operation}", "*", {})]
+
+
+def bucket_policy(account_id: str, resource: str):
+    if not resource.startswith("arn:aws:s3:::"):
+        return None
+    from moto.s3.models import s3_backends
+
+    bucket = s3_backends[account_id]["aws"].buckets.get(resource[len("arn:aws:s3:::") :].split("/", 1)[0])
+    if bucket is None or not bucket.policy:
+        return None
+    return bucket.policy.decode() if isinstance(bucket.policy, bytes) else bucket.policy
+
+
+# --- the answer ----------------------------------------------------------------------------------
+
+
+def authorize(principal, asked: list[tuple[str, str, dict]], environ: dict, region: str) -> tuple[dict, str, str] | None:
+    """None when every (action, resource) is allowed; else the first refused (result, action, resource)."""
+    transport = {"aws:SecureTransport": environ.get("wsgi.url_scheme") == "https", "aws:RequestedRegion": region}
+    for action, resource, context in asked:
+        if action in ALWAYS_ALLOWED:
+            continue
+        keys = dict(transport, **context)
+        result = iam_evaluation.evaluate(principal, action, resource, keys, bucket_policy(principal.account_id, resource))
+        if result["EvalDecision"] != iam_evaluation.ALLOWED:
+            return result, action, resource
+    return None
+
+
+def access_denied(protocol: str, principal, result: dict, action: str, resource: str, head: bool = False) -> tuple[str, list, bytes]:
+    """AccessDenied as the protocol shapes it: S3 XML 403, JSON AccessDeniedException, query AccessDenied."""
+    message = f"User: {principal.arn} is not authorized to perform: {action} on resource: {resource} {iam_evaluation.denial_reason(principal, result)}"
+    request_id = str(uuid.uuid4())
+    if protocol == "rest-xml":
+        # S3 (since 2024) names the principal, the action and the reason in AccessDenied's message.
+        message = message.replace(f"resource: {resource}", f'resource: "{resource}"')
+        body = (
+            f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>{_xml(message)}</Message>'
+            f"<RequestId>{request_id}</RequestId><HostId>sandbox</HostId></Error>"
+        ).encode()
+        return "403 Forbidden", [("Content-Type", "application/xml"), ("x-amz-request-id", request_id)], b"" if head else body
+    if protocol == "query":
+        body = (
+            f"<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>{_xml(message)}</Message></Error>"
+            f"<RequestId>{request_id}</RequestId></ErrorResponse>"
+        ).encode()
+        return "403 Forbidden", [("Content-Type", "text/xml"), ("x-amzn-RequestId", request_id)], body
+    headers = [("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", "AccessDeniedException")]
+    if protocol == "json":
+        body = json.dumps({"__type": "AccessDeniedException", "message": message}).encode()
+        return "400 Bad Request", [("Content-Type", "application/x-amz-json-1.1")] + headers, body
+    body = json.dumps({"message": message}).encode()
+    return "403 Forbidden", [("Content-Type", "application/json")] + headers, body
+
+
+def unknown_credentials(protocol: str, reason: str, head: bool = False) -> tuple[str, list, bytes]:
+    if protocol == "rest-xml":
+        code, message = (
+            ("InvalidToken", "The provided token is malformed or otherwise invalid.")
+            if reason == "InvalidToken"
+            else ("InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.")
+        )
+        body = f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{code}</Code><Message>{message}</Message><RequestId>sandbox</RequestId></Error>'
+        return ("400 Bad Request" if code == "InvalidToken" else "403 Forbidden"), [("Content-Type", "application/xml")], b"" if head else body.encode()
+    message = "The security token included in the request is invalid."
+    if protocol == "query":
+        body = (
+            f"<ErrorResponse><Error><Type>Sender</Type><Code>InvalidClientTokenId</Code><Message>{message}</Message></Error>"
+            "<RequestId>sandbox</RequestId></ErrorResponse>"
+        )
+        return "403 Forbidden", [("Content-Type", "text/xml")], body.encode()
+    body = json.dumps({"__type": "UnrecognizedClientException", "message": message}).encode()
+    return "403 Forbidden", [("Content-Type", "application/x-amz-json-1.1"), ("x-amzn-ErrorType", "UnrecognizedClientException")], body
+
+
+def _xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def enforce(environ: dict, body: bytes, service: str, operation: str, protocol: str):
+    """None to let the request through; else (status, headers, body) of the refusal."""
+    signed = credentials(environ)
+    if signed is None:
+        return None
+    access_key, region, signing_name, token = signed
+    if access_key in ADMIN_ACCESS_KEYS:
+        return None
+    head = environ.get("REQUEST_METHOD") == "HEAD"
+    try:
+        principal = principal_for(access_key, token)
+    except UnknownCredentials as error:
+        return unknown_credentials(protocol, str(error), head)
+    asked = requests_for(service, signing_name, operation, region, principal.account_id, environ, body)
+    refused = authorize(principal, asked, environ, region)
+    if refused is None:
+        return None
+    return access_denied(protocol, principal, *refused, head=head)

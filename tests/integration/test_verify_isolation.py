@@ -1,0 +1,64 @@
+"""playbooks/verify_isolation.yml on the built sample teams: it passes, prints the matrix and writes the page;
+a statement added by hand to one team's role or permission set role makes it (and the drift job) fail, naming it."""
+
+from __future__ import annotations
+
+import json
+
+from tests.integration.playbook_runner import SAMPLE, assert_ok
+
+TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"]]
+
+
+def _task_result(result, name):
+    for play in result.report.get("plays", []):
+        for task in play["tasks"]:
+            if task["task"]["name"] == name:
+                return task["hosts"]["localhost"]
+    raise AssertionError(f"no task {name!r}")
+
+
+def _role(iam, pattern):
+    return next(r for r in iam.list_roles()["Roles"] if r["RoleName"].startswith(pattern))
+
+
+def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_added_by_hand(sample, tmp_path):
+    assert_ok(sample.run("site.yml"), "site.yml")
+    report = tmp_path / "isolation.html"
+    sample.client.clear_requests()
+    passed = sample.run("playbooks/verify_isolation.yml", "-e", f"hyperpod_isolation_report={report}")
+    assert_ok(passed, "verify_isolation.yml")
+    asked = _task_result(passed, "Ask IAM about every team principal on every team's resources")
+    summary = asked["summary"]
+    assert (summary["leaks"], summary["gaps"]) == (0, 0)
+    # Both principals of each team, and every resource kind each team has in the sandbox, were crossed.
+    assert summary["principals"] == 2 * len(TEAMS)
+    kinds = {line.split()[3] for line in asked["matrix"][1:]}
+    assert {"s3_objects", "s3_listing", "domain", "user_profile", "compute_quota", "budget", "access_entry", "permission_set", "role"} <= kinds
+    assert summary["cross_team_cells"] > 0 and summary["cells"] > summary["cross_team_cells"]
+    assert "cross-team allows" in report.read_text()
+    assert [r["operation"] for r in sample.client.writes()] == []
+
+    iam = sample.client.boto3_client("iam")
+    bucket = SAMPLE["hyperpod_data_bucket"]
+    widened = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObjectVersion", "Resource": f"arn:aws:s3:::{bucket}/*"}]}
+    iam.put_role_policy(RoleName=_role(iam, "hyperpod-vision")["RoleName"], PolicyName="added-by-hand", PolicyDocument=json.dumps(widened))
+    budget_writes = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "budgets:ModifyBudget", "Resource": "*"}]}
+    iam.put_role_policy(RoleName=_role(iam, "AWSReservedSSO_hyperpod-nlp_")["RoleName"], PolicyName="added-by-hand", PolicyDocument=json.dumps(budget_writes))
+
+    failed = sample.run("playbooks/verify_isolation.yml")
+    assert failed.returncode == 2
+    leaks = _task_result(failed, "Ask IAM about every team principal on every team's resources")["leaks"]
+    assert {(c["team"], c["principal"], c["action"]) for c in leaks} == {
+        ("vision", "execution_role", "s3:GetObjectVersion"),
+        ("nlp", "permission_set", "budgets:ModifyBudget"),
+    }
+    assert {c["owner"] for c in leaks if c["team"] == "vision"} == set(TEAMS) - {"vision"}
+    message = "\n".join(_task_result(failed, "Fail on a cross-team allow or a denial of what a team needs")["msg"])
+    assert "vision's execution_role" in message and "s3:GetObjectVersion" in message
+
+    # The hourly drift job reports it too.
+    drift = sample.run("playbooks/drift.yml")
+    assert drift.returncode == 2
+    drift_message = _task_result(drift, "Fail on a cross-team allow or a denial of what a team needs, found by verify_isolation")["msg"]
+    assert any("nlp's permission_set" in line and "budgets:ModifyBudget" in line for line in drift_message)
