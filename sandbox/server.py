@@ -31,7 +31,8 @@ from sandbox.services import amp_query
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select", "IsMemberInGroups", "Simulate")
 # Signing names that differ from the boto3 client name.
-CLIENT_NAMES = {"access-analyzer": "accessanalyzer", "sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway", "elasticfilesystem": "efs", "aps": "amp"}
+CLIENT_NAMES = {"sso": "sso-admin", "monitoring": "cloudwatch", "execute-api": "apigateway", "elasticfilesystem": "efs", "aps": "amp"}
+CLIENT_NAMES["access-analyzer"] = "accessanalyzer"
 _CREDENTIAL_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([^/]+)/([^/]+)/aws4_request")
 
 
