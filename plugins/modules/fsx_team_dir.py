@@ -113,16 +113,6 @@ options:
     description:
       - The team name, to confirm O(on_remove=delete).
     type: str
-  adopt:
-    description:
-      - The module writes an ownership mark, C(<root>/.hyperpod-tenancy/<team>) (directory C(0755), file C(0644), writable
-        only by the user the module runs as), naming the team and the team directory's inode. An existing team directory
-        without that mark, or with another team's or another directory's, is refused with its owner and mode, and
-        offboarding archives or deletes only a marked one.
-      - V(true) takes over an existing directory that has no mark (a migration) and marks it; the team file's
-        C(adopt) list sets it. A directory whose mark names another team is refused even then.
-    type: bool
-    default: false
   s3_link:
     description:
       - "Manage the data repository association of FSx path C(/<team>) and C(s3://<bucket>/<team>/):
@@ -172,6 +162,7 @@ notes:
     root squash enabled, the host's NID must be in the root squash exceptions.
   - The association's data repository path cannot be changed in place; the module fails before any write when it would have to.
 extends_documentation_fragment:
+  - hyperpod.tenancy.ownership
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

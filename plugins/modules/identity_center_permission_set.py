@@ -217,15 +217,6 @@ options:
       - Tag keys for the team tag, as in C(naming.team_tags); default C(team). Used with O(team) to tell whether an
         existing permission set is the team's (O(team_policy.tag_keys) when given).
     type: dict
-  adopt:
-    description:
-      - With O(team), an existing permission set named for the team is changed or deleted only when it carries the
-        tags this collection writes (C(managed-by=hyperpod.tenancy) and the team tag naming O(team)); any other is
-        refused, naming it and its owner.
-      - V(true) takes over an existing permission set that carries no C(managed-by) tag (a migration), and tags it.
-        One marked for another team is refused even then. The team file's C(adopt) list sets it.
-    type: bool
-    default: false
   wait_timeout:
     description: Seconds to wait for each provisioning or assignment request.
     type: int
@@ -239,6 +230,7 @@ attributes:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
 extends_documentation_fragment:
+  - hyperpod.tenancy.ownership
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

@@ -21,14 +21,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  adopt:
-    description:
-      - An existing S3 prefix (its marker object) found for the team is changed or deleted only when it carries the tags this collection
-        writes (C(managed-by=hyperpod.tenancy) and the team tag naming O(team)); any other is refused, naming it and its owner.
-      - V(true) takes over an existing S3 prefix (its marker object) that carries no C(managed-by) tag (a migration), and tags it. One marked
-        for another team is refused even then. The team file's C(adopt) list sets it.
-    type: bool
-    default: false
   state:
     description:
       - V(present) creates or re-tags the marker; V(absent) offboards as O(on_remove) says.
@@ -77,6 +69,7 @@ attributes:
     description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
 extends_documentation_fragment:
+  - hyperpod.tenancy.ownership
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -193,14 +193,6 @@ options:
       - A domain in IAM mode has no such application; its members' access is the permission set's.
     type: bool
     default: false
-  adopt:
-    description:
-      - An existing domain named for the team is changed or deleted only when it carries the tags this collection
-        writes (C(managed-by=hyperpod.tenancy) and the team tag naming O(team)); any other is refused, naming it and its owner.
-      - V(true) takes over an existing domain that carries no C(managed-by) tag (a migration), and tags it. One marked
-        for another team is refused even then. The team file's C(adopt) list sets it.
-    type: bool
-    default: false
   cost_center:
     description: Value of the cost-center tag.
     type: str
@@ -229,6 +221,7 @@ attributes:
     description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: full
 extends_documentation_fragment:
+  - hyperpod.tenancy.ownership
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

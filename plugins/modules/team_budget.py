@@ -24,14 +24,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  adopt:
-    description:
-      - An existing budget found for the team is changed or deleted only when it carries the tags this collection
-        writes (C(managed-by=hyperpod.tenancy) and the team tag naming O(team)); any other is refused, naming it and its owner.
-      - V(true) takes over an existing budget that carries no C(managed-by) tag (a migration), and tags it. One marked
-        for another team is refused even then. The team file's C(adopt) list sets it.
-    type: bool
-    default: false
   team:
     description: The team name.
     type: str
@@ -94,6 +86,7 @@ options:
         elements: dict
         default: []
 extends_documentation_fragment:
+  - hyperpod.tenancy.ownership
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags
