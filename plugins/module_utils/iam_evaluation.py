@@ -330,6 +330,17 @@ def _resource_matches(patterns, resource, context):
     return False
 
 
+def check_statement(statement):
+    """Raise PolicyError for a statement no policy store accepts."""
+    unknown = set(statement) - {"Sid", "Effect", "Action", "NotAction", "Resource", "NotResource", "Condition", "Principal", "NotPrincipal"}
+    if unknown:
+        raise PolicyError("unknown statement elements %s" % sorted(unknown))
+    if statement.get("Effect") not in ("Allow", "Deny"):
+        raise PolicyError("Effect must be Allow or Deny, not %r" % statement.get("Effect"))
+    if ("Action" in statement) == ("NotAction" in statement):
+        raise PolicyError("a statement has exactly one of Action and NotAction")
+
+
 def principal_matches(statement, principal):
     """Whether a resource-based policy's Principal/NotPrincipal covers ``principal`` ({"arns": [...], "service": ...})."""
 
@@ -358,14 +369,7 @@ def principal_matches(statement, principal):
 
 
 def statement_applies(statement, action, resource, context, principal=None):
-    known = {"Sid", "Effect", "Action", "NotAction", "Resource", "NotResource", "Condition", "Principal", "NotPrincipal"}
-    unknown = set(statement) - known
-    if unknown:
-        raise PolicyError("unknown statement elements %s" % sorted(unknown))
-    if statement.get("Effect") not in ("Allow", "Deny"):
-        raise PolicyError("Effect must be Allow or Deny, not %r" % statement.get("Effect"))
-    if ("Action" in statement) == ("NotAction" in statement):
-        raise PolicyError("a statement has exactly one of Action and NotAction")
+    check_statement(statement)
     if "Action" in statement:
         if not any(action_matches(p, action) for p in as_list(statement["Action"])):
             return False
@@ -562,7 +566,9 @@ def access_granting_statements(policy, actions, resources):
     """
     statements = _statements(policy)
     for statement in statements:
-        statement_applies_shape(statement)
+        check_statement(statement)
+        for operator in statement.get("Condition") or {}:
+            _split_operator(operator)
     found = []
     for index, statement in enumerate(statements):
         if statement.get("Effect") != "Allow":
@@ -578,15 +584,3 @@ def access_granting_statements(policy, actions, resources):
             break
     return found
 
-
-def statement_applies_shape(statement):
-    """Raise PolicyError for a statement no policy store accepts (the checks statement_applies makes first)."""
-    unknown = set(statement) - {"Sid", "Effect", "Action", "NotAction", "Resource", "NotResource", "Condition", "Principal", "NotPrincipal"}
-    if unknown:
-        raise PolicyError("unknown statement elements %s" % sorted(unknown))
-    if statement.get("Effect") not in ("Allow", "Deny"):
-        raise PolicyError("Effect must be Allow or Deny, not %r" % statement.get("Effect"))
-    if ("Action" in statement) == ("NotAction" in statement):
-        raise PolicyError("a statement has exactly one of Action and NotAction")
-    for operator in statement.get("Condition") or {}:
-        _split_operator(operator)
