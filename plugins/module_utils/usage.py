@@ -131,9 +131,18 @@ class AmpQuery:
         return self.session.send(request.prepare())
 
     def range(self, query, start, end, step):
+        from botocore.exceptions import ConnectionError as BotocoreConnectionError
+        from botocore.exceptions import HTTPClientError
+
         form = {"query": query, "start": str(start), "end": str(end), "step": "%ds" % step}
         for attempt in range(self.attempts):
-            response = self._send(form)
+            try:
+                response = self._send(form)
+            except (BotocoreConnectionError, HTTPClientError) as e:  # refused, reset, timed out: the endpoint did not answer
+                if attempt == self.attempts - 1:
+                    raise UsageError("%s did not answer (%s) for %s" % (self.url, e, query))
+                self.sleep(min(2 ** attempt, 8))
+                continue
             if response.status_code not in RETRIED_STATUS or attempt == self.attempts - 1:
                 break
             self.sleep(min(2 ** attempt, 8))

@@ -172,7 +172,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_
 
 
 def workspace_of(module, p):
-    """(workspace ID, region): the given ID, or the one live workspace with the alias."""
+    """The workspace's ID: the given one, or that of the one live workspace with the alias."""
     if p["workspace_id"]:
         return p["workspace_id"]
     found = [w for w in amp.matching(amp.list_workspaces(module.client("amp", retry_decorator=aws_retry()), p["workspace_alias"]), p["workspace_alias"])
@@ -221,9 +221,11 @@ def main():
                 us.range_of(period, p["step"], p["advice_weeks"])
         except (chargeback.ChargebackError, us.UsageError, KeyError, TypeError, ValueError) as e:
             raise InputError(message="usage_report: %s" % e)
+        region = module.region
+        if not region:
+            raise InputError(message="usage_report: region is required (the workspace's Region signs the query API's requests)")
         workspace_id = workspace_of(module, p)
         signing, verify = credentials(module)
-        region = module.region
         query = us.AmpQuery(us.query_url(region, workspace_id, p.get("endpoint_url")), signing, region, verify=verify)
         try:
             usage = us.read_month(query, p["teams"], capacity, period, p["step"])
@@ -237,8 +239,12 @@ def main():
                 advice = us.advise(use, p["teams"], capacity, high=Decimal(p["advice_percentile"]) / 100)
                 advice["diff"], advice["unplaced"] = "", []
                 if p["team_file"]:
-                    with open(p["team_file"]) as handle:
-                        advice["diff"], advice["unplaced"] = us.quota_diff(handle.read(), advice, p["team_file_label"])
+                    try:
+                        with open(p["team_file"]) as handle:
+                            text = handle.read()
+                    except OSError as e:
+                        raise InputError(message="usage_report: team_file %s: %s" % (p["team_file"], e))
+                    advice["diff"], advice["unplaced"] = us.quota_diff(text, advice, p["team_file_label"])
                 result["advice"] = advice
         except us.UsageError as e:
             raise HyperPodError(message="usage_report: workspace %s: %s" % (workspace_id, e))

@@ -56,19 +56,24 @@ def _rows(path, key):
         return {tuple(row[k] for k in key): row for row in csv.DictReader(handle)}
 
 
-def test_usage_report_splits_by_measured_use_reports_idle_and_advises(sandbox, amp_workspace, aws_env, tmp_path):
-    queue_cost_and_usage(sandbox.endpoint, _costs())
+def _playbook(aws_env, tmp_path, **variables):
     team_file = tmp_path / "teams.yml"
     team_file.write_text(yaml.safe_dump(TEAM_FILE, sort_keys=False))
-    before = team_file.read_text()
-    out = tmp_path / "reports"
-    sandbox.clear_requests()
-    run = subprocess.run(
+    variables = dict({"usage_month": MONTH, "usage_output_dir": str(tmp_path / "reports"), "usage_step": 3600, "usage_team_file": str(team_file)},
+                     **variables)
+    return team_file, subprocess.run(
         [str(Path(sys.executable).with_name("ansible-playbook")), "-i", "inventories/sandbox", "playbooks/usage_report.yml",
-         "-e", "@%s" % team_file, "-e", json.dumps({"usage_month": MONTH, "usage_output_dir": str(out), "usage_step": 3600,
-                                                  "usage_workspace_id": amp_workspace, "usage_team_file": str(team_file)})],
+         "-e", "@%s" % team_file, "-e", json.dumps(variables)],
         cwd=ROOT, env=dict(aws_env, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")), capture_output=True, text=True, timeout=600,
     )
+
+
+def test_usage_report_splits_by_measured_use_reports_idle_and_advises(sandbox, amp_workspace, aws_env, tmp_path):
+    queue_cost_and_usage(sandbox.endpoint, _costs())
+    sandbox.clear_requests()
+    team_file, run = _playbook(aws_env, tmp_path, usage_workspace_id=amp_workspace)
+    before = yaml.safe_dump(TEAM_FILE, sort_keys=False)
+    out = tmp_path / "reports"
     assert run.returncode == 0, run.stdout[-8000:] + run.stderr[-3000:]
 
     # The chargeback by measured use, to the cent (usage_month.py works the shares out).
@@ -115,3 +120,12 @@ def test_usage_report_splits_by_measured_use_reports_idle_and_advises(sandbox, a
     # Only reads reached AWS: the query API (the month, then the advice's weeks) and Cost Explorer.
     assert sandbox.writes() == []
     assert [r["operation"] for r in sandbox.requests() if r["service"] == "amp"] == ["QueryMetrics"] * 5
+
+
+def test_a_workspace_alias_nobody_has_fails_before_any_query(sandbox, amp_workspace, aws_env, tmp_path):
+    sandbox.clear_requests()
+    _team_file, run = _playbook(aws_env, tmp_path, usage_workspace_alias="no-such-workspace")
+    assert run.returncode != 0
+    assert "0 live AMP workspaces have the alias 'no-such-workspace'; give workspace_id" in run.stdout
+    assert [r["operation"] for r in sandbox.requests() if r["service"] == "amp"] == ["ListWorkspaces"]
+    assert sandbox.writes() == []

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback as cb
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import usage as us
+from botocore.exceptions import EndpointConnectionError
 
 P5, G5 = "ml.p5.48xlarge", "ml.g5.12xlarge"
 CAPACITY = {P5: 8, G5: 6}
@@ -65,6 +66,13 @@ def test_throttling_is_retried_then_the_answer_is_read():
     query._send = lambda form: sent.append(form) or answers.pop(0)
     assert query.range("up", 0, 3600, 3600) == [({"a": "b"}, {0: "1"})]
     assert len(sent) == 3 and sent[0] == {"query": "up", "start": "0", "end": "3600", "step": "3600s"}
+
+
+def test_an_endpoint_that_does_not_answer_is_an_error_naming_it():
+    query = us.AmpQuery("http://127.0.0.1:9/workspaces/ws-1/api/v1/query_range", None, "us-east-1", attempts=2, sleep=lambda s: None)
+    query._send = lambda form: (_ for _ in ()).throw(EndpointConnectionError(endpoint_url=query.url))
+    with pytest.raises(us.UsageError, match="127.0.0.1:9/workspaces/ws-1/api/v1/query_range did not answer"):
+        query.range("up", 0, 3600, 3600)
 
 
 def test_the_query_url_is_amps_or_the_endpoints():
