@@ -70,7 +70,11 @@ def test_throttling_is_retried_then_the_answer_is_read():
 
 def test_an_endpoint_that_does_not_answer_is_an_error_naming_it():
     query = us.AmpQuery("http://127.0.0.1:9/workspaces/ws-1/api/v1/query_range", None, "us-east-1", attempts=2, sleep=lambda s: None)
-    query._send = lambda form: (_ for _ in ()).throw(EndpointConnectionError(endpoint_url=query.url))
+
+    def refused(form):
+        raise EndpointConnectionError(endpoint_url=query.url)
+
+    query._send = refused
     with pytest.raises(us.UsageError, match="127.0.0.1:9/workspaces/ws-1/api/v1/query_range did not answer"):
         query.range("up", 0, 3600, 3600)
 
