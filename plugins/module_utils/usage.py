@@ -154,7 +154,7 @@ def parse_matrix(status, body, query):
     try:
         answer = json.loads(body)
     except ValueError:
-        raise UsageError("the query API answered HTTP %d with no JSON for %s: %s" % (status, query, body[:200]))
+        raise UsageError("the query API answered HTTP %d with no JSON for %s: %r" % (status, query, body[:200]))
     if status != 200 or answer.get("status") != "success":
         raise UsageError("the query API answered HTTP %d (%s: %s) for %s" % (
             status, answer.get("errorType") or answer.get("__type") or "error", answer.get("error") or answer.get("message"), query))
@@ -176,7 +176,11 @@ def _team_maps(teams):
 def _points(series, start, points, step):
     """{epoch: Decimal} on the period's steps (the range's last point, the period's end, left out)."""
     times = set(range(start, start + points * step, step))
-    return dict((t, Decimal(v)) for t, v in series.items() if t in times)
+    values = dict((t, Decimal(v)) for t, v in series.items() if t in times)
+    broken = sorted(t for t, v in values.items() if not v.is_finite())
+    if broken:
+        raise UsageError("the series answered %s at %d, which is not a number of GPUs" % (series[broken[0]], broken[0]))
+    return values
 
 
 def collect(answers, teams, capacity, period, step=DEFAULT_STEP):

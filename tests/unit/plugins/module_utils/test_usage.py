@@ -53,6 +53,13 @@ def test_an_answer_that_is_not_a_matrix_is_refused(status, body, message):
         us.parse_matrix(status, body, "up")
 
 
+def test_a_value_that_is_not_a_number_is_refused():
+    answers = {"guaranteed": [({"cluster_queue": "hyperpod-ns-vision-clusterqueue", "flavor": P5}, {1769904000: "NaN"})],
+               "admitted": [], "busy": [], "workloads": []}
+    with pytest.raises(us.UsageError, match="answered NaN at 1769904000"):
+        us.collect(answers, TEAMS, CAPACITY, cb.month_period("2026-02"), step=3600)
+
+
 class _Answer:
     def __init__(self, status, body):
         self.status_code, self.content = status, body
