@@ -583,4 +583,3 @@ def access_granting_statements(policy, actions, resources):
             found.append(index)
             break
     return found
-
