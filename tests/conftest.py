@@ -57,6 +57,26 @@ def sandbox(sandbox_server):
 
 
 @pytest.fixture
+def statuses(sandbox):
+    """Holds the sandbox's asynchronous statuses (``hold()``) or lets them settle at once (``settle()``).
+
+    A test that asserts a transitional status (Creating, Deleting, ...) holds it first, so what
+    it asserts does not depend on how fast a loaded machine reaches the next call.
+    """
+
+    class Statuses:
+        @staticmethod
+        def hold():
+            sandbox.configure(status_delay=3600)
+
+        @staticmethod
+        def settle():
+            sandbox.configure(status_delay=0)
+
+    return Statuses()
+
+
+@pytest.fixture
 def seeded(sandbox):
     """The worker's sandbox, emptied and seeded from group_vars/all; returns (client, seed)."""
     result = seed(sandbox, load_vars(ROOT / "group_vars" / "all"))

@@ -162,19 +162,24 @@ def test_update_waits_for_available_then_moves_through_updating(fsx):
     assert after["FileSystemPath"] == "/vision"
 
 
-def test_delete_moves_through_deleting_then_gone(fsx):
+def test_delete_moves_through_deleting_then_gone(statuses, fsx):
     client, fs_id = fsx
+    statuses.hold()
     created = create(client, fs_id, "vision")
     with pytest.raises(ClientError) as excinfo:
         client.delete_data_repository_association(AssociationId=created["AssociationId"], DeleteDataInFileSystem=False)
     assert error_code(excinfo) == "BadRequest"  # still CREATING
+    statuses.settle()
     settle(client, created["AssociationId"], "AVAILABLE")
+    statuses.hold()
     deleted = client.delete_data_repository_association(AssociationId=created["AssociationId"], DeleteDataInFileSystem=False)
     assert deleted["Lifecycle"] == "DELETING" and deleted["DeleteDataInFileSystem"] is False
     with pytest.raises(ClientError) as excinfo:
         client.delete_data_repository_association(AssociationId=created["AssociationId"])
     assert error_code(excinfo) == "BadRequest"
+    statuses.settle()
     assert settle(client, created["AssociationId"], None) is None
+    statuses.hold()
     # the path is free again
     assert create(client, fs_id, "vision")["Lifecycle"] == "CREATING"
 

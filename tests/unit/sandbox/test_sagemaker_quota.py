@@ -136,7 +136,8 @@ def test_stale_target_version_is_a_conflict(sagemaker, cluster_arn):
     assert sagemaker.describe_compute_quota(ComputeQuotaId=quota_id)["Description"] == "first"
 
 
-def test_update_while_transitioning_is_a_conflict(sagemaker, cluster_arn):
+def test_update_while_transitioning_is_a_conflict(statuses, sagemaker, cluster_arn):
+    statuses.hold()
     quota_id = sagemaker.create_compute_quota(**quota_request(cluster_arn))["ComputeQuotaId"]
     with pytest.raises(ClientError) as excinfo:
         sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=1, Description="too early")
@@ -240,9 +241,8 @@ def test_delete_goes_through_deleting_and_disappears(sagemaker, cluster_arn):
     assert sagemaker.create_compute_quota(**quota_request(cluster_arn))["ComputeQuotaId"] != quota_id
 
 
-def test_list_filters_sorts_and_paginates(sandbox, sagemaker, cluster_arn):
-    # Every quota stays Creating for the whole test, however slowly a loaded machine runs it.
-    sandbox.configure(status_delay=600)
+def test_list_filters_sorts_and_paginates(statuses, sagemaker, cluster_arn):
+    statuses.hold()
     other = create_cluster(sagemaker, OTHER_CLUSTER)
     before = datetime.now(UTC) - timedelta(seconds=5)
     for team in ("alpha", "bravo", "charlie", "delta", "echo"):

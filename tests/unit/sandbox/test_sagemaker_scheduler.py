@@ -133,8 +133,9 @@ def test_stale_target_version_is_a_conflict(env):
     assert sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)["Description"] == "two"
 
 
-def test_writes_while_transitioning_are_conflicts(env):
+def test_writes_while_transitioning_are_conflicts(statuses, env):
     sm, _eks, cluster_arn, _ = env
+    statuses.hold()
     config_id = create(sm, cluster_arn)["ClusterSchedulerConfigId"]
     with pytest.raises(ClientError) as excinfo:
         sm.update_cluster_scheduler_config(ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="early")
