@@ -362,6 +362,12 @@ def ensure_absent(eks, iam, params, check_mode):
     entry = describe_access_entry(eks, cluster, principal)
     if entry is None:
         return False, {}, {}
+    if params.get("team"):
+        # Offboarding by team deletes only the entry this collection made for the team.
+        problem = naming.ownership_problem("access entry of %s on cluster %s" % (principal, cluster), params["team"], entry.get("tags"),
+                                           params.get("tag_keys"), layer="access_entry")
+        if problem:
+            raise InputError(message=problem)
     current = current_state(entry, list_associated(eks, cluster, principal))
     if not check_mode:
         delete_access_entry(eks, cluster, principal)
@@ -388,6 +394,7 @@ MODULE_OPTIONS = dict(
         ),
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
+        tag_keys=dict(type="dict", no_log=False),
     ),
     required_one_of=[["principal_arn", "team"]],
     mutually_exclusive=[["principal_arn", "team"]],

@@ -28,6 +28,12 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
+  tag_keys:
+    description:
+      - Tag keys for the team tag, as in C(naming.team_tags); default C(team).
+      - With O(team) and O(state=absent), the entry is deleted only when it carries the collection's ownership mark for the
+        team (C(managed-by=hyperpod.tenancy) and the team tag); any other is refused, naming it and its tags.
+    type: dict
   state:
     description: Whether the access entry should exist.
     type: str

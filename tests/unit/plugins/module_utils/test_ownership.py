@@ -127,3 +127,25 @@ def test_adopting_takes_over_an_unmarked_directory_and_marks_it(tmp_path):
     changed, before, after, unused = present(tmp_path, adopt=True)
     assert changed and after[str(tmp_path / "datasets")] == {"uid": 0, "gid": 2500, "mode": "2770"}
     assert present(tmp_path)[0] is False  # marked now: no adopt needed
+
+
+def test_offboarding_deletes_only_an_access_entry_marked_for_the_team(seeded):
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry
+
+    sandbox, seed = seeded
+    eks, iam = sandbox.boto3_client("eks"), sandbox.boto3_client("iam")
+    cluster = seed["eks_cluster_arn"].rsplit("/", 1)[1]
+    trust = '{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sso.amazonaws.com"}, "Action": "sts:AssumeRole"}]}'
+    role = iam.create_role(RoleName="AWSReservedSSO_hyperpod-platform_0a1b2c3d4e5f6a7b", AssumeRolePolicyDocument=trust)["Role"]
+    entry = eks.create_access_entry(clusterName=cluster, principalArn=role["Arn"], tags={"owner": "platform-admins"})["accessEntry"]
+    params = access_entry.apply_team({"team": "platform", "name_prefix": "hyperpod", "cluster_name": cluster, "state": "absent"})
+    for check_mode in (True, False):
+        with pytest.raises(InputError) as refused:
+            access_entry.ensure_absent(eks, iam, params, check_mode)
+        assert f"access entry of {role['Arn']} on cluster {cluster} exists and was not made by hyperpod.tenancy for team platform" in refused.value.message
+        assert "its tags: owner=platform-admins" in refused.value.message
+    assert eks.describe_access_entry(clusterName=cluster, principalArn=role["Arn"])["accessEntry"]["accessEntryArn"] == entry["accessEntryArn"]
+    eks.tag_resource(resourceArn=entry["accessEntryArn"], tags={"managed-by": "hyperpod.tenancy", "team": "platform"})
+    changed, before, after = access_entry.ensure_absent(eks, iam, params, False)
+    assert changed and after == {}
+    assert not [p for p in eks.list_access_entries(clusterName=cluster)["accessEntries"] if p == role["Arn"]]
