@@ -10,14 +10,21 @@ to do: create, update (one UpdateCluster with only what changed), replace, nothi
 or refuse with a reason per field. Everything up to the plan makes no call, so it is
 unit-tested without AWS; ``ensure_present``/``ensure_absent`` run the plan.
 
-What UpdateCluster can change in place: an instance group's count and lifecycle
-configuration, new instance groups, instance groups to delete (InstanceGroupsToDelete)
-and NodeRecovery. It cannot change the orchestrator (AWS: the EKS cluster cannot be
-changed after creation), the VpcConfig (UpdateCluster has no such member), or an
-existing instance group's instance type or execution role (AWS asks for the values the
-group was created with). This module also treats threads per core, the extra EBS
-volume and the training plan of an existing group as fixed: they are set when the
+What UpdateCluster can change in place: an instance group's instance type, count and
+lifecycle configuration ("For each instance group, you can change the instance type, the
+number of instances, the lifecycle configuration entrypoint script, and the path to the
+script", "Updating SageMaker HyperPod cluster configuration", SageMaker AI Developer Guide),
+new instance groups, instance groups to delete (InstanceGroupsToDelete) and NodeRecovery.
+It cannot change the orchestrator (AWS: the EKS cluster cannot be changed after creation)
+or the VpcConfig (UpdateCluster has no such member). The guide does not list an existing
+group's execution role as changeable; this module treats it, threads per core, the extra
+EBS volume and the training plan of an existing group as fixed: they are set when the
 group's instances are launched.
+
+UpdateCluster is sent with every instance group that stays, each with what DescribeCluster
+shows of it that the module does not manage (Kubernetes labels and taints, the AMI, patching,
+deep health checks, ...): AWS does not document whether a member left out of a listed group
+keeps its value or is reset, and re-sending it is right either way.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -45,14 +52,20 @@ TRANSITIONAL = ("Creating", "Updating", "Deleting", "SystemUpdating", "RollingBa
 EKS_ARN = re.compile(r"arn:aws[a-z\-]*:eks:[a-z0-9\-]*:[0-9]{12}:cluster/.+")
 # Module option of an instance group -> why it cannot change on an existing group.
 FIXED_GROUP_FIELDS = (
-    ("instance_type", "AWS keeps the instance type an instance group was created with"),
     ("execution_role", "AWS keeps the execution role an instance group was created with"),
     ("threads_per_core", "threads per core are set when the group's instances launch"),
     ("ebs_volume_size_gib", "the extra EBS volume is attached when the group's instances launch"),
     ("training_plan_arn", "the training plan is bound when the group's instances launch"),
 )
 # Members of an existing instance group this module does not manage, sent back unchanged.
-PASS_THROUGH = ("InstanceStorageConfigs", "TrainingPlanArn", "OnStartDeepHealthChecks", "OverrideVpcConfig", "ScheduledUpdateConfig")
+# ClusterInstanceGroupDetails members a ClusterInstanceGroupSpecification takes unchanged.
+PASS_THROUGH = (
+    "InstanceStorageConfigs", "TrainingPlanArn", "OnStartDeepHealthChecks", "OverrideVpcConfig", "ScheduledUpdateConfig",
+    "AutoPatchConfig", "NetworkInterface", "CapacityRequirements",
+)
+# Specification member <- the details member(s) that hold it, the desired value first.
+RENAMED = (("ImageId", ("DesiredImageId", "CurrentImageId")), ("ImageReleaseVersion", ("DesiredImageReleaseVersion", "CurrentImageReleaseVersion")),
+           ("MinInstanceCount", ("MinCount",)))
 # Group members that may be unset (left alone) in the desired state.
 OPTIONAL_GROUP_FIELDS = ("ebs_volume_size_gib", "training_plan_arn")
 
@@ -169,15 +182,34 @@ def group_spec(group, current=None):
         "ThreadsPerCore": group["threads_per_core"],
     }
     if current is not None:
-        for key in PASS_THROUGH:
-            if current.get(key) is not None:
-                spec[key] = copy.deepcopy(current[key])
+        spec.update(kept_members(current))
         return spec
     if group.get("ebs_volume_size_gib") is not None:
         spec["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": group["ebs_volume_size_gib"]}}]
     if group.get("training_plan_arn"):
         spec["TrainingPlanArn"] = group["training_plan_arn"]
     return spec
+
+
+def kept_members(current):
+    """The specification members of a described instance group that the module does not manage, to send again."""
+    kept = dict((key, copy.deepcopy(current[key])) for key in PASS_THROUGH if current.get(key) is not None)
+    for key, sources in RENAMED:
+        value = next((current[source] for source in sources if current.get(source) is not None), None)
+        if value is not None:
+            kept[key] = value
+    kubernetes = current.get("KubernetesConfig")
+    if kubernetes:
+        labels = kubernetes.get("DesiredLabels") if kubernetes.get("DesiredLabels") is not None else kubernetes.get("CurrentLabels")
+        taints = kubernetes.get("DesiredTaints") if kubernetes.get("DesiredTaints") is not None else kubernetes.get("CurrentTaints")
+        config = {}
+        if labels:
+            config["Labels"] = copy.deepcopy(labels)
+        if taints:
+            config["Taints"] = copy.deepcopy(taints)
+        if config:
+            kept["KubernetesConfig"] = config
+    return kept
 
 
 def create_request(desired):
@@ -379,7 +411,7 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
         if was is None:
             changes.append("instance_groups[%s]: add (%d x %s)" % (group["name"], group["count"], group["instance_type"]))
             continue
-        for key in ("count", "lifecycle_config"):
+        for key in ("instance_type", "count", "lifecycle_config"):
             if group[key] != was[key]:
                 changes.append("instance_groups[%s].%s: %s -> %s" % (group["name"], key, was[key], group[key]))
     changes.extend("instance_groups[%s]: remove" % name for name in removed)

@@ -14,11 +14,14 @@ version_added: 0.1.0
 description:
   - Creates, updates and deletes a SageMaker HyperPod cluster whose orchestrator is an existing EKS cluster.
   - An existing cluster is compared with the requested state and C(UpdateCluster) is called only with what
-    changed (instance group counts and lifecycle configuration, new instance groups, removed instance groups,
-    node recovery). Tags are changed with C(AddTags)/C(DeleteTags).
+    changed (instance group instance types, counts and lifecycle configuration, new instance groups, removed
+    instance groups, node recovery). A new instance type replaces the group's nodes in place, as the HyperPod
+    update guide describes. Every instance group that stays is sent again with what C(DescribeCluster) shows
+    of it beyond what this module manages (Kubernetes labels and taints, AMI, patching, deep health checks),
+    so an update keeps what was set outside the module. Tags are changed with C(AddTags)/C(DeleteTags).
   - Changes AWS cannot make in place fail, naming the field, before any call that writes, unless
     O(allow_replacement=true), which deletes the cluster and creates it again. These are the EKS cluster,
-    the subnets and security groups, and an existing instance group's instance type, execution role,
+    the subnets and security groups, and an existing instance group's execution role,
     threads per core, EBS volume size and training plan.
   - Removing an instance group that still has nodes fails unless O(allow_instance_group_removal=true).
 author:
@@ -50,7 +53,7 @@ options:
         type: str
         required: true
       instance_type:
-        description: The instance type, for example C(ml.p5.48xlarge). Cannot change on an existing group.
+        description: The instance type, for example C(ml.p5.48xlarge). Changing it replaces the group's nodes in place.
         type: str
         required: true
       count:

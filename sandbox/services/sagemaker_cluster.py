@@ -39,12 +39,16 @@ from sandbox.core import AwsError, Lifecycle, graft, service_model, validate_req
 UPDATABLE = ("InService",)
 # Fields of an existing instance group that UpdateCluster cannot change: AWS asks for
 # the instance type and execution role the group was created with.
-IMMUTABLE_GROUP_FIELDS = ("InstanceType", "ExecutionRole")
+# "For each instance group, you can change the instance type, the number of instances, the lifecycle
+# configuration entrypoint script, and the path to the script" ("Updating SageMaker HyperPod cluster
+# configuration", SageMaker AI Developer Guide): the instance type changes in place, the nodes are
+# replaced. The guide does not say the execution role can change; the sandbox keeps it fixed.
+IMMUTABLE_GROUP_FIELDS = ("ExecutionRole",)
 # Spec fields stored on an instance group and returned by DescribeCluster as given.
 GROUP_SPEC_FIELDS = (
     "InstanceGroupName", "InstanceType", "InstanceRequirements", "LifeCycleConfig", "ExecutionRole", "ThreadsPerCore",
     "InstanceStorageConfigs", "OnStartDeepHealthChecks", "TrainingPlanArn", "OverrideVpcConfig", "ScheduledUpdateConfig",
-    "ImageId", "KubernetesConfig", "MinInstanceCount",
+    "AutoPatchConfig", "NetworkInterface", "CapacityRequirements",
 )
 
 
@@ -111,7 +115,26 @@ class SandboxCluster(Cluster):
 
 
 def _group(spec: dict, current: int, status: str) -> dict:
+    """An instance group as DescribeCluster shows it (ClusterInstanceGroupDetails) from its specification.
+
+    A listed group takes the specification as sent: a member left out (KubernetesConfig, ImageId)
+    is not kept from before. AWS does not document whether it keeps them; the sandbox takes the
+    stricter reading, so the collection has to send them again.
+    """
     group = {key: copy.deepcopy(spec[key]) for key in GROUP_SPEC_FIELDS if spec.get(key) is not None}
+    kubernetes = spec.get("KubernetesConfig")
+    if kubernetes is not None:
+        # Details carry Current* (on the nodes) and Desired* (asked for); the sandbox applies them at once.
+        group["KubernetesConfig"] = {
+            "CurrentLabels": copy.deepcopy(kubernetes.get("Labels") or {}),
+            "DesiredLabels": copy.deepcopy(kubernetes.get("Labels") or {}),
+            "CurrentTaints": copy.deepcopy(kubernetes.get("Taints") or []),
+            "DesiredTaints": copy.deepcopy(kubernetes.get("Taints") or []),
+        }
+    if spec.get("ImageId"):
+        group["CurrentImageId"] = group["DesiredImageId"] = spec["ImageId"]
+    if spec.get("MinInstanceCount") is not None:
+        group["MinCount"] = spec["MinInstanceCount"]
     # AWS reports the threads per core the nodes run with; 1 when the request left it out.
     group.setdefault("ThreadsPerCore", 1)
     group["TargetCount"] = spec["InstanceCount"]
@@ -143,6 +166,9 @@ def _settle(backend: SageMakerModelBackend, cluster: SandboxCluster) -> None:
     for group in cluster.instance_groups:
         group["CurrentCount"] = group["TargetCount"]
         group["Status"] = "InService"
+        for node in [n for n in cluster.nodes.values() if n.instance_group_name == group["InstanceGroupName"]]:
+            if group.get("InstanceType") and node.instance_type != group["InstanceType"]:
+                del cluster.nodes[node.instance_id]  # replaced by a node of the new instance type
         nodes = [n for n in cluster.nodes.values() if n.instance_group_name == group["InstanceGroupName"]]
         for node in nodes[group["TargetCount"]:]:
             del cluster.nodes[node.instance_id]
@@ -276,11 +302,9 @@ class ClusterBackend:
                 raise validation_error(f"Instance group {name} in InstanceGroupsToDelete does not exist in cluster {cluster.cluster_name}.")
             if name in requested:
                 raise validation_error(f"Instance group {name} cannot be both updated and deleted.")
-        missing = sorted(set(existing) - set(requested) - set(to_delete))
-        if missing:
-            raise validation_error(
-                f"InstanceGroups must list every instance group of the cluster that is not in InstanceGroupsToDelete; missing: {', '.join(missing)}."
-            )
+        # Groups neither listed nor in InstanceGroupsToDelete stay as they are: "To update an existing
+        # instance group, specify the name of the instance group you want to update" (the update guide).
+        untouched = [copy.deepcopy(g) for name, g in existing.items() if name not in requested and name not in to_delete]
         _check_groups(self, specs)
         for spec in specs:
             current = existing.get(spec["InstanceGroupName"])
@@ -292,7 +316,7 @@ class ClusterBackend:
                         f"{field} of instance group {spec['InstanceGroupName']} cannot be updated "
                         f"(current: {current.get(field)}, requested: {spec.get(field)})."
                     )
-        groups = []
+        groups = untouched
         for spec in specs:
             current = existing.get(spec["InstanceGroupName"])
             if current is None:

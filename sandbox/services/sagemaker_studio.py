@@ -317,9 +317,11 @@ class StudioBackend:
     def studio_create_domain(self, params: dict) -> dict:
         validate_request("sagemaker", "CreateDomain", params)
         self.studio_purge()
+        # A second domain of a name in use is accepted: AWS documents no uniqueness of DomainName (a
+        # domain is known by its DomainId) and accepts such a domain (issue 21). Had AWS refused it,
+        # the collection would be right too: sagemaker_domain refuses to pick one of two domains of a
+        # name, and a run that created a twin deletes its own (DomainManager._yield_to_an_earlier_twin).
         name = params["DomainName"]
-        if any(d.domain_name == name for d in self.domains.values()):
-            raise _in_use(f"Resource Already Exists: Domain with name {name} already exists. Choose a different name.")
         vpc_id, subnets = params.get("VpcId"), params.get("SubnetIds")
         settings = params["DefaultUserSettings"]
         access = params.get("AppNetworkAccessType") or "PublicInternetOnly"

@@ -227,12 +227,9 @@ def test_update_while_not_in_service_is_a_conflict(seeded, sagemaker, seed):
 @pytest.mark.parametrize(
     "request_groups, extra, fragment",
     [
-        # AWS keeps an existing group's instance type and execution role.
-        ([("a", 1, "ml.p4d.24xlarge"), ("b", 2, "ml.p5.48xlarge")], {}, "InstanceType of instance group a cannot be updated"),
+        # The update guide does not list an existing group's execution role among what can change.
         ([("a", 1, "ml.g5.12xlarge", {"ExecutionRole": "arn:aws:iam::123456789012:role/HyperPodEksCluster"}), ("b", 2, "ml.p5.48xlarge")], {},
          "ExecutionRole of instance group a cannot be updated"),
-        # InstanceGroups is the full list: an existing group must be in it or in InstanceGroupsToDelete.
-        ([("a", 1, "ml.g5.12xlarge")], {}, "missing: b"),
         ([("a", 1, "ml.g5.12xlarge"), ("b", 2, "ml.p5.48xlarge")], {"InstanceGroupsToDelete": ["b"]}, "both updated and deleted"),
         ([("a", 1, "ml.g5.12xlarge"), ("b", 2, "ml.p5.48xlarge")], {"InstanceGroupsToDelete": ["zzz"]}, "zzz in InstanceGroupsToDelete does not exist"),
         ([("a", 1, "ml.g5.12xlarge"), ("b", 2, "ml.p5.48xlarge")], {"Orchestrator": {"Eks": {"ClusterArn": OTHER_EKS}}},
@@ -280,3 +277,28 @@ def test_tags_round_trip_by_cluster_arn_and_add_tags_overwrites(sagemaker, seed,
     assert sorted((t["Key"], t["Value"]) for t in sagemaker.list_tags(ResourceArn=arn)["Tags"]) == [("cost-center", "CC-1"), ("team", "ml")]
     sagemaker.delete_tags(ResourceArn=arn, TagKeys=["team"])
     assert sagemaker.list_tags(ResourceArn=arn)["Tags"] == [{"Key": "cost-center", "Value": "CC-1"}]
+
+
+def test_update_keeps_groups_it_does_not_name_and_changes_an_instance_type_in_place(seeded, sagemaker, seed, cluster):
+    """AWS's update guide: name the groups to update; a new instance type replaces the group's nodes."""
+    seeded[0].configure(status_delay=SETTLE)
+    before = groups_by_name(sagemaker.describe_cluster(ClusterName=NAME))
+    nodes_before = {n["InstanceId"] for n in sagemaker.list_cluster_nodes(ClusterName=NAME)["ClusterNodeSummaries"] if n["InstanceGroupName"] == "a"}
+    sagemaker.update_cluster(ClusterName=NAME, InstanceGroups=[group(seed, "a", 1, "ml.p4d.24xlarge")])
+    after = groups_by_name(sagemaker.describe_cluster(ClusterName=NAME))
+    assert after["b"] == before["b"]  # not named, not changed
+    assert after["a"]["InstanceType"] == "ml.p4d.24xlarge"
+    nodes = [n for n in sagemaker.list_cluster_nodes(ClusterName=NAME)["ClusterNodeSummaries"] if n["InstanceGroupName"] == "a"]
+    assert [n["InstanceType"] for n in nodes] == ["ml.p4d.24xlarge"] and not {n["InstanceId"] for n in nodes} & nodes_before
+
+
+def test_a_listed_group_takes_its_specification_as_sent(seeded, sagemaker, seed):
+    """Labels and taints show as Current/Desired; a group sent again without them loses them (the stricter reading)."""
+    seeded[0].configure(status_delay=SETTLE)
+    kubernetes = {"Labels": {"tier": "gpu"}, "Taints": [{"Key": "gpu", "Value": "yes", "Effect": "NoSchedule"}]}
+    sagemaker.create_cluster(**create_request(seed, [group(seed, "a", 1, KubernetesConfig=kubernetes)]))
+    shown = groups_by_name(sagemaker.describe_cluster(ClusterName=NAME))["a"]["KubernetesConfig"]
+    assert shown["CurrentLabels"] == shown["DesiredLabels"] == {"tier": "gpu"}
+    assert shown["CurrentTaints"] == kubernetes["Taints"]
+    sagemaker.update_cluster(ClusterName=NAME, InstanceGroups=[group(seed, "a", 2)])
+    assert "KubernetesConfig" not in groups_by_name(sagemaker.describe_cluster(ClusterName=NAME))["a"]

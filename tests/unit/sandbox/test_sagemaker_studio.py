@@ -341,3 +341,11 @@ def test_application_assignments(studio):
     with pytest.raises(ClientError) as excinfo:
         sso.list_application_assignments(ApplicationArn=app_arn)
     assert _error(excinfo)[0] == "ResourceNotFoundException"
+
+
+def test_two_domains_may_have_one_name(studio):
+    _, seed, sm = studio
+    first = _create(sm, seed)["DomainId"]
+    second = _create(sm, seed)["DomainId"]
+    assert first != second
+    assert sorted(d["DomainId"] for d in sm.list_domains()["Domains"] if d["DomainName"] == "hyperpod-vision") == sorted([first, second])

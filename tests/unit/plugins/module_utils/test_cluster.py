@@ -92,10 +92,21 @@ PLANS = [
      "default", {}, "update", {"InstanceGroups.c.InstanceStorageConfigs": [{"EbsVolumeConfig": {"VolumeSizeInGB": 100}}]}, "instance_groups[c]: add"),
     ("node recovery changes", {"node_recovery": "none"}, "default", {}, "update", {"NodeRecovery": "None"}, "node_recovery: automatic -> none"),
     ("node recovery unset is left alone", {"node_recovery": None}, described(NodeRecovery="None"), {}, "none", {}, ""),
-    ("instance type is fixed", with_group(0, instance_type="ml.p4d.24xlarge"), "default", {}, "refuse", {},
-     "instance_groups[a].instance_type: cannot be changed in place"),
-    ("instance type with allow_replacement recreates", with_group(0, instance_type="ml.p4d.24xlarge"), "default", {"allow_replacement": True}, "replace",
-     {"ClusterName": "ml-shared", "InstanceGroups.a.InstanceType": "ml.p4d.24xlarge"}, "instance_groups[a].instance_type"),
+    ("instance type changes in place", with_group(0, instance_type="ml.p4d.24xlarge"), "default", {}, "update",
+     {"InstanceGroups.a.InstanceType": "ml.p4d.24xlarge", "InstanceGroups.b.InstanceType": "ml.p5.48xlarge"},
+     "instance_groups[a].instance_type: ml.g5.12xlarge -> ml.p4d.24xlarge"),
+    ("instance type with allow_replacement still changes in place", with_group(0, instance_type="ml.p4d.24xlarge"), "default", {"allow_replacement": True},
+     "update", {"InstanceGroups.a.InstanceType": "ml.p4d.24xlarge"}, "instance_groups[a].instance_type"),
+    ("labels, taints, image and patching set outside are sent again", with_group(0, count=2),
+     described(groups=[described_group("a", "ml.g5.12xlarge", 1, DesiredImageId="ami-0123456789abcdef0", CurrentImageId="ami-0123456789abcdef0",
+                                        KubernetesConfig={"CurrentLabels": {"tier": "gpu"}, "DesiredLabels": {"tier": "gpu"},
+                                                          "CurrentTaints": [{"Key": "gpu", "Value": "yes", "Effect": "NoSchedule"}],
+                                                          "DesiredTaints": [{"Key": "gpu", "Value": "yes", "Effect": "NoSchedule"}]},
+                                        AutoPatchConfig={"PatchingStrategy": "WhenIdle"}, MinCount=1),
+                       described_group("b", "ml.p5.48xlarge", 2, InstanceStorageConfigs=[{"EbsVolumeConfig": {"VolumeSizeInGB": 500}}])]), {}, "update",
+     {"InstanceGroups.a.KubernetesConfig": {"Labels": {"tier": "gpu"}, "Taints": [{"Key": "gpu", "Value": "yes", "Effect": "NoSchedule"}]},
+      "InstanceGroups.a.ImageId": "ami-0123456789abcdef0", "InstanceGroups.a.MinInstanceCount": 1, "InstanceGroups.b.KubernetesConfig": None},
+     "count: 1 -> 2"),
     ("execution role is fixed", with_group(1, execution_role=OTHER_ROLE), "default", {}, "refuse", {}, "instance_groups[b].execution_role"),
     ("threads per core are fixed", with_group(0, threads_per_core=2), "default", {}, "refuse", {}, "instance_groups[a].threads_per_core"),
     ("ebs size is fixed", with_group(1, ebs_volume_size_gib=1000), "default", {}, "refuse", {}, "instance_groups[b].ebs_volume_size_gib"),
@@ -255,8 +266,8 @@ def test_refusal_raises_input_error_before_any_write():
     client = RecordingClient(described())
     manager = cl.ClusterManager(client, check_mode=False)
     with pytest.raises(InputError) as excinfo:
-        manager.ensure_present(cl.normalize_desired(params(**with_group(0, instance_type="ml.p5.48xlarge")), EKS))
-    assert "instance_groups[a].instance_type" in excinfo.value.message
+        manager.ensure_present(cl.normalize_desired(params(**with_group(0, execution_role=OTHER_ROLE)), EKS))
+    assert "instance_groups[a].execution_role" in excinfo.value.message
     assert set(client.calls) == {"DescribeCluster", "ListTags"}
 
 

@@ -676,3 +676,23 @@ def test_against_the_sandbox_profiles_follow_the_assignment_and_a_legacy_domain_
     assert first[0] and not second[0]
     assert first[3]["identity_center_group_ids"] == [] and "single_sign_on_application_arn" not in first[3]
     assert len(warnings) == 2 and all("domain hyperpod-vision-old (%s)" % first[3]["domain_id"] in w for w in warnings)
+
+
+def test_against_the_sandbox_two_domains_of_the_team_name_are_refused_and_a_twin_made_by_this_run_is_deleted(seeded):
+    client, seed = seeded
+    clients = client.boto3_client
+    sm = clients("sagemaker")
+    settings = {"ExecutionRole": seed["cluster_execution_role_arn"]}
+    first = sm.create_domain(DomainName="hyperpod-vision", AuthMode="SSO", DefaultUserSettings=settings)["DomainId"]
+    manager = d.DomainManager(clients, _sandbox_params(seed, user_profiles=[]))
+    manager._wait_domain(first, ("InService",))
+    # This run created the later twin: it deletes its own and says which one to converge.
+    later = sm.create_domain(DomainName="hyperpod-vision", AuthMode="SSO", DefaultUserSettings=settings)["DomainId"]
+    with pytest.raises(InputError) as excinfo:
+        d.DomainManager(clients, _sandbox_params(seed, user_profiles=[])).ensure_present()
+    assert "2 domains are named hyperpod-vision" in excinfo.value.message and first in excinfo.value.message
+    manager._wait_domain(later, ("InService",))
+    with pytest.raises(ConflictError) as excinfo:
+        manager._yield_to_an_earlier_twin(later)
+    assert first in excinfo.value.message
+    assert [x["DomainId"] for x in sm.list_domains()["Domains"]] == [first]
