@@ -44,6 +44,10 @@ ACTIVATION = {"enabled": "Enabled", "disabled": "Disabled"}
 API_DEFAULTS = {"Strategy": "LendAndBorrow", "BorrowLimit": 50, "PreemptTeamTasks": "LowerPriority", "FairShareWeight": 0, "ActivationState": "Enabled"}
 
 TRANSITIONAL = ("Creating", "Updating", "Deleting")
+# A deleted quota is gone, or still listed and described with status Deleted: AWS's API reference lists
+# Deleted among the ComputeQuota statuses (and as a ListComputeQuotas Status filter) without saying how
+# long it is kept. Both mean the same here: a Deleted quota takes no writes and holds no name or team.
+DELETED = (GONE, "Deleted")
 SETTLED = ("Created", "Updated")
 FAILED = ("CreateFailed", "CreateRollbackFailed", "UpdateFailed", "UpdateRollbackFailed", "DeleteFailed", "DeleteRollbackFailed")
 
@@ -441,7 +445,7 @@ class QuotaManager:
         for summary in list_quotas(self.client, self.cluster_arn):
             team = (summary.get("ComputeQuotaTarget") or {}).get("TeamName")
             if summary.get("Status") in ("Deleting", "Deleted"):
-                if team == self.team:
+                if team == self.team and summary.get("Status") == "Deleting":
                     self.deleting = summary["ComputeQuotaId"]
                 continue
             if team == self.team:
@@ -529,7 +533,7 @@ class QuotaManager:
             wait_for_status(
                 lambda: describe_quota(self.client, self.deleting),
                 "deletion of the previous compute quota of team %s" % self.team,
-                ready=(GONE,),
+                ready=DELETED,
                 failed=FAILED,
                 timeout=self.params.get("wait_timeout") or 1800,
             )
@@ -614,7 +618,7 @@ class QuotaManager:
             wait_for_status(
                 lambda: describe_quota(self.client, quota["ComputeQuotaId"]),
                 "deletion of compute quota %s" % self.name,
-                ready=(GONE,),
+                ready=DELETED,
                 failed=FAILED,
                 timeout=self.params.get("wait_timeout") or 1800,
             )

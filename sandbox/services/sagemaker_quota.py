@@ -13,8 +13,11 @@ What AWS does and this addition copies (botocore's model and the API reference):
   clusters"); a team has one compute allocation per cluster. Both are ConflictException.
 - A cluster that does not exist is ResourceNotFound; so is an unknown quota id.
 - Status moves Creating -> Created, Updating -> Updated, Deleting -> Deleted through
-  ``sandbox.core.Lifecycle``; a deleted quota disappears from Describe and List once
-  settled. Writes while a quota is transitioning are refused (ConflictException).
+  ``sandbox.core.Lifecycle``. A deleted quota stays visible to Describe and List with status
+  ``Deleted``, as scheduler configs do (Deleted is one of the statuses DescribeComputeQuota and
+  the ListComputeQuotas Status filter document; AWS does not say how long it is kept), takes no
+  writes (ResourceNotFound) and no longer holds its name or team. Writes while a quota is
+  transitioning are refused (ConflictException).
 - Documented defaults are filled in: ActivationState Enabled, Strategy LendAndBorrow,
   BorrowLimit 50 (LendAndBorrow), PreemptTeamTasks LowerPriority, FairShareWeight 0.
   An update replaces each top-level member it names: a ComputeQuotaConfig without
@@ -162,14 +165,11 @@ class QuotaBackend:
     """Grafted onto moto's SageMakerModelBackend."""
 
     def _compute_quotas(self) -> dict:
-        quotas = state(self, "compute_quotas")
-        for quota_id in [q.id for q in quotas.values() if q.status == "Deleted"]:
-            del quotas[quota_id]
-        return quotas
+        return state(self, "compute_quotas")
 
-    def _compute_quota(self, quota_id: str) -> ComputeQuota:
+    def _compute_quota(self, quota_id: str, writing: bool = False) -> ComputeQuota:
         quota = self._compute_quotas().get(quota_id)
-        if quota is None:
+        if quota is None or (writing and quota.status == "Deleted"):
             raise AwsError("ResourceNotFound", f"Compute quota {quota_id} not found.")
         return quota
 
@@ -181,7 +181,7 @@ class QuotaBackend:
 
     def _check_unique(self, cluster_arn: str, name: str | None, team: str | None, exclude: str | None = None) -> None:
         for other in self._compute_quotas().values():
-            if other.id == exclude or other.cluster_arn != cluster_arn:
+            if other.id == exclude or other.cluster_arn != cluster_arn or other.status == "Deleted":
                 continue
             if name is not None and other.name == name:
                 raise AwsError("ConflictException", f"A compute quota named {name} already exists for cluster {cluster_arn}.")
@@ -209,7 +209,7 @@ class QuotaBackend:
             raise AwsError("ConflictException", f"Compute quota {quota.id} is {quota.status}; wait until it settles before changing it.")
 
     def update_compute_quota(self, params: dict) -> ComputeQuota:
-        quota = self._compute_quota(params["ComputeQuotaId"])
+        quota = self._compute_quota(params["ComputeQuotaId"], writing=True)
         interleaved = state(self, "compute_quota_interleaves").pop(quota.id, None)
         if interleaved is not None:
             # Another writer got in first (see the module docstring).
@@ -227,7 +227,7 @@ class QuotaBackend:
         return quota
 
     def delete_compute_quota(self, quota_id: str) -> None:
-        quota = self._compute_quota(quota_id)
+        quota = self._compute_quota(quota_id, writing=True)
         self._refuse_while_transitioning(quota)
         quota.lifecycle.move("Deleting", "Deleted")
 

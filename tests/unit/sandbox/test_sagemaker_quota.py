@@ -229,16 +229,26 @@ def test_missing_target_version_is_refused(sagemaker, cluster_arn):
         sagemaker.update_compute_quota(ComputeQuotaId="abcdefabcdef")
 
 
-def test_delete_goes_through_deleting_and_disappears(sagemaker, cluster_arn):
+def test_delete_goes_through_deleting_to_a_deleted_quota_that_stays_listed(sagemaker, cluster_arn):
     quota_id = sagemaker.create_compute_quota(**quota_request(cluster_arn))["ComputeQuotaId"]
     settle(sagemaker, quota_id)
     sagemaker.delete_compute_quota(ComputeQuotaId=quota_id)
     assert sagemaker.describe_compute_quota(ComputeQuotaId=quota_id)["Status"] == "Deleting"
     assert [q["Status"] for q in sagemaker.list_compute_quotas()["ComputeQuotaSummaries"]] == ["Deleting"]
-    assert settle(sagemaker, quota_id) is None
-    assert sagemaker.list_compute_quotas()["ComputeQuotaSummaries"] == []
-    # The team and the name are free again.
-    assert sagemaker.create_compute_quota(**quota_request(cluster_arn))["ComputeQuotaId"] != quota_id
+    with pytest.raises(ClientError) as excinfo:
+        sagemaker.create_compute_quota(**quota_request(cluster_arn))
+    assert error_code(excinfo) == "ConflictException"  # the name is taken until the deletion ends
+    assert settle(sagemaker, quota_id)["Status"] == "Deleted"
+    assert [q["Status"] for q in sagemaker.list_compute_quotas(Status="Deleted")["ComputeQuotaSummaries"]] == ["Deleted"]
+    for write in (lambda: sagemaker.delete_compute_quota(ComputeQuotaId=quota_id),
+                  lambda: sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=1, Description="x")):
+        with pytest.raises(ClientError) as excinfo:
+            write()
+        assert error_code(excinfo) == "ResourceNotFound"
+    # The team and the name are free again; the deleted quota stays listed beside the new one.
+    new_id = sagemaker.create_compute_quota(**quota_request(cluster_arn))["ComputeQuotaId"]
+    assert new_id != quota_id
+    assert sorted(q["ComputeQuotaId"] for q in sagemaker.list_compute_quotas()["ComputeQuotaSummaries"]) == sorted([quota_id, new_id])
 
 
 def test_list_filters_sorts_and_paginates(statuses, sagemaker, cluster_arn):

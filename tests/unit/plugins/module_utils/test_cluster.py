@@ -79,6 +79,15 @@ def plan(option_changes=None, description="default", tags=None, eks=EKS, **flags
     return cl.plan_cluster(desired, described() if description == "default" else description, tags or {}, **flags)
 
 
+TAINT = {"Key": "gpu", "Value": "yes", "Effect": "NoSchedule"}
+# Group a as DescribeCluster shows it with labels, taints, an AMI, patching and a minimum set outside the module.
+LABELLED_A = described_group(
+    "a", "ml.g5.12xlarge", 1, DesiredImageId="ami-0123456789abcdef0", CurrentImageId="ami-0123456789abcdef0",
+    KubernetesConfig={"CurrentLabels": {"tier": "gpu"}, "DesiredLabels": {"tier": "gpu"}, "CurrentTaints": [TAINT], "DesiredTaints": [TAINT]},
+    AutoPatchConfig={"PatchingStrategy": "WhenIdle"}, MinCount=1,
+)
+EBS_B = described_group("b", "ml.p5.48xlarge", 2, InstanceStorageConfigs=[{"EbsVolumeConfig": {"VolumeSizeInGB": 500}}])
+
 # (id, option changes, description, flags, action, expected request members, expected text in refusals/changes)
 PLANS = [
     ("unchanged", {}, "default", {}, "none", {}, ""),
@@ -97,14 +106,8 @@ PLANS = [
      "instance_groups[a].instance_type: ml.g5.12xlarge -> ml.p4d.24xlarge"),
     ("instance type with allow_replacement still changes in place", with_group(0, instance_type="ml.p4d.24xlarge"), "default", {"allow_replacement": True},
      "update", {"InstanceGroups.a.InstanceType": "ml.p4d.24xlarge"}, "instance_groups[a].instance_type"),
-    ("labels, taints, image and patching set outside are sent again", with_group(0, count=2),
-     described(groups=[described_group("a", "ml.g5.12xlarge", 1, DesiredImageId="ami-0123456789abcdef0", CurrentImageId="ami-0123456789abcdef0",
-                                        KubernetesConfig={"CurrentLabels": {"tier": "gpu"}, "DesiredLabels": {"tier": "gpu"},
-                                                          "CurrentTaints": [{"Key": "gpu", "Value": "yes", "Effect": "NoSchedule"}],
-                                                          "DesiredTaints": [{"Key": "gpu", "Value": "yes", "Effect": "NoSchedule"}]},
-                                        AutoPatchConfig={"PatchingStrategy": "WhenIdle"}, MinCount=1),
-                       described_group("b", "ml.p5.48xlarge", 2, InstanceStorageConfigs=[{"EbsVolumeConfig": {"VolumeSizeInGB": 500}}])]), {}, "update",
-     {"InstanceGroups.a.KubernetesConfig": {"Labels": {"tier": "gpu"}, "Taints": [{"Key": "gpu", "Value": "yes", "Effect": "NoSchedule"}]},
+    ("labels, taints, image and patching set outside are sent again", with_group(0, count=2), described(groups=[LABELLED_A, EBS_B]), {}, "update",
+     {"InstanceGroups.a.KubernetesConfig": {"Labels": {"tier": "gpu"}, "Taints": [TAINT]},
       "InstanceGroups.a.ImageId": "ami-0123456789abcdef0", "InstanceGroups.a.MinInstanceCount": 1, "InstanceGroups.b.KubernetesConfig": None},
      "count: 1 -> 2"),
     ("execution role is fixed", with_group(1, execution_role=OTHER_ROLE), "default", {}, "refuse", {}, "instance_groups[b].execution_role"),

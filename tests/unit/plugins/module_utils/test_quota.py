@@ -404,6 +404,48 @@ def test_a_quota_still_being_deleted_is_waited_for_before_creating():
     assert result["compute_quota_id"] == "n2n2n2n2n2n2"
 
 
+def test_a_deleted_quota_still_listed_is_not_waited_for_and_a_new_one_is_created():
+    """AWS may keep a deleted quota listed and described with status Deleted: re-onboarding creates a new one at once."""
+    client = StubSageMaker(described(Status="Deleted"))
+    describes = []
+    describe = client.describe_compute_quota
+
+    def create(**request):
+        client.created = request
+        return {"ComputeQuotaId": "n2n2n2n2n2n2", "ComputeQuotaArn": "arn:aws:sagemaker:us-east-1:123456789012:compute-quota/n2n2n2n2n2n2"}
+
+    def describe_new(ComputeQuotaId):
+        describes.append(ComputeQuotaId)
+        if ComputeQuotaId == "n2n2n2n2n2n2":
+            return described(ComputeQuotaId="n2n2n2n2n2n2", ComputeQuotaVersion=1, Status="Created")
+        return describe(ComputeQuotaId=ComputeQuotaId)
+
+    client.create_compute_quota = create
+    client.describe_compute_quota = describe_new
+    changed, before, _after, result = q.QuotaManager(client, params(wait_timeout=1)).ensure_present()
+    assert changed and before == {} and client.created["Name"] == "hyperpod-vision-quota"
+    assert "q1q1q1q1q1q1" not in describes and result["compute_quota_id"] == "n2n2n2n2n2n2"
+
+
+@pytest.mark.parametrize("after_delete", ["gone", "Deleted"])
+def test_absent_ends_when_the_quota_is_gone_or_listed_as_deleted(after_delete):
+    client = StubSageMaker(described())
+    deleted = []
+    client.delete_compute_quota = lambda ComputeQuotaId: deleted.append(ComputeQuotaId)
+    describe = client.describe_compute_quota
+
+    def describe_after(ComputeQuotaId):
+        if ComputeQuotaId in deleted:
+            if after_delete == "gone":
+                raise ClientError({"Error": {"Code": "ResourceNotFound", "Message": "gone"}}, "DescribeComputeQuota")
+            return dict(describe(ComputeQuotaId=ComputeQuotaId), Status="Deleted")
+        return describe(ComputeQuotaId=ComputeQuotaId)
+
+    client.describe_compute_quota = describe_after
+    changed, unused, after, unused_result = q.QuotaManager(client, params(state="absent", resources=None, wait_timeout=2)).ensure_absent()
+    assert changed and deleted == ["q1q1q1q1q1q1"] and after == {}
+
+
 def test_absent_with_a_bad_team_name_fails_before_any_call():
     class NoCalls:
         def __getattr__(self, name):

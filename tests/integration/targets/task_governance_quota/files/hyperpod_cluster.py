@@ -5,7 +5,7 @@ The targets do not depend on the hyperpod_cluster module: this is their own setu
 
     hyperpod_cluster.py create '<json spec>'   -> prints {"cluster_arn": ..., "cluster_name": ...}
     hyperpod_cluster.py delete <name>
-    hyperpod_cluster.py quota-teams <cluster arn>   -> prints the teams with a quota on the cluster
+    hyperpod_cluster.py quota-teams <cluster arn>   -> prints the teams with a quota on the cluster (Deleted ones left out)
 
 The spec: name, eks_cluster_arn, execution_role_arn, subnet_ids, security_group_ids,
 lifecycle_uri, instance_groups [{name, instance_type, count}]. Endpoint, region and
@@ -72,7 +72,8 @@ def delete(name):
 
 def quota_teams(cluster_arn):
     pages = client().get_paginator("list_compute_quotas").paginate(ClusterArn=cluster_arn)
-    print(json.dumps(sorted(q["ComputeQuotaTarget"]["TeamName"] for page in pages for q in page["ComputeQuotaSummaries"])))
+    quotas = [q for page in pages for q in page["ComputeQuotaSummaries"] if q["Status"] != "Deleted"]
+    print(json.dumps(sorted(q["ComputeQuotaTarget"]["TeamName"] for q in quotas)))
 
 
 if __name__ == "__main__":
