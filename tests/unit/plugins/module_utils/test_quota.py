@@ -431,8 +431,10 @@ def test_a_deleted_quota_still_listed_is_not_waited_for_and_a_new_one_is_created
 def test_absent_ends_when_the_quota_is_gone_or_listed_as_deleted(after_delete):
     client = StubSageMaker(described())
     deleted = []
-    client.delete_compute_quota = lambda ComputeQuotaId: deleted.append(ComputeQuotaId)
     describe = client.describe_compute_quota
+
+    def delete_compute_quota(ComputeQuotaId):
+        deleted.append(ComputeQuotaId)
 
     def describe_after(ComputeQuotaId):
         if ComputeQuotaId in deleted:
@@ -441,6 +443,7 @@ def test_absent_ends_when_the_quota_is_gone_or_listed_as_deleted(after_delete):
             return dict(describe(ComputeQuotaId=ComputeQuotaId), Status="Deleted")
         return describe(ComputeQuotaId=ComputeQuotaId)
 
+    client.delete_compute_quota = delete_compute_quota
     client.describe_compute_quota = describe_after
     changed, unused, after, unused_result = q.QuotaManager(client, params(state="absent", resources=None, wait_timeout=2)).ensure_absent()
     assert changed and deleted == ["q1q1q1q1q1q1"] and after == {}
