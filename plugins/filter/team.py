@@ -11,6 +11,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import DESCRIPTION_MAX as PERMISSION_SET_DESCRIPTION_MAX
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import team_names as access_names
 
 
@@ -71,7 +72,8 @@ def _permission_set(t):
         outdated_permission_sets=t.shared.get("outdated_permission_sets") or None,
         team=t.name,
         name_prefix=t.prefix,
-        description=t.description,
+        # Identity Center takes printable Latin-1 only; the quota takes the description as written.
+        description=naming.latin1_text(t.description, PERMISSION_SET_DESCRIPTION_MAX),
         session_duration=t.settings.get("session_duration") or "PT8H",
         team_policy=dict(
             account_id=t.need("account_id"),

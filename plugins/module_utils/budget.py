@@ -30,7 +30,11 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
-MAX_NOTIFICATIONS = 10
+# AWS Budgets quotas: at most 5 notifications per budget (the model's max of 10 is not what the service takes),
+# each with one SNS topic and up to 10 e-mail subscribers
+# (https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-limits.html,
+# https://docs.aws.amazon.com/aws-cost-management/latest/APIReference/API_budgets_NotificationWithSubscribers.html).
+MAX_NOTIFICATIONS = 5
 MAX_EMAIL_SUBSCRIBERS = 10
 MAX_THRESHOLD = 1000000
 SNS_ARN = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$")

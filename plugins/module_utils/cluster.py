@@ -70,6 +70,40 @@ RENAMED = (("ImageId", ("DesiredImageId", "CurrentImageId")), ("ImageReleaseVers
 OPTIONAL_GROUP_FIELDS = ("ebs_volume_size_gib", "training_plan_arn")
 
 
+# The module's options (hyperpod.tenancy.hyperpod_cluster), also what validate_team_file checks the cluster file against.
+INSTANCE_GROUP_OPTIONS = dict(
+    name=dict(type="str", required=True),
+    instance_type=dict(type="str", required=True),
+    count=dict(type="int", required=True),
+    execution_role=dict(type="str", required=True),
+    lifecycle_config=dict(
+        type="dict",
+        required=True,
+        options=dict(source_s3_uri=dict(type="str", required=True), on_create=dict(type="str", required=True)),
+    ),
+    threads_per_core=dict(type="int", default=1, choices=[1, 2]),
+    ebs_volume_size_gib=dict(type="int"),
+    training_plan_arn=dict(type="str"),
+)
+
+ARGUMENT_SPEC = dict(
+    state=dict(type="str", default="present", choices=["present", "absent"]),
+    name=dict(type="str", required=True),
+    eks_cluster=dict(type="str"),
+    instance_groups=dict(type="list", elements="dict", options=INSTANCE_GROUP_OPTIONS),
+    subnet_ids=dict(type="list", elements="str"),
+    security_group_ids=dict(type="list", elements="str"),
+    node_recovery=dict(type="str", choices=["automatic", "none"]),
+    tags=dict(type="dict", aliases=["resource_tags"]),
+    purge_tags=dict(type="bool", default=True),
+    allow_instance_group_removal=dict(type="bool", default=False),
+    allow_replacement=dict(type="bool", default=False),
+    wait=dict(type="bool", default=True),
+    wait_timeout=dict(type="int", default=3600),
+)
+MODULE_OPTIONS = dict(argument_spec=ARGUMENT_SPEC)
+
+
 class Plan(object):
     """What ``ensure_present`` will do. ``action`` is create, update, replace, none or refuse."""
 
@@ -273,7 +307,7 @@ def _model_problems(shape, value, path, problems):
         problems.append("%s: %s must be between %s and %s" % (path, value, meta.get("min"), meta.get("max")))
 
 
-def _option_path(problem, operation, request):
+def option_path(problem, operation, request):
     """``CreateCluster.InstanceGroups[1].InstanceType: ...`` as ``instance_groups[gpu].InstanceType: ...``."""
     names = [g.get("InstanceGroupName") for g in request.get("InstanceGroups") or []]
 
@@ -548,7 +582,7 @@ class ClusterManager(object):
     def _check_name(self, name):
         problems = request_problems(self.client.meta.service_model, "CreateCluster", {"ClusterName": name})
         if problems:
-            raise InputError(message="name: %s" % "; ".join(_option_path(p, "CreateCluster", {}) for p in problems))
+            raise InputError(message="name: %s" % "; ".join(option_path(p, "CreateCluster", {}) for p in problems))
 
     def _settle_first(self, name, description):
         """Wait out a transition another run started, so the plan compares settled states."""
@@ -572,7 +606,7 @@ class ClusterManager(object):
             raise InputError(message="Cannot apply cluster %s: %s" % (name, "; ".join(plan.refusals)))
         operation = {"create": "CreateCluster", "replace": "CreateCluster", "update": "UpdateCluster"}.get(plan.action)
         if operation:
-            problems = [_option_path(p, operation, plan.request) for p in request_problems(self.client.meta.service_model, operation, plan.request)]
+            problems = [option_path(p, operation, plan.request) for p in request_problems(self.client.meta.service_model, operation, plan.request)]
             if problems:
                 raise InputError(message="%s would be rejected: %s" % (operation, "; ".join(problems)))
         status = (description or {}).get("ClusterStatus")

@@ -27,7 +27,6 @@ __metaclass__ = type
 import copy
 import json
 import re
-import unicodedata
 
 from urllib.parse import unquote
 
@@ -51,10 +50,7 @@ ROLE_NAME_PATTERN = r"[\w+=,.@-]+"
 ROLE_NAME_MAX = 64
 DESCRIPTION_MAX = 1000
 DESCRIPTION_PATTERN = u"[\u0009\u000A\u000D\u0020-\u007E\u00A1-\u00FF]*"
-TAG_KEY_MAX = 128
-TAG_VALUE_MAX = 256
 TAGS_MAX = 50
-TAG_EXTRA_CHARACTERS = "_.:/=+-@"
 ACCOUNT_ID_PATTERN = r"\d{12}"
 # S3 bucket names (general purpose buckets): 3-63 characters, lower-case letters, digits, dots and
 # hyphens, beginning and ending with a letter or digit, no "..", not an IP address.
@@ -105,24 +101,11 @@ def team_data_policy(bucket, team):
     }
 
 
-def _tag_text_ok(text):
-    # tagKeyType / tagValueType: [\p{L}\p{Z}\p{N}_.:/=+\-@]
-    return all(unicodedata.category(c)[0] in ("L", "Z", "N") or c in TAG_EXTRA_CHARACTERS for c in text)
-
-
 def tag_problems(tags):
     problems = []
     if len(tags) > TAGS_MAX:
         problems.append("a role has at most %d tags, team tags included (got %d)" % (TAGS_MAX, len(tags)))
-    for key, value in sorted(tags.items()):
-        value = "" if value is None else str(value)
-        if not 1 <= len(key) <= TAG_KEY_MAX or not _tag_text_ok(key):
-            problems.append("tag key %r must be 1 to %d letters, digits, spaces or _.:/=+-@" % (key, TAG_KEY_MAX))
-        elif key.lower().startswith("aws:"):
-            problems.append("tag key %r: keys starting with aws: are reserved for AWS" % key)
-        if len(value) > TAG_VALUE_MAX or not _tag_text_ok(value):
-            problems.append("tag %r: the value must be at most %d letters, digits, spaces or _.:/=+-@" % (key, TAG_VALUE_MAX))
-    return problems
+    return problems + naming.tag_problems(tags)
 
 
 def bucket_problems(bucket):

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
+import unicodedata
 
 DEFAULT_PREFIX = "hyperpod"
 MANAGED_BY_TAG = ("managed-by", "hyperpod.tenancy")
@@ -133,6 +134,57 @@ def ownership_problem(what, team, tags, tag_keys=None, adopt=False, layer=None):
         "To take it over, add %s to the team's adopt list" % (
             what, team, ", ".join("%s=%s" % item for item in sorted(marks.items())), owner, layer or "its layer")
     )
+
+
+# Tags as every service that receives the team's tags takes them (botocore's TagKey / TagValue of sagemaker, sso-admin
+# and fsx, tagKeyType / tagValueType of iam: [\p{L}\p{Z}\p{N}_.:/=+\-@]*, keys 1-128, values 0-256 characters); the
+# prefix aws: is reserved for AWS's own tags (https://docs.aws.amazon.com/tag-editor/latest/userguide/best-practices-and-strats.html).
+TAG_KEY_MAX = 128
+TAG_VALUE_MAX = 256
+TAG_EXTRA_CHARACTERS = "_.:/=+-@"
+
+
+def _tag_character(char):
+    return unicodedata.category(char)[0] in ("L", "Z", "N") or char in TAG_EXTRA_CHARACTERS
+
+
+def tag_problems(tags):
+    """Why ``tags`` ({key: value}) cannot be tags of a team resource, one sentence each; empty when they can."""
+    problems = []
+    for key, value in sorted(tags.items(), key=lambda item: str(item[0])):
+        value = "" if value is None else str(value)
+        if not isinstance(key, str) or not 1 <= len(key) <= TAG_KEY_MAX or not all(_tag_character(c) for c in key):
+            problems.append("tag key %r must be 1 to %d letters, digits, spaces or %s" % (key, TAG_KEY_MAX, TAG_EXTRA_CHARACTERS))
+        elif key.lower().startswith("aws:"):
+            problems.append("tag key %r: keys starting with aws: are reserved for AWS" % key)
+        if len(value) > TAG_VALUE_MAX:
+            problems.append("tag %r: the value has %d characters; AWS takes at most %d" % (key, len(value), TAG_VALUE_MAX))
+        bad = "".join(sorted(set(c for c in value if not _tag_character(c))))
+        if bad:
+            problems.append("tag %r: the value %r has %r; a tag value takes letters, digits, spaces and %s only" % (key, value, bad, TAG_EXTRA_CHARACTERS))
+    return problems
+
+
+def _latin1_printable(char):
+    return char in "\t\n\r" or 0x20 <= ord(char) <= 0x7E or 0xA1 <= ord(char) <= 0xFF
+
+
+def latin1_text(text, longest):
+    """``text`` as the printable Latin-1 that Identity Center and IAM descriptions take, at most ``longest`` characters.
+
+    A team's description is free text: where a service is narrower (PermissionSetDescription,
+    ``[\u0009\u000A\u000D\u0020-\u007E\u00A1-\u00FF]*``), a character outside it becomes its Latin-1
+    decomposition without accents (``ő`` -> ``o``) or ``?``. The same text always gives the same result, so a
+    rerun sees no difference.
+    """
+    adapted = []
+    for char in unicodedata.normalize("NFC", text):
+        if _latin1_printable(char):
+            adapted.append(char)
+        else:
+            base = "".join(c for c in unicodedata.normalize("NFKD", char) if _latin1_printable(c))
+            adapted.append(base or "?")
+    return "".join(adapted)[:longest]
 
 
 def names(team, prefix=DEFAULT_PREFIX):

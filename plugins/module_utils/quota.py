@@ -54,7 +54,9 @@ FAILED = ("CreateFailed", "CreateRollbackFailed", "UpdateFailed", "UpdateRollbac
 # botocore's limits (ComputeQuotaResourceConfig, ResourceSharingConfig, ComputeQuotaTarget, EntityDescription).
 MAX_RESOURCES = 15
 MAX_AMOUNT = 10000000
-BORROW_LIMIT_RANGE = (0, 10000)
+# BorrowLimit: "The values can be 1 - 500 percent of idle compute that the team is allowed to borrow" (API reference,
+# https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ResourceSharingConfig.html); the model says 0-10000.
+BORROW_LIMIT_RANGE = (1, 500)
 WEIGHT_RANGE = (0, 100)
 MAX_DESCRIPTION = 1024
 CLUSTER_ARN_PATTERN = r"arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:cluster/[a-z0-9]{12}"

@@ -21,6 +21,9 @@ __metaclass__ = type
 import re
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, domain, identity_store, permission_set, quota
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.data_repository import S3ErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
@@ -57,6 +60,47 @@ def vpc_of(ec2, subnet_ids):
             % (", ".join(subnet_ids), ", ".join(missing) or "none", ", ".join(vpcs) or "none")
         )
     return vpcs[0]
+
+
+@IdentityCenterErrorHandler.common_error_handler("list the Identity Center users")
+@aws_retry()
+def _user_names(identitystore, store_id):
+    pages = identitystore.get_paginator("list_users").paginate(IdentityStoreId=store_id, PaginationConfig={"PageSize": 100})
+    return set(user["UserName"] for page in pages for user in page["Users"])
+
+
+@S3ErrorHandler.list_error_handler("look up the data bucket", None)
+@aws_retry()
+def _head_bucket(s3, bucket):
+    return s3.head_bucket(Bucket=bucket)
+
+
+@FsxErrorHandler.list_error_handler("describe the FSx file system", None)
+@aws_retry()
+def _describe_file_system(fsx, file_system_id):
+    return fsx.describe_file_systems(FileSystemIds=[file_system_id])["FileSystems"]
+
+
+def preflight_problems(context, store_id, team_members, data_bucket=None, fsx_file_system_id=None):
+    """What the teams need that does not exist, every one at once, each naming the team and the field.
+
+    ``team_members`` is ``{team: [user name]}`` of the present teams whose Studio domain signs in through
+    Identity Center. One ListUsers in pages of 100, one HeadBucket and one DescribeFileSystems: read before the
+    run's first write, so that a missing user, bucket or file system stops the run before the cluster is touched.
+    """
+    problems = []
+    wanted = dict((team, names) for team, names in team_members.items() if names)
+    if wanted:
+        known = set(name.lower() for name in _user_names(context.client("identitystore"), store_id))
+        for team, names in sorted(wanted.items()):
+            missing = [name for name in names if name.lower() not in known]
+            if missing:
+                problems.append("team %r: members: no Identity Center user %s in identity store %s" % (team, ", ".join(missing), store_id))
+    if data_bucket and _head_bucket(context.client("s3"), data_bucket) is None:
+        problems.append("hyperpod_data_bucket: S3 bucket %s does not exist (or is not this account's)" % data_bucket)
+    if fsx_file_system_id and not _describe_file_system(context.client("fsx"), fsx_file_system_id):
+        problems.append("hyperpod_account.fsx_file_system_id: FSx file system %s does not exist in %s" % (fsx_file_system_id, context.region))
+    return problems
 
 
 def group_ids(identitystore, store_id, team_groups):
@@ -155,9 +199,8 @@ def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
     elif len(instances) != 1:
         found = ", ".join(i["InstanceArn"] for i in instances) or "none"
         raise HyperPodError(message="Found %d Identity Center instances (%s); set identity_center_instance_arn" % (len(instances), found))
+    # None when the EKS cluster does not exist: shared_info reports it with the rest, before any write.
     eks_arn = _eks_cluster_arn(context.client("eks"), eks_cluster_name)
-    if eks_arn is None:
-        raise HyperPodError(message="EKS cluster %s does not exist in %s" % (eks_cluster_name, context.region))
     cluster = _describe_hyperpod_cluster(context.client("sagemaker"), cluster_name)
     return {
         "account_id": context.account_id(),

@@ -60,7 +60,11 @@ def parse_mode(mode):
     text = str(mode)
     if not _MODE.fullmatch(text):
         raise InputError(message="mode %r must be an octal mode given as a string, such as '2770'" % (mode,))
-    return int(text, 8)
+    value = int(text, 8)
+    if value & 0o002:
+        # Any user of the file system could then write in the team's directory: that is not isolation.
+        raise InputError(message="mode %r makes the team directory world-writable (others may write); use a mode such as '2770'" % (mode,))
+    return value
 
 
 def format_mode(mode):

@@ -17,7 +17,14 @@ import copy
 import difflib
 import re
 
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster as cluster_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import quota as quota_rules
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.execution_role import bucket_problems
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_dirs import parse_mode
 
 PRIORITY_CLASS_PATTERN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 PROFILE_NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
@@ -26,6 +33,9 @@ EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s]+"
 SNS_ARN_PATTERN = r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+"
 MAX_PRIORITY_CLASSES = 10
 MAX_QUOTA_RESOURCES = 15
+# FSx CreateDataRepositoryAssociation: "You can have a maximum of 8 data repository associations on a file system."
+# (https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateDataRepositoryAssociation.html); one per team with s3_link.
+MAX_DATA_REPOSITORY_ASSOCIATIONS = 8
 
 # Every key a team may have, with its default (``REQUIRED`` when it has none).
 REQUIRED = object()
@@ -73,14 +83,27 @@ CHOICES = {
 }
 
 
-def hyperpod_instance_types():
-    """Instance types HyperPod accepts, from botocore's model (None when botocore is absent)."""
+def sagemaker_model():
+    """botocore's SageMaker service model (None when botocore is absent)."""
     try:
         import botocore.session
     except ImportError:
         return None
-    model = botocore.session.get_session().get_service_model("sagemaker")
-    return frozenset(model.shape_for("ClusterInstanceType").enum)
+    return botocore.session.get_session().get_service_model("sagemaker")
+
+
+def hyperpod_instance_types():
+    """Instance types HyperPod accepts, from botocore's model (None when botocore is absent)."""
+    model = sagemaker_model()
+    return frozenset(model.shape_for("ClusterInstanceType").enum) if model is not None else None
+
+
+def _type_name(value):
+    """The YAML-level type of ``value`` (values Ansible loaded are subclasses of these, with names of their own)."""
+    for kind in (bool, int, float, str, dict, list):
+        if isinstance(value, kind):
+            return kind.__name__
+    return type(value).__name__
 
 
 def _is_int(value):
@@ -92,11 +115,39 @@ def _is_number(value):
 
 
 class _Problems:
+    """The problems, one sentence each; ``places`` says for each which value it is about.
+
+    A place is ``(what, index, field)``: ``what`` is ``"teams"`` (``index`` the team's position, None for a problem
+    across teams), ``"cluster"`` or ``"settings"`` (``field`` names the variable), ``field`` the dotted path inside
+    it, so that a caller holding the parsed files can name the line.
+    """
+
     def __init__(self):
         self.items = []
+        self.places = []
+        self.team_index = None
 
     def add(self, where, field, message):
         self.items.append("%s: %s: %s" % (where, field, message) if field else "%s: %s" % (where, message))
+        if where in ("cluster", "settings", "teams"):
+            self.places.append((where, None, field))
+        elif self.team_index is not None:
+            self.places.append(("teams", self.team_index, field))
+        else:
+            self.places.append((None, None, field))
+
+
+def yaml_hint(value):
+    """Why YAML gave ``value`` a type the writer likely did not mean, or an empty string."""
+    if isinstance(value, bool):
+        return " (YAML reads an unquoted yes, no, on, off, true or false as a boolean: quote the text, e.g. 'no')"
+    if isinstance(value, (int, float)):
+        return " (YAML reads an unquoted number as a number: quote it to make it text, e.g. '%s')" % (value,)
+    if isinstance(value, str) and re.fullmatch(r"[-+]?(\d+(\.\d*)?|\.\d+)[eE][-+]?\d+", value):
+        return " (YAML reads %s as text, not a number: write it with a dot and a signed exponent, e.g. 1.0e+3, or in full)" % value
+    if isinstance(value, str) and re.fullmatch(r"[-+]?\d[\d_,]*(\.\d+)?", value.strip()):
+        return " (it is quoted or has separators, so YAML reads it as text: write the number alone, unquoted)"
+    return ""
 
 
 def _unknown_keys(problems, where, field_prefix, given, allowed):
@@ -126,7 +177,7 @@ def _int_range(problems, where, field, value, low, high, optional=False):
     if value is None and optional:
         return
     if not _is_int(value) or not low <= value <= high:
-        problems.add(where, field, "%r must be a whole number from %d to %d" % (value, low, high))
+        problems.add(where, field, "%r must be a whole number from %d to %d%s" % (value, low, high, "" if _is_number(value) else yaml_hint(value)))
 
 
 def _check_section(problems, where, team, section):
@@ -134,7 +185,7 @@ def _check_section(problems, where, team, section):
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        problems.add(where, section, "must be a mapping, got %s" % type(raw).__name__)
+        problems.add(where, section, "must be a mapping, got %s" % _type_name(raw))
         return None
     defaults = SECTION_DEFAULTS[section]
     _unknown_keys(problems, where, section + ".", raw, defaults)
@@ -195,7 +246,8 @@ def _check_quota(problems, where, team, instance_types, cluster_types):
     _check_resources(problems, where, quota.get("resources"), instance_types, cluster_types)
     for key in ("sharing", "preempt", "activation"):
         _choice(problems, where, "quota." + key, quota[key], CHOICES["quota." + key])
-    _int_range(problems, where, "quota.borrow_limit", quota["borrow_limit"], 0, 10000, optional=True)
+    low, high = quota_rules.BORROW_LIMIT_RANGE
+    _int_range(problems, where, "quota.borrow_limit", quota["borrow_limit"], low, high, optional=True)
     if quota["borrow_limit"] is not None and quota["sharing"] != "lend_and_borrow":
         problems.add(where, "quota.borrow_limit", "applies only with sharing: lend_and_borrow (sharing is %r)" % quota["sharing"])
     _int_range(problems, where, "quota.fair_share_weight", quota["fair_share_weight"], 0, 100)
@@ -207,7 +259,7 @@ def _check_members(problems, where, members):
     if not isinstance(members, list):
         problems.add(where, "members", "must be a list of user names or {name, uid}")
         return normalized
-    names = set()
+    names = {}
     for index, member in enumerate(members):
         field = "members[%d]" % index
         if isinstance(member, str):
@@ -223,7 +275,12 @@ def _check_members(problems, where, members):
             problems.add(where, field + ".name", "%r must match the SageMaker user profile pattern %s" % (name, PROFILE_NAME_PATTERN))
         elif name in names:
             problems.add(where, field + ".name", "%s is listed twice" % name)
-        names.add(name)
+        elif name.lower() in [n.lower() for n in names]:
+            other = next(n for n in names if n.lower() == name.lower())
+            problems.add(where, field + ".name", "%s and %s differ only in case: Identity Center user names ignore case, so they are one person" % (
+                other, name))
+        if isinstance(name, str):
+            names[name] = index
         if member["uid"] is not None:
             _int_range(problems, where, field + ".uid", member["uid"], 1, 4294967294)
         normalized.append(member)
@@ -236,7 +293,7 @@ def _check_budget(problems, where, team):
         return None
     amount = budget.get("monthly_usd")
     if amount is not None and (not _is_number(amount) or amount <= 0):
-        problems.add(where, "budget.monthly_usd", "%r must be a positive number" % (amount,))
+        problems.add(where, "budget.monthly_usd", "%r must be a positive number%s" % (amount, "" if _is_number(amount) else yaml_hint(amount)))
     if not isinstance(budget["notify"], list):
         problems.add(where, "budget.notify", "must be a list of e-mail addresses or SNS topic ARNs")
     else:
@@ -250,32 +307,45 @@ def _check_budget(problems, where, team):
     return budget
 
 
-def _check_team(problems, where, team, instance_types, cluster_types):
+def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
     _unknown_keys(problems, where, "", team, TEAM_DEFAULTS)
     normalized = _fill(team, TEAM_DEFAULTS)
     for key in ("name", "identity_center_group"):
-        if not team.get(key):
+        value = team.get(key)
+        if value is None or value == "":
             problems.add(where, key, "is required")
-    group = team.get("identity_center_group")
-    if group is not None and not isinstance(group, str):
-        problems.add(where, "identity_center_group", "must be the group's display name")
+        elif not isinstance(value, str):
+            problems.add(where, key, "%r is not text%s" % (value, yaml_hint(value)))
     _choice(problems, where, "state", normalized["state"], CHOICES["state"])
     normalized["members"] = _check_members(problems, where, normalized["members"])
     for key in ("cost_center", "description"):
         if normalized[key] is not None and not isinstance(normalized[key], str):
-            problems.add(where, key, "must be a string")
+            problems.add(where, key, "must be text%s" % yaml_hint(normalized[key]))
     if normalized["description"] is None:
         normalized["description"] = "Team %s" % team.get("name")
+    if isinstance(normalized["cost_center"], str):
+        for problem in naming.tag_problems({tag_keys["cost_center"]: normalized["cost_center"]}):
+            problems.add(where, "cost_center", problem)
     tags = normalized["tags"]
-    if not isinstance(tags, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in tags.items()):
-        problems.add(where, "tags", "must map tag keys to string values")
+    if not isinstance(tags, dict):
+        problems.add(where, "tags", "must map tag keys to text values")
+    else:
+        reserved = {tag_keys["team"]: "the team's name", tag_keys["cost_center"]: "cost_center", naming.MANAGED_BY_TAG[0]: "the collection"}
+        for key, value in tags.items():
+            if not isinstance(value, str):
+                problems.add(where, "tags.%s" % key, "%r must be text%s" % (value, yaml_hint(value)))
+                continue
+            for problem in naming.tag_problems({key: value}):
+                problems.add(where, "tags.%s" % key, problem)
+            if key in reserved:
+                problems.add(where, "tags.%s" % key, "is set from %s on every team resource; a team cannot set it" % reserved[key])
     adopt = normalized["adopt"]
     if not isinstance(adopt, list) or not all(isinstance(layer, str) for layer in adopt):
         problems.add(where, "adopt", "must be a list of layers, among %s" % ", ".join(naming.ADOPTABLE))
     else:
         for index, layer in enumerate(adopt):
             _choice(problems, where, "adopt[%d]" % index, layer, naming.ADOPTABLE)
-        normalized["quota"] = _check_quota(problems, where, team, instance_types, cluster_types)
+    normalized["quota"] = _check_quota(problems, where, team, instance_types, cluster_types)
     normalized["budget"] = _check_budget(problems, where, team)
     for section in ("access", "workspace", "storage"):
         normalized[section] = _check_section(problems, where, dict(team, **{section: team.get(section) or {}}), section)
@@ -290,8 +360,16 @@ def _check_team(problems, where, team, instance_types, cluster_types):
         _choice(problems, where, "workspace." + key, workspace[key], CHOICES["workspace." + key])
     storage = normalized["storage"]
     _int_range(problems, where, "storage.gid", storage["gid"], 1, 4294967294, optional=True)
-    if not (isinstance(storage["mode"], str) and re.fullmatch(r"[0-7]{3,4}", storage["mode"])):
-        problems.add(where, "storage.mode", "%r must be an octal mode given as a string, such as '2770'" % (storage["mode"],))
+    mode = storage["mode"]
+    if _is_int(mode):
+        # YAML 1.1 reads an unquoted 0777 as the octal number 511, and 2770 as the decimal number 2770.
+        problems.add(where, "storage.mode", "%r must be an octal mode given as a string, such as '2770'"
+                     " (YAML reads an unquoted mode as a number: 0777 becomes 511)" % (mode,))
+    else:
+        try:
+            parse_mode(mode)
+        except InputError as e:
+            problems.add(where, "storage.mode", e.message)
     _choice(problems, where, "storage.on_remove", storage["on_remove"], CHOICES["storage.on_remove"])
     for section, key in (("access", "cluster_read"), ("workspace", "enabled"), ("workspace", "retain_home_efs"), ("storage", "s3_link")):
         if not isinstance(normalized[section][key], bool):
@@ -299,15 +377,74 @@ def _check_team(problems, where, team, instance_types, cluster_types):
     return normalized
 
 
-def _check_cluster(problems, cluster, instance_types):
+CLUSTER_KEYS = ("name", "eks_cluster_name", "node_recovery", "instance_groups", "scheduler")
+SCHEDULER_KEYS = ("priority_classes", "fair_share", "idle_resource_sharing")
+# Stand-ins for what the inventory gives the cluster role (roles, subnets, the EKS cluster): only their shape matters here.
+_PLACEHOLDER_ROLE = "arn:aws:iam::111122223333:role/placeholder"
+_PLACEHOLDER_EKS = "arn:aws:eks:us-east-1:111122223333:cluster/placeholder"
+
+
+def _spec_problems(problems, checked, prefix):
+    """Add the argument-spec errors of ``checked``, each under the option it names; whether there were any."""
+    for error in checked.error_messages:
+        option = re.search(r"(?:value of |argument '|parameters: ?)([a-z_]+)", error)
+        problems.add("cluster", prefix + (option.group(1) if option else "").rstrip("."), "%s (an option of hyperpod.tenancy.hyperpod_cluster)" % error)
+    return bool(checked.error_messages)
+
+
+def _cluster_module_problems(problems, cluster, data_bucket):
+    """What hyperpod_cluster and CreateCluster would refuse, checked now: the module's options, then botocore's model.
+
+    The options are built as the cluster role builds them (``roles/cluster/tasks/main.yml``).
+    """
+    groups = []
+    for group in cluster.get("instance_groups") or []:
+        if not isinstance(group, dict):
+            return
+        groups.append(dict(
+            name=group.get("name"),
+            instance_type=group.get("instance_type"),
+            count=group.get("count"),
+            execution_role=group.get("execution_role") or _PLACEHOLDER_ROLE,
+            lifecycle_config=group.get("lifecycle_config") or dict(source_s3_uri="s3://%s/lifecycle/" % (data_bucket or "x-placeholder"), on_create="x"),
+            threads_per_core=group.get("threads_per_core") or 1,
+            ebs_volume_size_gib=group.get("ebs_volume_size_gib"),
+            training_plan_arn=group.get("training_plan_arn"),
+        ))
+    params = dict(name=cluster.get("name"), eks_cluster=cluster.get("eks_cluster_name"), instance_groups=groups,
+                  subnet_ids=["subnet-0123456789abcdef0"], security_group_ids=["sg-0123456789abcdef0"])
+    if cluster.get("node_recovery"):
+        params["node_recovery"] = cluster["node_recovery"]
+    # The module's own spec, its instance groups one by one so that each problem names its group.
+    spec = dict(cluster_rules.ARGUMENT_SPEC, instance_groups=dict(type="list", elements="dict"))
+    checked = ArgumentSpecValidator(spec).validate(params)
+    failed = _spec_problems(problems, checked, "")
+    validated_groups = []
+    for index, group in enumerate(groups):
+        group_checked = ArgumentSpecValidator(cluster_rules.INSTANCE_GROUP_OPTIONS).validate(group)
+        failed = _spec_problems(problems, group_checked, "instance_groups[%d]." % index) or failed
+        validated_groups.append(group_checked.validated_parameters)
+    if failed:
+        return
+    params = dict(checked.validated_parameters, instance_groups=validated_groups)
+    model = sagemaker_model()
+    if model is None:
+        return
+    request = cluster_rules.create_request(cluster_rules.normalize_desired(params, _PLACEHOLDER_EKS))
+    for problem in cluster_rules.request_problems(model, "CreateCluster", request):
+        problems.add("cluster", "", "CreateCluster would refuse %s" % cluster_rules.option_path(problem, "CreateCluster", request))
+
+
+def _check_cluster(problems, cluster, instance_types, data_bucket=None):
     """Return the cluster's guaranteed capacity per instance type (None when the cluster is unusable)."""
     where = "cluster"
     if not isinstance(cluster, dict):
         problems.add(where, "hyperpod_cluster", "must be a mapping")
         return None
+    _unknown_keys(problems, where, "", cluster, CLUSTER_KEYS)
     name = cluster.get("name")
     if not isinstance(name, str) or len(name) > 63 or not re.fullmatch(CLUSTER_NAME_PATTERN, name):
-        problems.add(where, "name", "%r must match %s, at most 63 characters" % (name, CLUSTER_NAME_PATTERN))
+        problems.add(where, "name", "%r must match %s, at most 63 characters%s" % (name, CLUSTER_NAME_PATTERN, yaml_hint(name)))
     capacity = {}
     groups = cluster.get("instance_groups")
     if not isinstance(groups, list) or not groups:
@@ -319,6 +456,7 @@ def _check_cluster(problems, cluster, instance_types):
         if not isinstance(group, dict):
             problems.add(where, field, "must be a mapping")
             continue
+        _unknown_keys(problems, where, field + ".", group, tuple(cluster_rules.INSTANCE_GROUP_OPTIONS))
         if group.get("name") in group_names:
             problems.add(where, field + ".name", "%r is used twice" % (group.get("name"),))
         group_names.add(group.get("name"))
@@ -330,6 +468,14 @@ def _check_cluster(problems, cluster, instance_types):
         if _is_int(count) and isinstance(instance_type, str):
             capacity[instance_type] = capacity.get(instance_type, 0) + count
     scheduler = cluster.get("scheduler") or {}
+    if not isinstance(scheduler, dict):
+        problems.add(where, "scheduler", "must be a mapping")
+        scheduler = {}
+    _unknown_keys(problems, where, "scheduler.", scheduler, SCHEDULER_KEYS)
+    for key in ("fair_share", "idle_resource_sharing"):
+        # As for the team booleans: a quoted 'yes' is text, and text is not taken for true.
+        if key in scheduler and not isinstance(scheduler[key], bool):
+            problems.add(where, "scheduler." + key, "%r must be true or false (unquoted)" % (scheduler[key],))
     classes = scheduler.get("priority_classes") or []
     if len(classes) > MAX_PRIORITY_CLASSES:
         problems.add(where, "scheduler.priority_classes", "has %d entries; Task Governance accepts at most %d" % (len(classes), MAX_PRIORITY_CLASSES))
@@ -343,7 +489,65 @@ def _check_cluster(problems, cluster, instance_types):
             problems.add(where, field + ".name", "%r is used twice" % priority_name)
         class_names.add(priority_name)
         _int_range(problems, where, field + ".weight", (priority or {}).get("weight") if isinstance(priority, dict) else None, 0, 100)
+    _cluster_module_problems(problems, cluster, data_bucket)
     return capacity
+
+
+def _check_settings(problems, name_prefix, tag_keys, data_bucket):
+    """The collection-wide settings of the cluster file; returns whether the name prefix can be used."""
+    usable = True
+    if not isinstance(name_prefix, str) or not name_prefix:
+        problems.add("settings", "hyperpod_name_prefix", "%r must be text%s" % (name_prefix, yaml_hint(name_prefix)))
+        return False
+    # The shortest team name shows what the prefix alone breaks, said once instead of once per team.
+    for what, value, pattern, longest in naming.derived_names("a", name_prefix):
+        if len(value) > longest or not re.fullmatch(pattern, value):
+            problems.add("settings", "hyperpod_name_prefix", "%r gives %s %r, outside pattern %s or longer than %d characters" % (
+                name_prefix, what, value, pattern, longest))
+            usable = False
+    for role, key in sorted(tag_keys.items()):
+        if role not in ("team", "cost_center"):
+            problems.add("settings", "hyperpod_team_tag_keys.%s" % role, "unknown key; allowed: cost_center, team")
+        for problem in naming.tag_problems({key: None}):
+            problems.add("settings", "hyperpod_team_tag_keys.%s" % role, problem)
+    if data_bucket is not None:
+        if not isinstance(data_bucket, str):
+            problems.add("settings", "hyperpod_data_bucket", "%r must be text%s" % (data_bucket, yaml_hint(data_bucket)))
+        else:
+            for problem in bucket_problems(data_bucket):
+                problems.add("settings", "hyperpod_data_bucket", problem)
+    return usable
+
+
+def _check_across_teams(problems, teams):
+    """What one team's entry alone cannot show: gids, uids and S3 links shared between teams."""
+    gids, uids, people = {}, {}, {}
+    for team in teams:
+        name = str(team.get("name"))
+        gid = (team.get("storage") or {}).get("gid")
+        if _is_int(gid):
+            gids.setdefault(gid, []).append(name)
+        for member in team.get("members") or []:
+            if not isinstance(member.get("name"), str) or not _is_int(member.get("uid")):
+                continue
+            person = member["name"].lower()
+            uids.setdefault(member["uid"], {}).setdefault(person, []).append("%s (team %s)" % (member["name"], name))
+            people.setdefault(person, {}).setdefault(member["uid"], []).append(name)
+    for gid, owners in sorted(gids.items()):
+        if len(owners) > 1:
+            problems.add("teams", "storage.gid", "%d is the gid of %s: a gid belongs to one team" % (gid, " and ".join(owners)))
+    for uid, holders in sorted(uids.items()):
+        if len(holders) > 1:
+            named = " and ".join(sorted(entry for entries in holders.values() for entry in entries))
+            problems.add("teams", "members", "uid %d is given to %s: a uid belongs to one person" % (uid, named))
+    for person, ids in sorted(people.items()):
+        if len(ids) > 1:
+            detail = ", ".join("%d in %s" % (uid, " and ".join(owners)) for uid, owners in sorted(ids.items()))
+            problems.add("teams", "members", "%s has different uids (%s): one person has one uid in every team" % (person, detail))
+    linked = [str(t.get("name")) for t in teams if t.get("state") == "present" and (t.get("storage") or {}).get("s3_link") is True]
+    if len(linked) > MAX_DATA_REPOSITORY_ASSOCIATIONS:
+        message = "%d teams link their directory to S3 (%s) but an FSx file system takes at most %d data repository associations"
+        problems.add("teams", "storage.s3_link", message % (len(linked), ", ".join(linked), MAX_DATA_REPOSITORY_ASSOCIATIONS))
 
 
 def _check_capacity(problems, teams, capacity):
@@ -365,31 +569,40 @@ def _check_capacity(problems, teams, capacity):
             )
 
 
-def check_team_file(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None):
-    """Return (problems, normalized teams, capacity per instance type)."""
+def check_team_file(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None, tag_keys=None, data_bucket=None):
+    """Return (problems, normalized teams, capacity per instance type); ``problems_with_places`` also says where."""
+    return check_team_file_with_places(teams, cluster, name_prefix, instance_types, tag_keys, data_bucket)[:3]
+
+
+def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None, tag_keys=None, data_bucket=None):
+    """Return (problems, normalized teams, capacity, places): ``places[i]`` is ``(file, team index, field)`` of ``problems[i]``."""
     problems = _Problems()
     if instance_types is None:
         instance_types = hyperpod_instance_types()
-    capacity = _check_cluster(problems, cluster, instance_types)
+    tag_keys = dict({"team": "team", "cost_center": "cost-center"}, **(tag_keys or {}))
+    prefix_usable = _check_settings(problems, name_prefix, tag_keys, data_bucket)
+    capacity = _check_cluster(problems, cluster, instance_types, data_bucket)
     cluster_types = frozenset(capacity) if capacity is not None else None
     if not isinstance(teams, list):
-        problems.add("hyperpod_teams", "", "must be a list of teams, got %s" % type(teams).__name__)
-        return problems.items, [], capacity or {}
+        problems.add("hyperpod_teams", "", "must be a list of teams, got %s" % _type_name(teams))
+        return problems.items, [], capacity or {}, problems.places
     normalized = []
     seen = {}
     for index, team in enumerate(teams):
         if not isinstance(team, dict):
-            problems.add("team #%d" % (index + 1), "", "must be a mapping, got %s" % type(team).__name__)
+            problems.add("team #%d" % (index + 1), "", "must be a mapping, got %s" % _type_name(team))
             continue
         name = team.get("name")
         where = "team %r" % name if isinstance(name, str) and name else "team #%d" % (index + 1)
+        problems.team_index = index
         if isinstance(name, str) and name:
-            for reason in naming.name_problems(name, name_prefix):
+            for reason in naming.name_problems(name, name_prefix if prefix_usable else naming.DEFAULT_PREFIX):
                 problems.add(where, "name", reason)
             if name in seen:
                 problems.add(where, "name", "is used by team #%d and team #%d" % (seen[name] + 1, index + 1))
             seen.setdefault(name, index)
-        normalized.append(_check_team(problems, where, team, instance_types, cluster_types))
+        normalized.append(_check_team(problems, where, team, instance_types, cluster_types, tag_keys))
+        problems.team_index = None
     groups = {}
     for team in normalized:
         group = team.get("identity_center_group")
@@ -398,6 +611,7 @@ def check_team_file(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_
     for group, owners in sorted(groups.items()):
         if len(owners) > 1:
             problems.add("teams", "identity_center_group", "%s is the group of %s: a group belongs to one team" % (group, " and ".join(map(str, owners))))
+    _check_across_teams(problems, normalized)
     if capacity:
         _check_capacity(problems, normalized, capacity)
-    return problems.items, normalized, capacity or {}
+    return problems.items, normalized, capacity or {}, problems.places

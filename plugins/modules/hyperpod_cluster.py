@@ -292,44 +292,15 @@ diff:
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import ClusterManager
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import MODULE_OPTIONS
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import normalize_desired
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import resolve_eks_cluster
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
-INSTANCE_GROUP_OPTIONS = dict(
-    name=dict(type="str", required=True),
-    instance_type=dict(type="str", required=True),
-    count=dict(type="int", required=True),
-    execution_role=dict(type="str", required=True),
-    lifecycle_config=dict(
-        type="dict",
-        required=True,
-        options=dict(source_s3_uri=dict(type="str", required=True), on_create=dict(type="str", required=True)),
-    ),
-    threads_per_core=dict(type="int", default=1, choices=[1, 2]),
-    ebs_volume_size_gib=dict(type="int"),
-    training_plan_arn=dict(type="str"),
-)
-
 
 def main():
-    argument_spec = dict(
-        state=dict(type="str", default="present", choices=["present", "absent"]),
-        name=dict(type="str", required=True),
-        eks_cluster=dict(type="str"),
-        instance_groups=dict(type="list", elements="dict", options=INSTANCE_GROUP_OPTIONS),
-        subnet_ids=dict(type="list", elements="str"),
-        security_group_ids=dict(type="list", elements="str"),
-        node_recovery=dict(type="str", choices=["automatic", "none"]),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
-        allow_instance_group_removal=dict(type="bool", default=False),
-        allow_replacement=dict(type="bool", default=False),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=3600),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    module = AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS)
     params = module.params
     sagemaker = module.client("sagemaker", retry_decorator=aws_retry())
     manager = ClusterManager(sagemaker, check_mode=module.check_mode, wait=params["wait"], wait_timeout=params["wait_timeout"])

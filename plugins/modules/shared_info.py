@@ -19,8 +19,11 @@ description:
     (the VPC of the shared subnets, the teams' Identity Center group ids, the permission sets, which
     of them are outdated, and the roles Identity Center made for them, the present teams' SageMaker
     domain ids and their user profiles, the HyperPod cluster's capacity, the teams' budgets and their
-    notifications), and fails naming every team whose Identity Center group does not exist, before
-    anything changes.
+    notifications).
+  - Fails, listing every one at once, when something the teams need does not exist - an Identity
+    Center group, an Identity Center user of a present team's SSO domain, the EKS cluster, the data
+    bucket (C(extra.data_bucket)), the FSx file system (C(extra.fsx_file_system_id)) - so that a run
+    that starts with it stops before its first write.
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -175,7 +178,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleA
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_shared, read_team_lookups
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import preflight_problems, read_shared, read_team_lookups
 
 
 def main():
@@ -192,21 +195,37 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
+    extra = p["extra"]
     try:
         context = LayerContext(module)
-        shared = read_shared(context, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
         present = [t for t in p["teams"] if t.get("state", "present") == "present"]
-        shared.update(
-            read_team_lookups(
-                context,
-                shared,
-                team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
-                permission_set_names=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
-                subnet_ids=p["subnet_ids"],
-                domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if (t.get("workspace") or {}).get("enabled", True)],
-                budget_names=[naming.budget_name(t["name"], p["name_prefix"]) for t in present if (t.get("budget") or {}).get("monthly_usd") is not None],
-            )
+        problems = []
+        shared = read_shared(context, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
+        if shared["eks_cluster_arn"] is None:
+            problems.append("EKS cluster %s does not exist in %s" % (p["eks_cluster_name"], context.region))
+        # Before the first write of the run: every user, the bucket and the file system the teams need, all at once.
+        sso_members = dict(
+            (t["name"], [m["name"] if isinstance(m, dict) else m for m in t.get("members") or []])
+            for t in present
+            if (t.get("workspace") or {}).get("enabled", True) and (t.get("workspace") or {}).get("auth_mode", "SSO") == "SSO"
         )
+        problems.extend(preflight_problems(context, shared["identity_store_id"], sso_members, extra.get("data_bucket"), extra.get("fsx_file_system_id")))
+        try:
+            shared.update(
+                read_team_lookups(
+                    context,
+                    shared,
+                    team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
+                    permission_set_names=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
+                    subnet_ids=p["subnet_ids"],
+                    domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if (t.get("workspace") or {}).get("enabled", True)],
+                    budget_names=[naming.budget_name(t["name"], p["name_prefix"]) for t in present if (t.get("budget") or {}).get("monthly_usd") is not None],
+                )
+            )
+        except HyperPodError as e:
+            problems.insert(0, e.message)
+        if problems:
+            module.fail_json(msg="What the teams need is missing (nothing was changed):\n%s" % "\n".join(problems), problems=problems)
         shared.update(name_prefix=p["name_prefix"], subnet_ids=p["subnet_ids"])
     except HyperPodError as e:
         module.fail_json_aws_error(e)

@@ -109,7 +109,7 @@ options:
     choices: [lend, dont_lend, lend_and_borrow]
   borrow_limit:
     description:
-      - Percent of its quota the team may borrow, 0 to 10000. Only with V(lend_and_borrow).
+      - Percent of idle compute the team may borrow, 1 to 500 (the API reference's range). Only with V(lend_and_borrow).
     type: int
   absolute_borrow_limits:
     description:

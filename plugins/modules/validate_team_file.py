@@ -18,15 +18,23 @@ description:
     unknown keys (with a suggestion for typos), instance types that HyperPod does not offer or the
     cluster does not have, guaranteed quotas whose sum exceeds the cluster's capacity per instance type,
     ranges of borrow limits and weights, and at most 10 priority classes.
+  - Also checks the cluster file as M(hyperpod.tenancy.hyperpod_cluster) and botocore's C(CreateCluster) model check it,
+    the data bucket's name, the name prefix and the tag keys once, tags (no C(aws:) prefix, values of at most 256
+    letters, digits, spaces and C(_.:/=+-@)), gids unique across teams, a uid per person, no world-writable mode,
+    at most 8 teams with C(storage.s3_link), and every layer's own check on the options its run will get.
+  - Runs on the controller (an action plugin). Without O(teams) it reads the variable C(hyperpod_teams) as it was
+    loaded, untemplated, and marks it unsafe, so that a template in a team file never runs and reaches AWS verbatim.
+    Each problem names the file, line and column of the value.
   - Returns the teams normalized, with every default filled in, for the roles to consume.
   - Makes no AWS call, so it is not part of the C(hyperpod) action group.
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
   teams:
-    description: The teams, as in C(hyperpod_teams). See C(docs/team-file.md).
+    description:
+      - The teams, as in C(hyperpod_teams). See C(docs/team-file.md).
+      - Leave it unset to have the variable C(hyperpod_teams) read untemplated; a value given here was templated first.
     type: raw
-    required: true
   cluster:
     description: The cluster, as in C(hyperpod_cluster).
     type: dict
@@ -35,6 +43,12 @@ options:
     description: Prefix of every name derived from a team name.
     type: str
     default: hyperpod
+  tag_keys:
+    description: The team tag keys, as in C(hyperpod_team_tag_keys) (C(team), C(cost_center)).
+    type: dict
+  data_bucket:
+    description: The S3 bucket of the teams' data, as in C(hyperpod_data_bucket).
+    type: str
   team:
     description:
       - When set, also fail unless a team of this name is in O(teams).
@@ -49,16 +63,16 @@ extends_documentation_fragment:
 """
 
 EXAMPLES = r"""
-- name: Validate the team file
+- name: Validate the team file (hyperpod_teams is read untemplated)
   hyperpod.tenancy.validate_team_file:
-    teams: "{{ hyperpod_teams }}"
     cluster: "{{ hyperpod_cluster }}"
     name_prefix: "{{ hyperpod_name_prefix }}"
+    tag_keys: "{{ hyperpod_team_tag_keys }}"
+    data_bucket: "{{ hyperpod_data_bucket }}"
   register: team_file
 
 - name: Validate that the team to onboard is in the file
   hyperpod.tenancy.validate_team_file:
-    teams: "{{ hyperpod_teams }}"
     cluster: "{{ hyperpod_cluster }}"
     team: vision
     expect_state: present
@@ -97,16 +111,19 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            teams=dict(type="raw", required=True),
+            teams=dict(type="raw"),
             cluster=dict(type="dict", required=True),
             name_prefix=dict(type="str", default="hyperpod"),
+            tag_keys=dict(type="dict", no_log=False),
+            data_bucket=dict(type="str"),
             team=dict(type="str"),
             expect_state=dict(type="str", choices=["present", "absent"]),
         ),
         required_by={"expect_state": "team"},
         supports_check_mode=True,
     )
-    problems, teams, capacity = check_team_file(module.params["teams"], module.params["cluster"], module.params["name_prefix"])
+    p = module.params
+    problems, teams, capacity = check_team_file(p["teams"], p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"])
     wanted = module.params["team"]
     if wanted:
         match = [team for team in teams if team.get("name") == wanted]

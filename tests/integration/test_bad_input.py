@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bench.teams import sandbox_inventory
 from sandbox.seed import load_vars
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,11 +79,41 @@ CASES = [
     ("eleven priority classes", cluster_change(["scheduler", "priority_classes"], [{"name": f"p{i}", "weight": 1} for i in range(11)]), "has 11 entries"),
     ("priority class pattern", cluster_change(["scheduler", "priority_classes", 0, "name"], "Inference"), "priority_classes[0].name: 'Inference'"),
     ("priority weight", cluster_change(["scheduler", "priority_classes", 0, "weight"], 101), "priority_classes[0].weight: 101"),
+    # Issue 19 item 3: uids, gids and modes, across teams.
+    ("two teams share a gid", team_change(1, ["storage", "gid"], 20001), "storage.gid: 20001 is the gid of vision and nlp"),
+    ("two people share a uid", team_change(1, ["members", 0, "uid"], 10001), "uid 10001 is given to alice (team vision) and dave (team nlp)"),
+    ("one person, two uids", team_change(1, ["members", 0], {"name": "alice", "uid": 10009}), "alice has different uids (10001 in vision, 10009 in nlp)"),
+    ("alice and Alice", team_change(0, ["members", 1, "name"], "Alice"), "members[1].name: alice and Alice differ only in case"),
+    ("world-writable mode", team_change(0, ["storage", "mode"], "777"), "storage.mode: mode '777' makes the team directory world-writable"),
+    ("world-writable setgid mode", team_change(0, ["storage", "mode"], "2777"), "mode '2777' makes the team directory world-writable"),
+    ("unquoted 0777", team_change(0, ["storage", "mode"], 0o777), "storage.mode: 511 must be an octal mode given as a string"),
+    # Issue 20: what only the cluster module checked, and the cluster file's own mistakes.
+    ("node_recovery typo", cluster_change(["node_recovery"], "automatc"), "node_recovery: value of node_recovery must be one of: automatic, none"),
+    ("threads_per_core 3", cluster_change(["instance_groups", 0, "threads_per_core"], 3), "instance_groups[0].threads_per_core: value of threads_per_core"),
+    ("ebs size as text", cluster_change(["instance_groups", 0, "ebs_volume_size_gib"], "500 GiB"), "instance_groups[0].ebs_volume_size_gib: argument"),
+    ("invalid data bucket", settings_change("hyperpod_data_bucket", "Team_Data"), "hyperpod_data_bucket: data_bucket 'Team_Data' is not an S3 bucket name"),
+    ("fair_share quoted yes", cluster_change(["scheduler", "fair_share"], "yes"), "scheduler.fair_share: 'yes' must be true or false"),
+    ("typo in cluster key", cluster_change(["node_recovey"], "automatic"), "cluster: node_recovey: unknown key (did you mean 'node_recovery'?)"),
+    ("aws: tag key", settings_change("hyperpod_team_tag_keys", {"team": "aws:team", "cost_center": "cost-center"}),
+     "hyperpod_team_tag_keys.team: tag key 'aws:team'"),
+    ("tag value over 256", team_change(0, ["tags"], {"project": "p" * 257}), "tags.project: tag 'project': the value has 257 characters"),
+    ("team overrides its team tag", team_change(0, ["tags"], {"team": "nlp"}), "tags.team: is set from the team's name"),
+    ("cost center with commas", team_change(0, ["cost_center"], "CC-1001,CC-1002"), "cost_center: tag 'cost-center': the value 'CC-1001,CC-1002' has ','"),
+    ("two SNS topics", team_change(0, ["budget", "notify"], [f"arn:aws:sns:us-east-1:123456789012:t{i}" for i in (1, 2)]), "at most one SNS topic"),
+    ("eleven e-mails", team_change(0, ["budget", "notify"], [f"u{i}@example.com" for i in range(11)]), "at most one SNS topic and 10 e-mail addresses"),
+    ("six notifications", team_change(0, ["budget", "thresholds"], [50, 60, 70, 80, 90]), "a budget has at most 5 notifications"),
+    ("name 2024", team_change(2, ["name"], 2024), "team #3: name: 2024 is not text (YAML reads an unquoted number"),
+    ("name no", team_change(2, ["name"], False), "team #3: name: False is not text (YAML reads an unquoted yes, no"),
+    ("1e3 read as text", team_change(0, ["budget", "monthly_usd"], "1e3"), "budget.monthly_usd: '1e3' must be a positive number (YAML reads 1e3 as text"),
+    ("bad prefix named once", settings_change("hyperpod_name_prefix", "HyperPod_"), "settings: hyperpod_name_prefix: 'HyperPod_' gives"),
+    # Issue 21 item 7: AWS's documented limits.
+    ("borrow limit 0", team_change(0, ["quota", "borrow_limit"], 0), "quota.borrow_limit: 0 must be a whole number from 1 to 500"),
+    ("borrow limit 501", team_change(0, ["quota", "borrow_limit"], 501), "quota.borrow_limit: 501 must be a whole number from 1 to 500"),
 ]
 
 
-@pytest.mark.parametrize("label, change, expected", CASES, ids=[case[0] for case in CASES])
-def test_bad_team_file_fails_before_any_call(label, change, expected, seeded, aws_env, tmp_path):
+def run_site(seeded, aws_env, tmp_path, change, playbook="site.yml", *args):
+    """``playbook`` with the sample file changed by ``change``, as the team file of the inventory and as extra vars."""
     client, seed = seeded
     settings = copy.deepcopy(GOOD)
     change(settings)
@@ -91,14 +122,101 @@ def test_bad_team_file_fails_before_any_call(label, change, expected, seeded, aw
     seed_file = tmp_path / "seed.json"
     seed_file.write_text(json.dumps(seed))
     env = dict(aws_env, HYPERPOD_SANDBOX_SEED=str(seed_file), ANSIBLE_NOCOLOR="1")
+    inventory = sandbox_inventory(tmp_path / playbook.replace("/", "_").replace(".yml", ""), bad)
     run = subprocess.run(
-        [str(Path(sys.executable).with_name("ansible-playbook")), "site.yml", "-e", f"@{bad}"],
+        [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory), playbook, "-e", f"@{bad}", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
+    return run, client
+
+
+@pytest.mark.parametrize("label, change, expected", CASES, ids=[case[0] for case in CASES])
+def test_bad_team_file_fails_before_any_call(label, change, expected, seeded, aws_env, tmp_path):
+    run, client = run_site(seeded, aws_env, tmp_path, change)
     assert run.returncode == 2, run.stdout[-3000:]
     assert expected in run.stdout, run.stdout[-3000:]
     assert client.requests() == []
 
 
+def nine_linked_teams(settings):
+    base = settings["hyperpod_teams"][2]
+    settings["hyperpod_teams"] = [
+        dict(base, name=f"t{i}", identity_center_group=f"T{i}", members=[], storage={"gid": 30000 + i, "s3_link": True}, quota=None)
+        for i in range(9)
+    ]
+
+
+def test_a_ninth_s3_link_is_refused_before_any_call(seeded, aws_env, tmp_path):
+    run, client = run_site(seeded, aws_env, tmp_path, nine_linked_teams)
+    assert run.returncode == 2, run.stdout[-3000:]
+    assert "9 teams link their directory to S3 (t0, t1, t2, t3, t4, t5, t6, t7, t8)" in run.stdout
+    assert "at most 8 data repository associations" in run.stdout
+    assert client.requests() == []
+
+
+def test_one_bad_team_refuses_the_whole_run_and_add_team_names_the_blocking_entry(seeded, aws_env, tmp_path):
+    run, client = run_site(seeded, aws_env, tmp_path, team_change(1, ["storage", "mode"], "0777"))
+    assert run.returncode == 2 and "team 'nlp': storage.mode" in run.stdout
+    added, _client = run_site(seeded, aws_env, tmp_path, team_change(1, ["storage", "mode"], "0777"), "playbooks/add_team.yml", "-e", "team=vision")
+    assert added.returncode == 2, added.stdout[-3000:]
+    assert "Team 'vision' cannot be changed while the team file has problems: the entry of team nlp blocks it" in added.stdout
+    assert client.requests() == []
+
+
 def test_there_are_at_least_25_cases():
     assert len(CASES) >= 25
+
+
+TEAMS_TEXT = (ROOT / "group_vars" / "all" / "teams.yml").read_text()
+CLUSTER_TEXT = (ROOT / "group_vars" / "all" / "cluster.yml").read_text()
+YAML_CASES = [
+    (
+        "duplicate budget key",
+        TEAMS_TEXT.replace("\n\n  - name: nlp", "\n    budget: {monthly_usd: 1}\n\n  - name: nlp", 1),
+        CLUSTER_TEXT,
+        "teams.yml:22:5: key 'budget' is given twice in one mapping (first at line 19)",
+    ),
+    ("duplicate cluster key", TEAMS_TEXT, CLUSTER_TEXT.replace("  node_recovery: automatic\n", "  node_recovery: automatic\n  node_recovery: none\n"),
+     "cluster.yml:15:3: key 'node_recovery' is given twice"),
+    ("cluster syntax error", TEAMS_TEXT, CLUSTER_TEXT.replace("  name: ml-shared\n", "  name: ml-shared\n   eks: [\n"),
+     "cluster.yml:13:7: YAML syntax error: mapping values are not allowed"),
+]
+
+
+@pytest.mark.parametrize("label, teams, cluster, expected", YAML_CASES, ids=[case[0] for case in YAML_CASES])
+def test_yaml_mistakes_name_the_file_line_and_column(label, teams, cluster, expected, seeded, aws_env, tmp_path):
+    client, seed = seeded
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "teams.yml").write_text(teams)
+    (tmp_path / "files" / "cluster.yml").write_text(cluster)
+    seed_file = tmp_path / "seed.json"
+    seed_file.write_text(json.dumps(seed))
+    env = dict(aws_env, HYPERPOD_SANDBOX_SEED=str(seed_file), ANSIBLE_NOCOLOR="1")
+    inventory = sandbox_inventory(tmp_path, tmp_path / "files" / "teams.yml")
+    run = subprocess.run(
+        [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory), "site.yml"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode != 0, run.stdout[-3000:]
+    assert expected in run.stdout + run.stderr, (run.stdout + run.stderr)[-3000:]
+    assert client.requests() == []
+
+
+def everything_missing(settings):
+    settings["hyperpod_teams"][0]["members"].append({"name": "zed", "uid": 10099})
+    settings["hyperpod_teams"][1]["identity_center_group"] = "TeamNobody"
+    settings["hyperpod_cluster"]["eks_cluster_name"] = "no-such-eks"
+    settings["hyperpod_data_bucket"] = "hyperpod-no-such-bucket"
+
+
+def test_what_the_teams_need_is_read_for_all_teams_before_the_first_write(seeded, aws_env, tmp_path):
+    run, client = run_site(seeded, aws_env, tmp_path, everything_missing)
+    assert run.returncode == 2, run.stdout[-3000:]
+    for expected in (
+        "'TeamNobody' (team nlp)",
+        "team 'vision': members: no Identity Center user zed",
+        "EKS cluster no-such-eks does not exist",
+        "hyperpod_data_bucket: S3 bucket hyperpod-no-such-bucket does not exist",
+    ):
+        assert expected in run.stdout, (expected, run.stdout[-3000:])
+    assert client.writes() == []

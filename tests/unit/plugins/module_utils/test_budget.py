@@ -45,7 +45,7 @@ def test_sns_and_email_subscribers():
         ({"monthly_usd": 0}, "greater than 0"),
         ({"thresholds": [80, 80.0]}, "lists a threshold twice"),
         ({"thresholds": [0]}, "outside"),
-        ({"thresholds": list(range(1, 11))}, "at most 10 notifications"),
+        ({"thresholds": list(range(1, 6))}, "at most 5 notifications"),
         ({"notify": ["not-an-address"]}, "not an e-mail address"),
         ({"notify": ["arn:aws:sns:us-east-1:123456789012:a", "arn:aws:sns:us-east-1:123456789012:b"]}, "at most one SNS topic"),
         ({"notify": ["a@example.com", "a@example.com"]}, "twice"),

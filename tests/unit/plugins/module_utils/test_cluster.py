@@ -285,8 +285,8 @@ def test_update_while_updating_without_wait_is_refused_before_any_write():
 def test_model_problems_are_reported_with_the_group_name():
     request = {"InstanceGroups": [{"InstanceGroupName": "gpu"}, {"InstanceGroupName": "cpu"}]}
     problem = "CreateCluster.InstanceGroups[1].InstanceType: 'ml.bogus' is not a valid ClusterInstanceType"
-    assert cl._option_path(problem, "CreateCluster", request) == "instance_groups[cpu].InstanceType: 'ml.bogus' is not a valid ClusterInstanceType"
-    assert cl._option_path("UpdateCluster.NodeRecovery: 'x' is not a valid ClusterNodeRecovery", "UpdateCluster", request) == (
+    assert cl.option_path(problem, "CreateCluster", request) == "instance_groups[cpu].InstanceType: 'ml.bogus' is not a valid ClusterInstanceType"
+    assert cl.option_path("UpdateCluster.NodeRecovery: 'x' is not a valid ClusterNodeRecovery", "UpdateCluster", request) == (
         "NodeRecovery: 'x' is not a valid ClusterNodeRecovery"
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file, check_team_file_with_places
 
 CLUSTER = {
     "name": "ml-shared",
@@ -85,7 +85,7 @@ BROKEN_FILES = [
     ("no amount", with_change(["quota", "resources"], [{"instance_type": "ml.p5.48xlarge"}]), "needs count, accelerators"),
     ("type listed twice", with_change(["quota", "resources"], [{"instance_type": "ml.p5.48xlarge", "count": 1}] * 2), "ml.p5.48xlarge is listed twice"),
     ("empty resources", with_change(["quota", "resources"], []), "quota.resources: must be a non-empty list"),
-    ("borrow limit too high", with_change(["quota", "borrow_limit"], 10001), "quota.borrow_limit: 10001"),
+    ("borrow limit too high", with_change(["quota", "borrow_limit"], 501), "quota.borrow_limit: 501"),
     ("borrow limit without borrowing", with_change(["quota", "sharing"], "lend"), "applies only with sharing: lend_and_borrow"),
     ("weight out of range", with_change(["quota", "fair_share_weight"], 101), "quota.fair_share_weight: 101"),
     ("bad sharing", with_change(["quota", "sharing"], "borrow"), "quota.sharing: 'borrow' is not one of"),
@@ -147,3 +147,117 @@ def test_longer_prefix_shortens_allowed_names():
     teams = with_change(["name"], "computer-vision-lab")
     assert problems_of(teams, prefix="hyperpod") == []
     assert any("permission set name" in p for p in problems_of(teams, prefix="platform-hyperpod"))
+
+
+def two_teams(**changes):
+    """vision and nlp with storage and uids; ``changes`` maps (team index, key) paths to values."""
+    teams = copy.deepcopy(TEAMS)
+    teams[0].update(members=[{"name": "alice", "uid": 10001}, {"name": "bob", "uid": 10002}], storage={"gid": 20001})
+    teams[1].update(members=[{"name": "dave", "uid": 10004}], storage={"gid": 20002})
+    for path, value in changes.items():
+        index, *keys = path.split("__")
+        target = teams[int(index[1:])]
+        for key in keys[:-1]:
+            target = target[int(key)] if key.isdigit() else target[key]
+        target[int(keys[-1]) if keys[-1].isdigit() else keys[-1]] = value
+    return teams
+
+
+ACROSS_TEAMS = [
+    ("gid shared", two_teams(t1__storage__gid=20001), "teams: storage.gid: 20001 is the gid of vision and nlp: a gid belongs to one team"),
+    ("uid of two people", two_teams(t1__members__0__uid=10001), "uid 10001 is given to alice (team vision) and dave (team nlp)"),
+    ("one person, two uids", two_teams(t1__members__0={"name": "alice", "uid": 10009}), "alice has different uids (10001 in vision, 10009 in nlp)"),
+    ("one person, two uids, other case", two_teams(t1__members__0={"name": "Alice", "uid": 10009}), "alice has different uids"),
+    ("alice and Alice in one team", two_teams(t0__members__1={"name": "Alice", "uid": 10003}), "members[1].name: alice and Alice differ only in case"),
+    ("mode 0777", two_teams(t0__storage__mode="0777"), "storage.mode: mode '0777' makes the team directory world-writable"),
+    ("mode 2777", two_teams(t0__storage__mode="2777"), "mode '2777' makes the team directory world-writable"),
+    ("mode '777'", two_teams(t0__storage__mode="777"), "mode '777' makes the team directory world-writable"),
+    ("unquoted 0777", two_teams(t0__storage__mode=0o777), "storage.mode: 511 must be an octal mode given as a string"),
+]
+
+
+@pytest.mark.parametrize("label, teams, expected", ACROSS_TEAMS, ids=[case[0] for case in ACROSS_TEAMS])
+def test_ids_and_modes_are_checked_across_teams(label, teams, expected):
+    problems = problems_of(teams)
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_the_same_person_in_two_teams_with_one_uid_is_valid():
+    assert problems_of(two_teams(t1__members__0={"name": "alice", "uid": 10001})) == []
+
+
+def test_every_id_problem_is_reported_at_once():
+    problems = problems_of(two_teams(t1__storage__gid=20001, t1__members__0__uid=10002, t0__storage__mode="2777"))
+    assert [p.split(":")[0] + ":" + p.split(":")[1] for p in problems] == [
+        "team 'vision': storage.mode", "teams: storage.gid", "teams: members"]
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"name": False}, "team #1: name: False is not text (YAML reads an unquoted yes, no, on, off, true or false as a boolean"),
+        ({"name": 2024}, "team #1: name: 2024 is not text (YAML reads an unquoted number as a number: quote it"),
+        ({"budget": {"monthly_usd": "1e3"}}, "budget.monthly_usd: '1e3' must be a positive number (YAML reads 1e3 as text"),
+        ({"quota": {"resources": [{"instance_type": "ml.p5.48xlarge", "count": 1}], "borrow_limit": 0}},
+         "quota.borrow_limit: 0 must be a whole number from 1 to 500"),
+        ({"quota": {"resources": [{"instance_type": "ml.p5.48xlarge", "count": 1}], "borrow_limit": 501}}, "from 1 to 500"),
+        ({"tags": {"aws:owner": "me"}}, "tags.aws:owner: tag key 'aws:owner': keys starting with aws: are reserved"),
+        ({"tags": {"project": "x" * 257}}, "tags.project: tag 'project': the value has 257 characters"),
+        ({"tags": {"team": "nlp"}}, "tags.team: is set from the team's name on every team resource"),
+        ({"tags": {"managed-by": "me"}}, "tags.managed-by: is set from the collection"),
+        ({"tags": {"n": 5}}, "tags.n: 5 must be text"),
+        ({"cost_center": "CC-1,CC-2"}, "cost_center: tag 'cost-center': the value 'CC-1,CC-2' has ','"),
+    ],
+)
+def test_yaml_surprises_tags_and_limits(change, expected):
+    teams = copy.deepcopy(TEAMS)
+    teams[0].update(change)
+    problems = problems_of(teams)
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_nine_teams_with_s3_link_are_refused_eight_are_not():
+    teams = [{"name": "t%d" % i, "identity_center_group": "T%d" % i, "storage": {"gid": 30000 + i, "s3_link": True}} for i in range(9)]
+    assert any("9 teams link their directory to S3" in p and "at most 8 data repository associations" in p for p in problems_of(teams))
+    assert problems_of(teams[:8]) == []
+    teams[8]["state"] = "absent"
+    assert problems_of(teams) == []
+
+
+@pytest.mark.parametrize(
+    "cluster_change, expected",
+    [
+        ({"node_recovery": "automatc"}, "cluster: node_recovery: value of node_recovery must be one of: automatic, none, got: automatc"),
+        ({"instance_groups": [{"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 8, "threads_per_core": 3}]},
+         "cluster: instance_groups[0].threads_per_core: value of threads_per_core must be one of: 1, 2, got: 3"),
+        ({"instance_groups": [{"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 8, "ebs_volume_size_gib": "big"}]},
+         "cluster: instance_groups[0].ebs_volume_size_gib: argument 'ebs_volume_size_gib' is of type str"),
+        ({"instance_groups": [{"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 8, "ebs_volume_size_gib": 0}]},
+         "CreateCluster would refuse instance_groups[p5].InstanceStorageConfigs[0].EbsVolumeConfig.VolumeSizeInGB: 0 must be between 1"),
+        ({"scheduler": {"fair_share": "yes"}}, "cluster: scheduler.fair_share: 'yes' must be true or false"),
+        ({"node_recovey": "automatic"}, "cluster: node_recovey: unknown key (did you mean 'node_recovery'?)"),
+    ],
+)
+def test_cluster_file_is_checked_as_the_cluster_module_and_botocore_check_it(cluster_change, expected):
+    cluster = dict(copy.deepcopy(CLUSTER), **cluster_change)
+    problems = problems_of(cluster=cluster, teams=[])
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_settings_are_named_once():
+    problems = check_team_file(TEAMS, CLUSTER, "Hyper_Pod", tag_keys={"team": "aws:team"}, data_bucket="Team_Data")[0]
+    assert [p for p in problems if "name:" in p] == []  # the teams' names are not blamed for the prefix
+    assert any(p.startswith("settings: hyperpod_name_prefix: 'Hyper_Pod' gives") for p in problems), problems
+    assert any("settings: hyperpod_team_tag_keys.team: tag key 'aws:team'" in p for p in problems), problems
+    assert any("settings: hyperpod_data_bucket: data_bucket 'Team_Data' is not an S3 bucket name" in p for p in problems), problems
+
+
+def test_every_problem_says_which_value_it_is_about():
+    teams = two_teams(t1__storage__gid=20001, t0__quota__borrow_limit=0)
+    problems, unused_teams, unused_capacity, places = check_team_file_with_places(teams, dict(CLUSTER, node_recovery="x"))
+    assert dict(zip(problems, places, strict=True)) == {
+        "cluster: node_recovery: value of node_recovery must be one of: automatic, none, got: x (an option of hyperpod.tenancy.hyperpod_cluster)":
+            ("cluster", None, "node_recovery"),
+        "team 'vision': quota.borrow_limit: 0 must be a whole number from 1 to 500": ("teams", 0, "quota.borrow_limit"),
+        "teams: storage.gid: 20001 is the gid of vision and nlp: a gid belongs to one team": ("teams", None, "storage.gid"),
+    }

@@ -1,0 +1,155 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""validate_team_file on the controller: the team file is read as data, checked whole, and never templated.
+
+Team files come from team leads' pull requests. Ansible would render a ``{{ ... }}`` in any value it templates
+(a ``lookup('pipe', ...)`` runs on the controller, in ``--check`` too), so the teams are taken from the variable
+``hyperpod_teams`` as it was loaded, untemplated, and marked unsafe before anything else sees them: the teams this
+action returns (and every playbook then uses) carry each value verbatim. Problems name the file, line and column of
+the value when Ansible recorded where it was loaded from.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import re
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+from ansible.utils.unsafe_proxy import wrap_var
+
+from ansible_collections.hyperpod.tenancy.plugins.filter.team import team_layer_args
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import validated_layers
+
+try:  # ansible-core 2.19+: where a value was loaded from
+    from ansible._internal._datatag._tags import Origin
+except ImportError:  # pragma: no cover - older ansible-core names no lines
+    Origin = None
+
+ARGUMENT_SPEC = dict(
+    teams=dict(type="raw"),
+    cluster=dict(type="dict", required=True),
+    name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+    tag_keys=dict(type="dict", no_log=False),
+    data_bucket=dict(type="str"),
+    team=dict(type="str"),
+    expect_state=dict(type="str", choices=["present", "absent"]),
+)
+# What the layers' own checks need of what the teams share: stand-ins of the right shape (read for real later).
+PLACEHOLDER_SHARED = {
+    "account_id": "111122223333",
+    "region": "us-east-1",
+    "identity_center_instance_arn": "arn:aws:sso:::instance/ssoins-0123456789abcdef",
+    "identity_store_id": "d-0123456789",
+    "cluster_arn": "arn:aws:sagemaker:us-east-1:111122223333:cluster/abcdef012345",
+    "eks_cluster_arn": "arn:aws:eks:us-east-1:111122223333:cluster/placeholder",
+    "eks_cluster_name": "placeholder",
+    "vpc_id": "vpc-0123456789abcdef0",
+    "subnet_ids": ["subnet-0123456789abcdef0"],
+    "security_group_ids": ["sg-0123456789abcdef0"],
+    "fsx_mount_root": "/",
+    "fsx_require_mount": False,
+}
+
+
+def _origin(value):
+    tag = Origin.get_tag(value) if Origin is not None and value is not None else None
+    if tag is None or not tag.path:
+        return None
+    path = os.path.relpath(tag.path) if not os.path.relpath(tag.path).startswith("..") else tag.path
+    return "%s:%s:%s" % (path, tag.line_num or "?", tag.col_num or "?") if tag.line_num else path
+
+
+def _walk(value, field):
+    """The deepest value along ``field`` (``quota.resources[0].count``) that exists, with its origin."""
+    where = _origin(value)
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", field or ""):
+        if part.startswith("[") and isinstance(value, list):
+            index = int(part[1:-1])
+            if index >= len(value):
+                break
+            value = value[index]
+        elif isinstance(value, dict) and part in value:
+            key = next(k for k in value if k == part)
+            value = value[part]
+            where = _origin(key) or where
+        else:
+            break
+        where = _origin(value) or where
+    return where
+
+
+def _team_name(raw_teams, index):
+    team = raw_teams[index] if isinstance(raw_teams, list) and index < len(raw_teams) else None
+    name = team.get("name") if isinstance(team, dict) else None
+    return str(name) if isinstance(name, str) and name else "#%d" % (index + 1)
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        task_vars = task_vars or {}
+        args = ArgumentSpecValidator(ARGUMENT_SPEC).validate(self._task.args)
+        if args.error_messages:
+            return dict(result, failed=True, msg="validate_team_file: %s" % "; ".join(args.error_messages))
+        p = args.validated_parameters
+        # Untemplated: the variable as loaded. Given as an option, it was templated before this action ran.
+        raw_teams = p["teams"] if p["teams"] is not None else task_vars.get("hyperpod_teams")
+        teams = wrap_var(raw_teams)
+        raw_cluster = task_vars.get("hyperpod_cluster") if isinstance(task_vars.get("hyperpod_cluster"), dict) else p["cluster"]
+        problems, normalized, capacity, places = check_team_file_with_places(
+            teams, p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"])
+        located = []
+        for problem, (file_kind, index, field) in zip(problems, places):
+            where = None
+            if file_kind == "teams" and index is not None and isinstance(raw_teams, list):
+                where = _walk(raw_teams[index], field)
+            elif file_kind == "cluster":
+                where = _walk(raw_cluster, field)
+            elif file_kind == "settings":
+                variable, unused, rest = field.partition(".")
+                where = _walk(task_vars.get(variable), rest)
+            located.append("%s: %s" % (where, problem) if where else problem)
+        blocked = set(index for (file_kind, index, unused) in places if file_kind == "teams" and index is not None)
+        # Each layer's own check, on the options the team's run will give it (the same filter builds them).
+        aligned = isinstance(raw_teams, list) and len(raw_teams) == len(normalized)
+        for index, team in enumerate(normalized if aligned else []):
+            if team.get("state") != "present" or not isinstance(team.get("name"), str):
+                continue
+            shared = dict(PLACEHOLDER_SHARED, name_prefix=p["name_prefix"], tag_keys=p["tag_keys"] or {},
+                          data_bucket=p["data_bucket"] or "placeholder-bucket")
+            try:
+                options = team_layer_args(team, shared)
+                validated_layers(team["name"], dict((k, v) for k, v in options.items() if k != "team"), set())
+            except InputError as e:
+                where = _walk(raw_teams[index], "")
+                located.append("%s%s" % ("%s: " % where if where else "", e.message))
+            except (AttributeError, KeyError, TypeError, ValueError):
+                if index not in blocked:  # a team with no problem of its own must build its options
+                    raise
+        wanted = p["team"]
+        if wanted:
+            match = [team for team in normalized if team.get("name") == wanted]
+            if not match:
+                located.append("team %r: not in the team file (teams: %s)" % (wanted, ", ".join(str(t.get("name")) for t in normalized) or "none"))
+            elif p["expect_state"] and match[0]["state"] != p["expect_state"]:
+                located.append("team %r: state: is %r, expected %r" % (wanted, match[0]["state"], p["expect_state"]))
+        if located:
+            count = len(located)
+            msg = "The team file has %d problem%s:\n%s" % (count, "" if count == 1 else "s", "\n".join(located))
+            others = sorted(set(_team_name(raw_teams, i) for i in blocked) - set([wanted]))
+            if wanted and others:
+                msg = "Team %r cannot be changed while the team file has problems: the entr%s of team%s %s block%s it (ops fix the file first).\n%s" % (
+                    wanted, "ies" if len(others) > 1 else "y", "s" if len(others) > 1 else "", ", ".join(others), "" if len(others) > 1 else "s", msg)
+            return dict(result, failed=True, msg=msg, problems=located)
+        return dict(result, changed=False, teams=normalized, capacity=capacity)
