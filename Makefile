@@ -10,7 +10,7 @@ export ANSIBLE_NOCOLOR := 1
 SANITY_ROOT := build/sanity/ansible_collections/hyperpod/tenancy
 PYTEST_WORKERS ?= 2
 
-.PHONY: venv system-packages demo test lint sanity unit integration molecule bench clean sandbox-start sandbox-stop
+.PHONY: venv system-packages kube-binaries demo test lint sanity unit integration molecule bench clean sandbox-start sandbox-stop
 
 # Debian packages the tests need: Chromium renders the report pages; Prometheus (prometheus, promtool)
 # serves the usage month that the sandbox's AMP query API forwards to.
@@ -24,6 +24,12 @@ $(VENV)/.installed: requirements.txt
 	touch $@
 
 venv: $(VENV)/.installed
+
+# kube-apiserver, kube-controller-manager and etcd for the sandbox's cluster, built from their Go
+# modules at the release sandbox/kube/apiserver/go.mod pins, once per machine: cached under
+# /var/cache/hyperpod-tenancy/ (KUBE_CACHE_DIR), so this is a no-op after the first build.
+kube-binaries:
+	@sandbox/kube/build.sh >/dev/null
 
 # Installs what is missing when run as root (CI, a new machine), and otherwise says what to install.
 system-packages:
@@ -42,7 +48,7 @@ system-packages:
 # per-team summary, then writes last month's chargeback report from the seeded costs, and the
 # same month by measured use (a generated month of metrics in a local Prometheus, read through
 # the sandbox's AMP; its samples are hourly, hence the step): usage split, idle capacity, quota advice.
-demo: venv system-packages
+demo: venv system-packages kube-binaries
 	$(PY) -m sandbox run -- /bin/sh -c '$(BIN)/ansible-playbook site.yml && $(BIN)/ansible-playbook playbooks/chargeback.yml \
 		&& $(BIN)/ansible-playbook playbooks/usage_report.yml -e usage_step=3600'
 
@@ -77,19 +83,19 @@ sanity: venv
 	cd $(SANITY_ROOT) && echo "tests/output/" > .gitignore && git init -q . && git add -A && \
 		$(CURDIR)/$(BIN)/ansible-test sanity --python 3.11 --venv --requirements --color no
 
-unit: venv
+unit: venv kube-binaries
 	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/unit
 
-integration: venv system-packages
+integration: venv system-packages kube-binaries
 	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/integration
 
-molecule: venv
+molecule: venv kube-binaries
 	$(BIN)/molecule test --all
 
 bench: venv
 	$(PY) -m bench
 
-sandbox-start: venv
+sandbox-start: venv kube-binaries
 	$(PY) -m sandbox start
 	$(PY) -m sandbox seed >/dev/null
 

@@ -19,6 +19,14 @@ STATE_DIR = Path(os.environ.get("SANDBOX_STATE_DIR", ROOT / ".sandbox"))
 PID_FILE = STATE_DIR / "sandbox.pid"
 ENDPOINT_FILE = STATE_DIR / "endpoint"
 LOG_FILE = STATE_DIR / "sandbox.log"
+# The Kubernetes API server the sandbox's EKS clusters point at (sandbox/kube): its certificates,
+# its admin kubeconfig, its data and logs. SANDBOX_KUBERNETES=off runs the sandbox without it.
+KUBE_DIR = STATE_DIR / "kube"
+KUBECONFIG_FILE = KUBE_DIR / "kubeconfig"
+
+
+def _kubernetes_wanted() -> bool:
+    return os.environ.get("SANDBOX_KUBERNETES", "on").lower() not in ("off", "0", "false", "no")
 
 
 def _free_port() -> int:
@@ -58,6 +66,13 @@ def start(port: int | None) -> tuple[str, bool]:
     if port == 0 or _port_taken(port):
         port = _free_port()
     endpoint = f"http://127.0.0.1:{port}"
+    env = dict(os.environ)
+    if _kubernetes_wanted():
+        from sandbox.kube import KubeCluster
+
+        KubeCluster.stop_recorded(KUBE_DIR)
+        KubeCluster(KUBE_DIR).start()
+        env["SANDBOX_KUBE_DIR"] = str(KUBE_DIR)
     with open(LOG_FILE, "ab") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "sandbox", "serve", "--port", str(port)],
@@ -66,6 +81,7 @@ def start(port: int | None) -> tuple[str, bool]:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            env=env,
         )
     PID_FILE.write_text(str(process.pid))
     ENDPOINT_FILE.write_text(endpoint)
@@ -93,11 +109,19 @@ def stop() -> bool:
             time.sleep(0.1)
     PID_FILE.unlink(missing_ok=True)
     ENDPOINT_FILE.unlink(missing_ok=True)
+    from sandbox.kube import KubeCluster
+
+    KubeCluster.stop_recorded(KUBE_DIR)
     return pid is not None
 
 
 def sandbox_environment(endpoint: str) -> dict:
-    return dict(os.environ, HYPERPOD_SANDBOX_URL=endpoint, **SANDBOX_CREDENTIALS)
+    """What a command run against the sandbox gets: its endpoint and credentials, and the cluster's kubeconfig
+    (K8S_AUTH_KUBECONFIG, which kubernetes.core and the collection's Kubernetes layer read)."""
+    env = dict(os.environ, HYPERPOD_SANDBOX_URL=endpoint, **SANDBOX_CREDENTIALS)
+    if KUBECONFIG_FILE.exists():
+        env["K8S_AUTH_KUBECONFIG"] = str(KUBECONFIG_FILE)
+    return env
 
 
 def main(argv: list[str] | None = None) -> int:

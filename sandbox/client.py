@@ -63,6 +63,10 @@ class SandboxClient:
     def reset(self) -> None:
         self._call("POST", "/_sandbox/reset")
 
+    def kubeconfig(self) -> str:
+        """The admin kubeconfig of the Kubernetes API server the sandbox's EKS clusters point at ('' without one)."""
+        return self._call("GET", "/_sandbox/kubernetes").get("kubeconfig", "")
+
     def boto3_client(self, service: str, region: str = "us-east-1"):
         import boto3
         from botocore.config import Config

@@ -165,9 +165,13 @@ class Lifecycle:
 
     ``move("Updating", "Updated")`` starts a transition; ``status`` reads the
     transitional value until the delay has passed, then the settled one.
+    ``on_settle(status)``, when set, runs once per transition as it settles, before the
+    settled status is returned to anyone: what a settled status promises (Task Governance's
+    namespace once a quota is Created) is there when a client reads it.
     """
 
-    def __init__(self, transitional: str, settled: str):
+    def __init__(self, transitional: str, settled: str, on_settle: Callable[[str], None] | None = None):
+        self.on_settle = on_settle
         self.move(transitional, settled)
 
     def move(self, transitional: str, settled: str) -> None:
@@ -178,13 +182,18 @@ class Lifecycle:
 
     def settle_as(self, status: str) -> None:
         self._transitional = self._settled = status
+        self._latch()
+
+    def _latch(self) -> None:
         self._latched = True
+        if self.on_settle is not None:
+            self.on_settle(self._settled)
 
     @property
     def settled(self) -> bool:
         # Once settled, a status stays settled even if the delay is raised afterwards.
         if not self._latched and time.monotonic() - self._since >= status_delay():
-            self._latched = True
+            self._latch()
         return self._latched
 
     @property

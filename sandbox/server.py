@@ -9,7 +9,10 @@ Administrative endpoints (never logged, never faulted):
 - ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0}`` (``sandbox.core.SETTINGS``)
 - ``GET|PUT /_sandbox/upstreams``: ``{"prometheus": "http://127.0.0.1:9090"}``, the real servers
   the sandbox forwards to (a reset keeps them: they are where the sandbox runs, not AWS state)
-- ``POST /_sandbox/reset``: moto's state, our additions' state, the log, the faults and the settings
+- ``GET /_sandbox/kubernetes``: ``{"endpoint": ..., "kubeconfig": <path of the admin kubeconfig>}``
+  of the API server the EKS clusters point at (``{}`` without one)
+- ``POST /_sandbox/reset``: moto's state, our additions' state, the log, the faults and the settings, and what
+  the Kubernetes API server holds beyond a new cluster's own (``sandbox.kube.task_governance.reset``)
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Request
 
 from sandbox import access_analyzer, authorization, core, services
+from sandbox.kube import api as kube_api
 from sandbox.services import amp_query
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select", "IsMemberInGroups", "Simulate")
@@ -240,6 +244,9 @@ class SandboxApp:
         elif route == ("PUT", "/_sandbox/upstreams"):
             core.UPSTREAMS.update({k: str(v) for k, v in (request.get_json(force=True) or {}).items() if k in core.UPSTREAMS})
             payload = dict(core.UPSTREAMS)
+        elif route == ("GET", "/_sandbox/kubernetes"):
+            api = kube_api.connected()
+            payload = {"endpoint": api.server, "kubeconfig": str(api.kubeconfig)} if api else {}
         elif route == ("POST", "/_sandbox/reset"):
             reset_state()
             core.restore_settings()
@@ -258,7 +265,11 @@ class SandboxApp:
 def reset_state() -> None:
     from moto.moto_api._internal.models import moto_api_backend
 
+    from sandbox.kube import task_governance
+
     moto_api_backend.reset()
+    # The cluster's contents go with the AWS resources that made them.
+    task_governance.reset()
 
 
 def build_app() -> SandboxApp:

@@ -1,4 +1,4 @@
-"""Fixtures shared by every test: import paths, and a sandbox per pytest worker."""
+"""Fixtures shared by every test: import paths, and a sandbox per pytest worker with its Kubernetes API server."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ for path in (ROOT / "collections", ROOT):
         sys.path.insert(0, str(path))
 
 from sandbox.client import SANDBOX_CREDENTIALS, SandboxClient  # noqa: E402
+from sandbox.kube import KubeCluster  # noqa: E402
 from sandbox.seed import load_vars, seed  # noqa: E402
 
 
@@ -27,11 +28,23 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def sandbox_server(tmp_path_factory):
-    """A sandbox process of this worker's own, stopped when the session ends."""
+def kube_cluster(tmp_path_factory):
+    """etcd, kube-apiserver and kube-controller-manager of this worker's own (sandbox/kube), for the session.
+
+    The binaries are built once per machine (``make kube-binaries``); starting them takes seconds.
+    ``kube_cluster.kubeconfig`` is the admin's kubeconfig (``system:masters``).
+    """
+    cluster = KubeCluster(tmp_path_factory.mktemp("kube")).start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def sandbox_server(tmp_path_factory, kube_cluster):
+    """A sandbox process of this worker's own, its EKS clusters pointing at ``kube_cluster``, stopped when the session ends."""
     port = _free_port()
     log = tmp_path_factory.mktemp("sandbox") / "sandbox.log"
-    env = dict(os.environ, SANDBOX_STATUS_DELAY="0.2")
+    env = dict(os.environ, SANDBOX_STATUS_DELAY="0.2", SANDBOX_KUBE_DIR=str(kube_cluster.directory))
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "sandbox", "serve", "--port", str(port)], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env
@@ -85,6 +98,12 @@ def seeded(sandbox):
 
 
 @pytest.fixture
-def aws_env(sandbox_server):
-    """Environment for a process that talks to the worker's sandbox."""
-    return dict(os.environ, HYPERPOD_SANDBOX_URL=sandbox_server.endpoint, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), **SANDBOX_CREDENTIALS)
+def aws_env(sandbox_server, kube_cluster):
+    """Environment for a process that talks to the worker's sandbox and its cluster, as `python -m sandbox run` gives it."""
+    return dict(
+        os.environ,
+        HYPERPOD_SANDBOX_URL=sandbox_server.endpoint,
+        ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
+        K8S_AUTH_KUBECONFIG=str(kube_cluster.kubeconfig),
+        **SANDBOX_CREDENTIALS,
+    )

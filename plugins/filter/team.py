@@ -213,6 +213,21 @@ def _directories(t):
     )
 
 
+def _namespace(t):
+    """The team's objects in its namespace; only when the cluster's kubeconfig is known (hyperpod_kubernetes.kubeconfig)."""
+    file_system_id = t.shared.get("fsx_file_system_id")
+    return dict(
+        team=t.name,
+        name_prefix=t.prefix,
+        kubeconfig=t.settings["kubeconfig"],
+        pod_security=(t.team.get("access") or {}).get("pod_security") or "baseline",
+        **_given(
+            context=t.settings.get("kube_context") or None,
+            volume=dict(file_system_id=file_system_id) if file_system_id else None,
+        )
+    )
+
+
 def _budget(t):
     budget = t.team["budget"]
     prefix = t.settings.get("budget_name_prefix") or t.prefix
@@ -247,6 +262,9 @@ def team_layer_args(team, shared, settings=None, layers=None):
         used.update(execution_role=_execution_role, domain=_domain)
     if team.get("quota") is not None:
         used["quota"] = _quota
+        # The namespace is the quota's (Task Governance makes it): no quota, no namespace to add to.
+        if t.settings.get("kubeconfig"):
+            used["namespace"] = _namespace
     if (team.get("storage") or {}).get("gid") is not None:
         used["directories"] = _directories
     if (team.get("budget") or {}).get("monthly_usd") is not None:
@@ -268,6 +286,9 @@ SUMMARY_COLUMNS = (
     ("user_profiles", "profiles"),
     ("quota", "guaranteed"),
     ("quota_status", "quota"),
+    ("service_account", "service account"),
+    ("kubernetes_role", "role"),
+    ("volume", "volume"),
     ("budget_usd", "budget USD"),
 )
 
@@ -278,6 +299,7 @@ def team_summary(layers, team_name):
     resources = (quota.get("compute_quota_config") or {}).get("compute_quota_resources") or []
     domain = (layers.get("domain") or {}).get("domain") or {}
     budget = (layers.get("budget") or {}).get("budget") or {}
+    kube = (layers.get("namespace") or {}).get("namespace") or {}
     return {
         "team": team_name,
         "namespace": naming.namespace(team_name),
@@ -287,6 +309,9 @@ def team_summary(layers, team_name):
         "quota": ", ".join("%s x %s" % (resource.get("count"), resource["instance_type"]) for resource in resources) or "-",
         "quota_status": quota.get("status", "-"),
         "budget_usd": (budget.get("budget_limit") or {}).get("amount", "-"),
+        "service_account": kube.get("service_account") or "-",
+        "kubernetes_role": kube.get("role") or "-",
+        "volume": kube.get("volume") or "-",
     }
 
 

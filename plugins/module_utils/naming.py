@@ -42,6 +42,16 @@ def kubernetes_group(team):
     return "%s-namespace-level-group" % namespace(team)
 
 
+def service_account(team, prefix=DEFAULT_PREFIX):
+    """The ServiceAccount the team's pods run as, in the team namespace."""
+    return "%s-%s" % (prefix, team)
+
+
+def team_volume(team, prefix=DEFAULT_PREFIX):
+    """The PersistentVolume of the team's FSx directory, and its claim in the team namespace."""
+    return "%s-%s-fsx" % (prefix, team)
+
+
 def permission_set_name(team, prefix=DEFAULT_PREFIX):
     return "%s-%s" % (prefix, team)
 
@@ -194,6 +204,8 @@ def names(team, prefix=DEFAULT_PREFIX):
         "local_queue": local_queue(team),
         "cluster_queue": cluster_queue(team),
         "kubernetes_group": kubernetes_group(team),
+        "service_account": service_account(team, prefix),
+        "volume": team_volume(team, prefix),
         "permission_set": permission_set_name(team, prefix),
         "sso_role_name_pattern": sso_role_name_pattern(team, prefix),
         "domain": domain_name(team, prefix),

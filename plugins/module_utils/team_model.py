@@ -65,7 +65,7 @@ SECTION_DEFAULTS = {
         "fair_share_weight": 0,
         "activation": "enabled",
     },
-    "access": {"policies": ["training", "inference"], "cluster_read": True},
+    "access": {"policies": ["training", "inference"], "cluster_read": True, "pod_security": "baseline"},
     "workspace": {"enabled": True, "auth_mode": "SSO", "app_network_access_type": "VpcOnly", "retain_home_efs": True},
     "storage": {"gid": None, "mode": "2770", "on_remove": "keep", "s3_link": False},
     "budget": {"monthly_usd": REQUIRED, "notify": [], "thresholds": [80, 100], "forecast_thresholds": [100]},
@@ -77,6 +77,7 @@ CHOICES = {
     "quota.preempt": ("never", "lower_priority"),
     "quota.activation": ("enabled", "disabled"),
     "access.policies": ("training", "inference", "space"),
+    "access.pod_security": ("baseline", "restricted"),
     "workspace.auth_mode": ("SSO", "IAM"),
     "workspace.app_network_access_type": ("VpcOnly", "PublicInternetOnly"),
     "storage.on_remove": ("keep", "archive", "delete"),
@@ -355,6 +356,7 @@ def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
     else:
         for index, policy in enumerate(access["policies"]):
             _choice(problems, where, "access.policies[%d]" % index, policy, CHOICES["access.policies"])
+    _choice(problems, where, "access.pod_security", access["pod_security"], CHOICES["access.pod_security"])
     workspace = normalized["workspace"]
     for key in ("auth_mode", "app_network_access_type"):
         _choice(problems, where, "workspace." + key, workspace[key], CHOICES["workspace." + key])

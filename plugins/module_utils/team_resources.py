@@ -26,6 +26,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
     permission_set,
     quota,
     team_dirs,
+    team_namespace,
 )
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import os_error_message
@@ -33,13 +34,16 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import os_e
 # A layer: its option of team_resources, the module it stands for, that module's options, its check and converge.
 Layer = namedtuple("Layer", ["option", "module", "options", "check", "converge"])
 
-# In the order a team is built: the access entry names the permission set's role, the domain runs as the execution role.
+# In the order a team is built: the access entry names the permission set's role, the domain runs as the execution role,
+# the namespace layer adds to what the quota's Task Governance makes.
 LAYERS = tuple(Layer(*layer) for layer in (
     ("permission_set", "identity_center_permission_set", permission_set.MODULE_OPTIONS, permission_set.check, permission_set.converge),
     ("access_entry", "eks_access_entry", access_entry.MODULE_OPTIONS, access_entry.check, access_entry.converge),
     ("execution_role", "team_execution_role", execution_role.MODULE_OPTIONS, execution_role.check, execution_role.converge),
     ("domain", "sagemaker_domain", domain.MODULE_OPTIONS, domain.check, domain.converge),
     ("quota", "task_governance_quota", quota.MODULE_OPTIONS, quota.check, quota.converge),
+    # In the namespace the quota's Task Governance makes.
+    ("namespace", "team_namespace", team_namespace.MODULE_OPTIONS, team_namespace.check, team_namespace.converge),
     ("s3_prefix", "s3_team_prefix", data_repository.PREFIX_MODULE_OPTIONS, data_repository.check_prefix, data_repository.converge_prefix),
     ("directories", "fsx_team_dir", team_dirs.MODULE_OPTIONS, team_dirs.check, team_dirs.converge),
     ("budget", "team_budget", budget.MODULE_OPTIONS, budget.check, budget.converge),

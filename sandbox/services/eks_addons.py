@@ -29,8 +29,10 @@ from moto.core.responses import ActionResult
 from moto.core.utils import utcnow
 
 from sandbox.core import AwsError, Lifecycle, graft, page_of, rest_json_request, state
+from sandbox.kube import task_governance
 
 GONE = "__GONE__"
+TASK_GOVERNANCE = "amazon-sagemaker-hyperpod-taskgovernance"
 TRANSITIONAL = ("CREATING", "UPDATING", "DELETING")
 ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+")
 
@@ -92,7 +94,8 @@ class Addon:
             f"addon/{cluster.name}/{name}/{uuid.uuid4()}"
         )
         self.created_at = self.modified_at = utcnow()
-        self.lifecycle = Lifecycle("CREATING", "ACTIVE")
+        # The Task Governance add-on installs Kueue: its CRDs come with it and go with it.
+        self.lifecycle = Lifecycle("CREATING", "ACTIVE", on_settle=task_governance.addon_settled if name == TASK_GOVERNANCE else None)
 
     @property
     def status(self) -> str:

@@ -47,6 +47,7 @@ import moto.sagemaker.responses as sm_responses
 from moto.core.responses import ActionResult
 
 from sandbox.core import AwsError, Lifecycle, graft, state, validate_request
+from sandbox.kube import task_governance
 from sandbox.services.sts_identity import SANDBOX_USER_ID, user_arn
 
 SERVICE = "sagemaker"
@@ -92,7 +93,7 @@ class ComputeQuota:
         self.last_modified_time = self.creation_time
         # The caller as GetCallerIdentity names it (sts_identity).
         self.created_by = {"IamIdentity": {"Arn": user_arn(account_id), "PrincipalId": SANDBOX_USER_ID}}
-        self.lifecycle = Lifecycle("Creating", "Created")
+        self.lifecycle = Lifecycle("Creating", "Created", on_settle=self._in_cluster)
         self.versions = [
             {
                 "Description": params.get("Description"),
@@ -101,6 +102,13 @@ class ComputeQuota:
                 "ActivationState": params.get("ActivationState") or "Enabled",
             }
         ]
+
+    def _in_cluster(self, status: str) -> None:
+        # Task Governance makes the team's namespace and queues once the quota is Created, and removes them once Deleted.
+        if status in ("Created", "Updated"):
+            task_governance.apply_quota(self.current)
+        elif status == "Deleted":
+            task_governance.remove_quota(self.team)
 
     @property
     def version(self) -> int:

@@ -29,6 +29,7 @@ from moto.core.utils import utcnow
 from moto.moto_api._internal import mock_random as random
 
 from sandbox.core import AwsError, Lifecycle, graft, state, validate_request, validation_error
+from sandbox.kube import task_governance
 from sandbox.services.eks_addons import addon_status
 
 TASK_GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
@@ -88,7 +89,15 @@ class SchedulerConfig:
         self.version = 1
         self.versions = {1: {"SchedulerConfig": copy.deepcopy(params["SchedulerConfig"]), "Description": params.get("Description")}}
         self.failure_reason = problem
-        self.lifecycle = Lifecycle("Creating", "CreateFailed" if problem else "Created")
+        self.lifecycle = Lifecycle("Creating", "CreateFailed" if problem else "Created", on_settle=self._in_cluster)
+
+    def _in_cluster(self, status: str) -> None:
+        # Task Governance makes a Kueue WorkloadPriorityClass of each priority class of the settled config.
+        if status in ("Created", "Updated"):
+            classes = self.versions[self.version]["SchedulerConfig"].get("PriorityClasses") or []
+            task_governance.apply_priority_classes(self.name, classes)
+        elif status == "Deleted":
+            task_governance.remove_priority_classes(self.name)
 
     @property
     def status(self) -> str:

@@ -1,23 +1,25 @@
-"""team_offboard refuses a team with running Kueue workloads, against a stub Kubernetes API server.
+"""team_offboard refuses a team with running Kueue workloads, against the real Kubernetes API server.
 
-The stub answers what the kubernetes Python client and kubernetes.core.k8s_info ask for: the
-discovery documents (/version, /api, /api/v1, /apis, /apis/kueue.x-k8s.io[/v1beta1]) and the
-namespaced list of Kueue workloads, and records every request it gets.
+The worker's kube-apiserver (``kube_cluster``) serves Kueue's Workload API from the CRDs the
+sandbox's Task Governance add-on installs; the workloads are created and their status written as
+Kueue writes it; the API server's audit log says what the role asked.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
+import socket
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 import yaml
+
+from sandbox.kube import ADMIN_USER, task_governance
+from sandbox.kube.api import KubeApi
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = str(ROOT / ".venv" / "bin" / "ansible-playbook")
@@ -25,7 +27,6 @@ PYTHON = str(ROOT / ".venv" / "bin" / "python")
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_VERSION = "v1beta1"
-WORKLOADS_PATH = re.compile(r"^/apis/kueue\.x-k8s\.io/v1beta1/namespaces/(?P<namespace>[^/]+)/workloads$")
 
 # A normalized team, as hyperpod.tenancy.validate_team_file returns it (docs/team-file.md).
 TEAM = {
@@ -99,90 +100,50 @@ FAILED = workload(
 QUEUED = workload("pytorchjob-sweep-lr-2b4d8", condition("QuotaReserved", "False", "Pending"))
 
 
-class StubKubernetes:
-    """A Kubernetes API server of just enough discovery and one list, on 127.0.0.1."""
+class Cluster:
+    """The worker's real API server, emptied by the sandbox's reset, with Kueue's CRDs as Task Governance installs them.
 
-    def __init__(self, kueue: bool = True) -> None:
-        self.kueue = kueue
-        self.workloads: dict[str, list[dict]] = {}
-        self.requests: list[tuple[str, str]] = []
-        stub = self
+    What the role asked is read from the API server's audit log (``KubeCluster.audit_events``).
+    """
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                stub.requests.append(("GET", self.path))
-                status, body = stub.answer(urlparse(self.path).path)
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+    def __init__(self, kube_cluster, kueue: bool = True) -> None:
+        self.kube_cluster = kube_cluster
+        self.api = KubeApi(kube_cluster.directory)
+        self.kubeconfig = kube_cluster.kubeconfig
+        if kueue:
+            task_governance.install_kueue(self.api)
+        for namespace in (NAMESPACE, "hyperpod-ns-nlp"):
+            self.api.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, "test")
+        self.mark = len(kube_cluster.audit_events())
 
-            def log_message(self, *args) -> None:
-                pass
+    def add_workloads(self, namespace: str, *workloads: dict) -> None:
+        """Create the workloads, then write their status as Kueue's controller does (the status subresource)."""
+        for item in workloads:
+            body = copy.deepcopy(item)
+            body["metadata"] = {k: v for k, v in body["metadata"].items() if k not in ("uid", "resourceVersion")} | {"namespace": namespace}
+            status = body.pop("status")
+            created = self.api.create(body)
+            self.api.update_status(created | {"status": status})
+        self.mark = len(self.kube_cluster.audit_events())
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def answer(self, path: str) -> tuple[int, dict]:
-        group_version = {"groupVersion": f"{KUEUE_GROUP}/{KUEUE_VERSION}", "version": KUEUE_VERSION}
-        if path == "/version":
-            return 200, {"major": "1", "minor": "31", "gitVersion": "v1.31.4-eks-2d5f260", "platform": "linux/amd64"}
-        if path == "/api":
-            return 200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
-        if path == "/api/v1":
-            namespaces = {"name": "namespaces", "singularName": "namespace", "namespaced": False, "kind": "Namespace", "verbs": ["get", "list"]}
-            return 200, {"kind": "APIResourceList", "groupVersion": "v1", "resources": [namespaces]}
-        if path == "/apis":
-            groups = [{"name": KUEUE_GROUP, "versions": [group_version], "preferredVersion": group_version}] if self.kueue else []
-            return 200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
-        if self.kueue and path == f"/apis/{KUEUE_GROUP}":
-            return 200, {"kind": "APIGroup", "apiVersion": "v1", "name": KUEUE_GROUP, "versions": [group_version], "preferredVersion": group_version}
-        if self.kueue and path == f"/apis/{KUEUE_GROUP}/{KUEUE_VERSION}":
-            verbs = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]
-            resources = [
-                {"name": "workloads", "singularName": "workload", "namespaced": True, "kind": "Workload", "verbs": verbs, "shortNames": ["wl"]},
-                {"name": "workloads/status", "singularName": "", "namespaced": True, "kind": "Workload", "verbs": ["get", "patch", "update"]},
-            ]
-            return 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{KUEUE_GROUP}/{KUEUE_VERSION}", "resources": resources}
-        match = WORKLOADS_PATH.match(path)
-        if self.kueue and match:
-            items = self.workloads.get(match.group("namespace"), [])
-            return 200, {"apiVersion": f"{KUEUE_GROUP}/{KUEUE_VERSION}", "kind": "WorkloadList", "metadata": {"resourceVersion": "100"}, "items": items}
-        return 404, {
-            "kind": "Status",
-            "apiVersion": "v1",
-            "status": "Failure",
-            "message": f"the server could not find the requested resource ({path})",
-            "reason": "NotFound",
-            "code": 404,
-        }
+    def requests(self) -> list[dict]:
+        """The admin's requests since the cluster was set up (the role runs as the admin kubeconfig)."""
+        return [e for e in self.kube_cluster.audit_events(self.mark) if e["user"]["username"] == ADMIN_USER]
 
     def workload_lists(self) -> list[str]:
         """The namespaces whose workloads were listed, in order."""
-        return [match.group("namespace") for method, path in self.requests if (match := WORKLOADS_PATH.match(urlparse(path).path))]
-
-    def __enter__(self) -> StubKubernetes:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        return [
+            e["objectRef"]["namespace"]
+            for e in self.requests()
+            if e["verb"] == "list" and e.get("objectRef", {}).get("resource") == "workloads" and e["stage"] == "ResponseComplete"
+        ]
 
 
-def write_kubeconfig(path: Path, server: str) -> Path:
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "ml-shared-eks", "cluster": {"server": server, "insecure-skip-tls-verify": True}}],
-        "users": [{"name": "platform-admin", "user": {"token": "stub-token"}}],
-        "contexts": [{"name": "ml-shared-eks", "context": {"cluster": "ml-shared-eks", "user": "platform-admin"}}],
-        "current-context": "ml-shared-eks",
-    }
-    path.write_text(yaml.safe_dump(config))
+def write_kubeconfig(path: Path, server: str, admin_kubeconfig: Path) -> Path:
+    """The admin kubeconfig, pointed at another server."""
+    config = json.loads(admin_kubeconfig.read_text())
+    config["clusters"][0]["cluster"]["server"] = server
+    path.write_text(json.dumps(config))
     return path
 
 
@@ -234,18 +195,17 @@ def output(run: subprocess.CompletedProcess) -> str:
 
 
 @pytest.fixture
-def cluster(tmp_path):
-    with StubKubernetes() as stub:
-        stub.kubeconfig = write_kubeconfig(tmp_path / "kubeconfig.yml", stub.url)
-        yield stub
+def cluster(sandbox, kube_cluster):
+    """The API server as a new cluster with Task Governance installed (the sandbox's reset emptied it)."""
+    return Cluster(kube_cluster)
 
 
 @pytest.mark.parametrize("active", [RUNNING, QUOTA_RESERVED], ids=["admitted", "quota_reserved"])
 def test_refuses_a_team_with_a_running_workload(cluster, tmp_path, active):
-    cluster.workloads[NAMESPACE] = [FINISHED, active, QUEUED]
-    cluster.workloads["hyperpod-ns-nlp"] = [RUNNING | {"metadata": RUNNING["metadata"] | {"name": "other-team-job"}}]
+    cluster.add_workloads(NAMESPACE, FINISHED, active, QUEUED)
+    cluster.add_workloads("hyperpod-ns-nlp", RUNNING | {"metadata": RUNNING["metadata"] | {"name": "other-team-job"}})
 
-    run = run_check(tmp_path, {"hyperpod_kubernetes": {"kubeconfig": str(cluster.kubeconfig), "context": "ml-shared-eks"}})
+    run = run_check(tmp_path, {"hyperpod_kubernetes": {"kubeconfig": str(cluster.kubeconfig), "context": "hyperpod-sandbox"}})
 
     text = output(run)
     assert run.returncode != 0, text
@@ -262,7 +222,7 @@ def test_refuses_a_team_with_a_running_workload(cluster, tmp_path, active):
 
 
 def test_passes_a_team_whose_workloads_finished(cluster, tmp_path):
-    cluster.workloads[NAMESPACE] = [FINISHED, FAILED]
+    cluster.add_workloads(NAMESPACE, FINISHED, FAILED)
 
     run = run_check(tmp_path, {"hyperpod_kubernetes": {"kubeconfig": str(cluster.kubeconfig)}})
 
@@ -274,7 +234,7 @@ def test_passes_a_team_whose_workloads_finished(cluster, tmp_path):
 
 
 def test_force_passes_a_running_workload_with_a_warning(cluster, tmp_path):
-    cluster.workloads[NAMESPACE] = [RUNNING, FINISHED]
+    cluster.add_workloads(NAMESPACE, RUNNING, FINISHED)
 
     run = run_check(tmp_path, {"team_offboard_kubeconfig": str(cluster.kubeconfig)}, "-e", "force=true")
 
@@ -289,7 +249,7 @@ def test_force_passes_a_running_workload_with_a_warning(cluster, tmp_path):
 
 
 def test_queued_workloads_pass_with_a_warning(cluster, tmp_path):
-    cluster.workloads[NAMESPACE] = [QUEUED]
+    cluster.add_workloads(NAMESPACE, QUEUED)
 
     run = run_check(tmp_path, {"team_offboard_kubeconfig": str(cluster.kubeconfig)})
 
@@ -299,13 +259,13 @@ def test_queued_workloads_pass_with_a_warning(cluster, tmp_path):
 
 
 def test_without_kubeconfig_warns_that_the_check_was_skipped(cluster, tmp_path):
-    cluster.workloads[NAMESPACE] = [RUNNING]
+    cluster.add_workloads(NAMESPACE, RUNNING)
 
     run = run_check(tmp_path, {})
 
     text = output(run)
     assert run.returncode == 0, text
-    assert cluster.requests == []
+    assert cluster.requests() == []
     assert (
         f"[WARNING]: Skipped the running-workload check for team 'vision' (namespace {NAMESPACE}): "
         "no Kubernetes access is configured (set hyperpod_kubernetes.kubeconfig or team_offboard_kubeconfig)."
@@ -313,32 +273,33 @@ def test_without_kubeconfig_warns_that_the_check_was_skipped(cluster, tmp_path):
 
 
 def test_disabled_check_warns_that_it_was_skipped(cluster, tmp_path):
-    cluster.workloads[NAMESPACE] = [RUNNING]
+    cluster.add_workloads(NAMESPACE, RUNNING)
 
     run = run_check(tmp_path, {"team_offboard_kubeconfig": str(cluster.kubeconfig), "team_offboard_check_workloads": False})
 
     text = output(run)
     assert run.returncode == 0, text
-    assert cluster.requests == []
+    assert cluster.requests() == []
     assert "[WARNING]: Skipped the running-workload check for team 'vision'" in text
     assert "team_offboard_check_workloads is false" in text
 
 
-def test_cluster_without_kueue_passes_with_a_warning(tmp_path):
-    with StubKubernetes(kueue=False) as stub:
-        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig.yml", stub.url)
-        run = run_check(tmp_path, {"team_offboard_kubeconfig": str(kubeconfig)})
+def test_cluster_without_kueue_passes_with_a_warning(sandbox, kube_cluster, tmp_path):
+    cluster = Cluster(kube_cluster, kueue=False)
+
+    run = run_check(tmp_path, {"team_offboard_kubeconfig": str(cluster.kubeconfig)})
 
     text = output(run)
     assert run.returncode == 0, text
-    assert ("GET", "/apis") in stub.requests
+    assert cluster.workload_lists() == []
     assert "[WARNING]: The cluster serves no Kueue Workload API (kueue.x-k8s.io/v1beta1)" in text
 
 
-def test_unreachable_cluster_fails_naming_the_way_out(tmp_path):
-    with StubKubernetes() as stub:
-        url = stub.url
-    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig.yml", url)
+def test_unreachable_cluster_fails_naming_the_way_out(kube_cluster, tmp_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"https://127.0.0.1:{sock.getsockname()[1]}"
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig.yml", url, kube_cluster.kubeconfig)
 
     run = run_check(tmp_path, {"team_offboard_kubeconfig": str(kubeconfig)})
 
@@ -349,7 +310,7 @@ def test_unreachable_cluster_fails_naming_the_way_out(tmp_path):
 
 
 def test_check_mode_refuses_as_the_real_run_would(cluster, tmp_path):
-    cluster.workloads[NAMESPACE] = [RUNNING]
+    cluster.add_workloads(NAMESPACE, RUNNING)
 
     run = run_check(tmp_path, {"team_offboard_kubeconfig": str(cluster.kubeconfig)}, "--check")
 

@@ -8,7 +8,8 @@ def test_summary_table_aligns_sorted_rows_under_a_header():
             {"team": "nlp", "namespace": "hyperpod-ns-nlp", "quota": "3 x ml.p5.48xlarge"},
         ]
     )
-    assert lines[0].split() == ["team", "namespace", "permission", "set", "domain", "profiles", "guaranteed", "quota", "budget", "USD"]
+    assert lines[0].split() == [
+        "team", "namespace", "permission", "set", "domain", "profiles", "guaranteed", "quota", "service", "account", "role", "volume", "budget", "USD"]
     assert lines[1].startswith("nlp ") and lines[2].startswith("vision ")
     assert lines[1].index("hyperpod-ns-nlp") == lines[2].index("hyperpod-ns-vision") == lines[0].index("namespace")
     assert lines[1].endswith("-") and lines[2].endswith("40000")

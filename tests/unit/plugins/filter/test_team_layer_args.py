@@ -141,11 +141,26 @@ def test_the_summary_comes_from_the_layers_results():
         "quota": {"quota": {"status": "Created", "compute_quota_config": {"compute_quota_resources": [
             {"instance_type": "ml.p5.48xlarge", "count": 4}, {"instance_type": "ml.g5.12xlarge", "count": 2}]}}},
         "budget": {"budget": {"budget_limit": {"amount": "40000.0", "unit": "USD"}}},
+        "namespace": {"namespace": {"service_account": "hyperpod-vision", "role": "hyperpod-ns-vision-namespace-role", "volume": "hyperpod-vision-fsx"}},
     }
     assert team_summary(layers, "vision") == {
         "team": "vision", "namespace": "hyperpod-ns-vision", "permission_set": "hyperpod-vision", "domain_id": "d-1",
-        "user_profiles": 2, "quota": "4 x ml.p5.48xlarge, 2 x ml.g5.12xlarge", "quota_status": "Created", "budget_usd": "40000.0"}
+        "user_profiles": 2, "quota": "4 x ml.p5.48xlarge, 2 x ml.g5.12xlarge", "quota_status": "Created", "budget_usd": "40000.0",
+        "service_account": "hyperpod-vision", "kubernetes_role": "hyperpod-ns-vision-namespace-role", "volume": "hyperpod-vision-fsx"}
     assert team_summary({}, "nlp")["quota"] == "-"
+    assert team_summary({}, "nlp")["volume"] == "-"
+
+
+def test_the_namespace_layer_runs_only_with_a_kubeconfig_and_a_quota():
+    team = normalized()["vision"]
+    assert "namespace" not in team_layer_args(team, SHARED)
+    layer = team_layer_args(team, SHARED, {"kubeconfig": "/kube/config"})["namespace"]
+    assert layer == {
+        "team": "vision", "name_prefix": "hyperpod", "kubeconfig": "/kube/config", "pod_security": "baseline",
+        "volume": {"file_system_id": SHARED["fsx_file_system_id"]}}  # fmt: skip
+    restricted = dict(team, access=dict(team["access"], pod_security="restricted"))
+    assert team_layer_args(restricted, SHARED, {"kubeconfig": "/kube/config"})["namespace"]["pod_security"] == "restricted"
+    assert "namespace" not in team_layer_args(dict(team, quota=None), SHARED, {"kubeconfig": "/kube/config"})
 
 
 def test_a_layer_role_gets_its_own_layers_from_what_it_knows():

@@ -40,7 +40,7 @@ def test_sample_file_is_valid_and_normalized():
     assert vision["members"] == [{"name": "alice", "uid": None}, {"name": "bob", "uid": 10002}]
     assert vision["quota"]["sharing"] == "lend_and_borrow"
     assert vision["quota"]["preempt"] == "lower_priority"
-    assert vision["access"] == {"policies": ["training", "inference"], "cluster_read": True}
+    assert vision["access"] == {"policies": ["training", "inference"], "cluster_read": True, "pod_security": "baseline"}
     assert vision["storage"]["on_remove"] == "keep"
     assert vision["budget"]["thresholds"] == [80, 100]
     assert teams[1]["budget"] is None
@@ -97,6 +97,7 @@ BROKEN_FILES = [
     ("bad notify", with_change(["budget", "notify"], ["finops"]), "budget.notify[0]: 'finops' is neither"),
     ("bad mode", with_change(["storage"], {"mode": 2770}), "storage.mode: 2770 must be an octal mode"),
     ("bad access policy", with_change(["access"], {"policies": ["admin"]}), "access.policies[0]: 'admin' is not one of"),
+    ("bad pod security level", with_change(["access"], {"pod_security": "privileged"}), "access.pod_security: 'privileged' is not one of"),
     ("bool as text", with_change(["workspace"], {"enabled": "yes"}), "workspace.enabled: must be true or false"),
     ("quota not a mapping", with_change(["quota"], ["p5"]), "quota: must be a mapping"),
 ]

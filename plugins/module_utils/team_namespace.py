@@ -1,0 +1,424 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The team's guard rails inside its namespace ``hyperpod-ns-<team>``, through the cluster's Kubernetes API.
+
+The namespace is Task Governance's (it makes it when the team's quota is Created): this layer adds to
+it and does not take it over. Every write is server-side apply under the field manager
+``hyperpod-tenancy``, so the namespace's other fields stay their owners'; ``--check`` and ``--diff``
+come from the same apply with ``dryRun=All``, the server's own prediction (as kubernetes.core does).
+
+What it adds, each object labelled ``app.kubernetes.io/managed-by: hyperpod.tenancy`` and refused
+when an object of that name exists without that mark:
+
+- Pod Security admission labels on the namespace: ``enforce`` at the team's level (``baseline`` by
+  default, ``restricted`` by choice), ``warn`` and ``audit`` at ``restricted``
+  (https://kubernetes.io/docs/concepts/security/pod-security-admission/);
+- a NetworkPolicy that admits ingress only from the namespace itself and from namespaces that are
+  not team namespaces (the cluster's own: DNS, Kueue, Task Governance), and one that lets egress go
+  anywhere but the instance metadata endpoint (169.254.169.254/32, fd00:ec2::254/128);
+- the team's ServiceAccount;
+- the Role and RoleBinding of the HyperPod CLI's ``team-role-and-bindings`` chart for the group
+  ``hyperpod-ns-<team>-namespace-level-group`` that the team's access entry carries, plus reading
+  the team's PersistentVolumeClaims;
+- a static PersistentVolume for the team's FSx for Lustre directory (the FSx CSI driver's
+  ``volumeHandle``/``dnsname``/``mountname``; the directory as a fileset mount
+  ``<MountName>/<team>``, https://docs.aws.amazon.com/fsx/latest/LustreGuide/mounting-from-fileset.html),
+  reserved for the team's claim by ``claimRef`` and ``Retain``ed, and that PersistentVolumeClaim.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import json
+
+try:
+    from kubernetes import config as kube_config
+    from kubernetes.client.exceptions import ApiException
+    from kubernetes.config.config_exception import ConfigException
+
+    HAS_KUBERNETES = True
+except ImportError:
+    HAS_KUBERNETES = False
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler, HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+FIELD_MANAGER = "hyperpod-tenancy"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "hyperpod.tenancy"}
+TEAM_LABEL = "hyperpod.tenancy/team"
+ALLOCATION_LABEL = "sagemaker.amazonaws.com/quota-allocation-id"
+MANAGED_QUEUE_LABEL = "sagemaker.amazonaws.com/sagemaker-managed-queue"
+POD_SECURITY_LEVELS = ("baseline", "restricted")
+METADATA_ENDPOINTS = ("169.254.169.254/32", "fd00:ec2::254/128")
+SERVER_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink")
+
+# Where each kind is served: kind -> (API prefix, plural, namespaced).
+RESOURCES = {
+    "Namespace": ("/api/v1", "namespaces", False),
+    "ServiceAccount": ("/api/v1", "serviceaccounts", True),
+    "PersistentVolume": ("/api/v1", "persistentvolumes", False),
+    "PersistentVolumeClaim": ("/api/v1", "persistentvolumeclaims", True),
+    "NetworkPolicy": ("/apis/networking.k8s.io/v1", "networkpolicies", True),
+    "Role": ("/apis/rbac.authorization.k8s.io/v1", "roles", True),
+    "RoleBinding": ("/apis/rbac.authorization.k8s.io/v1", "rolebindings", True),
+}
+
+# The HyperPod CLI's team-role-and-bindings chart (helm_chart/HyperPodHelmChart/charts/team-role-and-bindings/
+# templates/team-level-namespaced-role.yaml), and reading the team's volume claims, which the chart leaves out.
+TEAM_ROLE_RULES = [
+    {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "describe"]},
+    {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
+    {"apiGroups": [""], "resources": ["pods"], "verbs": ["create", "get", "watch", "list"]},
+    {"apiGroups": [""], "resources": ["nodes", "nodes/status", "pods/status"], "verbs": ["get", "list", "watch"]},
+    {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get", "list"]},
+    {"apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs", "pytorchjobs/status"], "verbs": ["get", "list", "watch", "create", "delete", "update"]},
+    {"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["get", "list"]},
+    {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create", "update", "get", "delete"]},
+    {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "get", "list", "delete"]},
+    {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "verbs": ["list", "get"]},
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads", "workloads/status"], "verbs": ["get", "list", "watch", "patch"]},
+    {"apiGroups": [""], "resources": ["persistentvolumeclaims"], "verbs": ["get", "list", "watch"]},
+]
+
+
+def names(team, prefix=naming.DEFAULT_PREFIX):
+    namespace = naming.namespace(team)
+    return {
+        "namespace": namespace,
+        "service_account": naming.service_account(team, prefix),
+        "role": "%s-namespace-role" % namespace,
+        "role_binding": "%s-namespace-role-binding" % namespace,
+        "group": naming.kubernetes_group(team),
+        "volume": naming.team_volume(team, prefix),
+        "ingress_policy": "%s-team-ingress" % prefix,
+        "egress_policy": "%s-team-egress" % prefix,
+    }
+
+
+def _labels(team):
+    return dict(MANAGED_BY, **{TEAM_LABEL: team})
+
+
+def _object(kind, name, namespace, team, **body):
+    api_version = RESOURCES[kind][0].split("/", 2)[-1] if RESOURCES[kind][0].startswith("/apis/") else "v1"
+    metadata = {"name": name, "labels": _labels(team)}
+    if namespace:
+        metadata["namespace"] = namespace
+    return dict({"apiVersion": api_version, "kind": kind, "metadata": metadata}, **body)
+
+
+def namespace_labels(pod_security):
+    """The Pod Security admission labels: enforce at the team's level, warn and audit at restricted."""
+    labels = {"pod-security.kubernetes.io/enforce": pod_security, "pod-security.kubernetes.io/enforce-version": "latest"}
+    for mode in ("warn", "audit"):
+        labels["pod-security.kubernetes.io/%s" % mode] = "restricted"
+        labels["pod-security.kubernetes.io/%s-version" % mode] = "latest"
+    return labels
+
+
+def desired(team, prefix, pod_security, volume=None):
+    """The team's objects, in the order they are applied (the namespace's labels first)."""
+    n = names(team, prefix)
+    namespace = n["namespace"]
+    objects = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": namespace_labels(pod_security)}},
+        _object(
+            "NetworkPolicy", n["ingress_policy"], namespace, team,
+            spec={
+                "podSelector": {},
+                "policyTypes": ["Ingress"],
+                # From the namespace's own pods, and from namespaces that are not team namespaces.
+                "ingress": [{"from": [
+                    {"podSelector": {}},
+                    {"namespaceSelector": {"matchExpressions": [{"key": MANAGED_QUEUE_LABEL, "operator": "DoesNotExist"}]}},
+                ]}],
+            },
+        ),
+        _object(
+            "NetworkPolicy", n["egress_policy"], namespace, team,
+            spec={
+                "podSelector": {},
+                "policyTypes": ["Egress"],
+                # Anywhere (DNS, Kueue, Task Governance, the cluster's pods, S3) but the instance metadata endpoint.
+                "egress": [{"to": [
+                    {"namespaceSelector": {}},
+                    {"ipBlock": {"cidr": "0.0.0.0/0", "except": [METADATA_ENDPOINTS[0]]}},
+                    {"ipBlock": {"cidr": "::/0", "except": [METADATA_ENDPOINTS[1]]}},
+                ]}],
+            },
+        ),
+        _object("ServiceAccount", n["service_account"], namespace, team),
+        _object("Role", n["role"], namespace, team, rules=copy.deepcopy(TEAM_ROLE_RULES)),
+        _object(
+            "RoleBinding", n["role_binding"], namespace, team,
+            subjects=[{"kind": "Group", "name": n["group"], "apiGroup": "rbac.authorization.k8s.io"}],
+            roleRef={"kind": "Role", "name": n["role"], "apiGroup": "rbac.authorization.k8s.io"},
+        ),
+    ]  # fmt: skip
+    if volume:
+        storage = "%dGi" % volume["capacity_gib"]
+        objects.append(_object(
+            "PersistentVolume", n["volume"], None, team,
+            spec={
+                "capacity": {"storage": storage},
+                "volumeMode": "Filesystem",
+                "accessModes": ["ReadWriteMany"],
+                "mountOptions": ["flock"],
+                # The data is the team's directory's, and follows storage.on_remove: never the volume's deletion.
+                "persistentVolumeReclaimPolicy": "Retain",
+                "storageClassName": "",
+                # Only the team's claim can bind it.
+                "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": namespace, "name": n["volume"]},
+                "csi": {
+                    "driver": "fsx.csi.aws.com",
+                    "volumeHandle": "%s::%s" % (volume["file_system_id"], team),
+                    "volumeAttributes": {"dnsname": volume["dns_name"], "mountname": "%s/%s" % (volume["mount_name"], volume["directory"])},
+                },
+            },
+        ))  # fmt: skip
+        objects.append(_object(
+            "PersistentVolumeClaim", n["volume"], namespace, team,
+            spec={"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": n["volume"], "resources": {"requests": {"storage": storage}}},
+        ))  # fmt: skip
+    return objects
+
+
+def _key(obj):
+    meta = obj["metadata"]
+    return "%s/%s" % (obj["kind"], "%s/%s" % (meta["namespace"], meta["name"]) if meta.get("namespace") else meta["name"])
+
+
+def normalized(obj):
+    """The object without what the server manages (versions, timestamps, field ownership, status)."""
+    if obj is None:
+        return None
+    result = {k: copy.deepcopy(v) for k, v in obj.items() if k != "status"}
+    result["metadata"] = {k: v for k, v in result.get("metadata", {}).items() if k not in SERVER_FIELDS}
+    return result
+
+
+class KubernetesError(HyperPodError):
+    pass
+
+
+class Cluster(object):
+    """The cluster's API, reached with a kubeconfig (a path or its content) as kubernetes.core reaches it."""
+
+    def __init__(self, kubeconfig, context=None):
+        if not HAS_KUBERNETES:
+            raise KubernetesError(message="the kubernetes Python library is required (pip install kubernetes)")
+        try:
+            if isinstance(kubeconfig, dict):
+                self.client = kube_config.new_client_from_config_dict(kubeconfig, context=context)
+            else:
+                self.client = kube_config.new_client_from_config(config_file=kubeconfig, context=context)
+        except (ConfigException, OSError, ValueError) as e:
+            raise KubernetesError(message="cannot load the kubeconfig: %s" % e)
+
+    @staticmethod
+    def path(kind, name=None, namespace=None):
+        prefix, plural, namespaced = RESOURCES[kind]
+        path = "%s/namespaces/%s/%s" % (prefix, namespace, plural) if namespaced else "%s/%s" % (prefix, plural)
+        return "%s/%s" % (path, name) if name else path
+
+    def request(self, method, path, body=None, query=None, content_type="application/json"):
+        try:
+            data = self.client.call_api(
+                path, method, query_params=list((query or {}).items()),
+                header_params={"Content-Type": content_type, "Accept": "application/json"},
+                body=body, auth_settings=["BearerToken"], response_type="object", _return_http_data_only=True,
+            )  # fmt: skip
+        except ApiException as e:
+            if e.status == 404 and method == "GET":
+                return None
+            try:
+                message = json.loads(e.body).get("message") or e.reason
+            except (TypeError, ValueError):
+                message = e.reason
+            raise KubernetesError(message="%s %s: %s (HTTP %s)" % (method, path, message, e.status))
+        except Exception as e:  # urllib3's connection errors and the like: say where it failed
+            raise KubernetesError(message="%s %s: %s" % (method, path, e))
+        return data
+
+    def get(self, obj):
+        meta = obj["metadata"]
+        return self.request("GET", self.path(obj["kind"], meta["name"], meta.get("namespace")))
+
+    def apply(self, obj, dry_run):
+        meta = obj["metadata"]
+        query = {"fieldManager": FIELD_MANAGER, "force": "true"}
+        if dry_run:
+            query["dryRun"] = "All"
+        return self.request("PATCH", self.path(obj["kind"], meta["name"], meta.get("namespace")), obj, query, "application/apply-patch+yaml")
+
+    def delete(self, obj, dry_run):
+        meta = obj["metadata"]
+        query = {"dryRun": "All"} if dry_run else {}
+        return self.request("DELETE", self.path(obj["kind"], meta["name"], meta.get("namespace")), {"propagationPolicy": "Background"}, query)
+
+
+def _refuse_foreign(team, current, obj):
+    if current is None or obj["kind"] == "Namespace":
+        return
+    labels = current["metadata"].get("labels") or {}
+    if labels.get("app.kubernetes.io/managed-by") != MANAGED_BY["app.kubernetes.io/managed-by"] or labels.get(TEAM_LABEL) != team:
+        raise InputError(
+            message="team %r: %s exists and was not made by hyperpod.tenancy for this team (labels %s=%s, %s=%s); "
+            "remove or relabel it first" % (team, _key(obj), "app.kubernetes.io/managed-by", MANAGED_BY["app.kubernetes.io/managed-by"], TEAM_LABEL, team)
+        )
+
+
+def _check_namespace(team, namespace):
+    labels = (namespace or {}).get("metadata", {}).get("labels") or {}
+    if labels.get(ALLOCATION_LABEL) != team:
+        raise InputError(
+            message="team %r: namespace %s is not Task Governance's namespace for this team (label %s is %r); "
+            "the team's compute quota makes it" % (team, naming.namespace(team), ALLOCATION_LABEL, labels.get(ALLOCATION_LABEL))
+        )
+
+
+def ensure_present(cluster, team, objects, check_mode):
+    """Apply each object; returns (changed, before, after) keyed by object, from dry-run predictions in check mode."""
+    namespace = cluster.get(objects[0])
+    before, after = {}, {}
+    if namespace is None and check_mode:
+        # The quota that makes the namespace is itself only predicted: so is everything in it.
+        for obj in objects:
+            before[_key(obj)] = None
+            after[_key(obj)] = normalized(obj)
+        return True, before, after
+    if namespace is None:
+        raise InputError(message="team %r: namespace %s does not exist; the team's compute quota makes it" % (team, naming.namespace(team)))
+    _check_namespace(team, namespace)
+    current = {}
+    for obj in objects:
+        current[_key(obj)] = namespace if obj["kind"] == "Namespace" else cluster.get(obj)
+        _refuse_foreign(team, current[_key(obj)], obj)
+    changed = False
+    for obj in objects:
+        key = _key(obj)
+        predicted = normalized(cluster.apply(obj, dry_run=True))
+        before[key], after[key] = normalized(current[key]), predicted
+        if predicted != before[key]:
+            changed = True
+            if not check_mode:
+                after[key] = normalized(cluster.apply(obj, dry_run=False))
+    return changed, before, after
+
+
+def ensure_absent(cluster, team, objects, check_mode):
+    """Delete what the layer made (in reverse order) and take its labels off the namespace."""
+    before, after = {}, {}
+    changed = False
+    for obj in reversed(objects[1:]):
+        key = _key(obj)
+        current = cluster.get(obj)
+        before[key], after[key] = normalized(current), None
+        if current is None:
+            continue
+        _refuse_foreign(team, current, obj)
+        changed = True
+        cluster.delete(obj, dry_run=check_mode)
+    namespace = cluster.get(objects[0])
+    key = _key(objects[0])
+    if namespace is not None:
+        ours = objects[0]["metadata"]["labels"]
+        labels = namespace["metadata"].get("labels") or {}
+        if any(label in labels for label in ours):
+            # An apply that names no label gives up the labels this manager applied (server-side apply's ownership).
+            bare = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": objects[0]["metadata"]["name"]}}
+            before[key], after[key] = normalized(namespace), normalized(cluster.apply(bare, dry_run=check_mode))
+            changed = changed or before[key] != after[key]
+    return changed, before, after
+
+
+def summary(team, prefix, objects, after):
+    n = names(team, prefix)
+    namespace = after.get(_key(objects[0])) or {}
+    labels = namespace.get("metadata", {}).get("labels") or {}
+    return {
+        "namespace": n["namespace"],
+        "pod_security": labels.get("pod-security.kubernetes.io/enforce"),
+        "service_account": n["service_account"],
+        "role": n["role"],
+        "group": n["group"],
+        "volume": n["volume"] if any(o["kind"] == "PersistentVolume" for o in objects) else None,
+        "objects": sorted(key for key, value in after.items() if value is not None),
+    }
+
+
+MODULE_OPTIONS = dict(
+    argument_spec=dict(
+        team=dict(type="str", required=True),
+        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        kubeconfig=dict(type="raw", required=True),
+        context=dict(type="str"),
+        pod_security=dict(type="str", choices=list(POD_SECURITY_LEVELS), default="baseline"),
+        volume=dict(
+            type="dict",
+            options=dict(
+                file_system_id=dict(type="str", required=True),
+                directory=dict(type="str"),
+                capacity_gib=dict(type="int", default=1200),
+                dns_name=dict(type="str"),
+                mount_name=dict(type="str"),
+            ),
+        ),
+    ),
+)
+
+
+def check(params):
+    """What is refused before any call."""
+    volume = params.get("volume")
+    if volume and volume.get("capacity_gib") is not None and volume["capacity_gib"] < 1:
+        raise InputError(message="team %r: volume.capacity_gib must be at least 1, not %s" % (params["team"], volume["capacity_gib"]))
+
+
+@FsxErrorHandler.list_error_handler("describe the FSx file system", None)
+@aws_retry()
+def describe_file_system(client, file_system_id):
+    return client.describe_file_systems(FileSystemIds=[file_system_id])["FileSystems"][0]
+
+
+def _volume(context, params):
+    """The volume's FSx attributes: given, or read from DescribeFileSystems (DNSName, LustreConfiguration.MountName)."""
+    volume = params.get("volume")
+    if not volume:
+        return None
+    volume = dict(volume, directory=volume.get("directory") or params["team"])
+    if volume.get("dns_name") and volume.get("mount_name"):
+        return volume
+    described = describe_file_system(context.client("fsx"), volume["file_system_id"])
+    if described is None:
+        raise InputError(message="team %r: volume.file_system_id %s: no such FSx file system" % (params["team"], volume["file_system_id"]))
+    volume["dns_name"] = volume.get("dns_name") or described["DNSName"]
+    volume["mount_name"] = volume.get("mount_name") or (described.get("LustreConfiguration") or {}).get("MountName")
+    if not volume["mount_name"]:
+        raise InputError(message="team %r: FSx file system %s has no Lustre mount name" % (params["team"], volume["file_system_id"]))
+    return volume
+
+
+def converge(context, params):
+    """The result of team_namespace: the team's objects in its namespace after the run."""
+    p = params
+    check(p)
+    cluster = Cluster(p["kubeconfig"], p.get("context"))
+    objects = desired(p["team"], p["name_prefix"], p["pod_security"], _volume(context, p) if p["state"] == "present" else None)
+    if p["state"] == "absent":
+        # A volume the team no longer names is still the team's: removing it does not need its attributes.
+        objects += [o for o in desired(p["team"], p["name_prefix"], p["pod_security"], _ABSENT_VOLUME)[len(objects):]]
+        changed, before, after = ensure_absent(cluster, p["team"], objects, context.check_mode)
+    else:
+        changed, before, after = ensure_present(cluster, p["team"], objects, context.check_mode)
+    return dict(changed=changed, namespace=summary(p["team"], p["name_prefix"], objects, after), diff={"before": before, "after": after})
+
+
+# Placeholder attributes for naming the volume objects when removing them (only their names are used).
+_ABSENT_VOLUME = {"file_system_id": "-", "directory": "-", "capacity_gib": 1, "dns_name": "-", "mount_name": "-"}

@@ -1,0 +1,162 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: team_namespace
+short_description: A team's guard rails, identity and volume in its Kubernetes namespace
+version_added: 0.1.0
+description:
+  - Adds to the namespace C(hyperpod-ns-<team>) that HyperPod Task Governance makes for the team's compute quota,
+    without taking it over, through the cluster's Kubernetes API (server-side apply, field manager C(hyperpod-tenancy)).
+  - Pod Security admission labels on the namespace, C(enforce) at O(pod_security), C(warn) and C(audit) at V(restricted).
+  - A NetworkPolicy C(<name_prefix>-team-ingress) that admits ingress only from the namespace's own pods and from
+    namespaces that are not team namespaces (no C(sagemaker.amazonaws.com/sagemaker-managed-queue) label), and
+    C(<name_prefix>-team-egress) that lets egress go anywhere but the instance metadata endpoint
+    (C(169.254.169.254/32), C(fd00:ec2::254/128)).
+  - The ServiceAccount C(<name_prefix>-<team>) for the team's pods.
+  - The Role C(hyperpod-ns-<team>-namespace-role) of the HyperPod CLI's C(team-role-and-bindings) chart, plus reading
+    PersistentVolumeClaims, bound to the group C(hyperpod-ns-<team>-namespace-level-group) that the team's access entry carries.
+  - With O(volume), a static PersistentVolume C(<name_prefix>-<team>-fsx) for the team's FSx for Lustre directory
+    (driver C(fsx.csi.aws.com), C(dnsname) and C(mountname) C(<MountName>/<directory>)), C(Retain)ed and reserved by
+    C(claimRef) for the claim of the same name in the team namespace, and that claim.
+  - Every object but the namespace carries C(app.kubernetes.io/managed-by=hyperpod.tenancy) and C(hyperpod.tenancy/team=<team>);
+    an object of the same name without them is refused, never changed.
+  - Check mode and diff come from the same apply with C(dryRun=All), as the API server itself predicts it; when the
+    namespace does not exist yet in check mode (the quota is only predicted too), every object is predicted as new.
+  - O(state=absent) deletes what the module made (the volume's data stays: C(Retain)) and gives up its namespace labels.
+author:
+  - hyperpod.tenancy contributors (@hyperpod-tenancy)
+options:
+  team:
+    description: The team name.
+    type: str
+    required: true
+  name_prefix:
+    description: Prefix of the service account, volume and network policy names.
+    type: str
+    default: hyperpod
+  state:
+    description: V(absent) removes what the module made.
+    type: str
+    choices: [present, absent]
+    default: present
+  kubeconfig:
+    description: The cluster's kubeconfig, a path or its content as a dictionary.
+    type: raw
+    required: true
+  context:
+    description: The kubeconfig context; by default its current context.
+    type: str
+  pod_security:
+    description: The Pod Security Standard the namespace enforces.
+    type: str
+    choices: [baseline, restricted]
+    default: baseline
+  volume:
+    description: The team's FSx for Lustre directory as a PersistentVolume and claim; without it the team has no volume.
+    type: dict
+    suboptions:
+      file_system_id:
+        description: The FSx for Lustre file system.
+        type: str
+        required: true
+      directory:
+        description: The team's directory, relative to the file system's root; by default the team name.
+        type: str
+      capacity_gib:
+        description: The capacity the volume and claim state (Kubernetes requires one; FSx does not enforce it per directory).
+        type: int
+        default: 1200
+      dns_name:
+        description: The file system's DNS name; by default read with C(fsx:DescribeFileSystems).
+        type: str
+      mount_name:
+        description: The file system's Lustre mount name; by default read with C(fsx:DescribeFileSystems).
+        type: str
+requirements:
+  - kubernetes (Python library)
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.boto3
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: Check mode applies with C(dryRun=All) and returns what the API server predicts.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Give team vision its guard rails, service account, role and FSx volume
+  hyperpod.tenancy.team_namespace:
+    team: vision
+    kubeconfig: ~/.kube/config
+    pod_security: restricted
+    volume:
+      file_system_id: fs-0123456789abcdef0
+
+- name: Remove them when the team leaves (the FSx data stays)
+  hyperpod.tenancy.team_namespace:
+    team: vision
+    kubeconfig: ~/.kube/config
+    state: absent
+"""
+
+RETURN = r"""
+namespace:
+  description: What the team has in its namespace after the run.
+  returned: always
+  type: dict
+  contains:
+    namespace:
+      description: The team namespace.
+      type: str
+      sample: hyperpod-ns-vision
+    pod_security:
+      description: The Pod Security level enforced (null once removed).
+      type: str
+      sample: baseline
+    service_account:
+      description: The team's ServiceAccount.
+      type: str
+      sample: hyperpod-vision
+    role:
+      description: The Role bound to the team's Kubernetes group.
+      type: str
+      sample: hyperpod-ns-vision-namespace-role
+    group:
+      description: The Kubernetes group the Role is bound to.
+      type: str
+      sample: hyperpod-ns-vision-namespace-level-group
+    volume:
+      description: The PersistentVolume and claim of the team's FSx directory, or null.
+      type: str
+      sample: hyperpod-vision-fsx
+    objects:
+      description: The objects present after the run, as C(Kind/namespace/name).
+      type: list
+      elements: str
+"""
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_namespace import MODULE_OPTIONS, converge
+
+
+def main():
+    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
+
+
+if __name__ == "__main__":
+    main()

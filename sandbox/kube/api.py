@@ -1,0 +1,142 @@
+"""A small client of the sandbox's Kubernetes API server, for the sandbox's own controllers.
+
+The sandbox plays the parts of the EKS control plane that act inside the cluster (the Task
+Governance add-on); they reach the API server with the admin certificate that
+``sandbox.kube.KubeCluster`` made, found through ``SANDBOX_KUBE_DIR``. Writes are server-side
+apply (``application/apply-patch+yaml``) under a field manager of their own, as a controller's are.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import ssl
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+# Where each kind the sandbox writes is served: kind -> (API path prefix, plural, namespaced).
+RESOURCES = {
+    "Namespace": ("/api/v1", "namespaces", False),
+    "PersistentVolume": ("/api/v1", "persistentvolumes", False),
+    "CustomResourceDefinition": ("/apis/apiextensions.k8s.io/v1", "customresourcedefinitions", False),
+    "ResourceFlavor": ("/apis/kueue.x-k8s.io/v1beta1", "resourceflavors", False),
+    "ClusterQueue": ("/apis/kueue.x-k8s.io/v1beta1", "clusterqueues", False),
+    "LocalQueue": ("/apis/kueue.x-k8s.io/v1beta1", "localqueues", True),
+    "WorkloadPriorityClass": ("/apis/kueue.x-k8s.io/v1beta1", "workloadpriorityclasses", False),
+    "Workload": ("/apis/kueue.x-k8s.io/v1beta1", "workloads", True),
+}
+
+
+class KubeError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"{status}: {message}")
+        self.status = status
+
+
+class KubeApi:
+    def __init__(self, directory: str | Path) -> None:
+        directory = Path(directory)
+        self.kubeconfig = directory / "kubeconfig"
+        config = json.loads(self.kubeconfig.read_text())
+        self.server = config["clusters"][0]["cluster"]["server"]
+        self.ca = (directory / "pki" / "ca.crt").read_text()
+        self._context = ssl.create_default_context(cadata=self.ca)
+        self._context.load_cert_chain(str(directory / "pki" / "admin.crt"), str(directory / "pki" / "admin.key"))
+
+    def request(self, method: str, path: str, body: dict | None = None, content_type: str = "application/json"):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.server + path, data=data, method=method, headers={"Content-Type": content_type, "Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(request, context=self._context, timeout=30) as answer:
+                return json.loads(answer.read() or b"null")
+        except urllib.error.HTTPError as error:
+            try:
+                message = json.loads(error.read()).get("message", error.reason)
+            except ValueError:
+                message = error.reason
+            raise KubeError(error.code, message) from None
+
+    @staticmethod
+    def path(kind: str, name: str | None = None, namespace: str | None = None) -> str:
+        prefix, plural, namespaced = RESOURCES[kind]
+        path = f"{prefix}/namespaces/{quote(namespace)}/{plural}" if namespaced else f"{prefix}/{plural}"
+        return f"{path}/{quote(name)}" if name else path
+
+    def apply(self, obj: dict, manager: str) -> dict:
+        meta = obj["metadata"]
+        path = self.path(obj["kind"], meta["name"], meta.get("namespace"))
+        return self.request("PATCH", f"{path}?fieldManager={quote(manager)}&force=true", obj, "application/apply-patch+yaml")
+
+    def create(self, obj: dict) -> dict:
+        meta = obj["metadata"]
+        return self.request("POST", self.path(obj["kind"], namespace=meta.get("namespace")), obj)
+
+    def update_status(self, obj: dict) -> dict:
+        """PUT the object's status subresource (what a controller such as Kueue writes)."""
+        meta = obj["metadata"]
+        return self.request("PUT", self.path(obj["kind"], meta["name"], meta.get("namespace")) + "/status", obj)
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> dict | None:
+        try:
+            return self.request("GET", self.path(kind, name, namespace))
+        except KubeError as error:
+            if error.status == 404:
+                return None
+            raise
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None) -> list[dict]:
+        path = self.path(kind, namespace=namespace)
+        if label_selector:
+            path += f"?labelSelector={quote(label_selector)}"
+        try:
+            return self.request("GET", path)["items"]
+        except KubeError as error:
+            if error.status == 404:  # a kind whose CRD is not installed
+                return []
+            raise
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> bool:
+        try:
+            self.request("DELETE", self.path(kind, name, namespace), {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"})
+            return True
+        except KubeError as error:
+            if error.status == 404:
+                return False
+            raise
+
+    def wait_gone(self, kind: str, names: list[str], timeout: float = 60) -> None:
+        """Wait until every named object is gone (a namespace goes once the namespace controller emptied it)."""
+        deadline = time.monotonic() + timeout
+        for name in names:
+            while self.get(kind, name) is not None:
+                if time.monotonic() > deadline:
+                    raise KubeError(504, f"{kind} {name} still exists after {timeout:.0f} s")
+                time.sleep(0.1)
+
+    def wait_established(self, crd_name: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            crd = self.get("CustomResourceDefinition", crd_name) or {}
+            conditions = {c["type"]: c["status"] for c in crd.get("status", {}).get("conditions", [])}
+            if conditions.get("Established") == "True":
+                return
+            if time.monotonic() > deadline:
+                raise KubeError(504, f"CustomResourceDefinition {crd_name} was not established within {timeout:.0f} s")
+            time.sleep(0.1)
+
+
+_api: KubeApi | None = None
+
+
+def connected() -> KubeApi | None:
+    """The API server the sandbox's EKS clusters point at, or None when the sandbox runs without one."""
+    global _api
+    directory = os.environ.get("SANDBOX_KUBE_DIR")
+    if not directory:
+        return None
+    if _api is None:
+        _api = KubeApi(directory)
+    return _api

@@ -1,0 +1,180 @@
+"""After site.yml, each team's namespace on the real API server keeps the team in and the others out.
+
+site.yml runs once for the module against the worker's sandbox and its kube-apiserver. The proofs
+then ask the API server as each team's Kubernetes identity, as EKS maps the team's access entry:
+the user EKS names for the team's Identity Center role, in the groups the entry carries
+(``Impersonate-User`` / ``Impersonate-Group``, which the admin may use).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from sandbox.kube import task_governance
+from sandbox.kube.api import KubeApi, KubeError
+from sandbox.seed import load_vars, seed
+from tests.integration.playbook_runner import ROOT, SAMPLE, Playbooks, assert_ok
+
+TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"] if team.get("quota")]
+A, B = TEAMS[0], TEAMS[1]
+
+
+class TeamClient(KubeApi):
+    """The API server as the principal of an EKS access entry: its username, in its Kubernetes groups."""
+
+    def __init__(self, directory, username: str, group: str) -> None:
+        super().__init__(directory)
+        self.username, self.group = username, group
+
+    def request(self, method, path, body=None, content_type="application/json"):
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {"Content-Type": content_type, "Accept": "application/json", "Impersonate-User": self.username, "Impersonate-Group": self.group}
+        request = urllib.request.Request(self.server + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, context=self._context, timeout=30) as answer:
+                return json.loads(answer.read() or b"null")
+        except urllib.error.HTTPError as error:
+            raise KubeError(error.code, json.loads(error.read()).get("message", error.reason)) from None
+
+
+def status_of(call) -> int:
+    try:
+        call()
+    except KubeError as error:
+        return error.status
+    return 200
+
+
+def pod(name: str, namespace: str, **container) -> dict:
+    """A pod the restricted profile admits, changed by ``container``."""
+    spec = {
+        "name": "train",
+        "image": "public.ecr.aws/docker/library/python:3.12",
+        "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}},
+    }
+    spec.update(container.pop("container", {}))
+    pod_spec = {"containers": [spec], **container}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace}, "spec": pod_spec}
+
+
+@pytest.fixture(scope="module")
+def built(sandbox_server, kube_cluster, tmp_path_factory):
+    """The sample teams after site.yml; (playbooks, admin client, team clients by team)."""
+    sandbox_server.reset()
+    sandbox_server.configure(status_delay=0.2)
+    result = seed(sandbox_server, load_vars(ROOT / "group_vars" / "all"))
+    playbooks = Playbooks(sandbox_server, result, tmp_path_factory.mktemp("site"), copy.deepcopy(SAMPLE))
+    assert_ok(playbooks.run("site.yml"), "site.yml")
+    eks = sandbox_server.boto3_client("eks")
+    clients = {}
+    for team in TEAMS:
+        group = f"hyperpod-ns-{team}-namespace-level-group"
+        entries = [eks.describe_access_entry(clusterName="ml-shared-eks", principalArn=arn)["accessEntry"] for arn in eks.list_access_entries(clusterName="ml-shared-eks")["accessEntries"]]
+        [entry] = [e for e in entries if group in e.get("kubernetesGroups", [])]
+        # EKS puts the role session's name where the entry's username says {{SessionName}}.
+        clients[team] = TeamClient(kube_cluster.directory, entry["username"].replace("{{SessionName}}", "alice"), group)
+    return playbooks, KubeApi(kube_cluster.directory), clients
+
+
+def test_each_team_namespace_has_its_guard_rails(built):
+    _playbooks, admin, _clients = built
+    for team in TEAMS:
+        namespace = f"hyperpod-ns-{team}"
+        labels = admin.get("Namespace", namespace)["metadata"]["labels"]
+        # Task Governance's labels stay; the collection's are added.
+        assert labels[task_governance.ALLOCATION] == team
+        assert (labels["pod-security.kubernetes.io/enforce"], labels["pod-security.kubernetes.io/warn"], labels["pod-security.kubernetes.io/audit"]) == (
+            "baseline", "restricted", "restricted")  # fmt: skip
+        egress = admin.request("GET", f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/hyperpod-team-egress")["spec"]
+        blocked = {cidr for peer in egress["egress"][0]["to"] if "ipBlock" in peer for cidr in peer["ipBlock"].get("except", [])}
+        assert blocked == {"169.254.169.254/32", "fd00:ec2::254/128"}
+        ingress = admin.request("GET", f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/hyperpod-team-ingress")["spec"]
+        assert ingress["policyTypes"] == ["Ingress"]
+        assert admin.request("GET", f"/api/v1/namespaces/{namespace}/serviceaccounts/hyperpod-{team}")["metadata"]["labels"]["hyperpod.tenancy/team"] == team
+        volume = admin.get("PersistentVolume", f"hyperpod-{team}-fsx")["spec"]
+        assert volume["persistentVolumeReclaimPolicy"] == "Retain"
+        assert volume["claimRef"]["namespace"] == namespace
+        assert volume["csi"]["driver"] == "fsx.csi.aws.com"
+        assert volume["csi"]["volumeAttributes"]["mountname"].endswith(f"/{team}")
+
+
+def test_a_team_works_in_its_own_namespace_only(built):
+    _playbooks, _admin, clients = built
+    a = clients[A]
+    own, other = f"hyperpod-ns-{A}", f"hyperpod-ns-{B}"
+    assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/pods")) == 200
+    assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/secrets")) == 200
+    assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/persistentvolumeclaims/hyperpod-{A}-fsx")) == 200
+    assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{own}/pods?dryRun=All", pod("job", own))) == 200
+    for path in ("pods", "secrets", f"persistentvolumeclaims/hyperpod-{B}-fsx"):
+        assert status_of(lambda path=path: a.request("GET", f"/api/v1/namespaces/{other}/{path}")) == 403, path
+    assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{other}/pods?dryRun=All", pod("job", other))) == 403
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"container": {"securityContext": {"privileged": True}}},
+        {"volumes": [{"name": "host", "hostPath": {"path": "/fsx"}}], "container": {"volumeMounts": [{"name": "host", "mountPath": "/data"}]}},
+    ],
+    ids=["privileged", "host_path"],
+)
+def test_pod_security_refuses_a_pod_that_could_read_other_teams_data(built, change):
+    _playbooks, _admin, clients = built
+    namespace = f"hyperpod-ns-{A}"
+    with pytest.raises(KubeError) as refused:
+        clients[A].request("POST", f"/api/v1/namespaces/{namespace}/pods?dryRun=All", pod("escape", namespace, **copy.deepcopy(change)))
+    assert refused.value.status == 403
+    assert "violates PodSecurity" in str(refused.value)
+
+
+def test_a_team_claim_binds_its_own_volume_and_no_other(built):
+    _playbooks, admin, _clients = built
+    deadline = time.monotonic() + 30
+    while True:
+        phases = {team: admin.request("GET", f"/api/v1/namespaces/hyperpod-ns-{team}/persistentvolumeclaims/hyperpod-{team}-fsx")["status"].get("phase") for team in TEAMS}
+        if set(phases.values()) == {"Bound"} or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert phases == dict.fromkeys(TEAMS, "Bound")
+    for team in TEAMS:
+        assert admin.get("PersistentVolume", f"hyperpod-{team}-fsx")["status"]["phase"] == "Bound"
+    # A claim in team B's namespace that names team A's volume: claimRef keeps the volume for A's claim.
+    rogue = {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "borrowed", "namespace": f"hyperpod-ns-{B}"},
+        "spec": {"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": f"hyperpod-{A}-fsx", "resources": {"requests": {"storage": "1200Gi"}}},
+    }  # fmt: skip
+    admin.request("POST", f"/api/v1/namespaces/hyperpod-ns-{B}/persistentvolumeclaims", rogue)
+    # The binder says why it did not bind: the volume is reserved (claimRef) for another claim.
+    deadline = time.monotonic() + 30
+    while True:
+        events = admin.request("GET", f"/api/v1/namespaces/hyperpod-ns-{B}/events?fieldSelector=involvedObject.name%3Dborrowed")["items"]
+        if any(e["reason"] == "FailedBinding" for e in events) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert [e["message"] for e in events if e["reason"] == "FailedBinding"], events
+    claim = admin.request("GET", f"/api/v1/namespaces/hyperpod-ns-{B}/persistentvolumeclaims/borrowed")
+    assert claim["status"].get("phase") == "Pending"
+    assert admin.get("PersistentVolume", f"hyperpod-{A}-fsx")["spec"]["claimRef"]["namespace"] == f"hyperpod-ns-{A}"
+
+
+def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built):
+    playbooks, admin, _clients = built
+    settings = copy.deepcopy(SAMPLE)
+    settings["hyperpod_teams"][0]["state"] = "absent"
+    playbooks.write_settings(settings)
+    assert_ok(playbooks.run("playbooks/remove_team.yml", "-e", f"team={A}"), "remove_team")
+    assert admin.get("Namespace", f"hyperpod-ns-{A}") is None
+    assert admin.get("PersistentVolume", f"hyperpod-{A}-fsx") is None
+    # The other team keeps everything; the team's FSx directory is storage.on_remove's (keep).
+    assert admin.get("PersistentVolume", f"hyperpod-{B}-fsx") is not None
+    assert admin.get("Namespace", f"hyperpod-ns-{B}")["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+    fsx_root = (playbooks.inventory / ".." / ".." / ".sandbox" / "fsx").resolve()
+    assert (fsx_root / A).is_dir(), f"offboarding removed {fsx_root / A}"

@@ -1,0 +1,165 @@
+"""The sandbox's Task Governance add-on acts on the real Kubernetes API server, as the add-on acts on EKS.
+
+Through boto3 only, as the collection calls AWS; then read back from the API server as the admin.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+
+import pytest
+
+from sandbox.kube import task_governance
+from sandbox.kube.api import KubeApi
+from tests.unit.sandbox.test_sagemaker_scheduler import ADDON, EKS_ROLE, create_hyperpod_cluster, wait_addon_active
+
+TEAM = "vision"
+NAMESPACE = "hyperpod-ns-vision"
+QUEUE = "hyperpod-ns-vision-clusterqueue"
+
+
+def wait_status(describe, wanted, timeout=10):
+    deadline = time.monotonic() + timeout
+    while (status := describe()["Status"]) != wanted:
+        assert time.monotonic() < deadline, f"status is {status}, not {wanted}"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def env(sandbox, kube_cluster):
+    sm, eks = sandbox.boto3_client("sagemaker"), sandbox.boto3_client("eks")
+    eks_arn = eks.create_cluster(name="ml-eks", roleArn=EKS_ROLE, resourcesVpcConfig={"subnetIds": ["subnet-1"]})["cluster"]["arn"]
+    eks.create_addon(clusterName="ml-eks", addonName=ADDON)
+    wait_addon_active(eks, "ml-eks")
+    return sm, eks, create_hyperpod_cluster(sandbox, "ml-shared", eks_arn), KubeApi(kube_cluster.directory)
+
+
+def create_quota(sm, cluster_arn, **config):
+    quota_id = sm.create_compute_quota(
+        Name="hyperpod-vision-quota",
+        ClusterArn=cluster_arn,
+        ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": "ml.g5.12xlarge", "Count": 2}], **config},
+        ComputeQuotaTarget={"TeamName": TEAM, "FairShareWeight": 20},
+    )["ComputeQuotaId"]
+    wait_status(lambda: sm.describe_compute_quota(ComputeQuotaId=quota_id), "Created")
+    return quota_id
+
+
+def test_describe_cluster_points_at_the_api_server(sandbox, kube_cluster):
+    eks = sandbox.boto3_client("eks")
+    eks.create_cluster(name="ml-eks", roleArn=EKS_ROLE, resourcesVpcConfig={"subnetIds": ["subnet-1"]})
+
+    cluster = eks.describe_cluster(name="ml-eks")["cluster"]
+
+    assert cluster["endpoint"] == kube_cluster.server
+    assert base64.b64decode(cluster["certificateAuthority"]["data"]) == (kube_cluster.pki / "ca.crt").read_bytes()
+
+
+def test_the_add_on_installs_kueue_and_takes_it_away(env):
+    _sm, eks, _cluster_arn, api = env
+    for crd in task_governance.CRDS:
+        assert api.get("CustomResourceDefinition", crd["metadata"]["name"])["status"]["acceptedNames"]["kind"] == crd["spec"]["names"]["kind"]
+
+    eks.delete_addon(clusterName="ml-eks", addonName=ADDON)
+    deadline = time.monotonic() + 10
+    while ADDON in eks.list_addons(clusterName="ml-eks")["addons"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    assert api.list("ClusterQueue") == []
+    assert all(api.get("CustomResourceDefinition", crd["metadata"]["name"]) is None for crd in task_governance.CRDS)
+
+
+def test_a_created_quota_has_its_namespace_and_queues(env):
+    sm, _eks, cluster_arn, api = env
+    assert api.get("Namespace", NAMESPACE) is None
+
+    create_quota(sm, cluster_arn, ResourceSharingConfig={"Strategy": "LendAndBorrow", "BorrowLimit": 50}, PreemptTeamTasks="LowerPriority")
+
+    namespace = api.get("Namespace", NAMESPACE)
+    assert namespace["metadata"]["labels"] == {
+        "kubernetes.io/metadata.name": NAMESPACE,
+        "sagemaker.amazonaws.com/sagemaker-managed-queue": "true",
+        "sagemaker.amazonaws.com/quota-allocation-id": TEAM,
+    }
+    queue = api.get("ClusterQueue", QUEUE)["spec"]
+    assert queue["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": NAMESPACE}}
+    assert queue["preemption"]["withinClusterQueue"] == "LowerPriority"
+    assert queue["fairSharing"] == {"weight": 20}
+    [flavor] = queue["resourceGroups"][0]["flavors"]
+    assert flavor["name"] == "ml.g5.12xlarge"
+    # Two ml.g5.12xlarge: 96 vCPUs, 384 GiB, 8 GPUs; half of each may be borrowed.
+    assert {r["name"]: (r["nominalQuota"], r["borrowingLimit"]) for r in flavor["resources"]} == {
+        "cpu": (96, 48), "memory": ("384Gi", "192Gi"), "nvidia.com/gpu": (8, 4)}  # fmt: skip
+    assert api.get("ResourceFlavor", "ml.g5.12xlarge")["spec"]["nodeLabels"] == {"node.kubernetes.io/instance-type": "ml.g5.12xlarge"}
+    local = api.get("LocalQueue", "hyperpod-ns-vision-localqueue", NAMESPACE)
+    assert local["spec"]["clusterQueue"] == QUEUE
+
+
+def test_an_updated_quota_updates_its_queue_and_keeps_what_others_added(env):
+    sm, _eks, cluster_arn, api = env
+    quota_id = create_quota(sm, cluster_arn)
+    # The collection's labels on Task Governance's namespace are the collection's (another field manager).
+    api.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {"pod-security.kubernetes.io/enforce": "baseline"}}}, "other")
+
+    sm.update_compute_quota(
+        ComputeQuotaId=quota_id,
+        TargetVersion=1,
+        ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": "ml.g5.12xlarge", "Count": 3}], "ResourceSharingConfig": {"Strategy": "DontLend"}},
+        ActivationState="Disabled",
+    )
+    wait_status(lambda: sm.describe_compute_quota(ComputeQuotaId=quota_id), "Updated")
+
+    queue = api.get("ClusterQueue", QUEUE)["spec"]
+    gpus = {r["name"]: r for r in queue["resourceGroups"][0]["flavors"][0]["resources"]}["nvidia.com/gpu"]
+    assert (gpus["nominalQuota"], gpus["lendingLimit"], gpus["borrowingLimit"]) == (12, 0, 0)
+    assert queue["stopPolicy"] == "Hold"
+    assert api.get("Namespace", NAMESPACE)["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+
+
+def test_a_deleted_quota_takes_its_namespace_and_queues_with_it(env):
+    sm, _eks, cluster_arn, api = env
+    quota_id = create_quota(sm, cluster_arn)
+
+    sm.delete_compute_quota(ComputeQuotaId=quota_id)
+    deadline = time.monotonic() + 10
+    while sm.list_compute_quotas(ClusterArn=cluster_arn)["ComputeQuotaSummaries"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    assert api.get("Namespace", NAMESPACE) is None
+    assert api.get("ClusterQueue", QUEUE) is None
+    assert api.list("ResourceFlavor") == []
+
+
+def test_priority_classes_become_workload_priority_classes(env):
+    sm, _eks, cluster_arn, api = env
+    config_id = sm.create_cluster_scheduler_config(
+        Name="ml-shared-scheduler",
+        ClusterArn=cluster_arn,
+        SchedulerConfig={"PriorityClasses": [{"Name": "inference", "Weight": 90}, {"Name": "training", "Weight": 50}], "FairShare": "Enabled"},
+    )["ClusterSchedulerConfigId"]
+    wait_status(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), "Created")
+    assert {c["metadata"]["name"]: c["value"] for c in api.list("WorkloadPriorityClass")} == {"inference": 90, "training": 50}
+
+    sm.update_cluster_scheduler_config(
+        ClusterSchedulerConfigId=config_id, TargetVersion=1, SchedulerConfig={"PriorityClasses": [{"Name": "training", "Weight": 60}]}
+    )
+    wait_status(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), "Updated")
+    assert {c["metadata"]["name"]: c["value"] for c in api.list("WorkloadPriorityClass")} == {"training": 60}
+
+    sm.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+    wait_status(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), "Deleted")
+    assert api.list("WorkloadPriorityClass") == []
+
+
+def test_reset_empties_the_cluster(env, sandbox):
+    sm, _eks, cluster_arn, api = env
+    create_quota(sm, cluster_arn)
+
+    sandbox.reset()
+
+    assert api.get("Namespace", NAMESPACE) is None
+    assert api.list("ClusterQueue") == []
+    assert {n["metadata"]["name"] for n in api.list("Namespace")} == set(task_governance.SYSTEM_NAMESPACES)
