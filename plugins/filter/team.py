@@ -221,9 +221,16 @@ def _namespace(t):
         name_prefix=t.prefix,
         kubeconfig=t.settings["kubeconfig"],
         pod_security=(t.team.get("access") or {}).get("pod_security") or "baseline",
-        **_given(
-            context=t.settings.get("kube_context") or None,
-            volume=dict(file_system_id=file_system_id) if file_system_id else None,
+        pod_identity=dict(
+            cluster_name=t.need("eks_cluster_name"), cluster_arn=t.need("eks_cluster_arn"),
+            data_bucket=t.need("data_bucket"), account_id=t.need("account_id"),
+        ),
+        **dict(
+            t.tag_options,
+            **_given(
+                context=t.settings.get("kube_context") or None,
+                volume=dict(file_system_id=file_system_id) if file_system_id else None,
+            )
         )
     )
 

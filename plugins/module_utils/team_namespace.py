@@ -25,7 +25,11 @@ when an object of that name exists without that mark:
 - a static PersistentVolume for the team's FSx for Lustre directory (the FSx CSI driver's
   ``volumeHandle``/``dnsname``/``mountname``; the directory as a fileset mount
   ``<MountName>/<team>``, https://docs.aws.amazon.com/fsx/latest/LustreGuide/mounting-from-fileset.html),
-  reserved for the team's claim by ``claimRef`` and ``Retain``ed, and that PersistentVolumeClaim.
+  reserved for the team's claim by ``claimRef`` and ``Retain``ed, and that PersistentVolumeClaim;
+- with ``pod_identity``, an IAM role ``<prefix>-<team>-pods`` that may use only the team's S3 prefix,
+  trusted by ``pods.eks.amazonaws.com`` (``sts:AssumeRole``, ``sts:TagSession``) for that cluster and
+  the team namespace only, and the EKS Pod Identity association of the team's ServiceAccount to it
+  (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -44,8 +48,8 @@ try:
 except ImportError:
     HAS_KUBERNETES = False
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler, HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, FsxErrorHandler, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 FIELD_MANAGER = "hyperpod-tenancy"
@@ -352,6 +356,122 @@ def summary(team, prefix, objects, after):
     }
 
 
+# --- EKS Pod Identity: the role the team's service account runs as ------------------------
+
+
+def pod_role_name(team, prefix):
+    return "%s-%s-pods" % (prefix, team)
+
+
+def pod_trust_policy(account_id, cluster_arn, namespace):
+    """EKS Pod Identity's trust (pods.eks.amazonaws.com: sts:AssumeRole and sts:TagSession), for one cluster and namespace.
+
+    EKS Auth tags the session with ``kubernetes-namespace`` (and the cluster, service account and pod), so the
+    request tag limits the role to pods of the team namespace; the source ARN and account to the cluster.
+    """
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "AllowEksAuthToAssumeRoleForPodIdentity",
+                "Effect": "Allow",
+                "Principal": {"Service": "pods.eks.amazonaws.com"},
+                "Action": ["sts:AssumeRole", "sts:TagSession"],
+                "Condition": {
+                    "StringEquals": {"aws:SourceAccount": account_id, "aws:RequestTag/kubernetes-namespace": namespace},
+                    "ArnEquals": {"aws:SourceArn": cluster_arn},
+                },
+            }
+        ],
+    }
+
+
+@EksErrorHandler.list_error_handler("list the Pod Identity associations", [])
+@aws_retry()
+def list_associations(client, cluster_name, namespace, service_account):
+    return client.list_pod_identity_associations(clusterName=cluster_name, namespace=namespace, serviceAccount=service_account)["associations"]
+
+
+@EksErrorHandler.list_error_handler("describe the Pod Identity association", None)
+@aws_retry()
+def describe_association(client, cluster_name, association_id):
+    return client.describe_pod_identity_association(clusterName=cluster_name, associationId=association_id)["association"]
+
+
+@EksErrorHandler.common_error_handler("create the Pod Identity association")
+@aws_retry()
+def create_association(client, cluster_name, namespace, service_account, role_arn, tags):
+    return client.create_pod_identity_association(
+        clusterName=cluster_name, namespace=namespace, serviceAccount=service_account, roleArn=role_arn, tags=tags
+    )["association"]
+
+
+@EksErrorHandler.common_error_handler("update the Pod Identity association")
+@aws_retry()
+def update_association(client, cluster_name, association_id, role_arn):
+    return client.update_pod_identity_association(clusterName=cluster_name, associationId=association_id, roleArn=role_arn)["association"]
+
+
+@EksErrorHandler.common_error_handler("delete the Pod Identity association")
+@aws_retry()
+def delete_association(client, cluster_name, association_id):
+    return client.delete_pod_identity_association(clusterName=cluster_name, associationId=association_id)
+
+
+def _association_view(association):
+    if not association:
+        return {}
+    keys = {
+        "cluster_name": "clusterName", "namespace": "namespace", "service_account": "serviceAccount",
+        "role_arn": "roleArn", "association_id": "associationId", "association_arn": "associationArn",
+    }  # fmt: skip
+    return {key: association.get(camel) for key, camel in keys.items()}
+
+
+def _current_association(eks, cluster_name, namespace, service_account):
+    found = list_associations(eks, cluster_name, namespace, service_account) or []
+    return describe_association(eks, cluster_name, found[0]["associationId"]) if found else None
+
+
+def ensure_pod_identity(context, team, prefix, pod_identity, tags, state):
+    """The team's pod role and its association: (changed, before, after)."""
+    iam, eks = context.client("iam"), context.client("eks")
+    n = names(team, prefix)
+    cluster_name = pod_identity["cluster_name"]
+    current = _current_association(eks, cluster_name, n["namespace"], n["service_account"])
+    before = {"association": _association_view(current)}
+    if state == "absent":
+        changed = False
+        if current is not None:
+            changed = True
+            if not context.check_mode:
+                delete_association(eks, cluster_name, current["associationId"])
+        role_changed, before["role"], after_role = execution_role.ensure_absent(iam, pod_role_name(team, prefix), context.check_mode)
+        return changed or role_changed, before, {"association": {}, "role": after_role}
+    account_id = pod_identity.get("account_id") or context.account_id()
+    want = {
+        "role_name": pod_role_name(team, prefix),
+        "description": "Pods of team %s (service account %s in %s)" % (team, n["service_account"], n["namespace"]),
+        "trust_policy": pod_trust_policy(account_id, pod_identity["cluster_arn"], n["namespace"]),
+        "team_data_policy": execution_role.team_data_policy(pod_identity["data_bucket"], team),
+        "tags": dict((k, "" if v is None else str(v)) for k, v in tags.items()),
+        "purge_tags": False,
+    }
+    role_changed, before["role"], role = execution_role.ensure_present(iam, want, context.check_mode, account_id=lambda: account_id)
+    wanted = {"cluster_name": cluster_name, "namespace": n["namespace"], "service_account": n["service_account"], "role_arn": role["arn"]}
+    if current is None:
+        after = dict(wanted, association_id=None, association_arn=None)
+        if not context.check_mode:
+            after = _association_view(create_association(eks, cluster_name, n["namespace"], n["service_account"], role["arn"], tags))
+        return True, before, {"association": after, "role": role}
+    if current["roleArn"] != role["arn"]:
+        after = dict(before["association"], role_arn=role["arn"])
+        if not context.check_mode:
+            after = _association_view(update_association(eks, cluster_name, current["associationId"], role["arn"]))
+        return True, before, {"association": after, "role": role}
+    return role_changed, before, {"association": before["association"], "role": role}
+
+
 MODULE_OPTIONS = dict(
     argument_spec=dict(
         team=dict(type="str", required=True),
@@ -360,6 +480,17 @@ MODULE_OPTIONS = dict(
         kubeconfig=dict(type="raw", required=True),
         context=dict(type="str"),
         pod_security=dict(type="str", choices=list(POD_SECURITY_LEVELS), default="baseline"),
+        pod_identity=dict(
+            type="dict",
+            options=dict(
+                cluster_name=dict(type="str", required=True),
+                cluster_arn=dict(type="str", required=True),
+                data_bucket=dict(type="str", required=True),
+                account_id=dict(type="str"),
+            ),
+        ),
+        cost_center=dict(type="str"),
+        tag_keys=dict(type="dict", no_log=False),
         volume=dict(
             type="dict",
             options=dict(
@@ -411,13 +542,25 @@ def converge(context, params):
     check(p)
     cluster = Cluster(p["kubeconfig"], p.get("context"))
     objects = desired(p["team"], p["name_prefix"], p["pod_security"], _volume(context, p) if p["state"] == "present" else None)
+    identity = None
     if p["state"] == "absent":
+        if p.get("pod_identity"):
+            identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], {}, "absent")
         # A volume the team no longer names is still the team's: removing it does not need its attributes.
         objects += [o for o in desired(p["team"], p["name_prefix"], p["pod_security"], _ABSENT_VOLUME)[len(objects):]]
         changed, before, after = ensure_absent(cluster, p["team"], objects, context.check_mode)
     else:
         changed, before, after = ensure_present(cluster, p["team"], objects, context.check_mode)
-    return dict(changed=changed, namespace=summary(p["team"], p["name_prefix"], objects, after), diff={"before": before, "after": after})
+        if p.get("pod_identity"):
+            tags = naming.team_tags(p["team"], p.get("cost_center"), p.get("tag_keys"))
+            identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present")
+    result = summary(p["team"], p["name_prefix"], objects, after)
+    if identity is not None:
+        changed = changed or identity[0]
+        before["pod_identity"], after["pod_identity"] = identity[1], identity[2]
+        result["pod_role"] = identity[2]["role"].get("arn")
+        result["pod_identity_association"] = identity[2]["association"].get("association_id")
+    return dict(changed=changed, namespace=result, diff={"before": before, "after": after})
 
 
 # Placeholder attributes for naming the volume objects when removing them (only their names are used).

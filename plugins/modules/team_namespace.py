@@ -26,6 +26,7 @@ description:
   - With O(volume), a static PersistentVolume C(<name_prefix>-<team>-fsx) for the team's FSx for Lustre directory
     (driver C(fsx.csi.aws.com), C(dnsname) and C(mountname) C(<MountName>/<directory>)), C(Retain)ed and reserved by
     C(claimRef) for the claim of the same name in the team namespace, and that claim.
+  - With O(pod_identity), an IAM role for the team's pods and the EKS Pod Identity association of its ServiceAccount to it.
   - Every object but the namespace carries C(app.kubernetes.io/managed-by=hyperpod.tenancy) and C(hyperpod.tenancy/team=<team>);
     an object of the same name without them is refused, never changed.
   - Check mode and diff come from the same apply with C(dryRun=All), as the API server itself predicts it; when the
@@ -59,6 +60,38 @@ options:
     type: str
     choices: [baseline, restricted]
     default: baseline
+  pod_identity:
+    description:
+      - An identity in AWS for the team's pods. The IAM role C(<name_prefix>-<team>-pods) may use only the team's prefix of
+        O(pod_identity.data_bucket) (inline policy C(team-data)); its trust policy lets C(pods.eks.amazonaws.com) call
+        C(sts:AssumeRole) and C(sts:TagSession) for the cluster O(pod_identity.cluster_arn) (C(aws:SourceArn)) and the team
+        namespace (C(aws:RequestTag/kubernetes-namespace)) only.
+      - The EKS Pod Identity association of the team's ServiceAccount to that role (C(eks:CreatePodIdentityAssociation));
+        the cluster needs the C(eks-pod-identity-agent) add-on for pods to get its credentials.
+      - Without it the team's pods have no AWS identity of their own. O(state=absent) removes both when given.
+    type: dict
+    suboptions:
+      cluster_name:
+        description: The EKS cluster.
+        type: str
+        required: true
+      cluster_arn:
+        description: The EKS cluster's ARN, the only source the role trusts.
+        type: str
+        required: true
+      data_bucket:
+        description: The bucket of the team's S3 prefix.
+        type: str
+        required: true
+      account_id:
+        description: The account; by default the caller's (STS).
+        type: str
+  cost_center:
+    description: The team's cost center, a tag on the pod role and association.
+    type: str
+  tag_keys:
+    description: The tag keys of the collection, C(team) and C(cost_center).
+    type: dict
   volume:
     description: The team's FSx for Lustre directory as a PersistentVolume and claim; without it the team has no volume.
     type: dict
@@ -104,6 +137,10 @@ EXAMPLES = r"""
     pod_security: restricted
     volume:
       file_system_id: fs-0123456789abcdef0
+    pod_identity:
+      cluster_name: ml-shared-eks
+      cluster_arn: arn:aws:eks:us-east-1:123456789012:cluster/ml-shared-eks
+      data_bucket: ml-team-data
 
 - name: Remove them when the team leaves (the FSx data stays)
   hyperpod.tenancy.team_namespace:
@@ -146,6 +183,14 @@ namespace:
       description: The objects present after the run, as C(Kind/namespace/name).
       type: list
       elements: str
+    pod_role:
+      description: The ARN of the team's pod role, with O(pod_identity).
+      type: str
+      sample: arn:aws:iam::123456789012:role/hyperpod-vision-pods
+    pod_identity_association:
+      description: The id of the Pod Identity association, with O(pod_identity) (null in check mode before it exists).
+      type: str
+      sample: a-0123456789abcdefg
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule

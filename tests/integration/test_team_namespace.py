@@ -56,7 +56,9 @@ def pod(name: str, namespace: str, **container) -> dict:
     spec = {
         "name": "train",
         "image": "public.ecr.aws/docker/library/python:3.12",
-        "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}},
+        "securityContext": {
+            "allowPrivilegeEscalation": False, "runAsNonRoot": True, "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"},
+        },  # fmt: skip
     }
     spec.update(container.pop("container", {}))
     pod_spec = {"containers": [spec], **container}
@@ -75,7 +77,8 @@ def built(sandbox_server, kube_cluster, tmp_path_factory):
     clients = {}
     for team in TEAMS:
         group = f"hyperpod-ns-{team}-namespace-level-group"
-        entries = [eks.describe_access_entry(clusterName="ml-shared-eks", principalArn=arn)["accessEntry"] for arn in eks.list_access_entries(clusterName="ml-shared-eks")["accessEntries"]]
+        arns = eks.list_access_entries(clusterName="ml-shared-eks")["accessEntries"]
+        entries = [eks.describe_access_entry(clusterName="ml-shared-eks", principalArn=arn)["accessEntry"] for arn in arns]
         [entry] = [e for e in entries if group in e.get("kubernetesGroups", [])]
         # EKS puts the role session's name where the entry's username says {{SessionName}}.
         clients[team] = TeamClient(kube_cluster.directory, entry["username"].replace("{{SessionName}}", "alice"), group)
@@ -138,7 +141,8 @@ def test_a_team_claim_binds_its_own_volume_and_no_other(built):
     _playbooks, admin, _clients = built
     deadline = time.monotonic() + 30
     while True:
-        phases = {team: admin.request("GET", f"/api/v1/namespaces/hyperpod-ns-{team}/persistentvolumeclaims/hyperpod-{team}-fsx")["status"].get("phase") for team in TEAMS}
+        claims = {team: admin.request("GET", f"/api/v1/namespaces/hyperpod-ns-{team}/persistentvolumeclaims/hyperpod-{team}-fsx") for team in TEAMS}
+        phases = {team: claim["status"].get("phase") for team, claim in claims.items()}
         if set(phases.values()) == {"Bound"} or time.monotonic() > deadline:
             break
         time.sleep(0.2)

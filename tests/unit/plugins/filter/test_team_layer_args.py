@@ -156,8 +156,12 @@ def test_the_namespace_layer_runs_only_with_a_kubeconfig_and_a_quota():
     assert "namespace" not in team_layer_args(team, SHARED)
     layer = team_layer_args(team, SHARED, {"kubeconfig": "/kube/config"})["namespace"]
     assert layer == {
-        "team": "vision", "name_prefix": "hyperpod", "kubeconfig": "/kube/config", "pod_security": "baseline",
-        "volume": {"file_system_id": SHARED["fsx_file_system_id"]}}  # fmt: skip
+        "team": "vision", "name_prefix": "hyperpod", "kubeconfig": "/kube/config", "pod_security": "baseline", "cost_center": "CC-1001",
+        "tag_keys": {"team": "team", "cost_center": "cost-center"},
+        "volume": {"file_system_id": SHARED["fsx_file_system_id"]},
+        "pod_identity": {
+            "cluster_name": SHARED["eks_cluster_name"], "cluster_arn": SHARED["eks_cluster_arn"],
+            "data_bucket": SHARED["data_bucket"], "account_id": SHARED["account_id"]}}  # fmt: skip
     restricted = dict(team, access=dict(team["access"], pod_security="restricted"))
     assert team_layer_args(restricted, SHARED, {"kubeconfig": "/kube/config"})["namespace"]["pod_security"] == "restricted"
     assert "namespace" not in team_layer_args(dict(team, quota=None), SHARED, {"kubeconfig": "/kube/config"})
