@@ -21,11 +21,11 @@ class SandboxClient:
     def __init__(self, endpoint: str | None = None) -> None:
         self.endpoint = (endpoint or os.environ.get("HYPERPOD_SANDBOX_URL") or f"http://127.0.0.1:{DEFAULT_PORT}").rstrip("/")
 
-    def _call(self, method: str, path: str, payload: dict | None = None) -> dict:
+    def _call(self, method: str, path: str, payload: dict | None = None, timeout: float = 10) -> dict:
         data = json.dumps(payload).encode() if payload is not None else None
         request = urllib.request.Request(self.endpoint + path, data=data, method=method)
         request.add_header("Content-Type", "application/json")
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read() or b"{}")
 
     def healthy(self) -> bool:
@@ -61,7 +61,8 @@ class SandboxClient:
         return self._call("PUT", "/_sandbox/upstreams", upstreams)
 
     def reset(self) -> None:
-        self._call("POST", "/_sandbox/reset")
+        # The reset waits until the Kubernetes namespaces it deletes are gone (seconds each, in parallel).
+        self._call("POST", "/_sandbox/reset", timeout=180)
 
     def kubeconfig(self) -> str:
         """The admin kubeconfig of the Kubernetes API server the sandbox's EKS clusters point at ('' without one)."""

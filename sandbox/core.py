@@ -160,6 +160,9 @@ def validate_request(service: str, operation: str, params: dict) -> None:
         raise validation_error(f"{count} validation {noun} detected: " + "; ".join(problems))
 
 
+_SETTLING = threading.RLock()
+
+
 class Lifecycle:
     """A status that settles from a transitional value after the sandbox's delay.
 
@@ -175,6 +178,7 @@ class Lifecycle:
         self.move(transitional, settled)
 
     def move(self, transitional: str, settled: str) -> None:
+        self._settling = False
         self._transitional = transitional
         self._settled = settled
         self._since = time.monotonic()
@@ -185,16 +189,25 @@ class Lifecycle:
         self._latch()
 
     def _latch(self) -> None:
-        self._latched = True
-        if self.on_settle is not None:
-            self.on_settle(self._settled)
+        with _SETTLING:
+            self._settling = True
+            self._latched = True
+            try:
+                if self.on_settle is not None:
+                    self.on_settle(self._settled)
+            finally:
+                self._settling = False
 
     @property
     def settled(self) -> bool:
-        # Once settled, a status stays settled even if the delay is raised afterwards.
-        if not self._latched and time.monotonic() - self._since >= status_delay():
-            self._latch()
-        return self._latched
+        if self._latched and not self._settling:
+            return True
+        # Once settled, a status stays settled even if the delay is raised afterwards. A reader in another
+        # thread waits while on_settle runs; on_settle itself (same thread) reads the settled status.
+        with _SETTLING:
+            if not self._latched and time.monotonic() - self._since >= status_delay():
+                self._latch()
+            return self._latched
 
     @property
     def status(self) -> str:

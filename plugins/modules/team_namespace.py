@@ -31,7 +31,7 @@ description:
     an object of the same name without them is refused, never changed.
   - Check mode and diff come from the same apply with C(dryRun=All), as the API server itself predicts it; when the
     namespace does not exist yet in check mode (the quota is only predicted too), every object is predicted as new.
-  - O(state=absent) deletes what the module made (the volume's data stays: C(Retain)) and gives up its namespace labels.
+  - O(state=absent) deletes what the module made (the volume's data stays, C(Retain)) and gives up its namespace labels.
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:

@@ -31,20 +31,24 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 # The controllers kube-controller-manager runs (``--controllers``): those whose work a team's
 # namespace, service account and static volume need (deletion, the ``default`` service account
-# pods are admitted with, binding a claim to its volume). Node, pod and endpoint controllers have
-# nothing to do without nodes.
-CONTROLLERS = ("namespace-controller", "serviceaccount-controller", "persistentvolume-binder-controller")
+# pods are admitted with, binding a claim to its volume, and the protection controllers that lift
+# the finalizers the StorageObjectInUseProtection admission plugin puts on claims and volumes).
+# Node, pod and endpoint controllers have nothing to do without nodes.
+CONTROLLERS = (
+    "namespace-controller", "serviceaccount-controller", "persistentvolume-binder-controller",
+    "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller",
+)  # fmt: skip
 ADMIN_USER = "kubernetes-admin"
 CONTROLLER_MANAGER_USER = "system:kube-controller-manager"
 # The audit log (``audit.log``, one JSON event per line) records every request but the controller
-# manager's, at Metadata level: who asked, as which groups, for what, and what the server answered.
+# manager's and the API server's own, at Metadata level: who asked, as which groups, for what, and what the server answered.
 # Tests read it to prove what a playbook asked of the cluster.
 AUDIT_POLICY = {
     "apiVersion": "audit.k8s.io/v1",
     "kind": "Policy",
     "omitStages": ["RequestReceived"],
     "rules": [
-        {"level": "None", "users": [CONTROLLER_MANAGER_USER]},
+        {"level": "None", "users": [CONTROLLER_MANAGER_USER, "system:apiserver"]},
         {"level": "None", "nonResourceURLs": ["/readyz", "/livez", "/healthz", "/version", "/api", "/api/*", "/apis", "/apis/*", "/openapi/*"]},
         {"level": "Metadata"},
     ],
@@ -287,10 +291,10 @@ class KubeCluster:
             time.sleep(0.3)
 
     def stop(self) -> None:
+        # The controller manager, then the API server, then etcd: each stops before what it talks to.
         for process in reversed(self.processes):
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
-        for process in reversed(self.processes):
             try:
                 process.wait(timeout=15)
             except subprocess.TimeoutExpired:

@@ -31,9 +31,10 @@ RESOURCES = {
 
 
 class KubeError(Exception):
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, retry_after: float = 0.2) -> None:
         super().__init__(f"{status}: {message}")
         self.status = status
+        self.retry_after = retry_after
 
 
 class KubeApi:
@@ -47,6 +48,18 @@ class KubeApi:
         self._context.load_cert_chain(str(directory / "pki" / "admin.crt"), str(directory / "pki" / "admin.key"))
 
     def request(self, method: str, path: str, body: dict | None = None, content_type: str = "application/json"):
+        # 429 (a custom resource's storage re-initialising after its CRD was made again) says to retry,
+        # with Retry-After, as client-go does.
+        for attempt in range(50):
+            try:
+                return self._send(method, path, body, content_type)
+            except KubeError as error:
+                if error.status != 429 or attempt == 49:
+                    raise
+                time.sleep(min(error.retry_after, 1.0))
+        raise AssertionError("unreachable")
+
+    def _send(self, method: str, path: str, body: dict | None, content_type: str):
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.server + path, data=data, method=method, headers={"Content-Type": content_type, "Accept": "application/json"})
         try:
@@ -57,7 +70,7 @@ class KubeApi:
                 message = json.loads(error.read()).get("message", error.reason)
             except ValueError:
                 message = error.reason
-            raise KubeError(error.code, message) from None
+            raise KubeError(error.code, message, float(error.headers.get("Retry-After") or 0.2)) from None
 
     @staticmethod
     def path(kind: str, name: str | None = None, namespace: str | None = None) -> str:

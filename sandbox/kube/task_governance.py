@@ -223,9 +223,12 @@ def reset() -> None:
     namespaces = [n["metadata"]["name"] for n in api.list("Namespace") if n["metadata"]["name"] not in SYSTEM_NAMESPACES]
     for name in namespaces:
         api.delete("Namespace", name)
+    volumes = [v["metadata"]["name"] for v in api.list("PersistentVolume")]
     for kind in ("ClusterQueue", "ResourceFlavor", "WorkloadPriorityClass", "PersistentVolume"):
         for item in api.list(kind):
             api.delete(kind, item["metadata"]["name"])
+    # Namespaces and volumes go once their controllers let them (the namespace controller waits 5 s first).
     api.wait_gone("Namespace", namespaces)
+    api.wait_gone("PersistentVolume", volumes)
     if any(api.get("CustomResourceDefinition", crd["metadata"]["name"]) for crd in CRDS):
         remove_kueue(api)
