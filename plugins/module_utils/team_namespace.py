@@ -38,6 +38,7 @@ __metaclass__ = type
 
 import copy
 import json
+import time
 
 try:
     from kubernetes import config as kube_config
@@ -260,10 +261,25 @@ class Cluster(object):
             query["dryRun"] = "All"
         return self.request("PATCH", self.path(obj["kind"], meta["name"], meta.get("namespace")), obj, query, "application/apply-patch+yaml")
 
+    def wait_gone(self, objects):
+        _wait_gone(self, objects)
+
     def delete(self, obj, dry_run):
         meta = obj["metadata"]
-        query = {"dryRun": "All"} if dry_run else {}
-        return self.request("DELETE", self.path(obj["kind"], meta["name"], meta.get("namespace")), {"propagationPolicy": "Background"}, query)
+        # The API server reads a DELETE's options from its body when it has one, and then ignores the query string.
+        options = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"}
+        if dry_run:
+            options["dryRun"] = ["All"]
+        return self.request("DELETE", self.path(obj["kind"], meta["name"], meta.get("namespace")), options)
+
+
+def _wait_gone(cluster, objects, timeout=120):
+    deadline = time.time() + timeout
+    for obj in objects:
+        while cluster.get(obj) is not None:
+            if time.time() > deadline:
+                raise KubernetesError(message="%s is still being deleted after %d s" % (_key(obj), timeout))
+            time.sleep(0.2)
 
 
 def _refuse_foreign(team, current, obj):
@@ -319,6 +335,7 @@ def ensure_absent(cluster, team, objects, check_mode):
     """Delete what the layer made (in reverse order) and take its labels off the namespace."""
     before, after = {}, {}
     changed = False
+    deleted = []
     for obj in reversed(objects[1:]):
         key = _key(obj)
         current = cluster.get(obj)
@@ -328,6 +345,11 @@ def ensure_absent(cluster, team, objects, check_mode):
         _refuse_foreign(team, current, obj)
         changed = True
         cluster.delete(obj, dry_run=check_mode)
+        deleted.append(obj)
+    if not check_mode:
+        # A claim and its volume go once their protection finalizers are lifted: wait, so that what runs next
+        # (the quota's removal, a new onboarding) finds them gone rather than terminating.
+        cluster.wait_gone([o for o in deleted if o["kind"] in ("PersistentVolumeClaim", "PersistentVolume")])
     namespace = cluster.get(objects[0])
     key = _key(objects[0])
     if namespace is not None:

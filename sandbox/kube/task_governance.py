@@ -61,17 +61,29 @@ def namespace_of(team: str) -> str:
 
 
 def install_kueue(api: KubeApi) -> None:
+    # A CRD still being deleted (an earlier add-on, a reset) has to be gone before it can be made again.
+    api.wait_gone("CustomResourceDefinition", [crd["metadata"]["name"] for crd in CRDS if _terminating(api, crd)], timeout=180)
     for crd in CRDS:
         api.apply(crd, MANAGER)
     for crd in CRDS:
         api.wait_established(crd["metadata"]["name"])
 
 
-def remove_kueue(api: KubeApi) -> None:
+def _terminating(api: KubeApi, crd: dict) -> bool:
+    current = api.get("CustomResourceDefinition", crd["metadata"]["name"])
+    return current is not None and "deletionTimestamp" in current["metadata"]
+
+
+def kueue_installed(api: KubeApi) -> bool:
+    return api.get("CustomResourceDefinition", "clusterqueues.kueue.x-k8s.io") is not None
+
+
+def remove_kueue(api: KubeApi, wait: bool = True) -> None:
     names = [crd["metadata"]["name"] for crd in CRDS]
     for name in names:
         api.delete("CustomResourceDefinition", name)
-    api.wait_gone("CustomResourceDefinition", names)
+    if wait:
+        api.wait_gone("CustomResourceDefinition", names, timeout=180)
 
 
 def _quantities(resource: dict) -> dict:
@@ -133,7 +145,8 @@ def cluster_queue(team: str, quota: dict) -> dict:
 def apply_quota(quota: dict) -> None:
     """Make the team's namespace and queues match a compute quota that is Created or Updated."""
     api = connected()
-    if api is None:
+    # Without the add-on (Kueue's CRDs), nothing in the cluster acts on the quota.
+    if api is None or not kueue_installed(api):
         return
     team = quota["ComputeQuotaTarget"]["TeamName"]
     namespace = namespace_of(team)
@@ -178,7 +191,7 @@ def remove_quota(team: str) -> None:
 
 def apply_priority_classes(policy_name: str, classes: list[dict]) -> None:
     api = connected()
-    if api is None:
+    if api is None or not kueue_installed(api):
         return
     wanted = {item["Name"]: item["Weight"] for item in classes}
     for name, weight in wanted.items():
@@ -230,5 +243,5 @@ def reset() -> None:
     # Namespaces and volumes go once their controllers let them (the namespace controller waits 5 s first).
     api.wait_gone("Namespace", namespaces)
     api.wait_gone("PersistentVolume", volumes)
-    if any(api.get("CustomResourceDefinition", crd["metadata"]["name"]) for crd in CRDS):
-        remove_kueue(api)
+    # Kueue's CRDs go too (no add-on in a new cluster); install_kueue waits for them to be gone.
+    remove_kueue(api, wait=False)

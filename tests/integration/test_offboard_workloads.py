@@ -112,6 +112,8 @@ class Cluster:
         self.kubeconfig = kube_cluster.kubeconfig
         if kueue:
             task_governance.install_kueue(self.api)
+        else:
+            task_governance.remove_kueue(self.api)
         for namespace in (NAMESPACE, "hyperpod-ns-nlp"):
             self.api.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, "test")
         self.mark = len(kube_cluster.audit_events())

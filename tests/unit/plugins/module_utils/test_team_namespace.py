@@ -114,7 +114,11 @@ def test_absent_removes_what_it_made_and_gives_up_its_labels(api, kube_cluster):
 
     predicted = team_namespace.converge(Context(True), removal)
     assert predicted["changed"] is True
-    assert api.get("PersistentVolume", "hyperpod-vision-fsx") is not None
+    # Check mode deleted nothing: nothing is even marked for deletion.
+    volume = api.get("PersistentVolume", "hyperpod-vision-fsx")
+    claim = api.request("GET", f"/api/v1/namespaces/{NAMESPACE}/persistentvolumeclaims/hyperpod-vision-fsx")
+    assert "deletionTimestamp" not in volume["metadata"] and "deletionTimestamp" not in claim["metadata"]
+    assert api.get("Namespace", NAMESPACE)["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
 
     assert team_namespace.converge(Context(False), removal)["changed"] is True
     assert api.get("PersistentVolume", "hyperpod-vision-fsx") is None
