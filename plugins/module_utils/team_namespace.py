@@ -569,7 +569,7 @@ def converge(context, params):
         if p.get("pod_identity"):
             identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], {}, "absent")
         # A volume the team no longer names is still the team's: removing it does not need its attributes.
-        objects += [o for o in desired(p["team"], p["name_prefix"], p["pod_security"], _ABSENT_VOLUME)[len(objects):]]
+        objects += desired(p["team"], p["name_prefix"], p["pod_security"], _ABSENT_VOLUME)[len(objects):]
         changed, before, after = ensure_absent(cluster, p["team"], objects, context.check_mode)
     else:
         changed, before, after = ensure_present(cluster, p["team"], objects, context.check_mode)
