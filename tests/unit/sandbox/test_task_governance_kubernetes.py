@@ -123,10 +123,7 @@ def test_a_deleted_quota_takes_its_namespace_and_queues_with_it(env):
     quota_id = create_quota(sm, cluster_arn)
 
     sm.delete_compute_quota(ComputeQuotaId=quota_id)
-    deadline = time.monotonic() + 10
-    while sm.list_compute_quotas(ClusterArn=cluster_arn)["ComputeQuotaSummaries"]:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_status(lambda: sm.describe_compute_quota(ComputeQuotaId=quota_id), "Deleted")
 
     assert api.get("Namespace", NAMESPACE) is None
     assert api.get("ClusterQueue", QUEUE) is None
