@@ -74,16 +74,21 @@ def _terminating(api: KubeApi, crd: dict) -> bool:
     return current is not None and "deletionTimestamp" in current["metadata"]
 
 
+# Whether the Task Governance add-on is ACTIVE, so Kueue acts. A reset leaves Kueue's CRDs in place (the
+# API server can take over a minute to finalize a deleted CRD, longer than a client waits for the add-on
+# to settle) and clears this instead: after a reset, nothing acts until an add-on is ACTIVE again.
+_kueue_active = False
+
+
 def kueue_installed(api: KubeApi) -> bool:
-    return api.get("CustomResourceDefinition", "clusterqueues.kueue.x-k8s.io") is not None
+    return _kueue_active and api.get("CustomResourceDefinition", "clusterqueues.kueue.x-k8s.io") is not None
 
 
-def remove_kueue(api: KubeApi, wait: bool = True) -> None:
+def remove_kueue(api: KubeApi) -> None:
     names = [crd["metadata"]["name"] for crd in CRDS]
     for name in names:
         api.delete("CustomResourceDefinition", name)
-    if wait:
-        api.wait_gone("CustomResourceDefinition", names, timeout=180)
+    api.wait_gone("CustomResourceDefinition", names, timeout=180)
 
 
 def _quantities(resource: dict) -> dict:
@@ -222,14 +227,20 @@ def addon_settled(status: str) -> None:
     api = connected()
     if api is None:
         return
+    global _kueue_active
     if status == "ACTIVE":
         install_kueue(api)
+        _kueue_active = True
     else:
+        _kueue_active = False
         remove_kueue(api)
 
 
 def reset() -> None:
-    """Forget what the cluster holds beyond a new cluster's own, as the sandbox's reset forgets AWS resources."""
+    """Forget what the cluster holds beyond a new cluster's own, as the sandbox's reset forgets AWS resources.
+
+    Kueue's CRDs stay, inert until a Task Governance add-on is ACTIVE again (``_kueue_active``).
+    """
     api = connected()
     if api is None:
         return
@@ -243,5 +254,5 @@ def reset() -> None:
     # Namespaces and volumes go once their controllers let them (the namespace controller waits 5 s first).
     api.wait_gone("Namespace", namespaces)
     api.wait_gone("PersistentVolume", volumes)
-    # Kueue's CRDs go too (no add-on in a new cluster); install_kueue waits for them to be gone.
-    remove_kueue(api, wait=False)
+    global _kueue_active
+    _kueue_active = False
