@@ -42,7 +42,7 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     iam = sample.client.boto3_client("iam")
     bucket = SAMPLE["hyperpod_data_bucket"]
     widened = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObjectVersion", "Resource": f"arn:aws:s3:::{bucket}/*"}]}
-    iam.put_role_policy(RoleName=_role(iam, "hyperpod-vision")["RoleName"], PolicyName="added-by-hand", PolicyDocument=json.dumps(widened))
+    iam.put_role_policy(RoleName=_role(iam, "hyperpod-vision-studio-execution")["RoleName"], PolicyName="added-by-hand", PolicyDocument=json.dumps(widened))
     budget_writes = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "budgets:ModifyBudget", "Resource": "*"}]}
     iam.put_role_policy(RoleName=_role(iam, "AWSReservedSSO_hyperpod-nlp_")["RoleName"], PolicyName="added-by-hand", PolicyDocument=json.dumps(budget_writes))
 
