@@ -14,6 +14,7 @@ attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.
     support: full
+    details: Check mode changes nothing (it reads, or asks for a dry run) and returns the result and diff the real run would return.
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: full
@@ -25,6 +26,7 @@ attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.
     support: full
+    details: The module only reads; it returns the same result in check mode.
   diff_mode:
     description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: none

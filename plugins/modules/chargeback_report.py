@@ -30,21 +30,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  month:
-    description: The month, V(YYYY-MM). By default the last full month (UTC).
-    type: str
-  teams:
-    description:
-      - The normalized teams (C(hyperpod_teams_normalized)); C(name), C(state) and C(quota.resources) are read.
-      - Teams with C(state=absent) are not charged a share.
-    type: list
-    elements: dict
-    required: true
-  instance_groups:
-    description: The cluster's instance groups (C(hyperpod_cluster.instance_groups)); C(instance_type) and C(count) give the capacity.
-    type: list
-    elements: dict
-    required: true
   usage:
     description:
       - Measured use, instance-hours per team and instance type, for example from Kueue workload metrics.
@@ -68,15 +53,9 @@ options:
     description: The Cost Explorer C(SERVICE) the cluster is billed under.
     type: str
     default: Amazon SageMaker
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: The module only reads; it computes the same report in check mode.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
 extends_documentation_fragment:
+  - hyperpod.tenancy.attributes.info_module
+  - hyperpod.tenancy.report
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -53,10 +53,6 @@ options:
       - A team of the shared cluster, instead of O(principal_arn); the principal is then the role of the team's
         permission set, V(AWSReservedSSO_<name_prefix>-<team>_*).
     type: str
-  name_prefix:
-    description: The prefix of the permission set name derived from O(team).
-    type: str
-    default: hyperpod
   type:
     description: The access entry type; it cannot be changed once the entry exists.
     type: str
@@ -95,15 +91,9 @@ options:
             description: The namespaces, for a V(namespace) scope.
             type: list
             elements: str
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: Check mode makes only read calls and returns the result and diff the real run would return.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
 extends_documentation_fragment:
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

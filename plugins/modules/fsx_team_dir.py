@@ -128,14 +128,6 @@ options:
     description:
       - The data bucket that holds a prefix per team. Required with O(s3_link=true).
     type: str
-  cost_center:
-    description:
-      - The team's cost center, tagged on the association.
-    type: str
-  tag_keys:
-    description:
-      - "Tag keys of the team tags, C({team: team, cost_center: cost-center}) by default."
-    type: dict
   tags:
     description:
       - Extra tags on the association. Team tags are added or corrected, never removed.
@@ -150,19 +142,14 @@ options:
       - Seconds to wait.
     type: int
     default: 600
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
 notes:
   - Create and correct need root (or CAP_CHOWN) on the host to give directories to other users; on FSx for Lustre with
     root squash enabled, the host's NID must be in the root squash exceptions.
   - The association's data repository path cannot be changed in place; the module fails before any write when it would have to.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.team
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -124,15 +124,8 @@ options:
     description: Seconds to wait for each status change.
     type: int
     default: 3600
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: Check mode makes only read calls and returns the cluster and diff the real run would return.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
 extends_documentation_fragment:
+  - hyperpod.tenancy.attributes
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

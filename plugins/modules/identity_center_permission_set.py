@@ -104,10 +104,6 @@ options:
       - A team of the shared cluster, instead of O(name); the name is then C(<name_prefix>-<team>) and the module
         returns the names derived from the team in RV(team_names).
     type: str
-  name_prefix:
-    description: The prefix of names derived from O(team).
-    type: str
-    default: hyperpod
   team_policy:
     description:
       - Render the team's inline policy (the shared clusters read-only, the team's SageMaker domain, user profiles,
@@ -221,16 +217,10 @@ options:
     description: Seconds to wait for each provisioning or assignment request.
     type: int
     default: 600
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: Check mode makes only read calls and returns the result and diff the real run would return.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

@@ -123,7 +123,6 @@ options:
     default: 1200
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.attributes
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

@@ -48,28 +48,15 @@ options:
     description:
       - The team name, to confirm O(on_remove=delete).
     type: str
-  cost_center:
-    description:
-      - The team's cost center tag value.
-    type: str
-  tag_keys:
-    description:
-      - "Tag keys of the team tags, C({team: team, cost_center: cost-center}) by default."
-    type: dict
   tags:
     description:
       - Extra tags on the marker. S3 allows at most 10 tags on an object, team tags included.
       - The marker's tags are set to exactly the team tags plus these.
     type: dict
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.team
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

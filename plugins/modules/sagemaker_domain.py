@@ -46,14 +46,10 @@ options:
     default: present
   team:
     description:
-      - The team the domain belongs to; names the domain and its tags.
+      - The team the domain belongs to; names the domain C(<name_prefix>-<team>) and its tags.
       - Lower-case letters, digits and inner hyphens.
     type: str
     required: true
-  name_prefix:
-    description: Prefix of the domain name C(<name_prefix>-<team>).
-    type: str
-    default: hyperpod
   name:
     description:
       - The domain name, instead of C(<name_prefix>-<team>).
@@ -193,12 +189,6 @@ options:
       - A domain in IAM mode has no such application; its members' access is the permission set's.
     type: bool
     default: false
-  cost_center:
-    description: Value of the cost-center tag.
-    type: str
-  tag_keys:
-    description: Tag keys for the team and cost-center tags, as in C(naming.team_tags); default C(team) and C(cost-center).
-    type: dict
   wait_timeout:
     description: Seconds to wait for the domain, its profiles, spaces and apps to settle.
     type: int
@@ -213,15 +203,11 @@ notes:
     is set for it. A profile of the same name created out of band for another Identity Center user
     is therefore not detected unless O(user_profiles[].sso_user_name) is set; with it, the module
     fails before any change.
-attributes:
-  check_mode:
-    description: Can run in check mode and return changed status prediction without modifying target.
-    support: full
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
-    support: full
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.team
+  - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

@@ -47,10 +47,6 @@ options:
     type: list
     elements: dict
     default: []
-  name_prefix:
-    description: The prefix of the names derived from each team's name (permission sets, domains).
-    type: str
-    default: hyperpod
   subnet_ids:
     description: The shared subnets. They must exist and be in one VPC, returned as RV(hyperpod_shared.vpc_id).
     type: list
@@ -62,6 +58,7 @@ options:
     default: {}
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
+  - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -78,15 +78,8 @@ options:
     description: How many seconds to wait.
     type: int
     default: 900
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: Check mode makes only read calls and returns the resource and diff the real run would return.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
 extends_documentation_fragment:
+  - hyperpod.tenancy.attributes
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

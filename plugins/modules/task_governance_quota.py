@@ -40,7 +40,7 @@ options:
     default: present
   team:
     description:
-      - The team, the quota's C(ComputeQuotaTarget.TeamName).
+      - The team, the quota's C(ComputeQuotaTarget.TeamName); the quota is C(<name_prefix>-<team>-quota).
       - Lower-case letters, digits and inner hyphens.
     type: str
     required: true
@@ -59,10 +59,6 @@ options:
         and the quota is checked against this capacity before any write, as it is against the
         described one.
     type: dict
-  name_prefix:
-    description: Prefix of the quota name C(<name_prefix>-<team>-quota).
-    type: str
-    default: hyperpod
   resources:
     description:
       - What the team is guaranteed, per instance type (at most 15).
@@ -160,12 +156,6 @@ options:
   description:
     description: Description of the quota.
     type: str
-  cost_center:
-    description: Value of the cost-center tag.
-    type: str
-  tag_keys:
-    description: Tag keys for the team and cost-center tags, as in C(naming.team_tags); default C(team) and C(cost-center).
-    type: dict
   wait:
     description: Wait until the quota is V(Created)/V(Updated), or gone.
     type: bool
@@ -177,16 +167,11 @@ options:
 notes:
   - The quota always carries the team tags (team, cost-center, managed-by) besides O(tags);
     O(purge_tags) removes other tags only when O(tags) is given.
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: Check mode makes only read calls and returns the quota and diff the real run would return.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.team
+  - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

@@ -25,13 +25,9 @@ author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
   team:
-    description: The team name.
+    description: The team name; the budget is named after it and O(name_prefix).
     type: str
     required: true
-  name_prefix:
-    description: Prefix of the budget name.
-    type: str
-    default: hyperpod
   state:
     description: V(absent) deletes the budget with its notifications and subscribers.
     type: str
@@ -57,9 +53,6 @@ options:
     type: list
     elements: str
     default: []
-  cost_center:
-    description: The team's cost center, a tag on the budget.
-    type: str
   tag_keys:
     description: The tag keys of the collection, C(team) and C(cost_center).
     type: dict
@@ -87,19 +80,13 @@ options:
         default: []
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.team
+  - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags
-  - amazon.aws.boto3
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: Check mode makes only read calls and returns the budget and diff the real run would return.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
-"""
+  - amazon.aws.boto3"""
 
 EXAMPLES = r"""
 - name: Give team vision a monthly budget of 40000 USD

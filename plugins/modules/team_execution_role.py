@@ -38,12 +38,9 @@ options:
   team:
     description:
       - The team name. Lower-case letters, digits and inner hyphens.
+      - The role is C(<name_prefix>-<team>-studio-execution).
     type: str
     required: true
-  name_prefix:
-    description: Prefix of the role name C(<name_prefix>-<team>-studio-execution).
-    type: str
-    default: hyperpod
   description:
     description:
       - The role's description, at most 1000 characters of Latin-1 text.
@@ -59,28 +56,15 @@ options:
       - The role's account, used only to predict the ARN of a role that does not exist yet in check mode.
       - When unset and needed, the module asks STS (C(GetCallerIdentity)).
     type: str
-  cost_center:
-    description: Value of the cost-center tag.
-    type: str
-  tag_keys:
-    description: Tag keys for the team and cost-center tags; default C(team) and C(cost-center).
-    type: dict
 notes:
   - The role always carries the team tags (team, cost-center, managed-by) besides O(tags);
     O(purge_tags) removes other tags only when O(tags) is given. Tag keys starting with C(aws:) are never removed.
   - Bad input (a team name, description, tag or bucket name IAM or S3 would refuse) fails before any call.
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: >-
-      Check mode makes only read calls and returns the role and diff the real run would return,
-      including for a role that does not exist yet (with the C(team-data) policy it would get).
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.team
+  - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

@@ -36,13 +36,9 @@ author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
   team:
-    description: The team name.
+    description: The team name; with O(name_prefix) it names the service account, volume and network policy.
     type: str
     required: true
-  name_prefix:
-    description: Prefix of the service account, volume and network policy names.
-    type: str
-    default: hyperpod
   state:
     description: V(absent) removes what the module made.
     type: str
@@ -86,12 +82,6 @@ options:
       account_id:
         description: The account; by default the caller's (STS).
         type: str
-  cost_center:
-    description: The team's cost center, a tag on the pod role and association.
-    type: str
-  tag_keys:
-    description: The tag keys of the collection, C(team) and C(cost_center).
-    type: dict
   volume:
     description: The team's FSx for Lustre directory as a PersistentVolume and claim; without it the team has no volume.
     type: dict
@@ -116,18 +106,12 @@ options:
 requirements:
   - kubernetes (Python library)
 extends_documentation_fragment:
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.team
+  - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules
-  - amazon.aws.boto3
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: Check mode applies with C(dryRun=All) and returns what the API server predicts.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: full
-"""
+  - amazon.aws.boto3"""
 
 EXAMPLES = r"""
 - name: Give team vision its guard rails, service account, role and FSx volume

@@ -26,19 +26,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  month:
-    description: The month, V(YYYY-MM). By default the last full month (UTC).
-    type: str
-  teams:
-    description: The normalized teams (C(hyperpod_teams_normalized)); C(name), C(state) and C(quota) are read.
-    type: list
-    elements: dict
-    required: true
-  instance_groups:
-    description: The cluster's instance groups (C(hyperpod_cluster.instance_groups)); they give the capacity.
-    type: list
-    elements: dict
-    required: true
   workspace_id:
     description: The AMP workspace's ID (C(ws-...)). One of O(workspace_id) and O(workspace_alias) is required.
     type: str
@@ -66,6 +53,7 @@ options:
     default: group_vars/all/teams.yml
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
+  - hyperpod.tenancy.report
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

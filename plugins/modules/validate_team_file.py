@@ -39,10 +39,6 @@ options:
     description: The cluster, as in C(hyperpod_cluster).
     type: dict
     required: true
-  name_prefix:
-    description: Prefix of every name derived from a team name.
-    type: str
-    default: hyperpod
   tag_keys:
     description: The team tag keys, as in C(hyperpod_team_tag_keys) (C(team), C(cost_center)).
     type: dict
@@ -60,6 +56,7 @@ options:
     choices: [present, absent]
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
+  - hyperpod.tenancy.team.name_prefix
 """
 
 EXAMPLES = r"""

@@ -35,16 +35,13 @@ options:
         C(eks_cluster_name), C(permission_sets), C(sso_role_arns), C(domain_ids), C(data_bucket), C(tag_keys)).
     type: dict
     required: true
-  name_prefix:
-    description: The prefix of the names derived from each team's name.
-    type: str
-    default: hyperpod
   pod_identity_roles:
     description: The ARN of each team's EKS Pod Identity role, by team name, when the teams have one.
     type: dict
     default: {}
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
+  - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
