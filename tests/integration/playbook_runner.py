@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +23,64 @@ ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = str(Path(sys.executable).with_name("ansible-playbook"))
 # The sample team file of group_vars/all: the cluster and the teams vision, nlp and research.
 SAMPLE = load_vars(ROOT / "group_vars" / "all")
+
+
+# Set in the environment of every run that Playbooks.start starts, to a value of its own: every
+# process of the run inherits it, also the workers that ansible-core moves to sessions of their own.
+RUN_MARKER = "HYPERPOD_TEST_RUN"
+
+
+def processes_of(marker: str) -> dict[int, str]:
+    """pid -> "pid ppid sid state command" of the live processes whose environment carries ``marker``."""
+    needle = f"{RUN_MARKER}={marker}".encode()
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            # /proc/<pid>/stat: pid (comm) state ppid pgrp session ...
+            state, ppid, _, sid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:4]
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200]
+        except OSError:  # gone meanwhile, or a process of another user
+            continue
+        if state != "Z":
+            found[int(entry.name)] = f"{entry.name} ppid={ppid} sid={sid} {state} {command}"
+    return found
+
+
+def start(command: list[str], env: dict) -> subprocess.Popen:
+    """A run in a session and process group of its own, every process of it marked by ``RUN_MARKER`` in its environment."""
+    marker = uuid.uuid4().hex
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=dict(env, **{RUN_MARKER: marker}), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    process.marker = marker
+    return process
+
+
+def cancel(process: subprocess.Popen, grace: float = 30, then=None) -> list[str]:
+    """Cancel a run as ansible-runner does (SIGKILL to the run's process group), then return what of it survived.
+
+    ansible-runner's ``Runner.handle_termination`` kills the process group of the
+    ``ansible-playbook`` it started with SIGKILL. ansible-core's workers call ``setsid()``, so
+    that signal does not reach them. A survivor is reported once ``grace`` seconds passed
+    without it ending, and then killed, so that a failing test leaves nothing behind either.
+    ``then`` is called once the run's own process is gone.
+    """
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
+    if then:
+        then()
+    deadline = time.monotonic() + grace
+    while (left := processes_of(process.marker)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return sorted(left.values())
 
 
 def assert_ok(result, what):
@@ -102,16 +162,14 @@ class Playbooks:
         return Result(run.returncode, run.stdout, run.stderr)
 
     def start(self, playbook: str, *args: str) -> subprocess.Popen:
-        return subprocess.Popen(
-            self.command(playbook, *args), cwd=ROOT, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-        )
+        return start(self.command(playbook, *args), self.env)
 
     @staticmethod
     def kill_after(process: subprocess.Popen, seconds: float) -> None:
+        """Cancel the run after ``seconds`` as a job runner does, and fail if any process of it survives."""
         time.sleep(seconds)
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
+        left = cancel(process)
+        assert left == [], "processes of the cancelled run still running:\n" + "\n".join(left)
 
     def drift_report(self) -> dict:
         return json.loads((self.workdir / "drift.json").read_text())
