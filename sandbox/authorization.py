@@ -21,18 +21,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import uuid
-from pathlib import Path
 from urllib.parse import parse_qs, unquote
 from xml.etree import ElementTree
 
 # The evaluator is the collection's own (plugins/module_utils), so the sandbox and verify_isolation agree.
-_COLLECTIONS = str(Path(__file__).resolve().parent.parent / "collections")
-if _COLLECTIONS not in sys.path:
-    sys.path.insert(0, _COLLECTIONS)
-
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, isolation  # noqa: E402
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, isolation
 
 ADMIN_ACCESS_KEYS = frozenset({"sandbox"})
 # Actions AWS allows whatever the policies say.

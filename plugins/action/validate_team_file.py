@@ -22,7 +22,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 from ansible.utils.unsafe_proxy import wrap_var
 
-from ansible_collections.hyperpod.tenancy.plugins.filter.team import team_layer_args
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_layer_args import team_layer_args
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places

@@ -2,7 +2,7 @@
 # Copyright: hyperpod.tenancy contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Team naming rules, team tags and the team's module options for roles, from the same module_utils the modules use."""
+"""Team naming rules, team tags and the team's module options for roles: each a call of the module_utils the modules use."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,8 +11,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import DESCRIPTION_MAX as PERMISSION_SET_DESCRIPTION_MAX
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import team_names as access_names
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_layer_args as layer_args
 
 
 def team_names(team_name, prefix=naming.DEFAULT_PREFIX):
@@ -23,266 +22,16 @@ def team_tags(team, tag_keys=None):
     return naming.team_tags(team["name"], team.get("cost_center"), tag_keys, team.get("tags"))
 
 
-# access.policies in the team file -> HyperPod's EKS access policies, scoped to the team namespace.
-ACCESS_POLICY_NAMES = {
-    "training": "AmazonSagemakerHyperpodTrainingPolicy",
-    "inference": "AmazonSagemakerHyperpodInferencePolicy",
-    "space": "AmazonSagemakerHyperpodSpacePolicy",
-}
-# A space also needs the shared space templates; cluster_read is the cluster-scope read the HyperPod CLI needs.
-SPACE_TEMPLATE_POLICY = {"name": "AmazonSagemakerHyperpodSpaceTemplatePolicy", "access_scope": {"type": "namespace", "namespaces": ["jupyter-k8s-shared"]}}
-CLUSTER_READ_POLICY = {"name": "AmazonSagemakerHyperpodUserClusterPolicy", "access_scope": {"type": "cluster"}}
-
-
-def _given(**options):
-    """The options that are set: a module then applies its own default (or leaves the resource as it is) for the rest."""
-    return {key: value for key, value in options.items() if value is not None}
-
-
-class _Team(object):
-    """One team with what all teams share: what several layers derive from them, derived once."""
-
-    def __init__(self, team, shared, settings):
-        self.team, self.shared, self.settings = team, shared, settings
-        self.name = team["name"]
-        self.prefix = shared.get("name_prefix") or naming.DEFAULT_PREFIX
-        self.description = team.get("description") or "Team %s" % self.name
-        self.group = team.get("identity_center_group")
-        group_ids = shared.get("identity_center_group_ids") or {}
-        # Read once per run by shared_info, so that each team's run does not look them up again.
-        self.group_ids = {self.group: group_ids[self.group]} if self.group in group_ids else None
-        self.tags = team_tags(team, shared.get("tag_keys") or None)
-        # Extra tags only when the team file gives some: the layers that merge tags then leave others' tags alone.
-        self.extra_tags = team.get("tags") or None
-        self.tag_options = _given(cost_center=team.get("cost_center") or None, tag_keys=shared.get("tag_keys") or None)
-
-    def need(self, key):
-        """A value all teams share; its absence names the team and the key."""
-        if self.shared.get(key) is None:
-            raise AnsibleFilterError("team %r: hyperpod_shared has no %s (hyperpod.tenancy.shared_info returns it)" % (self.name, key))
-        return self.shared[key]
-
-
-def _permission_set(t):
-    return _given(
-        instance_arn=t.shared.get("identity_center_instance_arn") or None,
-        identity_store_id=t.shared.get("identity_store_id") or None,
-        identity_center_group_ids=t.group_ids,
-        known_permission_set=(t.shared.get("permission_sets") or {}).get(naming.permission_set_name(t.name, t.prefix)),
-        outdated_permission_sets=t.shared.get("outdated_permission_sets") or None,
-        team=t.name,
-        name_prefix=t.prefix,
-        # Identity Center takes printable Latin-1 only; the quota takes the description as written.
-        description=naming.latin1_text(t.description, PERMISSION_SET_DESCRIPTION_MAX),
-        session_duration=t.settings.get("session_duration") or "PT8H",
-        team_policy=dict(
-            account_id=t.need("account_id"),
-            region=t.need("region"),
-            data_bucket=t.need("data_bucket"),
-            hyperpod_cluster_arn=t.need("cluster_arn"),
-            eks_cluster_arn=t.need("eks_cluster_arn"),
-            tag_keys=t.shared.get("tag_keys") or {},
-        ),
-        managed_policies=[],
-        customer_managed_policies=[],
-        groups=[t.group],
-        accounts=[t.need("account_id")],
-        tags=t.tags,
-        wait_timeout=t.settings.get("identity_wait_timeout"),
-    )
-
-
-def _access_entry(t):
-    names = access_names(t.name, t.prefix)
-    access = t.team.get("access") or {}
-    policies = access.get("policies") or ["training", "inference"]
-    in_namespace = {"type": "namespace", "namespaces": [names["namespace"]]}
-    return dict(
-        cluster_name=t.need("eks_cluster_name"),
-        principal_arn=(t.shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"],
-        kubernetes_groups=[names["kubernetes_group"]],
-        access_policies=[{"name": ACCESS_POLICY_NAMES[policy], "access_scope": in_namespace} for policy in policies]
-        + ([SPACE_TEMPLATE_POLICY] if "space" in policies else [])
-        + ([CLUSTER_READ_POLICY] if access.get("cluster_read", True) else []),
-        tags=t.tags,
-    )
-
-
-def _execution_role(t):
-    return dict(
-        team=t.name,
-        name_prefix=t.prefix,
-        description="SageMaker Studio execution role of team %s" % t.name,
-        data_bucket=t.shared.get("data_bucket") or "",
-        tags=t.extra_tags or {},
-        **dict(t.tag_options, **_given(account_id=t.shared.get("account_id") or None))
-    )
-
-
-def _domain(t):
-    workspace = t.team.get("workspace") or {}
-    auth_mode = workspace.get("auth_mode") or "SSO"
-    domain_id = (t.shared.get("domain_ids") or {}).get(naming.domain_name(t.name, t.prefix))
-    options = dict(
-        team=t.name,
-        name_prefix=t.prefix,
-        auth_mode=auth_mode,
-        # shared_info read it once per run and checked that every shared subnet is in it.
-        vpc_id=t.need("vpc_id"),
-        subnet_ids=t.need("subnet_ids"),
-        security_group_ids=t.need("security_group_ids"),
-        app_network_access_type=workspace.get("app_network_access_type") or "VpcOnly",
-        user_profiles=[{"name": member["name"]} for member in t.team.get("members") or []],
-        purge_user_profiles=True,
-        **t.tag_options
-    )
-    if t.shared.get("fsx_file_system_id"):
-        options["fsx_lustre"] = {"file_system_id": t.shared["fsx_file_system_id"], "path": "/" + t.name}
-    if auth_mode == "SSO":
-        options.update(_given(
-            identity_center_group=t.group,
-            identity_center_instance_arn=t.shared.get("identity_center_instance_arn") or None,
-            identity_store_id=t.shared.get("identity_store_id") or None,
-            identity_center_group_ids=t.group_ids,
-        ))
-    return dict(
-        options,
-        **_given(
-            tags=t.extra_tags,
-            wait_timeout=t.settings.get("workspace_wait_timeout"),
-            # shared_info listed the domains and their profiles once per run: the module describes this one instead.
-            domain_id=domain_id,
-            known_user_profiles=(t.shared.get("user_profiles") or {}).get(domain_id) if domain_id else None,
-        )
-    )
-
-
-def _quota(t):
-    quota = t.team["quota"]
-    cluster = t.settings.get("quota_cluster") or t.need("cluster_arn")
-    # shared_info described the shared cluster once per run: its capacity spares each quota a DescribeCluster.
-    shared_cluster = t.shared.get("cluster_arn") and cluster in (t.shared["cluster_arn"], t.shared.get("cluster_name"))
-    capacity = t.shared.get("cluster_capacity") if shared_cluster else None
-    return dict(
-        team=t.name,
-        cluster=t.shared["cluster_arn"] if capacity is not None else cluster,
-        name_prefix=t.prefix,
-        resources=quota["resources"],
-        description=t.description,
-        tags=t.extra_tags or {},
-        **dict(
-            t.tag_options,
-            **_given(
-                sharing=quota.get("sharing") or None,
-                borrow_limit=quota.get("borrow_limit"),
-                absolute_borrow_limits=quota.get("absolute_borrow_limits"),
-                preempt=quota.get("preempt") or None,
-                fair_share_weight=quota.get("fair_share_weight"),
-                activation=quota.get("activation") or None,
-                wait_timeout=t.settings.get("quota_wait_timeout"),
-                cluster_capacity=capacity,
-            )
-        )
-    )
-
-
-def _s3_prefix(t):
-    return dict(team=t.name, bucket=t.need("data_bucket"), **dict(t.tag_options, **_given(tags=t.extra_tags)))
-
-
-def _directories(t):
-    storage = t.team["storage"]
-    return dict(
-        team=t.name,
-        root=t.settings.get("fsx_mount_root") or t.need("fsx_mount_root"),
-        require_mount=t.settings.get("require_mount", t.shared.get("fsx_require_mount", True)),
-        gid=storage["gid"],
-        members=[member for member in t.team.get("members") or [] if member.get("uid") is not None],
-        bucket=t.need("data_bucket"),
-        **dict(
-            t.tag_options,
-            **_given(
-                uid=t.settings.get("owner_uid"),
-                mode=storage.get("mode"),
-                acl=t.settings.get("acl"),
-                s3_link=storage.get("s3_link"),
-                file_system_id=t.shared.get("fsx_file_system_id") or None,
-                tags=t.extra_tags,
-            )
-        )
-    )
-
-
-def _namespace(t):
-    """The team's objects in its namespace; only when the cluster's kubeconfig is known (hyperpod_kubernetes.kubeconfig)."""
-    file_system_id = t.shared.get("fsx_file_system_id")
-    return dict(
-        team=t.name,
-        name_prefix=t.prefix,
-        kubeconfig=t.settings["kubeconfig"],
-        pod_security=(t.team.get("access") or {}).get("pod_security") or "baseline",
-        pod_identity=dict(
-            cluster_name=t.need("eks_cluster_name"), cluster_arn=t.need("eks_cluster_arn"),
-            data_bucket=t.need("data_bucket"), account_id=t.need("account_id"),
-        ),
-        **dict(
-            t.tag_options,
-            **_given(
-                context=t.settings.get("kube_context") or None,
-                volume=dict(file_system_id=file_system_id) if file_system_id else None,
-            )
-        )
-    )
-
-
-def _budget(t):
-    budget = t.team["budget"]
-    prefix = t.settings.get("budget_name_prefix") or t.prefix
-    account = t.settings.get("budget_account_id") or t.shared.get("account_id") or None
-    # shared_info listed the budgets of its own account by its own names: any other budget the module reads itself.
-    known = (t.shared.get("budgets") or {}).get(naming.budget_name(t.name, prefix)) if account == t.shared.get("account_id") else None
-    return dict(
-        team=t.name,
-        name_prefix=prefix,
-        monthly_usd=budget["monthly_usd"],
-        **_given(
-            cost_center=t.team.get("cost_center") or None,
-            tag_keys=t.settings.get("budget_tag_keys") or t.shared.get("tag_keys") or None,
-            thresholds=budget.get("thresholds"),
-            forecast_thresholds=budget.get("forecast_thresholds"),
-            notify=budget.get("notify"),
-            tags=t.extra_tags,
-            account_id=account,
-            known_budget=known,
-        )
-    )
+def team_tag_keys(tag_keys=None):
+    return naming.tag_keys_with_defaults(tag_keys)
 
 
 def team_layer_args(team, shared, settings=None, layers=None):
-    """The options of hyperpod.tenancy.team_resources for one normalized team: a layer each, none for a layer the team does not use.
-
-    ``layers`` limits them to those named (a layer role asks for its own).
-    """
-    t = _Team(team, shared, {key: value for key, value in (settings or {}).items() if value is not None})
-    used = {"permission_set": _permission_set, "access_entry": _access_entry, "s3_prefix": _s3_prefix}
-    if (team.get("workspace") or {}).get("enabled", True):
-        used.update(execution_role=_execution_role, domain=_domain)
-    if team.get("quota") is not None:
-        used["quota"] = _quota
-        # The namespace is the quota's (Task Governance makes it): no quota, no namespace to add to.
-        if t.settings.get("kubeconfig"):
-            used["namespace"] = _namespace
-    if (team.get("storage") or {}).get("gid") is not None:
-        used["directories"] = _directories
-    if (team.get("budget") or {}).get("monthly_usd") is not None:
-        used["budget"] = _budget
-    options = {"team": t.name}
-    options.update((layer, build(t)) for layer, build in used.items() if layers is None or layer in layers)
-    # The team file's adopt list: an existing resource of these layers that carries no mark is taken over.
-    for layer in team.get("adopt") or []:
-        if layer in options and layer != "team":
-            options[layer]["adopt"] = True
-    return options
+    """The options of hyperpod.tenancy.team_resources for one normalized team (module_utils/team_layer_args.py builds them)."""
+    try:
+        return layer_args.team_layer_args(team, shared, settings, layers)
+    except layer_args.MissingSharedValue as e:
+        raise AnsibleFilterError(str(e))
 
 
 SUMMARY_COLUMNS = (
@@ -335,6 +84,7 @@ class FilterModule(object):
         return {
             "team_names": team_names,
             "team_tags": team_tags,
+            "team_tag_keys": team_tag_keys,
             "summary_table": summary_table,
             "team_layer_args": team_layer_args,
             "team_summary": team_summary,

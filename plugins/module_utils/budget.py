@@ -37,8 +37,8 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_
 MAX_NOTIFICATIONS = 5
 MAX_EMAIL_SUBSCRIBERS = 10
 MAX_THRESHOLD = 1000000
-SNS_ARN = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$")
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+SNS_ARN = re.compile("^%s$" % naming.SNS_TOPIC_ARN_PATTERN)
+EMAIL = re.compile("^%s$" % naming.EMAIL_PATTERN)
 # Fields Budgets sets itself, never a reason for a change.
 SERVER_FIELDS = ("CalculatedSpend", "LastUpdatedTime", "HealthStatus")
 # What view compares of a budget: the part of DescribeBudgets' answer kept for a run.
@@ -399,7 +399,7 @@ MODULE_OPTIONS = dict(
         forecast_thresholds=dict(type="list", elements="float", default=[100]),
         notify=dict(type="list", elements="str", default=[]),
         cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", default={"team": "team", "cost_center": "cost-center"}, no_log=False),
+        tag_keys=dict(type="dict", default=dict(naming.DEFAULT_TAG_KEYS), no_log=False),
         account_id=dict(type="str"),
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
@@ -435,7 +435,7 @@ def converge(context, params):
     if p["state"] == "absent":
         changed, before, after = ensure_absent(client, account_id, name, context.check_mode, owner=owner)
     else:
-        tag_keys = dict({"team": "team", "cost_center": "cost-center"}, **(p["tag_keys"] or {}))
+        tag_keys = naming.tag_keys_with_defaults(p["tag_keys"])
         wanted_budget, wanted_notifications = desired(
             p["team"], p["name_prefix"], tag_keys["team"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"]
         )

@@ -30,7 +30,7 @@ MATCHER = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.
 # Metric families these dashboards read; a bare name without a selector would read every team.
 METRIC_PREFIXES = ("DCGM_", "kube_", "kueue_", "container_", "node_")
 BARE_METRIC = re.compile(r"(?<![a-zA-Z0-9_:])((?:%s)[a-zA-Z0-9_:]*)(?!\s*\{)(?![a-zA-Z0-9_:])" % "|".join(METRIC_PREFIXES))
-TEAM_NAMESPACE = re.compile(r"hyperpod-ns-[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+TEAM_NAMESPACE = re.compile(naming.namespace(naming.DNS_LABEL_PATTERN))
 
 
 def allowed_scopes(team):

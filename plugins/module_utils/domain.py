@@ -42,7 +42,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
 # botocore's patterns (DomainName, DomainId, UserProfileName, FileSystemPath, RoleArn, SingleSignOnUserValue).
-NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+NAME_PATTERN = naming.ENTITY_NAME_PATTERN
 DOMAIN_ID_PATTERN = r"d-(-*[a-z0-9]){1,61}"
 FSX_PATH_PATTERN = r"\/\S*"
 FSX_ID_PATTERN = r"fs-[0-9a-f]{8,}"

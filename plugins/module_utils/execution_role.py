@@ -46,7 +46,7 @@ SERVICE_PRINCIPAL = "sagemaker.amazonaws.com"
 
 # Limits of IAM's request shapes (botocore iam service-2: roleNameType, roleDescriptionType,
 # tagKeyType, tagValueType, tagListType) and of TagRole (keys starting with aws: are reserved).
-ROLE_NAME_PATTERN = r"[\w+=,.@-]+"
+ROLE_NAME_PATTERN = naming.IAM_NAME_PATTERN
 ROLE_NAME_MAX = 64
 DESCRIPTION_MAX = 1000
 DESCRIPTION_PATTERN = u"[\u0009\u000A\u000D\u0020-\u007E\u00A1-\u00FF]*"

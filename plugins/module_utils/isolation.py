@@ -152,8 +152,7 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
     ``compute_quota_id``, ``budget_name``, ``access_entry_arn``, ``permission_set_arn``, ``roles`` (ARNs of
     the team's execution and Pod Identity roles); missing entries are skipped.
     """
-    keys = {"team": "team"}
-    keys.update(tag_keys or {})
+    keys = naming.tag_keys_with_defaults(tag_keys)
     tag = {"aws:ResourceTag/%s" % keys["team"]: team}
     sm = "arn:%s:sagemaker:%s:%s:" % (partition, region, account_id)
     found = dict((k, v) for k, v in found.items() if v)

@@ -17,11 +17,24 @@ import unicodedata
 
 DEFAULT_PREFIX = "hyperpod"
 MANAGED_BY_TAG = ("managed-by", "hyperpod.tenancy")
+# The keys of the team and cost-center tags unless hyperpod_team_tag_keys names others.
+DEFAULT_TAG_KEYS = {"team": "team", "cost_center": "cost-center"}
+
+# The name patterns the APIs enforce, written once (botocore's models; Kubernetes' RFC 1123 label).
+# A Kubernetes name (namespace, queue, priority class) and Task Governance's TeamName.
+DNS_LABEL_PATTERN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+# SageMaker's EntityName (DomainName, UserProfileName, ComputeQuotaName, ...): at most 63 characters.
+ENTITY_NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+# IAM's role and policy names and Identity Center's PermissionSetName.
+IAM_NAME_PATTERN = r"[\w+=,.@-]+"
+# An SNS topic, arn:partition:sns:region:account:topic-name; a topic name is 1 to 256 ASCII letters, digits,
+# underscores and hyphens (SNS CreateTopic, https://docs.aws.amazon.com/sns/latest/api/API_CreateTopic.html).
+# A FIFO topic's .fifo suffix is left out: AWS Budgets publishes to standard topics.
+SNS_TOPIC_ARN_PATTERN = r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}"
+EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s]+"
 
 # (what, pattern the AWS API enforces, longest value it accepts)
-TEAM_NAME_RULE = ("team name (Task Governance TeamName)", r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", 40)
-_ENTITY = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
-_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+TEAM_NAME_RULE = ("team name (Task Governance TeamName)", DNS_LABEL_PATTERN, 40)
 
 
 def namespace(team):
@@ -92,10 +105,16 @@ def s3_prefix(team):
     return "%s/" % team
 
 
+def tag_keys_with_defaults(tag_keys=None):
+    """``tag_keys`` (as in hyperpod_team_tag_keys) over ``DEFAULT_TAG_KEYS``: the keys the team's tags are written under."""
+    keys = dict(DEFAULT_TAG_KEYS)
+    keys.update(tag_keys or {})
+    return keys
+
+
 def team_tags(team, cost_center=None, tag_keys=None, extra=None):
     """The tags every resource of ``team`` carries, for isolation checks and cost allocation."""
-    keys = {"team": "team", "cost_center": "cost-center"}
-    keys.update(tag_keys or {})
+    keys = tag_keys_with_defaults(tag_keys)
     tags = dict(extra or {})
     tags[keys["team"]] = team
     if cost_center:
@@ -115,7 +134,7 @@ def owner_marks(team, tag_keys=None):
 
 
 def _team_key(tag_keys=None):
-    return (tag_keys or {}).get("team") or "team"
+    return (tag_keys or {}).get("team") or DEFAULT_TAG_KEYS["team"]
 
 
 # The layers a team file may name in ``adopt``: an existing, unmarked resource of that layer is taken over.
@@ -219,13 +238,13 @@ def names(team, prefix=DEFAULT_PREFIX):
 def derived_names(team, prefix=DEFAULT_PREFIX):
     """(what, value, pattern, max length) for every name derived from ``team``."""
     return [
-        ("Kubernetes namespace", namespace(team), _DNS_LABEL, 63),
-        ("Kueue local queue", local_queue(team), _DNS_LABEL, 63),
-        ("Identity Center permission set name", permission_set_name(team, prefix), r"[\w+=,.@-]+", 32),
-        ("SageMaker domain name", domain_name(team, prefix), _ENTITY, 63),
-        ("compute quota name", quota_name(team, prefix), _ENTITY, 63),
+        ("Kubernetes namespace", namespace(team), DNS_LABEL_PATTERN, 63),
+        ("Kueue local queue", local_queue(team), DNS_LABEL_PATTERN, 63),
+        ("Identity Center permission set name", permission_set_name(team, prefix), IAM_NAME_PATTERN, 32),
+        ("SageMaker domain name", domain_name(team, prefix), ENTITY_NAME_PATTERN, 63),
+        ("compute quota name", quota_name(team, prefix), ENTITY_NAME_PATTERN, 63),
         ("budget name", budget_name(team, prefix), r"[^:\\]+", 100),
-        ("IAM role name", studio_execution_role_name(team, prefix), r"[\w+=,.@-]+", 64),
+        ("IAM role name", studio_execution_role_name(team, prefix), IAM_NAME_PATTERN, 64),
     ]
 
 

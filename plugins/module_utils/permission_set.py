@@ -36,14 +36,14 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy impor
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
 
 # botocore's sso-admin model
-NAME_PATTERN = r"[\w+=,.@-]+"
+NAME_PATTERN = naming.IAM_NAME_PATTERN
 NAME_MAX = 32
 DESCRIPTION_MAX = 700
 DESCRIPTION_PATTERN = u"[\u0009\u000A\u000D\u0020-\u007E\u00A1-\u00FF]*"
 RELAY_STATE_MAX = 240
 INLINE_POLICY_MAX = 32768
 MANAGED_POLICY_ARN = r"arn:aws(-[a-z]{1,5}){0,3}:iam::aws:policy((/[A-Za-z0-9\.,\+@=_-]+)*)/([A-Za-z0-9\.,\+=@_-]+)"
-POLICY_NAME_PATTERN = r"[\w+=,.@-]+"
+POLICY_NAME_PATTERN = naming.IAM_NAME_PATTERN
 POLICY_PATH_PATTERN = r"((/[A-Za-z0-9\.,\+@=_-]+)*)/"
 ACCOUNT_PATTERN = r"\d{12}"
 # Identity Center accepts 1 to 12 hours.

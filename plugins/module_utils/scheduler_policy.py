@@ -39,10 +39,10 @@ DELETED = "Deleted"
 # EntityName, EntityDescription. The priority class name is a Kubernetes WorkloadPriorityClass;
 # docs/team-file.md (and the model's {0,39} repetition) keep it to 40 characters.
 MAX_PRIORITY_CLASSES = 10
-PRIORITY_CLASS_NAME = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+PRIORITY_CLASS_NAME = naming.DNS_LABEL_PATTERN
 MAX_PRIORITY_CLASS_NAME = 40
 WEIGHT_RANGE = (0, 100)
-ENTITY_NAME = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+ENTITY_NAME = naming.ENTITY_NAME_PATTERN
 MAX_ENTITY_NAME = 63
 MAX_DESCRIPTION = 1024
 

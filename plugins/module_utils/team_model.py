@@ -26,11 +26,9 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Inp
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.execution_role import bucket_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_dirs import parse_mode
 
-PRIORITY_CLASS_PATTERN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-PROFILE_NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+PRIORITY_CLASS_PATTERN = naming.DNS_LABEL_PATTERN
+PROFILE_NAME_PATTERN = naming.ENTITY_NAME_PATTERN
 CLUSTER_NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9])*"
-EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s]+"
-SNS_ARN_PATTERN = r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+"
 MAX_PRIORITY_CLASSES = 10
 MAX_QUOTA_RESOURCES = 15
 # FSx CreateDataRepositoryAssociation: "You can have a maximum of 8 data repository associations on a file system."
@@ -169,6 +167,26 @@ def _fill(section, defaults):
     return filled
 
 
+def default_description(name):
+    """The description of a team whose file gives none."""
+    return "Team %s" % name
+
+
+def with_defaults(team):
+    """``team`` (a mapping) with every default of the team file filled in, as ``check_team_file`` fills them.
+
+    For a team already checked (``check_team_file`` normalized it, or it comes from the roles): nothing is checked,
+    members stay as given. What builds module options from a team reads its defaults here.
+    """
+    filled = _fill(team, TEAM_DEFAULTS)
+    for section, defaults in SECTION_DEFAULTS.items():
+        value = filled.get(section)
+        if isinstance(value, dict) or (value is None and TEAM_DEFAULTS[section] is not None):
+            filled[section] = _fill(value or {}, defaults)
+    filled["description"] = filled.get("description") or default_description(filled.get("name"))
+    return filled
+
+
 def _choice(problems, where, field, value, choices):
     if value not in choices:
         problems.add(where, field, "%r is not one of %s" % (value, ", ".join(choices)))
@@ -299,7 +317,7 @@ def _check_budget(problems, where, team):
         problems.add(where, "budget.notify", "must be a list of e-mail addresses or SNS topic ARNs")
     else:
         for index, target in enumerate(budget["notify"]):
-            if not isinstance(target, str) or not (re.fullmatch(EMAIL_PATTERN, target) or re.fullmatch(SNS_ARN_PATTERN, target)):
+            if not isinstance(target, str) or not any(re.fullmatch(p, target) for p in (naming.EMAIL_PATTERN, naming.SNS_TOPIC_ARN_PATTERN)):
                 problems.add(where, "budget.notify[%d]" % index, "%r is neither an e-mail address nor an SNS topic ARN" % (target,))
     for key in ("thresholds", "forecast_thresholds"):
         values = budget[key]
@@ -323,7 +341,7 @@ def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
         if normalized[key] is not None and not isinstance(normalized[key], str):
             problems.add(where, key, "must be text%s" % yaml_hint(normalized[key]))
     if normalized["description"] is None:
-        normalized["description"] = "Team %s" % team.get("name")
+        normalized["description"] = default_description(team.get("name"))
     if isinstance(normalized["cost_center"], str):
         for problem in naming.tag_problems({tag_keys["cost_center"]: normalized["cost_center"]}):
             problems.add(where, "cost_center", problem)
@@ -581,7 +599,7 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
     problems = _Problems()
     if instance_types is None:
         instance_types = hyperpod_instance_types()
-    tag_keys = dict({"team": "team", "cost_center": "cost-center"}, **(tag_keys or {}))
+    tag_keys = naming.tag_keys_with_defaults(tag_keys)
     prefix_usable = _check_settings(problems, name_prefix, tag_keys, data_bucket)
     capacity = _check_cluster(problems, cluster, instance_types, data_bucket)
     cluster_types = frozenset(capacity) if capacity is not None else None

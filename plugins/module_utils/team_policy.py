@@ -62,8 +62,7 @@ def render_team_policy(team, account_id, region, data_bucket, hyperpod_cluster_a
     problems = naming.name_problems(team)
     if problems:
         raise ValueError("team %r %s" % (team, "; ".join(problems)))
-    keys = {"team": "team"}
-    keys.update(tag_keys or {})
+    keys = naming.tag_keys_with_defaults(tag_keys)
     prefix = naming.s3_prefix(team)
     bucket_arn = "arn:%s:s3:::%s" % (partition, data_bucket)
     return {

@@ -17,10 +17,12 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
-# Where each kind the sandbox writes is served: kind -> (API path prefix, plural, namespaced).
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_namespace import RESOURCES as COLLECTION_RESOURCES
+
+# Where each kind the sandbox writes is served: kind -> (API path prefix, plural, namespaced); the collection's
+# kinds as the collection's table says, and those only the sandbox's controllers write.
 RESOURCES = {
-    "Namespace": ("/api/v1", "namespaces", False),
-    "PersistentVolume": ("/api/v1", "persistentvolumes", False),
+    **COLLECTION_RESOURCES,
     "CustomResourceDefinition": ("/apis/apiextensions.k8s.io/v1", "customresourcedefinitions", False),
     "ResourceFlavor": ("/apis/kueue.x-k8s.io/v1beta1", "resourceflavors", False),
     "ClusterQueue": ("/apis/kueue.x-k8s.io/v1beta1", "clusterqueues", False),

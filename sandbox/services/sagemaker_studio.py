@@ -76,19 +76,26 @@ class _Extra:
         self.legacy = False
 
 
-class _Profile:
-    def __init__(self, domain_id: str, name: str, arn: str, uid: str, sso_identifier, sso_value, settings, tags):
+class _InDomain:
+    """A user profile, space or app: known by its domain and name, Pending -> InService once created."""
+
+    def __init__(self, domain_id: str, name: str, arn: str):
         self.domain_id = domain_id
         self.name = name
         self.arn = arn
+        self.lifecycle = Lifecycle("Pending", "InService")
+        self.created = utcnow()
+        self.modified = self.created
+
+
+class _Profile(_InDomain):
+    def __init__(self, domain_id: str, name: str, arn: str, uid: str, sso_identifier, sso_value, settings, tags):
+        super().__init__(domain_id, name, arn)
         self.uid = uid
         self.sso_identifier = sso_identifier
         self.sso_value = sso_value
         self.settings = settings or {}
         self.tags = tags or []
-        self.lifecycle = Lifecycle("Pending", "InService")
-        self.created = utcnow()
-        self.modified = self.created
 
     def describe(self) -> dict:
         result = {
@@ -110,18 +117,13 @@ class _Profile:
         return {k: v for k, v in self.describe().items() if k in ("DomainId", "UserProfileName", "Status", "CreationTime", "LastModifiedTime")}
 
 
-class _Space:
+class _Space(_InDomain):
     def __init__(self, domain_id: str, name: str, arn: str, owner: str | None, settings, sharing, display_name):
-        self.domain_id = domain_id
-        self.name = name
-        self.arn = arn
+        super().__init__(domain_id, name, arn)
         self.owner = owner
         self.settings = settings or {}
         self.sharing = sharing
         self.display_name = display_name
-        self.lifecycle = Lifecycle("Pending", "InService")
-        self.created = utcnow()
-        self.modified = self.created
 
     def describe(self) -> dict:
         result = {
@@ -148,17 +150,13 @@ class _Space:
         return result
 
 
-class _App:
+class _App(_InDomain):
     def __init__(self, domain_id: str, user: str | None, space: str | None, app_type: str, name: str, arn: str, spec):
-        self.domain_id = domain_id
+        super().__init__(domain_id, name, arn)
         self.user = user
         self.space = space
         self.app_type = app_type
-        self.name = name
-        self.arn = arn
         self.spec = spec
-        self.lifecycle = Lifecycle("Pending", "InService")
-        self.created = utcnow()
 
     def describe(self) -> dict:
         result = {
@@ -191,6 +189,20 @@ def _merge_settings(current: dict, update: dict | None) -> dict:
     for key, value in (update or {}).items():
         merged[key] = copy.deepcopy(value)
     return merged
+
+
+def _listed(items, params: dict, **filters) -> list:
+    """``items`` that pass each filter the request sets (name -> test(item, value)), sorted as it asks."""
+    found = [item for item in items if all(test(item, params[name]) for name, test in filters.items() if params.get(name))]
+    key = "modified" if params.get("SortBy") == "LastModifiedTime" else "created"
+    found.sort(key=lambda item: getattr(item, key), reverse=params.get("SortOrder", "Descending") == "Descending")
+    return found
+
+
+def _refuse_unless_settled(what: str, lifecycle: Lifecycle, action: str) -> None:
+    """AWS refuses to delete what is still being created, updated or deleted."""
+    if lifecycle.status in ("Pending", "Updating", "Deleting"):
+        raise _in_use(f"{what} is in status {lifecycle.status} and cannot be {action}.")
 
 
 def _page(items: list, max_results, next_token) -> tuple[list, str | None]:
@@ -258,6 +270,13 @@ class StudioBackend:
         if domain is None or domain_id not in self._studio_extras():
             raise missing(f"Domain '{self._domain_arn(domain_id)}' does not exist.")
         return domain, self._studio_extras()[domain_id]
+
+    def _domain_to_create_in(self, domain_id: str, what: str):
+        """The domain, when ``what`` can be created in it (a missing domain is a ValidationException here)."""
+        domain, extra = self.studio_domain(domain_id, missing=_validation)
+        if extra.lifecycle.status not in ("InService", "Updating"):
+            raise _in_use(f"Domain {domain.arn} is in status {extra.lifecycle.status}; {what} cannot be created.")
+        return domain
 
     def _domain_arn(self, domain_id: str) -> str:
         return f"arn:aws:sagemaker:{self.region_name}:{self.account_id}:domain/{domain_id}"
@@ -437,8 +456,7 @@ class StudioBackend:
     def studio_delete_domain(self, params: dict) -> None:
         validate_request("sagemaker", "DeleteDomain", params)
         domain, extra = self.studio_domain(params["DomainId"])
-        if extra.lifecycle.status in ("Pending", "Updating", "Deleting"):
-            raise _in_use(f"Domain {domain.arn} is in status {extra.lifecycle.status} and cannot be deleted.")
+        _refuse_unless_settled(f"Domain {domain.arn}", extra.lifecycle, "deleted")
         profiles = [p.name for k, p in self._studio_profiles().items() if k[0] == domain.id]
         spaces = [s.name for k, s in self._studio_spaces().items() if k[0] == domain.id]
         apps = [a.name for a in self._active_apps(domain.id)]
@@ -456,12 +474,15 @@ class StudioBackend:
 
     # ------------------------------------------------------------ user profiles
 
-    def _profile(self, domain_id: str, name: str) -> _Profile:
+    def _in_domain(self, store: dict, what: str, domain_id: str, name: str):
         self.studio_purge()
-        profile = self._studio_profiles().get((domain_id, name))
-        if profile is None:
-            raise _not_found(f"User profile '{name}' does not exist in domain {domain_id}.")
-        return profile
+        found = store.get((domain_id, name))
+        if found is None:
+            raise _not_found(f"{what} '{name}' does not exist in domain {domain_id}.")
+        return found
+
+    def _profile(self, domain_id: str, name: str) -> _Profile:
+        return self._in_domain(self._studio_profiles(), "User profile", domain_id, name)
 
     def _sso_user_exists(self, user_name: str) -> bool:
         from moto.identitystore.models import identitystore_backends
@@ -477,9 +498,7 @@ class StudioBackend:
 
     def studio_create_user_profile(self, params: dict) -> dict:
         validate_request("sagemaker", "CreateUserProfile", params)
-        domain, extra = self.studio_domain(params["DomainId"], missing=_validation)
-        if extra.lifecycle.status not in ("InService", "Updating"):
-            raise _in_use(f"Domain {domain.arn} is in status {extra.lifecycle.status}; user profiles cannot be created.")
+        domain = self._domain_to_create_in(params["DomainId"], "user profiles")
         name = params["UserProfileName"]
         profiles = self._studio_profiles()
         if (domain.id, name) in profiles:
@@ -535,8 +554,7 @@ class StudioBackend:
         validate_request("sagemaker", "DeleteUserProfile", params)
         domain, _ = self.studio_domain(params["DomainId"])
         profile = self._profile(domain.id, params["UserProfileName"])
-        if profile.lifecycle.status in ("Pending", "Updating", "Deleting"):
-            raise _in_use(f"User profile {profile.name} is in status {profile.lifecycle.status} and cannot be deleted.")
+        _refuse_unless_settled(f"User profile {profile.name}", profile.lifecycle, "deleted")
         apps = [a.name for a in self._active_apps(domain.id, user=profile.name)]
         spaces = [s.name for k, s in self._studio_spaces().items() if k[0] == domain.id and s.owner == profile.name]
         if apps or spaces:
@@ -547,23 +565,18 @@ class StudioBackend:
     def studio_list_user_profiles(self, params: dict) -> list:
         validate_request("sagemaker", "ListUserProfiles", params)
         self.studio_purge()
-        found = [
-            p
-            for p in self._studio_profiles().values()
-            if (not params.get("DomainIdEquals") or p.domain_id == params["DomainIdEquals"])
-            and (not params.get("UserProfileNameContains") or params["UserProfileNameContains"] in p.name)
-        ]
-        key = "modified" if params.get("SortBy") == "LastModifiedTime" else "created"
-        found.sort(key=lambda p: getattr(p, key), reverse=params.get("SortOrder", "Descending") == "Descending")
-        return found
+        return _listed(
+            self._studio_profiles().values(),
+            params,
+            DomainIdEquals=lambda p, value: p.domain_id == value,
+            UserProfileNameContains=lambda p, value: value in p.name,
+        )
 
     # ------------------------------------------------------------ spaces, apps
 
     def studio_create_space(self, params: dict) -> dict:
         validate_request("sagemaker", "CreateSpace", params)
-        domain, extra = self.studio_domain(params["DomainId"], missing=_validation)
-        if extra.lifecycle.status not in ("InService", "Updating"):
-            raise _in_use(f"Domain {domain.arn} is in status {extra.lifecycle.status}; spaces cannot be created.")
+        domain = self._domain_to_create_in(params["DomainId"], "spaces")
         name = params["SpaceName"]
         if (domain.id, name) in self._studio_spaces():
             raise _in_use(f"Space {name} already exists in domain {domain.id}.")
@@ -577,18 +590,13 @@ class StudioBackend:
         return {"SpaceArn": arn}
 
     def _space(self, domain_id: str, name: str) -> _Space:
-        self.studio_purge()
-        space = self._studio_spaces().get((domain_id, name))
-        if space is None:
-            raise _not_found(f"Space '{name}' does not exist in domain {domain_id}.")
-        return space
+        return self._in_domain(self._studio_spaces(), "Space", domain_id, name)
 
     def studio_delete_space(self, params: dict) -> None:
         validate_request("sagemaker", "DeleteSpace", params)
         domain, _ = self.studio_domain(params["DomainId"])
         space = self._space(domain.id, params["SpaceName"])
-        if space.lifecycle.status in ("Pending", "Updating", "Deleting"):
-            raise _in_use(f"Space {space.name} is in status {space.lifecycle.status} and cannot be deleted.")
+        _refuse_unless_settled(f"Space {space.name}", space.lifecycle, "deleted")
         apps = [a.name for a in self._active_apps(domain.id, space=space.name)]
         if apps:
             raise _in_use(f"Space {space.name} cannot be deleted while it has apps {sorted(apps)}.")
@@ -597,15 +605,12 @@ class StudioBackend:
     def studio_list_spaces(self, params: dict) -> list:
         validate_request("sagemaker", "ListSpaces", params)
         self.studio_purge()
-        found = [
-            s
-            for s in self._studio_spaces().values()
-            if (not params.get("DomainIdEquals") or s.domain_id == params["DomainIdEquals"])
-            and (not params.get("SpaceNameContains") or params["SpaceNameContains"] in s.name)
-        ]
-        key = "modified" if params.get("SortBy") == "LastModifiedTime" else "created"
-        found.sort(key=lambda s: getattr(s, key), reverse=params.get("SortOrder", "Descending") == "Descending")
-        return found
+        return _listed(
+            self._studio_spaces().values(),
+            params,
+            DomainIdEquals=lambda s, value: s.domain_id == value,
+            SpaceNameContains=lambda s, value: value in s.name,
+        )
 
     def studio_create_app(self, params: dict) -> dict:
         validate_request("sagemaker", "CreateApp", params)
@@ -648,15 +653,14 @@ class StudioBackend:
     def studio_list_apps(self, params: dict) -> list:
         validate_request("sagemaker", "ListApps", params)
         self.studio_purge()
-        found = [
-            a
-            for a in self._studio_apps().values()
-            if (not params.get("DomainIdEquals") or a.domain_id == params["DomainIdEquals"])
-            and (not params.get("UserProfileNameEquals") or a.user == params["UserProfileNameEquals"])
-            and (not params.get("SpaceNameEquals") or a.space == params["SpaceNameEquals"])
-        ]
-        found.sort(key=lambda a: a.created, reverse=params.get("SortOrder", "Descending") == "Descending")
-        return found
+        # ListApps sorts by CreationTime only (its SortBy enum).
+        return _listed(
+            self._studio_apps().values(),
+            params,
+            DomainIdEquals=lambda a, value: a.domain_id == value,
+            UserProfileNameEquals=lambda a, value: a.user == value,
+            SpaceNameEquals=lambda a, value: a.space == value,
+        )
 
 
 class StudioResponse:
@@ -693,12 +697,21 @@ class StudioResponse:
     def create_user_profile(self) -> ActionResult:
         return ActionResult(self.sagemaker_backend.studio_create_user_profile(self._studio_params()))
 
-    def describe_user_profile(self) -> ActionResult:
+    def _describe_in_domain(self, operation: str, lookup: str, name_key: str) -> ActionResult:
         params = self._studio_params()
-        validate_request("sagemaker", "DescribeUserProfile", params)
+        validate_request("sagemaker", operation, params)
         backend = self.sagemaker_backend
         domain, _ = backend.studio_domain(params["DomainId"])
-        return ActionResult(backend._profile(domain.id, params["UserProfileName"]).describe())
+        return ActionResult(getattr(backend, lookup)(domain.id, params[name_key]).describe())
+
+    def _summaries(self, listing: str, key: str) -> ActionResult:
+        params = self._studio_params()
+        found = [item.summary() for item in getattr(self.sagemaker_backend, listing)(params)]
+        page, token = _page(found, params.get("MaxResults"), params.get("NextToken"))
+        return ActionResult({key: page, "NextToken": token})
+
+    def describe_user_profile(self) -> ActionResult:
+        return self._describe_in_domain("DescribeUserProfile", "_profile", "UserProfileName")
 
     def update_user_profile(self) -> ActionResult:
         return ActionResult(self.sagemaker_backend.studio_update_user_profile(self._studio_params()))
@@ -708,30 +721,20 @@ class StudioResponse:
         return EmptyResult()
 
     def list_user_profiles(self) -> ActionResult:
-        params = self._studio_params()
-        found = [p.summary() for p in self.sagemaker_backend.studio_list_user_profiles(params)]
-        page, token = _page(found, params.get("MaxResults"), params.get("NextToken"))
-        return ActionResult({"UserProfiles": page, "NextToken": token})
+        return self._summaries("studio_list_user_profiles", "UserProfiles")
 
     def create_space(self) -> ActionResult:
         return ActionResult(self.sagemaker_backend.studio_create_space(self._studio_params()))
 
     def describe_space(self) -> ActionResult:
-        params = self._studio_params()
-        validate_request("sagemaker", "DescribeSpace", params)
-        backend = self.sagemaker_backend
-        domain, _ = backend.studio_domain(params["DomainId"])
-        return ActionResult(backend._space(domain.id, params["SpaceName"]).describe())
+        return self._describe_in_domain("DescribeSpace", "_space", "SpaceName")
 
     def delete_space(self) -> ActionResult:
         self.sagemaker_backend.studio_delete_space(self._studio_params())
         return EmptyResult()
 
     def list_spaces(self) -> ActionResult:
-        params = self._studio_params()
-        found = [s.summary() for s in self.sagemaker_backend.studio_list_spaces(params)]
-        page, token = _page(found, params.get("MaxResults"), params.get("NextToken"))
-        return ActionResult({"Spaces": page, "NextToken": token})
+        return self._summaries("studio_list_spaces", "Spaces")
 
     def create_app(self) -> ActionResult:
         return ActionResult(self.sagemaker_backend.studio_create_app(self._studio_params()))
@@ -748,10 +751,7 @@ class StudioResponse:
         return EmptyResult()
 
     def list_apps(self) -> ActionResult:
-        params = self._studio_params()
-        found = [a.summary() for a in self.sagemaker_backend.studio_list_apps(params)]
-        page, token = _page(found, params.get("MaxResults"), params.get("NextToken"))
-        return ActionResult({"Apps": page, "NextToken": token})
+        return self._summaries("studio_list_apps", "Apps")
 
 
 def _wrap_resource_lookup() -> None:

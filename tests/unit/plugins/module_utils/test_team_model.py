@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file, check_team_file_with_places
 
 CLUSTER = {
@@ -107,6 +109,29 @@ BROKEN_FILES = [
 def test_each_rule_names_team_and_field(label, teams, expected):
     problems = problems_of(teams)
     assert any(expected in problem for problem in problems), problems
+
+
+NOTIFY_TARGETS = [
+    ("e-mail", "finops@example.com", True),
+    ("SNS topic", "arn:aws:sns:us-east-1:123456789012:finops_alerts-1", True),
+    ("SNS topic of another partition", "arn:aws-cn:sns:cn-north-1:123456789012:finops", True),
+    ("topic name with a non-ASCII letter", "arn:aws:sns:us-east-1:123456789012:fin\u00e9ops", False),
+    ("topic name of 257 characters", "arn:aws:sns:us-east-1:123456789012:" + "t" * 257, False),
+    ("account of 11 digits", "arn:aws:sns:us-east-1:12345678901:finops", False),
+]
+
+
+@pytest.mark.parametrize("label, address, valid", NOTIFY_TARGETS, ids=[case[0] for case in NOTIFY_TARGETS])
+def test_notify_targets_are_checked_as_team_budget_checks_them(label, address, valid):
+    """The team file accepts exactly the notify targets hyperpod.tenancy.team_budget accepts (one pattern, naming.py)."""
+    problems = problems_of(with_change(["budget", "notify"], [address]))
+    assert (not problems) is valid, problems
+    try:
+        budget.validate("vision", "hyperpod", 1000, [80], [100], [address])
+        module_accepts = True
+    except InputError:
+        module_accepts = False
+    assert module_accepts is valid
 
 
 def test_absent_teams_do_not_count_against_capacity():
