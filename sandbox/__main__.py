@@ -98,18 +98,14 @@ def start(port: int | None) -> tuple[str, bool]:
 
 
 def stop() -> bool:
+    from sandbox.kube import KubeCluster, wait_for_exit
+
     pid = _running_pid()
     if pid:
         os.kill(pid, signal.SIGTERM)
-        for _ in range(50):
-            try:
-                os.kill(pid, 0)
-            except OSError:
-                break
-            time.sleep(0.1)
+        wait_for_exit(pid, 5.0)
     PID_FILE.unlink(missing_ok=True)
     ENDPOINT_FILE.unlink(missing_ok=True)
-    from sandbox.kube import KubeCluster
 
     KubeCluster.stop_recorded(KUBE_DIR)
     return pid is not None

@@ -259,16 +259,37 @@ def rest_json_request(response, service: str, operation: str, invalid: Callable[
     return params
 
 
-def page_of(items: list, params: dict, invalid: Callable[[str], AwsError], default_limit: int = 100) -> tuple[list, str | None]:
-    """One page of ``items`` for ``maxResults``/``nextToken`` (the token is an offset), and the next token."""
+def page(items: list, max_results, next_token, refuse: Callable[[], AwsError], default_limit: int = 100) -> tuple[list, str | None]:
+    """One page of ``items`` (the token is an offset) and the next token; ``refuse()`` is the error for a token that is not one."""
     start = 0
-    if params.get("nextToken"):
+    if next_token:
         try:
-            start = int(params["nextToken"])
+            start = int(next_token)
         except ValueError:
-            raise invalid("The nextToken provided is not valid") from None
-    following = start + (params.get("maxResults") or default_limit)
+            raise refuse() from None
+    following = start + (max_results or default_limit)
     return items[start:following], (str(following) if following < len(items) else None)
+
+
+def page_of(items: list, params: dict, invalid: Callable[[str], AwsError], default_limit: int = 100) -> tuple[list, str | None]:
+    """``page`` for the ``maxResults``/``nextToken`` of a REST-JSON request."""
+    return page(items, params.get("maxResults"), params.get("nextToken"), lambda: invalid("The nextToken provided is not valid"), default_limit)
+
+
+def page_answer(key: str, items: list, params: dict, invalid: Callable[[str], AwsError], shape: Callable | None = None) -> dict:
+    """The answer of a REST-JSON list: ``key`` -> one page of ``items`` (each through ``shape``), and ``nextToken`` when more follow."""
+    found, token = page_of(items, params, invalid)
+    result = {key: [shape(item) for item in found] if shape else found}
+    if token:
+        result["nextToken"] = token
+    return result
+
+
+def forwarded(method: Callable, params: dict, members, answer: str | None = None) -> str:
+    """A JSON-protocol answer: the request's ``members`` in order (an absent optional one as None) to ``method``,
+    and its result under ``answer``, else an empty answer."""
+    result = method(*(params.get(member) for member in members))
+    return json.dumps({answer: result}) if answer else "{}"
 
 
 def now_epoch() -> float:

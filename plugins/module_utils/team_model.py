@@ -157,6 +157,17 @@ def _unknown_keys(problems, where, field_prefix, given, allowed):
             problems.add(where, field_prefix + str(key), "unknown key%s; allowed: %s" % (hint, ", ".join(sorted(allowed))))
 
 
+def _entries(problems, where, field, entries, allowed, not_a_mapping):
+    """(field, entry) for each mapping of the list ``entries``, its unknown keys reported; any other entry is reported and skipped."""
+    for index, entry in enumerate(entries):
+        entry_field = "%s[%d]" % (field, index)
+        if not isinstance(entry, dict):
+            problems.add(where, entry_field, not_a_mapping)
+            continue
+        _unknown_keys(problems, where, entry_field + ".", entry, allowed)
+        yield entry_field, entry
+
+
 def _fill(section, defaults):
     filled = {}
     for key, default in defaults.items():
@@ -221,12 +232,7 @@ def _check_resources(problems, where, resources, instance_types, cluster_types):
     if len(resources) > MAX_QUOTA_RESOURCES:
         problems.add(where, "quota.resources", "has %d entries; Task Governance accepts at most %d" % (len(resources), MAX_QUOTA_RESOURCES))
     seen = set()
-    for index, resource in enumerate(resources):
-        field = "quota.resources[%d]" % index
-        if not isinstance(resource, dict):
-            problems.add(where, field, "must be a mapping with instance_type and count")
-            continue
-        _unknown_keys(problems, where, field + ".", resource, RESOURCE_KEYS)
+    for field, resource in _entries(problems, where, "quota.resources", resources, RESOURCE_KEYS, "must be a mapping with instance_type and count"):
         instance_type = resource.get("instance_type")
         if not isinstance(instance_type, str):
             problems.add(where, field + ".instance_type", "is required")
@@ -471,12 +477,7 @@ def _check_cluster(problems, cluster, instance_types, data_bucket=None):
         problems.add(where, "instance_groups", "must be a non-empty list")
         groups = []
     group_names = set()
-    for index, group in enumerate(groups):
-        field = "instance_groups[%d]" % index
-        if not isinstance(group, dict):
-            problems.add(where, field, "must be a mapping")
-            continue
-        _unknown_keys(problems, where, field + ".", group, tuple(cluster_rules.INSTANCE_GROUP_OPTIONS))
+    for field, group in _entries(problems, where, "instance_groups", groups, tuple(cluster_rules.INSTANCE_GROUP_OPTIONS), "must be a mapping"):
         if group.get("name") in group_names:
             problems.add(where, field + ".name", "%r is used twice" % (group.get("name"),))
         group_names.add(group.get("name"))

@@ -155,6 +155,16 @@ def write_kubeconfig(path: Path, server: str, pki: Path, cluster_name: str = "hy
     return path
 
 
+def wait_for_exit(pid: int, seconds: float) -> None:
+    """Wait until process ``pid`` is gone, at most ``seconds``."""
+    for _ in range(int(seconds * 10)):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return
+        time.sleep(0.1)
+
+
 class KubeCluster:
     """etcd, kube-apiserver and kube-controller-manager under ``directory``, on free loopback ports."""
 
@@ -257,12 +267,7 @@ class KubeCluster:
             except OSError:
                 continue
         for pid in pids:
-            for _ in range(150):
-                try:
-                    os.kill(pid, 0)
-                except OSError:
-                    break
-                time.sleep(0.1)
+            wait_for_exit(pid, 15.0)
         (Path(directory) / "pids").unlink(missing_ok=True)
         return running
 

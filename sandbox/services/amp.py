@@ -35,7 +35,7 @@ import moto.amp.responses
 from moto.core.responses import ActionResult, EmptyResult
 from moto.core.utils import utcnow
 
-from sandbox.core import AwsError, Lifecycle, graft, page_of, rest_json_request
+from sandbox.core import AwsError, Lifecycle, graft, page_answer, rest_json_request
 
 GONE = "__GONE__"
 RESOURCE_TYPE = "AWS::APS::Workspace"
@@ -266,11 +266,9 @@ class AmpResponse:
 
     def list_workspaces(self):
         params = request_params(self, "ListWorkspaces")
-        page, token = page_of(self.amp_backend.amp_list_workspaces(params.get("alias")), params, lambda message: validation(message, field="nextToken"))
-        result = {"workspaces": [w.summary() for w in page]}
-        if token:
-            result["nextToken"] = token
-        return ActionResult(result)
+        workspaces = self.amp_backend.amp_list_workspaces(params.get("alias"))
+        invalid = lambda message: validation(message, field="nextToken")
+        return ActionResult(page_answer("workspaces", workspaces, params, invalid, shape=lambda w: w.summary()))
 
     def update_workspace_alias(self):
         params = request_params(self, "UpdateWorkspaceAlias")

@@ -25,7 +25,7 @@ import moto.budgets.models
 import moto.budgets.responses
 from moto.core.utils import unix_time
 
-from sandbox.core import AwsError, graft, page_of, state, validate_request
+from sandbox.core import AwsError, forwarded, graft, page, state, validate_request
 
 MAX_NOTIFICATIONS = 10
 MAX_EMAIL_SUBSCRIBERS = 10
@@ -184,6 +184,10 @@ class BudgetsExtResponse:
             raise AwsError("AccessDeniedException", "You are not authorized to access account %s." % params["AccountId"])
         return params
 
+    def _forward(self, operation: str, method: str, *members: str, answer: str | None = None) -> str:
+        """The request's ``members``, in order, to the backend's ``method``; its result under ``answer``, else an empty answer."""
+        return forwarded(getattr(self.backend, method), self._params(operation), members, answer)
+
     def create_budget(self) -> str:
         params = self._params("CreateBudget")
         self.backend.ext_create_budget(
@@ -192,18 +196,16 @@ class BudgetsExtResponse:
         return "{}"
 
     def update_budget(self) -> str:
-        params = self._params("UpdateBudget")
-        self.backend.update_budget(params["AccountId"], params["NewBudget"])
-        return "{}"
+        return self._forward("UpdateBudget", "update_budget", "AccountId", "NewBudget")
 
     def describe_budget(self) -> str:
         params = self._params("DescribeBudget")
         return json.dumps({"Budget": self.backend.describe_budget(account_id=params["AccountId"], budget_name=params["BudgetName"])})
 
     def _paged(self, key: str, items: list, params: dict, default_limit: int) -> str:
-        paging = {"maxResults": params.get("MaxResults"), "nextToken": params.get("NextToken")}
-        page, token = page_of(items, paging, lambda message: AwsError("InvalidNextTokenException", message), default_limit)
-        return json.dumps(dict({key: page}, **({"NextToken": token} if token else {})))
+        refuse = lambda: AwsError("InvalidNextTokenException", "The nextToken provided is not valid")
+        found, token = page(items, params.get("MaxResults"), params.get("NextToken"), refuse, default_limit)
+        return json.dumps(dict({key: found}, **({"NextToken": token} if token else {})))
 
     def describe_budgets(self) -> str:
         params = self._params("DescribeBudgets")
@@ -217,38 +219,26 @@ class BudgetsExtResponse:
         return self._paged("BudgetNotificationsForAccount", [item for item in listed if item["Notifications"]], params, 50)
 
     def delete_budget(self) -> str:
-        params = self._params("DeleteBudget")
-        self.backend.ext_delete_budget(params["AccountId"], params["BudgetName"])
-        return "{}"
+        return self._forward("DeleteBudget", "ext_delete_budget", "AccountId", "BudgetName")
 
     def create_notification(self) -> str:
-        params = self._params("CreateNotification")
-        self.backend.ext_create_notification(params["AccountId"], params["BudgetName"], params["Notification"], params["Subscribers"])
-        return "{}"
+        return self._forward("CreateNotification", "ext_create_notification", "AccountId", "BudgetName", "Notification", "Subscribers")
 
     def delete_notification(self) -> str:
-        params = self._params("DeleteNotification")
-        self.backend.ext_delete_notification(params["AccountId"], params["BudgetName"], params["Notification"])
-        return "{}"
+        return self._forward("DeleteNotification", "ext_delete_notification", "AccountId", "BudgetName", "Notification")
 
     def describe_notifications_for_budget(self) -> str:
-        params = self._params("DescribeNotificationsForBudget")
-        return json.dumps({"Notifications": self.backend.ext_describe_notifications(params["AccountId"], params["BudgetName"])})
+        return self._forward("DescribeNotificationsForBudget", "ext_describe_notifications", "AccountId", "BudgetName", answer="Notifications")
 
     def describe_subscribers_for_notification(self) -> str:
-        params = self._params("DescribeSubscribersForNotification")
-        subscribers = self.backend.describe_subscribers_for_notification(params["AccountId"], params["BudgetName"], params["Notification"])
-        return json.dumps({"Subscribers": subscribers})
+        members = ("AccountId", "BudgetName", "Notification")
+        return self._forward("DescribeSubscribersForNotification", "describe_subscribers_for_notification", *members, answer="Subscribers")
 
     def create_subscriber(self) -> str:
-        params = self._params("CreateSubscriber")
-        self.backend.create_subscriber(params["AccountId"], params["BudgetName"], params["Notification"], params["Subscriber"])
-        return "{}"
+        return self._forward("CreateSubscriber", "create_subscriber", "AccountId", "BudgetName", "Notification", "Subscriber")
 
     def delete_subscriber(self) -> str:
-        params = self._params("DeleteSubscriber")
-        self.backend.delete_subscriber(params["AccountId"], params["BudgetName"], params["Notification"], params["Subscriber"])
-        return "{}"
+        return self._forward("DeleteSubscriber", "delete_subscriber", "AccountId", "BudgetName", "Notification", "Subscriber")
 
     def list_tags_for_resource(self) -> str:
         params = self._params("ListTagsForResource")

@@ -28,7 +28,7 @@ import moto.eks.responses
 import moto.eks.urls
 from moto.core.responses import ActionResult, EmptyResult
 
-from sandbox.core import AwsError, graft, now_epoch, validate_request
+from sandbox.core import AwsError, graft, now_epoch, page_answer, validate_request
 
 POLICY_ARN_PREFIX = "arn:aws:eks::aws:cluster-access-policy/"
 # The access policies EKS publishes (ListAccessPolicies), HyperPod's among them.
@@ -238,16 +238,8 @@ def _public(entry: dict) -> dict:
     return result
 
 
-def _page(items: list, max_results, next_token) -> tuple[list, str | None]:
-    start = 0
-    if next_token:
-        try:
-            start = int(next_token)
-        except ValueError:
-            raise _invalid_parameter("The nextToken is invalid.") from None
-    size = int(max_results or 100)
-    end = start + size
-    return items[start:end], (str(end) if end < len(items) else None)
+def _bad_token(_message: str) -> AwsError:
+    return _invalid_parameter("The nextToken is invalid.")
 
 
 class EksAccessResponse:
@@ -291,11 +283,7 @@ class EksAccessResponse:
     def list_access_entries(self):
         p = self._access_params("ListAccessEntries")
         arns = self.eks_backend.list_access_entries(p["clusterName"], p.get("associatedPolicyArn"))
-        page, token = _page(arns, p.get("maxResults"), p.get("nextToken"))
-        result = {"accessEntries": page}
-        if token:
-            result["nextToken"] = token
-        return ActionResult(result)
+        return ActionResult(page_answer("accessEntries", arns, p, _bad_token))
 
     def associate_access_policy(self):
         p = self._access_params("AssociateAccessPolicy")
@@ -310,20 +298,13 @@ class EksAccessResponse:
     def list_associated_access_policies(self):
         p = self._access_params("ListAssociatedAccessPolicies")
         policies = self.eks_backend.list_associated_access_policies(p["clusterName"], p["principalArn"])
-        page, token = _page(policies, p.get("maxResults"), p.get("nextToken"))
-        result = {"clusterName": p["clusterName"], "principalArn": p["principalArn"], "associatedAccessPolicies": page}
-        if token:
-            result["nextToken"] = token
-        return ActionResult(result)
+        answer = page_answer("associatedAccessPolicies", policies, p, _bad_token)
+        return ActionResult(dict({"clusterName": p["clusterName"], "principalArn": p["principalArn"]}, **answer))
 
     def list_access_policies(self):
         p = self._access_params("ListAccessPolicies")
         policies = [{"name": name, "arn": POLICY_ARN_PREFIX + name} for name in ACCESS_POLICY_NAMES]
-        page, token = _page(policies, p.get("maxResults"), p.get("nextToken"))
-        result = {"accessPolicies": page}
-        if token:
-            result["nextToken"] = token
-        return ActionResult(result)
+        return ActionResult(page_answer("accessPolicies", policies, p, _bad_token))
 
 
 def _wrap_cluster_calls() -> None:

@@ -28,7 +28,7 @@ import yaml
 from moto.core.responses import ActionResult
 from moto.core.utils import utcnow
 
-from sandbox.core import AwsError, Lifecycle, graft, page_of, rest_json_request, state
+from sandbox.core import AwsError, Lifecycle, graft, page_answer, rest_json_request, state
 from sandbox.kube import task_governance
 
 GONE = "__GONE__"
@@ -301,11 +301,7 @@ class EksAddonResponse:
 
     def list_addons(self):
         params = request_params(self, "ListAddons")
-        names, token = page_of(self.eks_backend.list_addons(params["clusterName"]), params, invalid_parameter)
-        result = {"addons": names}
-        if token:
-            result["nextToken"] = token
-        return ActionResult(result)
+        return ActionResult(page_answer("addons", self.eks_backend.list_addons(params["clusterName"]), params, invalid_parameter))
 
     def describe_addon_versions(self):
         params = request_params(self, "DescribeAddonVersions")
@@ -342,11 +338,7 @@ class EksAddonResponse:
                     for index, version in enumerate(versions)
                 ],
             })
-        page, token = page_of(infos, params, invalid_parameter)
-        result = {"addons": page}
-        if token:
-            result["nextToken"] = token
-        return ActionResult(result)
+        return ActionResult(page_answer("addons", infos, params, invalid_parameter))
 
 
 URL_PATHS = {

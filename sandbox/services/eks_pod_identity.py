@@ -28,7 +28,7 @@ from moto.core.responses import ActionResult
 from moto.core.utils import utcnow
 from moto.moto_api._internal import mock_random as random
 
-from sandbox.core import graft, page_of, state
+from sandbox.core import graft, page_answer, state
 from sandbox.services.eks_addons import in_use, invalid_parameter, not_found, request_params
 
 URL_PATHS = {
@@ -124,11 +124,7 @@ class PodIdentityResponse:
 
     def list_pod_identity_associations(self):
         params = request_params(self, "ListPodIdentityAssociations")
-        associations, token = page_of(self.eks_backend.list_pod_identity_associations(params), params, invalid_parameter)
-        result = {"associations": associations}
-        if token:
-            result["nextToken"] = token
-        return ActionResult(result)
+        return ActionResult(page_answer("associations", self.eks_backend.list_pod_identity_associations(params), params, invalid_parameter))
 
 
 def install() -> None:

@@ -34,7 +34,7 @@ from moto.core.base_backend import BackendDict, BaseBackend
 from moto.core.responses import ActionResult, BaseResponse, EmptyResult
 from moto.core.utils import utcnow
 
-from sandbox.core import AwsError, Lifecycle, page_of, validate_request
+from sandbox.core import AwsError, Lifecycle, page_answer, validate_request
 
 GONE = "__GONE__"
 TRANSITIONAL = ("CREATING", "UPDATING", "DELETING", "UPGRADING", "VERSION_UPDATING")
@@ -345,11 +345,7 @@ class GrafanaResponse(BaseResponse):
 
     def list_workspaces(self):
         params = self._params("ListWorkspaces")
-        page, token = page_of(self.backend.list_workspaces(), params, validation)
-        result = {"workspaces": [w.summary() for w in page]}
-        if token:
-            result["nextToken"] = token
-        return ActionResult(result)
+        return ActionResult(page_answer("workspaces", self.backend.list_workspaces(), params, validation, shape=lambda w: w.summary()))
 
     def update_permissions(self):
         params = self._params("UpdatePermissions")
@@ -357,11 +353,7 @@ class GrafanaResponse(BaseResponse):
 
     def list_permissions(self):
         params = self._params("ListPermissions")
-        page, token = page_of(self.backend.list_permissions(params["workspaceId"], params), params, validation)
-        result = {"permissions": page}
-        if token:
-            result["nextToken"] = token
-        return ActionResult(result)
+        return ActionResult(page_answer("permissions", self.backend.list_permissions(params["workspaceId"], params), params, validation))
 
     def tag_resource(self):
         params = self._params("TagResource")

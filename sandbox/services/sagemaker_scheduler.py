@@ -28,7 +28,7 @@ from moto.core.responses import ActionResult
 from moto.core.utils import utcnow
 from moto.moto_api._internal import mock_random as random
 
-from sandbox.core import AwsError, Lifecycle, graft, state, validate_request, validation_error
+from sandbox.core import AwsError, Lifecycle, graft, page, state, validate_request, validation_error
 from sandbox.kube import task_governance
 from sandbox.services.eks_addons import addon_status
 
@@ -262,17 +262,10 @@ class SchedulerResponse:
     def list_cluster_scheduler_configs(self):
         params = _params(self, "ListClusterSchedulerConfigs")
         configs = self.sagemaker_backend.list_cluster_scheduler_configs(params)
-        start = 0
-        if params.get("NextToken"):
-            try:
-                start = int(params["NextToken"])
-            except ValueError:
-                raise validation_error("Invalid pagination token") from None
-        limit = params.get("MaxResults") or 10
-        page = configs[start:start + limit]
-        result = {"ClusterSchedulerConfigSummaries": [c.summary() for c in page]}
-        if start + limit < len(configs):
-            result["NextToken"] = str(start + limit)
+        found, token = page(configs, params.get("MaxResults"), params.get("NextToken"), lambda: validation_error("Invalid pagination token"), 10)
+        result = {"ClusterSchedulerConfigSummaries": [c.summary() for c in found]}
+        if token:
+            result["NextToken"] = token
         return ActionResult(result)
 
 

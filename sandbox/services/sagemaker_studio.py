@@ -41,7 +41,7 @@ import moto.sagemaker.responses
 from moto.core.responses import ActionResult, EmptyResult
 from moto.core.utils import utcnow
 
-from sandbox.core import AwsError, Lifecycle, graft, setting, state, validate_request
+from sandbox.core import AwsError, Lifecycle, graft, page, setting, state, validate_request
 
 GONE = "Gone"
 APP_ACTIVE = ("InService", "Pending", "Deleting")
@@ -206,16 +206,7 @@ def _refuse_unless_settled(what: str, lifecycle: Lifecycle, action: str) -> None
 
 
 def _page(items: list, max_results, next_token) -> tuple[list, str | None]:
-    start = 0
-    if next_token:
-        try:
-            start = int(next_token)
-        except ValueError:
-            raise _validation(f"Invalid pagination token: {next_token}") from None
-    size = max_results or 100
-    page = items[start : start + size]
-    more = start + size < len(items)
-    return page, (str(start + size) if more else None)
+    return page(items, max_results, next_token, lambda: _validation(f"Invalid pagination token: {next_token}"))
 
 
 class StudioBackend:

@@ -353,6 +353,13 @@ class SsoAdminResponse:
         core.validate_request("sso-admin", operation, params)
         return params
 
+    def _forward(self, operation: str, method: str, *members: str, answer: str | None = None) -> str:
+        return core.forwarded(getattr(self.ssoadmin_backend, method), self._sso_params(operation), members, answer)
+
+    def _request_status(self, operation: str, kind: str, request_id: str, answer: str) -> str:
+        p = self._sso_params(operation)
+        return json.dumps({answer: self.ssoadmin_backend._sso_describe_request(kind, p[request_id])})
+
     def create_permission_set(self) -> str:
         p = self._sso_params("CreatePermissionSet")
         created = self.ssoadmin_backend.sandbox_create_permission_set(
@@ -373,9 +380,7 @@ class SsoAdminResponse:
         return "{}"
 
     def delete_permission_set(self) -> str:
-        p = self._sso_params("DeletePermissionSet")
-        self.ssoadmin_backend.sandbox_delete_permission_set(p["InstanceArn"], p["PermissionSetArn"])
-        return "{}"
+        return self._forward("DeletePermissionSet", "sandbox_delete_permission_set", "InstanceArn", "PermissionSetArn")
 
     def create_account_assignment(self) -> str:
         p = self._sso_params("CreateAccountAssignment")
@@ -386,48 +391,40 @@ class SsoAdminResponse:
         return json.dumps({"AccountAssignmentDeletionStatus": self.ssoadmin_backend.sandbox_delete_account_assignment(p)})
 
     def describe_account_assignment_creation_status(self) -> str:
-        p = self._sso_params("DescribeAccountAssignmentCreationStatus")
-        found = self.ssoadmin_backend._sso_describe_request("AccountAssignmentCreation", p["AccountAssignmentCreationRequestId"])
-        return json.dumps({"AccountAssignmentCreationStatus": found})
+        return self._request_status(
+            "DescribeAccountAssignmentCreationStatus", "AccountAssignmentCreation", "AccountAssignmentCreationRequestId", "AccountAssignmentCreationStatus"
+        )
 
     def describe_account_assignment_deletion_status(self) -> str:
-        p = self._sso_params("DescribeAccountAssignmentDeletionStatus")
-        found = self.ssoadmin_backend._sso_describe_request("AccountAssignmentDeletion", p["AccountAssignmentDeletionRequestId"])
-        return json.dumps({"AccountAssignmentDeletionStatus": found})
+        return self._request_status(
+            "DescribeAccountAssignmentDeletionStatus", "AccountAssignmentDeletion", "AccountAssignmentDeletionRequestId", "AccountAssignmentDeletionStatus"
+        )
 
     def provision_permission_set(self) -> str:
-        p = self._sso_params("ProvisionPermissionSet")
-        status = self.ssoadmin_backend.sandbox_provision_permission_set(p["InstanceArn"], p["PermissionSetArn"], p["TargetType"], p.get("TargetId"))
-        return json.dumps({"PermissionSetProvisioningStatus": status})
+        members = ("InstanceArn", "PermissionSetArn", "TargetType", "TargetId")
+        return self._forward("ProvisionPermissionSet", "sandbox_provision_permission_set", *members, answer="PermissionSetProvisioningStatus")
 
     def describe_permission_set_provisioning_status(self) -> str:
-        p = self._sso_params("DescribePermissionSetProvisioningStatus")
-        found = self.ssoadmin_backend._sso_describe_request("PermissionSetProvisioning", p["ProvisionPermissionSetRequestId"])
-        return json.dumps({"PermissionSetProvisioningStatus": found})
+        return self._request_status(
+            "DescribePermissionSetProvisioningStatus", "PermissionSetProvisioning", "ProvisionPermissionSetRequestId", "PermissionSetProvisioningStatus"
+        )
 
     def put_permissions_boundary_to_permission_set(self) -> str:
-        p = self._sso_params("PutPermissionsBoundaryToPermissionSet")
-        self.ssoadmin_backend.sandbox_put_permissions_boundary(p["InstanceArn"], p["PermissionSetArn"], p["PermissionsBoundary"])
-        return "{}"
+        members = ("InstanceArn", "PermissionSetArn", "PermissionsBoundary")
+        return self._forward("PutPermissionsBoundaryToPermissionSet", "sandbox_put_permissions_boundary", *members)
 
     def get_permissions_boundary_for_permission_set(self) -> str:
-        p = self._sso_params("GetPermissionsBoundaryForPermissionSet")
-        return json.dumps({"PermissionsBoundary": self.ssoadmin_backend.sandbox_get_permissions_boundary(p["InstanceArn"], p["PermissionSetArn"])})
+        members = ("InstanceArn", "PermissionSetArn")
+        return self._forward("GetPermissionsBoundaryForPermissionSet", "sandbox_get_permissions_boundary", *members, answer="PermissionsBoundary")
 
     def delete_permissions_boundary_from_permission_set(self) -> str:
-        p = self._sso_params("DeletePermissionsBoundaryFromPermissionSet")
-        self.ssoadmin_backend.sandbox_delete_permissions_boundary(p["InstanceArn"], p["PermissionSetArn"])
-        return "{}"
+        return self._forward("DeletePermissionsBoundaryFromPermissionSet", "sandbox_delete_permissions_boundary", "InstanceArn", "PermissionSetArn")
 
     def tag_resource(self) -> str:
-        p = self._sso_params("TagResource")
-        self.ssoadmin_backend.sandbox_tag_resource(p["ResourceArn"], p.get("InstanceArn"), p["Tags"])
-        return "{}"
+        return self._forward("TagResource", "sandbox_tag_resource", "ResourceArn", "InstanceArn", "Tags")
 
     def untag_resource(self) -> str:
-        p = self._sso_params("UntagResource")
-        self.ssoadmin_backend.sandbox_untag_resource(p["ResourceArn"], p.get("InstanceArn"), p["TagKeys"])
-        return "{}"
+        return self._forward("UntagResource", "sandbox_untag_resource", "ResourceArn", "InstanceArn", "TagKeys")
 
     def list_accounts_for_provisioned_permission_set(self) -> str:
         # moto answers its own account for any provisioned permission set; AWS lists the accounts holding its
@@ -443,13 +440,12 @@ class SsoAdminResponse:
         backend = self.ssoadmin_backend
         backend._sso_instance(p["InstanceArn"])
         arns = backend._sso_permission_sets_in(p["InstanceArn"], p["AccountId"], p.get("ProvisioningStatus"))
-        paging = {"maxResults": p.get("MaxResults"), "nextToken": p.get("NextToken")}
-        page, token = core.page_of(arns, paging, lambda message: AwsError("ValidationException", message))
+        refuse = lambda: AwsError("ValidationException", "The nextToken provided is not valid")
+        page, token = core.page(arns, p.get("MaxResults"), p.get("NextToken"), refuse)
         return json.dumps(dict({"PermissionSets": page}, **({"NextToken": token} if token else {})))
 
     def list_tags_for_resource(self) -> str:
-        p = self._sso_params("ListTagsForResource")
-        return json.dumps({"Tags": self.ssoadmin_backend.sandbox_list_tags(p["ResourceArn"], p.get("InstanceArn"))})
+        return self._forward("ListTagsForResource", "sandbox_list_tags", "ResourceArn", "InstanceArn", answer="Tags")
 
 
 # moto's operations that change what a permission set grants.

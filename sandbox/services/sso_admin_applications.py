@@ -91,6 +91,10 @@ def _purge_owners(account_id: str, region: str) -> None:
         sagemaker.studio_purge()
 
 
+def _assignment(params: dict) -> dict:
+    return {"ApplicationArn": params["ApplicationArn"], "PrincipalType": params["PrincipalType"], "PrincipalId": params["PrincipalId"]}
+
+
 class ApplicationsBackend:
     """Grafted onto moto's SSOAdminBackend."""
 
@@ -163,28 +167,28 @@ class ApplicationsResponse:
         backend = self.ssoadmin_backend
         record = backend.application_record(params["ApplicationArn"])
         backend.check_principal(record, params["PrincipalType"], params["PrincipalId"])
-        assignment = {"ApplicationArn": params["ApplicationArn"], "PrincipalType": params["PrincipalType"], "PrincipalId": params["PrincipalId"]}
+        assignment = _assignment(params)
         if assignment in record["assignments"]:
             raise AwsError("ConflictException", f"{params['PrincipalType']} {params['PrincipalId']} is already assigned to the application.")
         record["assignments"].append(assignment)
         return "{}"
 
-    def delete_application_assignment(self) -> str:
-        params = self._application_params("DeleteApplicationAssignment")
+    def _existing_assignment(self, operation: str) -> tuple[dict, dict]:
+        """The application's record and the assignment the request names; ResourceNotFoundException when it is not assigned."""
+        params = self._application_params(operation)
         record = self.ssoadmin_backend.application_record(params["ApplicationArn"])
-        assignment = {"ApplicationArn": params["ApplicationArn"], "PrincipalType": params["PrincipalType"], "PrincipalId": params["PrincipalId"]}
+        assignment = _assignment(params)
         if assignment not in record["assignments"]:
             raise _not_found(f"{params['PrincipalType']} {params['PrincipalId']} is not assigned to the application.")
+        return record, assignment
+
+    def delete_application_assignment(self) -> str:
+        record, assignment = self._existing_assignment("DeleteApplicationAssignment")
         record["assignments"].remove(assignment)
         return "{}"
 
     def describe_application_assignment(self) -> str:
-        params = self._application_params("DescribeApplicationAssignment")
-        record = self.ssoadmin_backend.application_record(params["ApplicationArn"])
-        assignment = {"ApplicationArn": params["ApplicationArn"], "PrincipalType": params["PrincipalType"], "PrincipalId": params["PrincipalId"]}
-        if assignment not in record["assignments"]:
-            raise _not_found(f"{params['PrincipalType']} {params['PrincipalId']} is not assigned to the application.")
-        return json.dumps(assignment)
+        return json.dumps(self._existing_assignment("DescribeApplicationAssignment")[1])
 
     def list_application_assignments(self) -> str:
         params = self._application_params("ListApplicationAssignments")

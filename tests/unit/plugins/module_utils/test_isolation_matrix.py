@@ -10,21 +10,13 @@ entry, permission set, execution role) and every action botocore's models list f
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pytest
-import yaml
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, isolation, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 
-ROOT = Path(__file__).resolve().parents[4]
-ACCOUNT = "123456789012"
-REGION = "us-east-1"
-BUCKET = "hyperpod-team-data"
-HYPERPOD_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/p1a2b3c4d5e6"
-EKS_ARN = f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/ml-shared-eks"
-# The sample teams, plus "vis", whose name is a prefix of "vision".
-TEAMS = sorted({t["name"] for t in yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]} | {"vis"})
+from tests.unit.plugins.module_utils.sample_account import ACCOUNT, BUCKET, EKS_ARN, HYPERPOD_ARN, REGION, TEAMS
+
 ACTIONS = isolation.actions_by_kind()
 
 
