@@ -3,6 +3,9 @@
 - The job templates are checked against the repository: each playbook exists and parses, each survey
   and extra variable is one the playbook reads, and the limits (default and the documented per-team
   one) leave a host in every play, as `ansible-playbook --list-hosts` on inventories/example shows.
+- The drift templates are sliced: each slice's inventory, computed from the imported one as AWX
+  does, keeps the localhost plays and its own teams, and both slices of a drift report run against
+  the sandbox, the cluster compared by one of them only.
 - The schedules' rrule strings are what awx.awx's schedule_rrule lookup computes.
 - The playbook runs for real against stand-ins of the awx.awx modules (a collection placed before the
   real one on the collections path) that record the arguments they get: the test then checks those
@@ -22,6 +25,9 @@ import jinja2
 import jinja2.nodes
 import pytest
 import yaml
+
+from tests.integration.out_of_band import shrink_quota
+from tests.integration.playbook_runner import ANSIBLE_PLAYBOOK, Result, assert_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -384,6 +390,7 @@ def test_configure_job_templates_carry_the_data(configured):
         assert params["inventory"] == "HyperPod teams" and params["credentials"] == ["HyperPod AWS"]
         assert (params["job_type"], params["diff_mode"], params["extra_vars"]) == (template["job_type"], template["diff_mode"], template["extra_vars"])
         assert (params["limit"], params["ask_limit_on_launch"]) == (template["limit"], template["ask_limit_on_launch"])
+        assert (params["job_slice_count"], params["ask_job_slice_count_on_launch"]) == (slice_count(template), template["ask_job_slice_count_on_launch"])
         assert params["ask_variables_on_launch"] is False
         assert params["notification_templates_error"] == (["HyperPod drift"] if template["notify_on_error"] else [])
         assert params["survey_enabled"] is bool(template["survey"])
@@ -470,3 +477,141 @@ def test_inventory_source_imports_localhost_and_the_teams(configured, tmp_path):
     assert sorted(inventory["hyperpod_teams"]["hosts"]) == sorted("team_" + t["name"].replace("-", "_") for t in teams)
     assert "localhost" in inventory["ungrouped"]["hosts"]
     assert inventory["all"]["vars"]["hyperpod_aws"]["region"]  # the inventory's group_vars come along
+
+
+# ---- job slicing ----------------------------------------------------------------------------------
+# A template whose job_slice_count is above 1 launches a workflow of that many jobs. AWX's user guide
+# (Job Slicing): "The inventory fed into ansible-playbook is a pared-down version of the original
+# inventory that only contains the hosts in that particular slice." AWX takes the inventory's hosts
+# ordered by name and gives slice n (from 1) every count-th host from the (n-1)th. So the
+# inventory's `localhost` is in one slice only; the others run the playbook's localhost plays on
+# Ansible's implicit localhost, which is in no group but gets the `all` group's variables.
+
+SLICED = sorted(name for name, t in TEMPLATES.items() if t["playbook"] == "playbooks/drift.yml")
+
+
+def slice_count(template: dict) -> int:
+    """The template's job_slice_count, rendered with the data's own variables."""
+    return int(jinja2.Environment(autoescape=False).from_string(str(template["job_slice_count"])).render(**DATA_VARS))  # noqa: S701 - not HTML
+
+
+def _plain(value):
+    """ansible-inventory --export's JSON with its {"__ansible_unsafe": ...} wrappers taken off."""
+    if isinstance(value, dict):
+        return value["__ansible_unsafe"] if set(value) == {"__ansible_unsafe"} else {k: _plain(v) for k, v in value.items()}
+    return [_plain(v) for v in value] if isinstance(value, list) else value
+
+
+def awx_slices(inventory: Path, count: int, directory: Path) -> list[tuple[list[str], Path]]:
+    """(hosts, inventory file) of each slice of ``inventory`` that AWX would give a job sliced in ``count``.
+
+    The inventory is what AWX imports from the source (``ansible-inventory --list --export``:
+    groups, their variables, hosts and their variables), with only the slice's hosts.
+    """
+    result = run("ansible-inventory", "-i", str(inventory), "--list", "--export")
+    assert result.returncode == 0, result.stderr
+    export = _plain(json.loads(result.stdout))
+    hostvars = export["_meta"]["hostvars"]
+    hosts = sorted(set(hostvars) | {h for name, g in export.items() if name != "_meta" for h in g.get("hosts", [])})
+
+    def group(name: str, keep: set[str]) -> dict:
+        spec = export.get(name, {})
+        out = {}
+        if members := [h for h in spec.get("hosts", []) if h in keep]:
+            out["hosts"] = {h: hostvars.get(h) or None for h in members}
+        if spec.get("vars"):
+            out["vars"] = spec["vars"]
+        if spec.get("children"):
+            out["children"] = {child: group(child, keep) for child in spec["children"]}
+        return out
+
+    slices = []
+    for number in range(1, count + 1):
+        keep = hosts[number - 1 :: count]
+        path = directory / f"slice{number}of{count}.yml"
+        path.write_text(yaml.safe_dump({"all": group("all", set(keep))}))
+        slices.append((keep, path))
+    return slices
+
+
+def test_the_example_inventory_s_variables_do_not_need_an_inventory_host():
+    """The implicit localhost of a slice has no inventory_dir or inventory_file: the variables of the
+    `all` group that the localhost plays read must not use them."""
+    for path in (ROOT / "inventories" / "example" / "group_vars").rglob("*.yml"):
+        text = path.read_text()
+        assert "inventory_dir" not in text and "inventory_file" not in text, path
+
+
+def test_drift_templates_are_sliced_and_the_others_are_not():
+    """Drift report and correction scale out; site, add and remove build or change shared things once."""
+    for name, template in TEMPLATES.items():
+        if name in SLICED:
+            assert slice_count(template) == DATA_VARS["awx_drift_job_slice_count"] > 1, name
+            # One team: launched with slice count 1, or the slices without that team would fail.
+            assert template["ask_job_slice_count_on_launch"] is True and "slice count 1" in template["description"], name
+        else:
+            assert (template["job_slice_count"], template["ask_job_slice_count_on_launch"]) == (1, False), name
+
+
+@pytest.mark.parametrize("count", [2, 3])
+@pytest.mark.parametrize("name", SLICED)
+def test_every_slice_runs_the_localhost_plays_and_its_own_teams(name, count, tmp_path):
+    """Each slice's ansible-playbook still has localhost in the plays that read the team file, and
+    its own teams in the team play; together the slices cover every team once."""
+    template = TEMPLATES[name]
+    teams = load(ROOT / "group_vars" / "all" / "teams.yml")["hyperpod_teams"]
+    covered = []
+    holders = 0
+    for hosts, inventory in awx_slices(ROOT / "inventories" / "example", count, tmp_path):
+        args = ["ansible-playbook", "--list-hosts", "-i", str(inventory), template["playbook"], "-e", json.dumps(template["extra_vars"])]
+        result = run(*args)
+        assert result.returncode == 0, result.stdout + result.stderr
+        plays = []  # (hosts pattern, hosts) per play
+        for block in re.split(r"\n\s*play #\d+ ", result.stdout)[1:]:
+            header, _, rest = block.partition("\n")
+            lines = [line.strip() for line in rest.splitlines() if line.strip() and not line.strip().startswith(("pattern:", "hosts ("))]
+            plays.append((re.match(r"\((.*?)\)", header).group(1), lines))
+        assert [pattern for pattern, _ in plays] == ["localhost", "localhost", "hyperpod_teams", "localhost", "localhost"], result.stdout
+        team_hosts = sorted(h for h in hosts if h.startswith("team_"))
+        for pattern, play_hosts in plays:
+            assert sorted(play_hosts) == (team_hosts if pattern == "hyperpod_teams" else ["localhost"]), (inventory.name, pattern, play_hosts)
+        covered += team_hosts
+        holders += "localhost" in hosts
+    assert sorted(covered) == sorted("team_" + t["name"].replace("-", "_") for t in teams)
+    # The cluster-wide plays (cluster comparison, isolation matrix) run where the inventory's localhost is.
+    assert holders == 1
+
+
+def task_results(result: Result, task: str) -> dict:
+    """host -> result of the task named ``task`` in a run's ansible.posix.json report."""
+    return {host: r for play in result.report["plays"] for t in play["tasks"] if t["task"]["name"] == task for host, r in t["hosts"].items()}
+
+
+def test_a_sliced_drift_report_finds_each_team_in_its_slice_and_compares_the_cluster_once(sample, tmp_path):
+    """Both slices of a drift report, run as AWX runs them (the project's group_vars, no team file on
+    the command line): each compares its own teams, only the slice holding the inventory's
+    localhost compares the cluster and crosses the teams, and the drift is reported by its team's slice."""
+    assert_ok(sample.run("site.yml"), "site.yml")
+    shrink_quota(sample.client, "nlp")
+    slices = awx_slices(sample.inventory, 2, tmp_path)
+    # The sandbox inventory finds the sandbox's state directory from inventory_dir, which Ansible's
+    # implicit localhost does not have: name it as the unsliced run computed it.
+    extra = {"enforce": False, "hyperpod_sandbox_dir": str(sample.inventory / ".." / ".." / ".sandbox")}
+    runs = []
+    for _, inventory in slices:
+        command = [ANSIBLE_PLAYBOOK, "-i", str(inventory), "playbooks/drift.yml", "--check", "--diff", "-e", json.dumps(extra)]
+        done = subprocess.run(command, cwd=ROOT, env=sample.env, capture_output=True, text=True, timeout=1200, check=False)
+        runs.append(Result(done.returncode, done.stdout, done.stderr))
+    for (hosts, _), result in zip(slices, runs, strict=True):
+        teams = sorted(h for h in hosts if h.startswith("team_"))
+        assert sorted(h for h in result.stats if h != "localhost") == teams, result.failures() or result.stdout[-3000:] + result.stderr[-3000:]
+        assert result.stats["localhost"]["failures"] == (1 if "team_nlp" in hosts else 0), result.stdout[-3000:]
+        holder = "localhost" in hosts
+        cluster = task_results(result, "Compare the EKS add-on, the HyperPod cluster and the scheduler policy")["localhost"]
+        isolation = task_results(result, "Ask IAM about every team principal on every team's resources")["localhost"]
+        assert (not cluster.get("skipped"), not isolation.get("skipped")) == (holder, holder)
+        assert all(not r.get("failed") for host, r in task_results(result, "Compare the team").items()), result.failures()
+        if "team_nlp" in hosts:
+            assert result.returncode == 2 and any("Drift in nlp:" in line for line in result.failures()), result.failures()
+        else:
+            assert_ok(result, f"slice without nlp: {teams}")
