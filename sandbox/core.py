@@ -74,7 +74,7 @@ def _member_path(parent: str, name: str) -> str:
     return f"{parent}.{name}" if parent else name
 
 
-def _check(shape, value: Any, path: str, problems: list[str]) -> None:
+def _check(shape, value: Any, path: str, problems: list[str], answer: bool = False) -> None:
     kind = shape.type_name
     meta = shape.metadata
     if getattr(shape, "is_document_type", False):
@@ -88,24 +88,26 @@ def _check(shape, value: Any, path: str, problems: list[str]) -> None:
                 problems.append(f"Value null at '{_member_path(path, required)}' failed to satisfy constraint: Member must not be null")
         for name, member_value in value.items():
             if name in shape.members and member_value is not None:
-                _check(shape.members[name], member_value, _member_path(path, name), problems)
+                _check(shape.members[name], member_value, _member_path(path, name), problems, answer)
         return
     if kind == "list":
         if not isinstance(value, list):
             problems.append(f"Value at '{path}' failed to satisfy constraint: Member must be a list")
             return
-        _check_range(len(value), meta, path, "have length", problems, value)
+        if value or not answer:
+            _check_range(len(value), meta, path, "have length", problems, value)
         for index, item in enumerate(value):
-            _check(shape.member, item, f"{path}.{index + 1}.member", problems)
+            _check(shape.member, item, f"{path}.{index + 1}.member", problems, answer)
         return
     if kind == "map":
         if not isinstance(value, dict):
             problems.append(f"Value at '{path}' failed to satisfy constraint: Member must be a map")
             return
-        _check_range(len(value), meta, path, "have length", problems, value)
+        if value or not answer:
+            _check_range(len(value), meta, path, "have length", problems, value)
         for key, item in value.items():
             _check(shape.key, key, f"{path}.key", problems)
-            _check(shape.value, item, f"{path}.{key}", problems)
+            _check(shape.value, item, f"{path}.{key}", problems, answer)
         return
     if kind == "string":
         if not isinstance(value, str):
@@ -147,13 +149,25 @@ def _check_range(measure, meta, path, what, problems, value) -> None:
         problems.append(f"Value '{shown}' at '{path}' failed to satisfy constraint: Member must {what} {bound} {meta['max']}")
 
 
+def shape_problems(shape, value: Any, path: str = "", answer: bool = False) -> list[str]:
+    """What in ``value`` breaks botocore's ``shape``: required members, types, lengths, ranges, enums, patterns.
+
+    For requests (validate_request) and, with ``answer``, for what AWS answers and clients print (an
+    answer fits the operation's output shape, with the members the model marks required). In an answer
+    an empty list or map is no breach of a minimum length: AWS sends them (``"tags": {}`` under EKS's
+    TagMap, whose minimum is 1, in the AWS CLI's own examples for ``aws eks create-addon``).
+    """
+    problems: list[str] = []
+    _check(shape, value, path, problems, answer)
+    return problems
+
+
 def validate_request(service: str, operation: str, params: dict) -> None:
     """Raise ValidationException the way AWS does when ``params`` break the model."""
     shape = service_model(service).operation_model(operation).input_shape
     if shape is None:
         return
-    problems: list[str] = []
-    _check(shape, params, "", problems)
+    problems = shape_problems(shape, params)
     if problems:
         count = len(problems)
         noun = "error" if count == 1 else "errors"

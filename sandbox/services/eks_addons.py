@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from pathlib import Path
 
 import moto.eks.models
 import moto.eks.responses
@@ -47,11 +48,22 @@ CATALOG = {
     "coredns": ("networking", "eks", "aws", ["v1.11.4-eksbuild.2", "v1.11.3-eksbuild.1"]),
     "kube-proxy": ("networking", "eks", "aws", ["v1.31.3-eksbuild.2", "v1.30.6-eksbuild.3"]),
 }
-KUBERNETES_VERSIONS = ("1.29", "1.30", "1.31", "1.32")
-# A new cluster without a version gets EKS's current default, not moto's 1.19 (which EKS no longer
-# offers, and on which no version of the Task Governance add-on runs: it needs 1.29 or later,
-# "Task governance for HyperPod", SageMaker AI Developer Guide).
-DEFAULT_KUBERNETES_VERSION = "1.32"
+
+
+def served_kubernetes_version() -> str:
+    """``major.minor`` of the kube-apiserver the sandbox runs: the release sandbox/kube/apiserver/go.mod pins."""
+    go_mod = Path(__file__).resolve().parents[1] / "kube" / "apiserver" / "go.mod"
+    [release] = [line.split()[1] for line in go_mod.read_text().splitlines() if line.split()[:1] == ["k8s.io/kubernetes"]]
+    return ".".join(release.lstrip("v").split(".")[:2])
+
+
+# A new cluster without a version runs, and DescribeCluster reports, the version of the API server every
+# sandbox cluster points at (eks_kubernetes), as EKS reports the control plane's "major.minor" ("Amazon EKS
+# Kubernetes versions", EKS User Guide); not moto's 1.19, which EKS no longer offers and on which no
+# version of the Task Governance add-on runs (it needs 1.29 or later, "Task governance for HyperPod",
+# SageMaker AI Developer Guide). Add-ons are offered for 1.29 up to that version.
+DEFAULT_KUBERNETES_VERSION = served_kubernetes_version()
+KUBERNETES_VERSIONS = tuple(f"1.{minor}" for minor in range(29, int(DEFAULT_KUBERNETES_VERSION.split(".")[1]) + 1))
 
 
 def _error(code: str, message: str, status: int = 400, **members) -> AwsError:

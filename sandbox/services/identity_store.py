@@ -8,6 +8,11 @@
   instance of the account and Region is ``ResourceNotFoundException`` with ResourceType
   ``IDENTITY_STORE`` (one of the ResourceType values botocore lists), where moto makes an empty
   store for any id it is given.
+- Answers carry what botocore's model marks required and moto 5.2.5 leaves out: a group's, user's or
+  membership's ARN (``GroupArn``, ``UserArn``, ``MembershipArn``: ``arn:aws:identitystore:::group/<id>``,
+  as the API reference's example for Group gives it) and a ``Revision`` (a string of digits that
+  "changes each time the group is modified"; the sandbox's groups and users are never modified
+  through the API, so it stays ``1``).
 """
 
 from __future__ import annotations
@@ -51,14 +56,42 @@ def _wrap_store_lookup() -> None:
     backend_class._IdentityStoreBackend__get_identity_store = get_identity_store
 
 
+_ARNS = {"GroupArn": ("group", "GroupId"), "UserArn": ("user", "UserId"), "MembershipArn": ("membership", "MembershipId")}
+
+
+def _complete(shape, value) -> None:
+    """Add the ARNs and revision the output ``shape`` requires to the answer ``value``, in place."""
+    if shape.type_name == "list" and isinstance(value, list):
+        for item in value:
+            _complete(shape.member, item)
+    if shape.type_name != "structure" or not isinstance(value, dict):
+        return
+    required = shape.metadata.get("required", [])
+    for member, (kind, id_member) in _ARNS.items():
+        if member in required and member not in value and value.get(id_member):
+            value[member] = f"arn:aws:identitystore:::{kind}/{value[id_member]}"
+    if "Revision" in required and "Revision" not in value:
+        value["Revision"] = "1"
+    for name, item in value.items():
+        if name in shape.members:
+            _complete(shape.members[name], item)
+
+
 def _validated(name: str, operation: str, method):
+    output_shape = service_model("identitystore").operation_model(operation).output_shape
+
     def handler(self):
         params = json.loads(self.body or "{}")
         try:
             validate_request("identitystore", operation, params)
         except AwsError as error:
             raise ValidationException(message=json.loads(error.description)["message"]) from None
-        return method(self)
+        answer = method(self)
+        if output_shape is None or not isinstance(answer, str) or not answer.startswith("{"):
+            return answer
+        completed = json.loads(answer)
+        _complete(output_shape, completed)
+        return json.dumps(completed)
 
     handler.__name__ = name
     return handler

@@ -12,6 +12,8 @@ import re
 import pytest
 from botocore.exceptions import ClientError
 
+from sandbox.core import service_model, shape_problems
+from sandbox.kube.api import KubeApi
 from tests.unit.sandbox.test_sagemaker_cluster import create_request, group
 
 
@@ -80,6 +82,36 @@ def test_identity_store_ids_have_aws_format_and_bad_or_unknown_ids_are_refused(s
     assert _code(excinfo) == "ResourceNotFoundException"
 
 
+def test_identity_store_answers_carry_the_arns_and_revisions_the_model_requires(seeded):
+    client, seed = seeded
+    identitystore = client.boto3_client("identitystore")
+    store = seed["identity_store_id"]
+    model = service_model("identitystore")
+    groups = identitystore.list_groups(IdentityStoreId=store)
+    assert shape_problems(model.operation_model("ListGroups").output_shape, _answer(groups), answer=True) == []
+    group = groups["Groups"][0]
+    assert group["GroupArn"] == f"arn:aws:identitystore:::group/{group['GroupId']}" and group["Revision"].isdigit()
+    found = identitystore.get_group_id(IdentityStoreId=store, AlternateIdentifier={"UniqueAttribute": {
+        "AttributePath": "displayName", "AttributeValue": group["DisplayName"]}})  # fmt: skip
+    assert found["GroupArn"] == group["GroupArn"]
+    described = identitystore.describe_group(IdentityStoreId=store, GroupId=group["GroupId"])
+    assert shape_problems(model.operation_model("DescribeGroup").output_shape, _answer(described), answer=True) == []
+    user_id = identitystore.create_user(IdentityStoreId=store, UserName="zoe", DisplayName="Zoe", Name={"GivenName": "Zoe", "FamilyName": "Z"})["UserId"]
+    membership = identitystore.create_group_membership(IdentityStoreId=store, GroupId=group["GroupId"], MemberId={"UserId": user_id})
+    for operation, answer in (
+        ("DescribeUser", identitystore.describe_user(IdentityStoreId=store, UserId=user_id)),
+        ("ListUsers", identitystore.list_users(IdentityStoreId=store)),
+        ("ListGroupMemberships", identitystore.list_group_memberships(IdentityStoreId=store, GroupId=group["GroupId"])),
+        ("DescribeGroupMembership", identitystore.describe_group_membership(IdentityStoreId=store, MembershipId=membership["MembershipId"])),
+    ):
+        assert shape_problems(model.operation_model(operation).output_shape, _answer(answer), answer=True) == [], operation
+
+
+def _answer(response: dict) -> dict:
+    """A boto3 answer as the wire had it (timestamps are not checked by shape_problems)."""
+    return {k: v for k, v in response.items() if k != "ResponseMetadata"}
+
+
 def test_the_caller_is_an_iam_user_and_sagemaker_records_the_same_identity(seeded):
     client, seed = seeded
     caller = client.boto3_client("sts").get_caller_identity()
@@ -96,11 +128,15 @@ def test_the_caller_is_an_iam_user_and_sagemaker_records_the_same_identity(seede
     assert (created_by["Arn"], created_by["PrincipalId"]) == (caller["Arn"], caller["UserId"])
 
 
-def test_eks_clusters_run_a_current_kubernetes_and_add_ons_refuse_an_old_one(seeded):
+def test_eks_clusters_run_the_kubernetes_their_api_server_serves_and_add_ons_refuse_an_old_one(seeded, kube_cluster):
     client, seed = seeded
     eks = client.boto3_client("eks")
     cluster = eks.describe_cluster(name=seed["eks_cluster_arn"].rsplit("/", 1)[1])["cluster"]
-    assert tuple(int(p) for p in cluster["version"].split(".")) >= (1, 29)
+    served = KubeApi(kube_cluster.directory).request("GET", "/version")
+    # EKS reports the control plane's major.minor; the cluster's endpoint is that API server.
+    assert cluster["version"] == f"{served['major']}.{served['minor']}"
+    assert cluster["endpoint"] == KubeApi(kube_cluster.directory).server
+    assert tuple(int(p) for p in cluster["version"].split(".")) >= (1, 29)  # Task Governance's minimum
     old = eks.create_cluster(
         name="old", version="1.19", roleArn=seed["eks_role_arn"], resourcesVpcConfig={"subnetIds": seed["subnet_ids"]},
     )["cluster"]["name"]
