@@ -25,25 +25,31 @@ def params(**overrides):
     return base
 
 
+# Team vision's quota with every setting at its documented default, as the API takes and answers it.
+DEFAULT_SETTINGS = {
+    "ComputeQuotaConfig": {
+        "ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 4}],
+        "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 50},
+        "PreemptTeamTasks": "LowerPriority",
+    },
+    "ComputeQuotaTarget": {"TeamName": "vision", "FairShareWeight": 0},
+    "ActivationState": "Enabled",
+}
+
+
 def described(**overrides):
     """A DescribeComputeQuota answer as AWS gives it: floats, server fields, defaults filled."""
-    quota = {
-        "ComputeQuotaArn": "arn:aws:sagemaker:us-east-1:123456789012:compute-quota/q1q1q1q1q1q1",
-        "ComputeQuotaId": "q1q1q1q1q1q1",
-        "Name": "hyperpod-vision-quota",
-        "ComputeQuotaVersion": 3,
-        "Status": "Updated",
-        "ClusterArn": CLUSTER_ARN,
-        "ComputeQuotaConfig": {
-            "ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 4}],
-            "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 50},
-            "PreemptTeamTasks": "LowerPriority",
-        },
-        "ComputeQuotaTarget": {"TeamName": "vision", "FairShareWeight": 0},
-        "ActivationState": "Enabled",
-        "CreationTime": "2026-11-30T00:00:00Z",
-        "LastModifiedTime": "2026-11-30T00:00:00Z",
-    }
+    quota = dict(
+        copy.deepcopy(DEFAULT_SETTINGS),
+        ComputeQuotaArn="arn:aws:sagemaker:us-east-1:123456789012:compute-quota/q1q1q1q1q1q1",
+        ComputeQuotaId="q1q1q1q1q1q1",
+        Name="hyperpod-vision-quota",
+        ComputeQuotaVersion=3,
+        Status="Updated",
+        ClusterArn=CLUSTER_ARN,
+        CreationTime="2026-11-30T00:00:00Z",
+        LastModifiedTime="2026-11-30T00:00:00Z",
+    )
     quota.update(overrides)
     return quota
 
@@ -69,15 +75,7 @@ def test_resources_round_trip_between_options_and_api(resource, api):
 
 def test_a_new_quota_takes_the_documented_defaults():
     desired = q.desired_settings(params())
-    assert desired == {
-        "ComputeQuotaConfig": {
-            "ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 4}],
-            "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 50},
-            "PreemptTeamTasks": "LowerPriority",
-        },
-        "ComputeQuotaTarget": {"TeamName": "vision", "FairShareWeight": 0},
-        "ActivationState": "Enabled",
-    }
+    assert desired == DEFAULT_SETTINGS
 
 
 @pytest.mark.parametrize(
