@@ -93,7 +93,7 @@ molecule: venv kube-binaries
 	$(BIN)/molecule test --all
 
 bench: venv
-	$(PY) -m bench
+	$(PY) -m bench $(BENCH_ARGS)
 
 sandbox-start: venv kube-binaries
 	$(PY) -m sandbox start

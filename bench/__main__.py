@@ -1,10 +1,13 @@
 """``python -m bench``: how fast the collection converges, and how little it calls.
 
-For team files of 5, 20 and 50 teams (``--teams``), against a sandbox of its own:
-a cold ``site.yml``, a no-op rerun and a ``drift.yml`` check run. For each: wall
-time, peak RSS of the largest process, API reads and writes from the sandbox's
-request log (in all, and per team), and module invocations and seconds per
-module. Prints a table and writes JSON (``--json``).
+For a team file of 50 teams (``--teams``, comma-separated: ``--teams 50,500``) and each
+per-call latency (``--latency``, milliseconds the sandbox waits before it answers every AWS call,
+its ``/_sandbox/faults`` ``latency_ms``; 0 and 50 by default), against a sandbox of its own: a cold
+``site.yml``, a no-op rerun and a ``drift.yml`` check run. For each: wall time (in all and per team),
+peak RSS of the largest process, CPU seconds, API reads and writes from the sandbox's request log
+(in all, and per team), the peak request rate per service (most requests that one service received
+within one second), and module invocations and seconds per module. Prints a table, how the cost per
+team grows with the team count, and writes JSON (``--json``).
 """
 
 from __future__ import annotations
@@ -66,28 +69,47 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure(count: int, workdir: Path) -> dict:
+def peak_rates(log: list[dict]) -> dict:
+    """service -> the most requests it received within any one second (a window sliding over the log)."""
+    times: defaultdict = defaultdict(list)
+    for record in log:
+        times[record["service"]].append(record["time"])
+    peaks = {}
+    for service, stamps in times.items():
+        stamps.sort()
+        first, peak = 0, 0
+        for last, stamp in enumerate(stamps):
+            while stamp - stamps[first] >= 1.0:
+                first += 1
+            peak = max(peak, last - first + 1)
+        peaks[service] = peak
+    return dict(sorted(peaks.items(), key=lambda item: -item[1]))
+
+
+def measure(count: int, latency_ms: int, workdir: Path) -> dict:
     with own_sandbox() as (server, client):
         settings = team_file(count)
         vars_file = workdir / f"teams-{count}.yml"
         vars_file.write_text(yaml.safe_dump(settings, sort_keys=False))
         seed_file = workdir / f"seed-{count}.json"
         seed_file.write_text(json.dumps(seed(client, settings)))
-        inventory_dir = sandbox_inventory(workdir / f"n{count}", vars_file)
+        inventory_dir = sandbox_inventory(workdir / f"n{count}-{latency_ms}ms", vars_file)
+        # After seeding: every AWS call the playbooks make waits this long before the sandbox answers.
+        client.set_faults(latency_ms=latency_ms)
         env = dict(
             os.environ,
             ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
             ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
             HYPERPOD_SANDBOX_URL=client.endpoint,
             HYPERPOD_SANDBOX_SEED=str(seed_file),
-            HYPERPOD_DRIFT_REPORT=str(workdir / f"drift-{count}.json"),
+            HYPERPOD_DRIFT_REPORT=str(workdir / f"drift-{count}-{latency_ms}ms.json"),
             **SANDBOX_CREDENTIALS,
         )
         results = {}
         for label, playbook, extra in RUNS:
             client.clear_requests()
             sandbox_cpu_before = process_cpu_seconds(server.pid)
-            usage_file = workdir / f"{label}-{count}.rusage"
+            usage_file = workdir / f"{label}-{count}-{latency_ms}ms.rusage"
             started = time.monotonic()
             run = subprocess.run(
                 [sys.executable, "-c", RUSAGE_WRAPPER, str(usage_file),
@@ -111,16 +133,18 @@ def measure(count: int, workdir: Path) -> dict:
                 "writes": writes,
                 "reads_per_team": round(reads / count, 1),
                 "writes_per_team": round(writes / count, 1),
+                "peak_requests_per_second": peak_rates(log),
                 "calls": dict(Counter(f"{r['service']}:{r['operation']}" for r in log).most_common()),
                 "modules": module_breakdown(run.stdout),
             }
-            (workdir / f"{label}-{count}.log").write_text(run.stdout + run.stderr)
+            (workdir / f"{label}-{count}-{latency_ms}ms.log").write_text(run.stdout + run.stderr)
         return results
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
-    parser.add_argument("--teams", default="5,20,50", help="team counts, comma-separated")
+    parser.add_argument("--teams", default="50", help="team counts, comma-separated (e.g. 50,500)")
+    parser.add_argument("--latency", default="0,50", help="per-call latencies in milliseconds, comma-separated")
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs of failed runs)")
     args = parser.parse_args()
@@ -130,28 +154,41 @@ def main() -> int:
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "runs": {},
     }
+    latencies = [int(n) for n in args.latency.split(",")]
     for count in (int(n) for n in args.teams.split(",")):
-        figures["runs"][str(count)] = measure(count, workdir)
+        for latency in latencies:
+            figures["runs"][f"{count}@{latency}ms"] = measure(count, latency, workdir)
     print(
-        f"{'teams':>5} {'run':<6} {'exit':>4} {'wall s':>8} {'s/team':>7} {'RSS MiB':>8} {'cpu s':>7} {'sbx cpu':>7}"
-        f" {'reads':>6} {'writes':>6} {'r/team':>7} {'w/team':>7}"
+        f"{'teams':>5} {'lat ms':>6} {'run':<6} {'exit':>4} {'wall s':>8} {'s/team':>7} {'RSS MiB':>8} {'cpu s':>7} {'sbx cpu':>7}"
+        f" {'reads':>6} {'writes':>6} {'r/team':>7} {'w/team':>7}  peak requests/s by service"
     )
-    for count, runs in figures["runs"].items():
+    for key, runs in figures["runs"].items():
+        count, latency = key.split("@")
         for label, run in runs.items():
+            peaks = ", ".join(f"{service} {rate}" for service, rate in list(run["peak_requests_per_second"].items())[:6])
             print(
-                f"{count:>5} {label:<6} {run['exit_code']:>4} {run['wall_seconds']:>8} {run['wall_seconds_per_team']:>7} {run['peak_rss_mib']:>8}"
-                f" {run['ansible_cpu_seconds']:>7} {run['sandbox_cpu_seconds']:>7}"
-                f" {run['reads']:>6} {run['writes']:>6} {run['reads_per_team']:>7} {run['writes_per_team']:>7}"
+                f"{count:>5} {latency[:-2]:>6} {label:<6} {run['exit_code']:>4} {run['wall_seconds']:>8} {run['wall_seconds_per_team']:>7}"
+                f" {run['peak_rss_mib']:>8} {run['ansible_cpu_seconds']:>7} {run['sandbox_cpu_seconds']:>7}"
+                f" {run['reads']:>6} {run['writes']:>6} {run['reads_per_team']:>7} {run['writes_per_team']:>7}  {peaks}"
             )
-    for count, runs in figures["runs"].items():
-        print(f"\nper module, no-op rerun, {count} teams (invocations, seconds):")
-        for action, figure in list(runs["noop"]["modules"].items())[:15]:
+    counts = sorted({int(key.split("@")[0]) for key in figures["runs"]})
+    if len(counts) > 1:
+        print("\nhow the wall time per team grows with the team count (s/team, and x the smallest count's):")
+        for latency in latencies:
+            for label, _, _ in RUNS:
+                base = figures["runs"][f"{counts[0]}@{latency}ms"][label]["wall_seconds_per_team"]
+                steps = [figures["runs"][f"{c}@{latency}ms"][label]["wall_seconds_per_team"] for c in counts]
+                print(f"  {latency:>3} ms {label:<6} " + "  ".join(f"{c} teams {v} (x{v / base:.2f})" for c, v in zip(counts, steps, strict=True)))
+    for key, runs in figures["runs"].items():
+        count = int(key.split("@")[0])
+        print(f"\nper module, no-op rerun, {key} (invocations, seconds):")
+        for action, figure in list(runs["noop"]["modules"].items())[:10]:
             print(f"  {action:<55} {figure['invocations']:>5} {figure['seconds']:>8}")
-        print(f"\nAPI reads per team by service, no-op rerun, {count} teams:")
+        print(f"API reads per team by service, no-op rerun, {key}:")
         by_service: Counter = Counter()
         for call, calls in runs["noop"]["calls"].items():
             by_service[call.split(":")[0]] += calls
-        print("  " + ", ".join(f"{service} {calls / int(count):.1f}" for service, calls in by_service.most_common()))
+        print("  " + ", ".join(f"{service} {calls / count:.1f}" for service, calls in by_service.most_common()))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     if not args.keep:
