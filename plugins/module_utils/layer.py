@@ -2,18 +2,22 @@
 # Copyright: hyperpod.tenancy contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What runs one layer of a team, in its own module or with the others in ``team_resources``.
+"""What runs a module: one layer of a team (in its own module or with the others in ``team_resources``), or any other.
 
-Each layer's file in ``module_utils`` has ``MODULE_OPTIONS`` (the keyword arguments of its
-module: argument spec and constraints), ``check(params)`` (what can be refused without a call) and
-``converge(context, params)``, which returns the module's result (``changed``, ``diff`` and the
-layer's keys) or raises ``HyperPodError``. A layer's module is then
-``run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)``.
+Every module is ``MODULE_OPTIONS`` (the keyword arguments of its module: argument spec and
+constraints, built from the shared pieces of ``module_options.py``), a ``check(params)`` (what can be
+refused without a call) and ``converge(context, params)``, which returns the module's result
+(``changed``, ``diff`` where the module changes something, and the module's keys) or raises
+``HyperPodError`` (``ModuleFailure`` when the failure returns more than its message). Its
+``main()`` is ``run_module(MODULE_OPTIONS, converge)``. A layer's file in ``module_utils`` holds
+all three; a module that is no layer holds them itself.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, HyperPodErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
@@ -62,16 +66,51 @@ class LayerContext(object):
         return self.module.get_bin_path(*args, **kwargs)
 
 
-def os_error_message(error, path):
-    return "%s: %s" % (error.filename or path, error.strerror or error)
+class ModuleFailure(HyperPodError):
+    """A failure that returns more than its message: the problems found, what was done before it (``result``)."""
+
+    def __init__(self, message, exception=None, **result):
+        super(ModuleFailure, self).__init__(message=message, exception=exception)
+        self.result = result
+
+
+def os_error_message(error, path=None):
+    """An OSError as a message, named after its file (or ``path``, what the caller was working under)."""
+    where = error.filename or path
+    return "%s: %s" % (where, error.strerror or error) if where else str(error.strerror or error)
+
+
+def result(changed, before, after, **keys):
+    """The result of a module that changes something: ``changed``, its keys and the diff."""
+    return dict(keys, changed=changed, diff={"before": before, "after": after})
+
+
+def converge_by_state(key, manager):
+    """The ``converge`` of a module whose manager (``manager(context, params)``) has ``ensure_present`` and
+    ``ensure_absent``, each returning ``(changed, before, after, resource)``: the resource is returned as ``key``."""
+
+    def converge(context, params):
+        made = manager(context, params)
+        changed, before, after, resource = made.ensure_present() if params["state"] == "present" else made.ensure_absent()
+        return result(changed, before, after, **{key: resource})
+
+    return converge
 
 
 def run_layer_module(module, converge):
-    """The whole ``main()`` of a layer's module: converge, then report the result or the one error."""
+    """The whole ``main()`` of a module once made: converge, then report the result or the one error."""
     try:
-        result = converge(LayerContext(module), module.params)
+        outcome = converge(LayerContext(module), module.params)
     except HyperPodError as e:
-        module.fail_json_aws_error(e)
+        extra = getattr(e, "result", {})
+        if e.exception:
+            module.fail_json_aws(e.exception, msg=e.message, **extra)
+        module.fail_json(msg=e.message, **extra)
     except OSError as e:
-        module.fail_json(msg=os_error_message(e, module.params.get("root")), errno=e.errno)
-    module.exit_json(**result)
+        module.fail_json(msg=os_error_message(e), errno=e.errno)
+    module.exit_json(**outcome)
+
+
+def run_module(options, converge, module_class=AnsibleAWSModule):
+    """The whole ``main()`` of every module: ``options`` are its ``MODULE_OPTIONS``, it supports check mode."""
+    run_layer_module(module_class(supports_check_mode=True, **options), converge)

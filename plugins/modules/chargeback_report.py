@@ -148,10 +148,10 @@ table:
   elements: str
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import REPORT, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
@@ -171,42 +171,39 @@ def results_by_time(client, request):
         request["NextPageToken"] = page["NextPageToken"]
 
 
-def main():
-    argument_spec = dict(
-        month=dict(type="str"),
-        teams=dict(type="list", elements="dict", required=True),
-        instance_groups=dict(type="list", elements="dict", required=True),
+MODULE_OPTIONS = options(
+    dict(
         usage=dict(type="dict"),
         method=dict(type="str", choices=["allocation", "usage"], default="allocation"),
         tag_key=dict(type="str", default="team", no_log=False),
         metric=dict(type="str", choices=["UnblendedCost", "AmortizedCost", "BlendedCost", "NetUnblendedCost", "NetAmortizedCost"], default="UnblendedCost"),
         cluster_service=dict(type="str", default="Amazon SageMaker"),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    p = module.params
+    ),
+    REPORT,
+)
+
+
+def converge(context, p):
     try:
-        try:
-            period = chargeback.month_period(p["month"])
-            capacity = chargeback.capacity_of(p["instance_groups"])
-            # Refuse quotas or usage that cannot give a correct report before reading any cost.
-            chargeback.compute(period, {}, {}, capacity, p["teams"], p["usage"], p["method"])
-        except (chargeback.ChargebackError, KeyError, TypeError, ValueError) as e:
-            raise InputError(message="chargeback_report: %s" % e)
-        client = module.client("ce", retry_decorator=aws_retry())
-        by_tag = results_by_time(client, chargeback.team_cost_request(period, p["tag_key"], p["metric"]))
-        by_usage_type = results_by_time(client, chargeback.cluster_cost_request(period, p["cluster_service"], p["tag_key"], p["metric"]))
-        try:
-            chargeback.check_periods(by_tag + by_usage_type, period)
-            tag_costs = chargeback.parse_tag_costs(by_tag, p["tag_key"], p["metric"])
-            cluster_costs, cluster_by_tag = chargeback.parse_cluster_costs(by_usage_type, p["tag_key"], p["metric"])
-            report = chargeback.compute(period, tag_costs, cluster_costs, capacity, p["teams"], p["usage"], p["method"], cluster_by_tag)
-        except chargeback.ChargebackError as e:
-            raise HyperPodError(message="chargeback_report: %s" % e)
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
+        period = chargeback.month_period(p["month"])
+        capacity = chargeback.capacity_of(p["instance_groups"])
+        # Refuse quotas or usage that cannot give a correct report before reading any cost.
+        chargeback.compute(period, {}, {}, capacity, p["teams"], p["usage"], p["method"])
+    except (chargeback.ChargebackError, KeyError, TypeError, ValueError) as e:
+        raise InputError(message="chargeback_report: %s" % e)
+    client = context.client("ce")
+    by_tag = results_by_time(client, chargeback.team_cost_request(period, p["tag_key"], p["metric"]))
+    by_usage_type = results_by_time(client, chargeback.cluster_cost_request(period, p["cluster_service"], p["tag_key"], p["metric"]))
+    try:
+        chargeback.check_periods(by_tag + by_usage_type, period)
+        tag_costs = chargeback.parse_tag_costs(by_tag, p["tag_key"], p["metric"])
+        cluster_costs, cluster_by_tag = chargeback.parse_cluster_costs(by_usage_type, p["tag_key"], p["metric"])
+        report = chargeback.compute(period, tag_costs, cluster_costs, capacity, p["teams"], p["usage"], p["method"], cluster_by_tag)
+    except chargeback.ChargebackError as e:
+        raise HyperPodError(message="chargeback_report: %s" % e)
     for warning in report["warnings"]:
-        module.warn(warning)
-    module.exit_json(
+        context.warn(warning)
+    return dict(
         changed=False,
         report=chargeback.plain(report),
         csv=chargeback.to_csv(report),
@@ -214,6 +211,10 @@ def main():
         html=chargeback.to_html(report),
         table=chargeback.to_table(report),
     )
+
+
+def main():
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

@@ -107,16 +107,22 @@ pending:
       sample: AWS has not seen this tag key on a billed resource yet
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import cost_tags
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import options
 
 MAX_KEYS = 100
 
+MODULE_OPTIONS = options(
+    dict(
+        tag_keys=dict(type="list", elements="str", required=True, no_log=False),
+        state=dict(type="str", choices=["active", "inactive"], default="active"),
+    )
+)
 
-def validate(params):
+
+def check(params):
     keys = params["tag_keys"]
     if not keys:
         raise InputError(message="tag_keys must name at least one tag key")
@@ -129,26 +135,16 @@ def validate(params):
             raise InputError(message="tag_keys: write %r without the 'user:' prefix, as the key appears on resources" % key)
 
 
+def converge(context, params):
+    check(params)
+    found = cost_tags.ensure(context.client("ce"), params["tag_keys"], params["state"], context.check_mode)
+    for item in found["pending"]:
+        context.warn("cost allocation tag %r is pending: %s" % (item["tag_key"], item["reason"]))
+    return result(found["changed"], found["before"], found["after"], cost_allocation_tags=found["tags"], pending=found["pending"])
+
+
 def main():
-    argument_spec = dict(
-        tag_keys=dict(type="list", elements="str", required=True, no_log=False),
-        state=dict(type="str", choices=["active", "inactive"], default="active"),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    try:
-        validate(module.params)
-        client = module.client("ce", retry_decorator=aws_retry())
-        result = cost_tags.ensure(client, module.params["tag_keys"], module.params["state"], module.check_mode)
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    for item in result["pending"]:
-        module.warn("cost allocation tag %r is pending: %s" % (item["tag_key"], item["reason"]))
-    module.exit_json(
-        changed=result["changed"],
-        cost_allocation_tags=result["tags"],
-        pending=result["pending"],
-        diff={"before": result["before"], "after": result["after"]},
-    )
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

@@ -140,16 +140,12 @@ addon:
       type: str
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.eks_addon import AddonManager
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import converge_by_state, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TAGS, options, wait
 
-
-def main():
-    argument_spec = dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+MODULE_OPTIONS = options(
+    dict(
         cluster_name=dict(type="str", required=True),
         addon_name=dict(type="str", required=True),
         addon_version=dict(type="str"),
@@ -157,22 +153,19 @@ def main():
         configuration_values=dict(type="dict"),
         resolve_conflicts=dict(type="str", choices=["OVERWRITE", "NONE", "PRESERVE"]),
         preserve=dict(type="bool", default=False),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=1200),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    try:
-        client = module.client("eks", retry_decorator=aws_retry())
-        manager = AddonManager(client, module.params, check_mode=module.check_mode, warn=module.warn)
-        if module.params["state"] == "present":
-            changed, before, after, addon = manager.ensure_present()
-        else:
-            changed, before, after, addon = manager.ensure_absent()
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(changed=changed, addon=addon, diff={"before": before, "after": after})
+    ),
+    STATE,
+    TAGS,
+    wait(1200),
+)
+
+converge = converge_by_state(
+    "addon", lambda context, params: AddonManager(context.client("eks"), params, check_mode=context.check_mode, warn=context.warn)
+)
+
+
+def main():
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

@@ -284,14 +284,20 @@ association:
       type: dict
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, os_error_message, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_dirs import MODULE_OPTIONS, converge
 
 
+def converge_under_root(context, params):
+    """The layer's converge; a file system error that names no file names O(root)."""
+    try:
+        return converge(context, params)
+    except OSError as e:
+        raise ModuleFailure(os_error_message(e, params["root"]), errno=e.errno)
+
+
 def main():
-    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
+    run_module(MODULE_OPTIONS, converge_under_root)
 
 
 if __name__ == "__main__":

@@ -282,38 +282,33 @@ diff:
       type: dict
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import ClusterManager
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import MODULE_OPTIONS
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import normalize_desired
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import resolve_eks_cluster
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result, run_module
+
+
+def converge(context, params):
+    manager = ClusterManager(context.client("sagemaker"), check_mode=context.check_mode, wait=params["wait"], wait_timeout=params["wait_timeout"])
+    if params["state"] == "absent":
+        changed, before, after, cluster, warnings = manager.ensure_absent(params["name"])
+    else:
+        eks = context.client("eks") if params["eks_cluster"] else None
+        desired = normalize_desired(params, resolve_eks_cluster(eks, params["eks_cluster"]))
+        changed, before, after, cluster, warnings = manager.ensure_present(
+            desired,
+            allow_replacement=params["allow_replacement"],
+            allow_instance_group_removal=params["allow_instance_group_removal"],
+            purge_tags=params["purge_tags"],
+        )
+    for warning in warnings:
+        context.warn(warning)
+    return result(changed, before, after, cluster=cluster)
 
 
 def main():
-    module = AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS)
-    params = module.params
-    sagemaker = module.client("sagemaker", retry_decorator=aws_retry())
-    manager = ClusterManager(sagemaker, check_mode=module.check_mode, wait=params["wait"], wait_timeout=params["wait_timeout"])
-    try:
-        if params["state"] == "absent":
-            changed, before, after, cluster, warnings = manager.ensure_absent(params["name"])
-        else:
-            eks = module.client("eks", retry_decorator=aws_retry()) if params["eks_cluster"] else None
-            desired = normalize_desired(params, resolve_eks_cluster(eks, params["eks_cluster"]))
-            changed, before, after, cluster, warnings = manager.ensure_present(
-                desired,
-                allow_replacement=params["allow_replacement"],
-                allow_instance_group_removal=params["allow_instance_group_removal"],
-                purge_tags=params["purge_tags"],
-            )
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    for warning in warnings:
-        module.warn(warning)
-    module.exit_json(changed=changed, cluster=cluster, diff={"before": before, "after": after})
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

@@ -367,14 +367,12 @@ team_names:
       sample: hyperpod-ns-vision-namespace-level-group
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import MODULE_OPTIONS, converge
 
 
 def main():
-    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

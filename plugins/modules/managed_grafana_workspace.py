@@ -226,18 +226,13 @@ workspace:
           type: str
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.grafana_workspace import WorkspaceManager
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import caller_account
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import converge_by_state, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TAGS, options, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import resolve_groups, resolve_instance
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
-
-def main():
-    argument_spec = dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+MODULE_OPTIONS = options(
+    dict(
         name=dict(type="str"),
         workspace_id=dict(type="str"),
         description=dict(type="str"),
@@ -266,38 +261,34 @@ def main():
         ),
         identity_store_id=dict(type="str"),
         permissions_mode=dict(type="str", choices=["merge", "replace"], default="merge"),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=1200),
-    )
-    module = AnsibleAWSModule(
-        argument_spec=argument_spec,
-        supports_check_mode=True,
-        required_one_of=[["name", "workspace_id"]],
-        mutually_exclusive=[["name", "workspace_id"]],
-    )
-    try:
-        client = module.client("grafana", retry_decorator=aws_retry())
-        account_id = None
-        if module.params["state"] == "present" and module.params.get("tags") is not None:
-            account_id = caller_account(module.client("sts", retry_decorator=aws_retry()))
+    ),
+    STATE,
+    TAGS,
+    wait(1200),
+    required_one_of=[["name", "workspace_id"]],
+    mutually_exclusive=[["name", "workspace_id"]],
+)
 
-        def lookup(names):
-            store_id = module.params.get("identity_store_id")
-            instance_arn = None
-            if not store_id:
-                instance_arn, store_id = resolve_instance(module.client("sso-admin", retry_decorator=aws_retry()), None)
-            return resolve_groups(module.client("identitystore", retry_decorator=aws_retry()), store_id, instance_arn, names)
 
-        manager = WorkspaceManager(client, module.params, check_mode=module.check_mode, account_id=account_id, warn=module.warn, resolve_groups=lookup)
-        if module.params["state"] == "present":
-            changed, before, after, workspace = manager.ensure_present()
-        else:
-            changed, before, after, workspace = manager.ensure_absent()
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(changed=changed, workspace=workspace, diff={"before": before, "after": after})
+def workspace_manager(context, params):
+    # The account names the workspace's ARN in its tag calls; it is read only when tags are set.
+    account_id = context.account_id() if params["state"] == "present" and params.get("tags") is not None else None
+
+    def lookup(names):
+        store_id = params.get("identity_store_id")
+        instance_arn = None
+        if not store_id:
+            instance_arn, store_id = resolve_instance(context.client("sso-admin"), None)
+        return resolve_groups(context.client("identitystore"), store_id, instance_arn, names)
+
+    return WorkspaceManager(context.client("grafana"), params, check_mode=context.check_mode, account_id=account_id, warn=context.warn, resolve_groups=lookup)
+
+
+converge = converge_by_state("workspace", workspace_manager)
+
+
+def main():
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

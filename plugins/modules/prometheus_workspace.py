@@ -124,33 +124,25 @@ workspace:
       sample: {"managed-by": "hyperpod.tenancy"}
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import converge_by_state, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TAGS, options, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.prometheus_workspace import WorkspaceManager
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+MODULE_OPTIONS = options(
+    dict(
+        alias=dict(type="str", required=True),
+        kms_key_arn=dict(type="str", no_log=False),
+    ),
+    STATE,
+    TAGS,
+    wait(600),
+)
+
+converge = converge_by_state("workspace", lambda context, params: WorkspaceManager(context.client("amp"), params, check_mode=context.check_mode))
 
 
 def main():
-    argument_spec = dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
-        alias=dict(type="str", required=True),
-        kms_key_arn=dict(type="str", no_log=False),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=600),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    try:
-        manager = WorkspaceManager(module.client("amp", retry_decorator=aws_retry()), module.params, check_mode=module.check_mode)
-        if module.params["state"] == "present":
-            changed, before, after, workspace = manager.ensure_present()
-        else:
-            changed, before, after, workspace = manager.ensure_absent()
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(changed=changed, workspace=workspace, diff={"before": before, "after": after})
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

@@ -120,14 +120,12 @@ objects:
   sample: 12
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.data_repository import PREFIX_MODULE_OPTIONS, converge_prefix
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
 
 
 def main():
-    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **PREFIX_MODULE_OPTIONS), converge_prefix)
+    run_module(PREFIX_MODULE_OPTIONS, converge_prefix)
 
 
 if __name__ == "__main__":

@@ -170,64 +170,62 @@ hyperpod_shared:
       type: dict
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import preflight_problems, read_shared, read_team_lookups
+
+MODULE_OPTIONS = options(
+    dict(
+        cluster_name=dict(type="str", required=True),
+        eks_cluster_name=dict(type="str", required=True),
+        identity_center_instance_arn=dict(type="str"),
+        teams=dict(type="list", elements="dict", default=[]),
+        subnet_ids=dict(type="list", elements="str", default=[]),
+        extra=dict(type="dict", default={}),
+    ),
+    NAME_PREFIX,
+)
+
+
+def converge(context, p):
+    extra = p["extra"]
+    present = [t for t in p["teams"] if t.get("state", "present") == "present"]
+    problems = []
+    shared = read_shared(context, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
+    if shared["eks_cluster_arn"] is None:
+        problems.append("EKS cluster %s does not exist in %s" % (p["eks_cluster_name"], context.region))
+    # Before the first write of the run: every user, the bucket and the file system the teams need, all at once.
+    sso_members = dict(
+        (t["name"], [m["name"] if isinstance(m, dict) else m for m in t.get("members") or []])
+        for t in present
+        if (t.get("workspace") or {}).get("enabled", True) and (t.get("workspace") or {}).get("auth_mode", "SSO") == "SSO"
+    )
+    problems.extend(preflight_problems(context, shared["identity_store_id"], sso_members, extra.get("data_bucket"), extra.get("fsx_file_system_id")))
+    try:
+        shared.update(
+            read_team_lookups(
+                context,
+                shared,
+                team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
+                permission_set_names=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
+                subnet_ids=p["subnet_ids"],
+                domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if (t.get("workspace") or {}).get("enabled", True)],
+                budget_names=[naming.budget_name(t["name"], p["name_prefix"]) for t in present if (t.get("budget") or {}).get("monthly_usd") is not None],
+            )
+        )
+    except HyperPodError as e:
+        problems.insert(0, e.message)
+    if problems:
+        raise ModuleFailure("What the teams need is missing (nothing was changed):\n%s" % "\n".join(problems), problems=problems)
+    shared.update(name_prefix=p["name_prefix"], subnet_ids=p["subnet_ids"])
+    shared.update(extra)
+    return dict(changed=False, hyperpod_shared=shared)
 
 
 def main():
-    module = AnsibleAWSModule(
-        argument_spec=dict(
-            cluster_name=dict(type="str", required=True),
-            eks_cluster_name=dict(type="str", required=True),
-            identity_center_instance_arn=dict(type="str"),
-            teams=dict(type="list", elements="dict", default=[]),
-            name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
-            subnet_ids=dict(type="list", elements="str", default=[]),
-            extra=dict(type="dict", default={}),
-        ),
-        supports_check_mode=True,
-    )
-    p = module.params
-    extra = p["extra"]
-    try:
-        context = LayerContext(module)
-        present = [t for t in p["teams"] if t.get("state", "present") == "present"]
-        problems = []
-        shared = read_shared(context, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
-        if shared["eks_cluster_arn"] is None:
-            problems.append("EKS cluster %s does not exist in %s" % (p["eks_cluster_name"], context.region))
-        # Before the first write of the run: every user, the bucket and the file system the teams need, all at once.
-        sso_members = dict(
-            (t["name"], [m["name"] if isinstance(m, dict) else m for m in t.get("members") or []])
-            for t in present
-            if (t.get("workspace") or {}).get("enabled", True) and (t.get("workspace") or {}).get("auth_mode", "SSO") == "SSO"
-        )
-        problems.extend(preflight_problems(context, shared["identity_store_id"], sso_members, extra.get("data_bucket"), extra.get("fsx_file_system_id")))
-        try:
-            shared.update(
-                read_team_lookups(
-                    context,
-                    shared,
-                    team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
-                    permission_set_names=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
-                    subnet_ids=p["subnet_ids"],
-                    domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if (t.get("workspace") or {}).get("enabled", True)],
-                    budget_names=[naming.budget_name(t["name"], p["name_prefix"]) for t in present if (t.get("budget") or {}).get("monthly_usd") is not None],
-                )
-            )
-        except HyperPodError as e:
-            problems.insert(0, e.message)
-        if problems:
-            module.fail_json(msg="What the teams need is missing (nothing was changed):\n%s" % "\n".join(problems), problems=problems)
-        shared.update(name_prefix=p["name_prefix"], subnet_ids=p["subnet_ids"])
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    shared.update(module.params["extra"])
-    module.exit_json(changed=False, hyperpod_shared=shared)
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

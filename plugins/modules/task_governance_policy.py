@@ -166,16 +166,12 @@ scheduler_config:
       type: str
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import converge_by_state, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, options, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.scheduler_policy import SchedulerPolicyManager
 
-
-def main():
-    argument_spec = dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+MODULE_OPTIONS = options(
+    dict(
         cluster=dict(type="str", required=True),
         name=dict(type="str"),
         priority_classes=dict(
@@ -186,20 +182,19 @@ def main():
         fair_share=dict(type="bool"),
         idle_resource_sharing=dict(type="bool"),
         description=dict(type="str"),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=900),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    try:
-        client = module.client("sagemaker", retry_decorator=aws_retry())
-        manager = SchedulerPolicyManager(client, module.params, check_mode=module.check_mode, warn=module.warn)
-        if module.params["state"] == "present":
-            changed, before, after, config = manager.ensure_present()
-        else:
-            changed, before, after, config = manager.ensure_absent()
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(changed=changed, scheduler_config=config, diff={"before": before, "after": after})
+    ),
+    STATE,
+    wait(900),
+)
+
+converge = converge_by_state(
+    "scheduler_config",
+    lambda context, params: SchedulerPolicyManager(context.client("sagemaker"), params, check_mode=context.check_mode, warn=context.warn),
+)
+
+
+def main():
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

@@ -174,14 +174,12 @@ budget:
       sample: {team: vision, managed-by: hyperpod.tenancy}
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_layer_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.budget import MODULE_OPTIONS, converge
 
 
 def main():
-    run_layer_module(AnsibleAWSModule(supports_check_mode=True, **MODULE_OPTIONS), converge)
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

@@ -129,10 +129,9 @@ layers:
       budget: {budget_name: hyperpod-vision-monthly}
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import (
     LAYERS,
     converge_team,
@@ -141,23 +140,25 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources im
     validated_layers,
 )
 
+MODULE_OPTIONS = options(dict(team=dict(type="str", required=True)), dict((layer.option, dict(type="dict")) for layer in LAYERS))
+
+
+def converge(context, params):
+    team, layers, done, diff = params["team"], [], {}, {"before": {}, "after": {}}
+    try:
+        layers = validated_layers(team, params, context.module.no_log_values)
+        converge_team(context, layers, done, diff)
+    except (HyperPodError, OSError) as e:
+        # What the layers before the failed one did is returned with the failure.
+        extra = dict(errno=e.errno) if isinstance(e, OSError) else {}
+        raise ModuleFailure(
+            failure_message(team, layers, done, e), exception=getattr(e, "exception", None), layers=done, diff=diff, changed=layers_changed(done), **extra
+        )
+    return dict(changed=layers_changed(done), layers=done, diff=diff)
+
 
 def main():
-    argument_spec = dict(team=dict(type="str", required=True))
-    argument_spec.update((layer.option, dict(type="dict")) for layer in LAYERS)
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    team, layers, done, diff = module.params["team"], [], {}, {"before": {}, "after": {}}
-    try:
-        layers = validated_layers(team, module.params, module.no_log_values)
-        converge_team(LayerContext(module), layers, done, diff)
-    except (HyperPodError, OSError) as e:
-        failed = dict(msg=failure_message(team, layers, done, e), layers=done, diff=diff, changed=layers_changed(done))
-        if isinstance(e, OSError):
-            module.fail_json(errno=e.errno, **failed)
-        if e.exception:
-            module.fail_json_aws(e.exception, **failed)
-        module.fail_json(**failed)
-    module.exit_json(changed=layers_changed(done), layers=done, diff=diff)
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

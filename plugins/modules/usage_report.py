@@ -150,20 +150,20 @@ advice:
 from decimal import Decimal
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import get_aws_connection_info
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback, idle_report
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import prometheus_workspace as amp
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import usage as us
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import REPORT, options
 
 
-def workspace_of(module, p):
+def workspace_of(context, p):
     """The workspace's ID: the given one, or that of the one live workspace with the alias."""
     if p["workspace_id"]:
         return p["workspace_id"]
-    found = [w for w in amp.matching(amp.list_workspaces(module.client("amp", retry_decorator=aws_retry()), p["workspace_alias"]), p["workspace_alias"])
+    found = [w for w in amp.matching(amp.list_workspaces(context.client("amp"), p["workspace_alias"]), p["workspace_alias"])
              if (w.get("status") or {}).get("statusCode") != "DELETING"]
     if len(found) != 1:
         raise InputError(message="usage_report: %d live AMP workspaces have the alias %r; give workspace_id" % (len(found), p["workspace_alias"]))
@@ -182,11 +182,8 @@ def credentials(module):
     return found.get_frozen_credentials(), params.get("verify")
 
 
-def main():
-    argument_spec = dict(
-        month=dict(type="str"),
-        teams=dict(type="list", elements="dict", required=True),
-        instance_groups=dict(type="list", elements="dict", required=True),
+MODULE_OPTIONS = options(
+    dict(
         workspace_id=dict(type="str"),
         workspace_alias=dict(type="str"),
         step=dict(type="int", default=us.DEFAULT_STEP),
@@ -194,53 +191,58 @@ def main():
         advice_percentile=dict(type="int", default=95),
         team_file=dict(type="path"),
         team_file_label=dict(type="str", default="group_vars/all/teams.yml"),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True,
-                              required_one_of=[("workspace_id", "workspace_alias")], mutually_exclusive=[("workspace_id", "workspace_alias")])
-    p = module.params
+    ),
+    REPORT,
+    required_one_of=[("workspace_id", "workspace_alias")],
+    mutually_exclusive=[("workspace_id", "workspace_alias")],
+)
+
+
+def converge(context, p):
     try:
-        try:
-            period = chargeback.month_period(p["month"])
-            capacity = chargeback.capacity_of(p["instance_groups"])
-            if p["step"] < 1 or not 0 <= p["advice_weeks"] <= 52 or not 50 <= p["advice_percentile"] <= 100:
-                raise us.UsageError("step must be at least 1, advice_weeks 0 to 52, advice_percentile 50 to 100")
-            us.range_of(period, p["step"])
-            if p["advice_weeks"]:
-                us.range_of(period, p["step"], p["advice_weeks"])
-        except (chargeback.ChargebackError, us.UsageError, KeyError, TypeError, ValueError) as e:
-            raise InputError(message="usage_report: %s" % e)
-        region = module.region
-        if not region:
-            raise InputError(message="usage_report: region is required (the workspace's Region signs the query API's requests)")
-        workspace_id = workspace_of(module, p)
-        signing, verify = credentials(module)
-        query = us.AmpQuery(us.query_url(region, workspace_id, p.get("endpoint_url")), signing, region, verify=verify)
-        try:
-            usage = us.read_month(query, p["teams"], capacity, period, p["step"])
-            result = {"usage": usage, "chargeback_usage": us.chargeback_usage(usage)}
-            rows = idle_report.rows(usage, capacity)
-            result["idle"] = {"rows": rows, "csv": idle_report.to_csv(rows), "markdown": idle_report.to_markdown(usage, rows),
-                              "html": idle_report.to_html(usage, rows), "summary": idle_report.summary(rows, usage["month"])}
-            if p["advice_weeks"]:
-                start, end, points = us.range_of(period, p["step"], p["advice_weeks"])
-                use = us.concurrent_use(query.range(us.QUERIES["admitted"], start, end, p["step"]), p["teams"], capacity, start, points, p["step"])
-                advice = us.advise(use, p["teams"], capacity, high=Decimal(p["advice_percentile"]) / 100)
-                advice["diff"], advice["unplaced"] = "", []
-                if p["team_file"]:
-                    try:
-                        with open(p["team_file"]) as handle:
-                            text = handle.read()
-                    except OSError as e:
-                        raise InputError(message="usage_report: team_file %s: %s" % (p["team_file"], e))
-                    advice["diff"], advice["unplaced"] = us.quota_diff(text, advice, p["team_file_label"])
-                result["advice"] = advice
-        except us.UsageError as e:
-            raise HyperPodError(message="usage_report: workspace %s: %s" % (workspace_id, e))
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
+        period = chargeback.month_period(p["month"])
+        capacity = chargeback.capacity_of(p["instance_groups"])
+        if p["step"] < 1 or not 0 <= p["advice_weeks"] <= 52 or not 50 <= p["advice_percentile"] <= 100:
+            raise us.UsageError("step must be at least 1, advice_weeks 0 to 52, advice_percentile 50 to 100")
+        us.range_of(period, p["step"])
+        if p["advice_weeks"]:
+            us.range_of(period, p["step"], p["advice_weeks"])
+    except (chargeback.ChargebackError, us.UsageError, KeyError, TypeError, ValueError) as e:
+        raise InputError(message="usage_report: %s" % e)
+    region = context.region
+    if not region:
+        raise InputError(message="usage_report: region is required (the workspace's Region signs the query API's requests)")
+    workspace_id = workspace_of(context, p)
+    signing, verify = credentials(context.module)
+    query = us.AmpQuery(us.query_url(region, workspace_id, p.get("endpoint_url")), signing, region, verify=verify)
+    try:
+        usage = us.read_month(query, p["teams"], capacity, period, p["step"])
+        result = {"usage": usage, "chargeback_usage": us.chargeback_usage(usage)}
+        rows = idle_report.rows(usage, capacity)
+        result["idle"] = {"rows": rows, "csv": idle_report.to_csv(rows), "markdown": idle_report.to_markdown(usage, rows),
+                          "html": idle_report.to_html(usage, rows), "summary": idle_report.summary(rows, usage["month"])}
+        if p["advice_weeks"]:
+            start, end, points = us.range_of(period, p["step"], p["advice_weeks"])
+            use = us.concurrent_use(query.range(us.QUERIES["admitted"], start, end, p["step"]), p["teams"], capacity, start, points, p["step"])
+            advice = us.advise(use, p["teams"], capacity, high=Decimal(p["advice_percentile"]) / 100)
+            advice["diff"], advice["unplaced"] = "", []
+            if p["team_file"]:
+                try:
+                    with open(p["team_file"]) as handle:
+                        text = handle.read()
+                except OSError as e:
+                    raise InputError(message="usage_report: team_file %s: %s" % (p["team_file"], e))
+                advice["diff"], advice["unplaced"] = us.quota_diff(text, advice, p["team_file_label"])
+            result["advice"] = advice
+    except us.UsageError as e:
+        raise HyperPodError(message="usage_report: workspace %s: %s" % (workspace_id, e))
     for unknown in result["usage"]["unknown"]:
-        module.warn("usage_report: series of no present team, charged to nobody: %s" % unknown)
-    module.exit_json(changed=False, **chargeback.plain(result))
+        context.warn("usage_report: series of no present team, charged to nobody: %s" % unknown)
+    return dict(chargeback.plain(result), changed=False)
+
+
+def main():
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

@@ -102,36 +102,41 @@ problems:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file
 
+MODULE_OPTIONS = options(
+    dict(
+        teams=dict(type="raw"),
+        cluster=dict(type="dict", required=True),
+        tag_keys=dict(type="dict", no_log=False),
+        data_bucket=dict(type="str"),
+        team=dict(type="str"),
+        expect_state=dict(type="str", choices=["present", "absent"]),
+    ),
+    NAME_PREFIX,
+    required_by={"expect_state": "team"},
+)
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            teams=dict(type="raw"),
-            cluster=dict(type="dict", required=True),
-            name_prefix=dict(type="str", default="hyperpod"),
-            tag_keys=dict(type="dict", no_log=False),
-            data_bucket=dict(type="str"),
-            team=dict(type="str"),
-            expect_state=dict(type="str", choices=["present", "absent"]),
-        ),
-        required_by={"expect_state": "team"},
-        supports_check_mode=True,
-    )
-    p = module.params
+
+def converge(context, p):
     problems, teams, capacity = check_team_file(p["teams"], p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"])
-    wanted = module.params["team"]
+    wanted = p["team"]
     if wanted:
         match = [team for team in teams if team.get("name") == wanted]
         if not match:
             problems.append("team %r: not in the team file (teams: %s)" % (wanted, ", ".join(str(t.get("name")) for t in teams) or "none"))
-        elif module.params["expect_state"] and match[0]["state"] != module.params["expect_state"]:
-            problems.append("team %r: state: is %r, expected %r" % (wanted, match[0]["state"], module.params["expect_state"]))
+        elif p["expect_state"] and match[0]["state"] != p["expect_state"]:
+            problems.append("team %r: state: is %r, expected %r" % (wanted, match[0]["state"], p["expect_state"]))
     if problems:
         count = len(problems)
-        module.fail_json(msg="The team file has %d problem%s:\n%s" % (count, "" if count == 1 else "s", "\n".join(problems)), problems=problems)
-    module.exit_json(changed=False, teams=teams, capacity=capacity)
+        raise ModuleFailure("The team file has %d problem%s:\n%s" % (count, "" if count == 1 else "s", "\n".join(problems)), problems=problems)
+    return dict(changed=False, teams=teams, capacity=capacity)
+
+
+def main():
+    run_module(MODULE_OPTIONS, converge, module_class=AnsibleModule)
 
 
 if __name__ == "__main__":

@@ -117,40 +117,37 @@ html:
   type: str
 """
 
-from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, options
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
+MODULE_OPTIONS = options(
+    dict(
+        teams=dict(type="list", elements="str", required=True),
+        shared=dict(type="dict", required=True),
+        pod_identity_roles=dict(type="dict", default={}),
+    ),
+    NAME_PREFIX,
+)
+
+
+def converge(context, p):
+    shared = p["shared"]
+    principals, resources = isolation.discover(context, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"])
+    found = isolation.matrix(principals, resources, isolation.simulate_decider(context.client("iam")))
+    return dict(
+        changed=False,
+        summary=found["summary"],
+        matrix=isolation.matrix_lines(found),
+        leaks=found["leaks"],
+        gaps=found["gaps"],
+        problems=isolation.problem_lines(found),
+        html=isolation.render_html(found),
+    )
 
 
 def main():
-    module = AnsibleAWSModule(
-        argument_spec=dict(
-            teams=dict(type="list", elements="str", required=True),
-            shared=dict(type="dict", required=True),
-            name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
-            pod_identity_roles=dict(type="dict", default={}),
-        ),
-        supports_check_mode=True,
-    )
-    p = module.params
-    try:
-        context = LayerContext(module)
-        shared = p["shared"]
-        principals, resources = isolation.discover(context, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"])
-        result = isolation.matrix(principals, resources, isolation.simulate_decider(context.client("iam")))
-    except HyperPodError as e:
-        module.fail_json_aws_error(e)
-    module.exit_json(
-        changed=False,
-        summary=result["summary"],
-        matrix=isolation.matrix_lines(result),
-        leaks=result["leaks"],
-        gaps=result["gaps"],
-        problems=isolation.problem_lines(result),
-        html=isolation.render_html(result),
-    )
+    run_module(MODULE_OPTIONS, converge)
 
 
 if __name__ == "__main__":

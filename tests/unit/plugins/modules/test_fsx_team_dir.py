@@ -7,6 +7,7 @@ import os
 
 import pytest
 from ansible.module_utils.testing import patch_module_args
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.hyperpod.tenancy.plugins.modules import fsx_team_dir
 
 from sandbox.client import SANDBOX_CREDENTIALS
@@ -30,7 +31,7 @@ def no_aws(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("fsx_team_dir created an AWS client without s3_link")
 
-    monkeypatch.setattr(fsx_team_dir.AnsibleAWSModule, "client", refuse)
+    monkeypatch.setattr(AnsibleAWSModule, "client", refuse)
 
 
 @pytest.fixture
@@ -146,3 +147,12 @@ def test_association_drift_is_corrected_in_place(seeded, tmp_path, capsys):
     operations = {r["operation"] for r in sandbox.writes()}
     assert operations == {"UpdateDataRepositoryAssociation", "TagResource"}
     assert not run_module(args, capsys)["changed"]
+
+
+def test_a_file_system_error_without_a_file_names_the_root(tmp_path, capsys, no_aws, monkeypatch):
+    def denied(context, params):
+        raise OSError(13, "Permission denied")
+
+    monkeypatch.setattr(fsx_team_dir, "converge", denied)
+    result = run_module({"team": "vision", "root": str(tmp_path), "gid": 2500}, capsys)
+    assert result["failed"] and result["msg"] == "%s: Permission denied" % tmp_path and result["errno"] == 13

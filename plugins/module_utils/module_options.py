@@ -1,0 +1,49 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The argument-spec pieces several modules share, each defined here once.
+
+Each piece has one documentation: a doc fragment of this collection or of amazon.aws, named next to
+it. A module's ``MODULE_OPTIONS`` is ``options(its own options, PIECE, ...)`` and its DOCUMENTATION
+extends the pieces' fragments, so ``ansible-test sanity`` (validate-modules) holds the two together.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.naming import DEFAULT_PREFIX
+
+# Documented in each module: what present and absent mean differs.
+STATE = dict(state=dict(type="str", choices=["present", "absent"], default="present"))
+
+# amazon.aws.tags
+TAGS = dict(tags=dict(type="dict", aliases=["resource_tags"]), purge_tags=dict(type="bool", default=True))
+
+# hyperpod.tenancy.team
+TEAM_TAGS = dict(cost_center=dict(type="str"), tag_keys=dict(type="dict", no_log=False))
+
+# hyperpod.tenancy.team.name_prefix
+NAME_PREFIX = dict(name_prefix=dict(type="str", default=DEFAULT_PREFIX))
+
+# hyperpod.tenancy.report
+REPORT = dict(
+    month=dict(type="str"),
+    teams=dict(type="list", elements="dict", required=True),
+    instance_groups=dict(type="list", elements="dict", required=True),
+)
+
+
+def wait(timeout):
+    """``wait`` and ``wait_timeout`` (seconds, ``timeout`` by default); documented in each module: what it waits for differs."""
+    return dict(wait=dict(type="bool", default=True), wait_timeout=dict(type="int", default=timeout))
+
+
+def options(argument_spec, *pieces, **constraints):
+    """A module's ``MODULE_OPTIONS``: its own ``argument_spec`` with the shared ``pieces``, and its constraints
+    (``required_one_of``, ``mutually_exclusive``, ...)."""
+    spec = dict(argument_spec)
+    for piece in pieces:
+        spec.update(piece)
+    return dict(constraints, argument_spec=spec)
