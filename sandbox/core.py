@@ -12,15 +12,24 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import botocore.session
-import regex
 from moto.core.exceptions import JsonRESTError
+
+# The request validator is the collection's own (plugins/module_utils/botocore_model.py): modules check
+# a request before they send it with the same rules the sandbox answers with.
+_COLLECTIONS = str(Path(__file__).resolve().parent.parent / "collections")
+if _COLLECTIONS not in sys.path:
+    sys.path.insert(0, _COLLECTIONS)
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import botocore_model  # noqa: E402
 
 SETTINGS_LOCK = threading.Lock()
 SETTINGS: dict[str, float] = {
@@ -68,87 +77,6 @@ def service_model(service: str):
     return botocore.session.get_session().get_service_model(service)
 
 
-def _member_path(parent: str, name: str) -> str:
-    # AWS names members in lowerCamelCase in validation messages.
-    name = name[:1].lower() + name[1:]
-    return f"{parent}.{name}" if parent else name
-
-
-def _check(shape, value: Any, path: str, problems: list[str], answer: bool = False) -> None:
-    kind = shape.type_name
-    meta = shape.metadata
-    if getattr(shape, "is_document_type", False):
-        return  # a document (identitystore's AttributeValue) is any JSON value
-    if kind == "structure":
-        if not isinstance(value, dict):
-            problems.append(f"Value at '{path}' failed to satisfy constraint: Member must be a structure")
-            return
-        for required in meta.get("required", []):
-            if value.get(required) is None:
-                problems.append(f"Value null at '{_member_path(path, required)}' failed to satisfy constraint: Member must not be null")
-        for name, member_value in value.items():
-            if name in shape.members and member_value is not None:
-                _check(shape.members[name], member_value, _member_path(path, name), problems, answer)
-        return
-    if kind == "list":
-        if not isinstance(value, list):
-            problems.append(f"Value at '{path}' failed to satisfy constraint: Member must be a list")
-            return
-        if value or not answer:
-            _check_range(len(value), meta, path, "have length", problems, value)
-        for index, item in enumerate(value):
-            _check(shape.member, item, f"{path}.{index + 1}.member", problems, answer)
-        return
-    if kind == "map":
-        if not isinstance(value, dict):
-            problems.append(f"Value at '{path}' failed to satisfy constraint: Member must be a map")
-            return
-        if value or not answer:
-            _check_range(len(value), meta, path, "have length", problems, value)
-        for key, item in value.items():
-            _check(shape.key, key, f"{path}.key", problems)
-            _check(shape.value, item, f"{path}.{key}", problems, answer)
-        return
-    if kind == "string":
-        if not isinstance(value, str):
-            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must be a string")
-            return
-        _check_range(len(value), meta, path, "have length", problems, value)
-        enum = getattr(shape, "enum", None)
-        if enum and value not in enum:
-            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must satisfy enum value set: [{', '.join(enum)}]")
-        pattern = meta.get("pattern")
-        # AWS matches the whole value against the model's pattern (Java Pattern.matches);
-        # `regex` understands the \p{L}-style classes of the tag patterns, `re` does not.
-        if pattern and not regex.fullmatch(pattern, value):
-            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must satisfy regular expression pattern: {pattern}")
-        return
-    if kind in ("integer", "long"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must be an integer")
-            return
-        _check_range(value, meta, path, "have value", problems, value)
-        return
-    if kind in ("float", "double"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must be a number")
-            return
-        _check_range(value, meta, path, "have value", problems, value)
-        return
-    if kind == "boolean" and not isinstance(value, bool):
-        problems.append(f"Value '{value}' at '{path}' failed to satisfy constraint: Member must be a boolean")
-
-
-def _check_range(measure, meta, path, what, problems, value) -> None:
-    shown = value if isinstance(value, (str, int, float)) else "[...]"
-    if "min" in meta and measure < meta["min"]:
-        bound = "greater than or equal to"
-        problems.append(f"Value '{shown}' at '{path}' failed to satisfy constraint: Member must {what} {bound} {meta['min']}")
-    if "max" in meta and measure > meta["max"]:
-        bound = "less than or equal to"
-        problems.append(f"Value '{shown}' at '{path}' failed to satisfy constraint: Member must {what} {bound} {meta['max']}")
-
-
 def shape_problems(shape, value: Any, path: str = "", answer: bool = False) -> list[str]:
     """What in ``value`` breaks botocore's ``shape``: required members, types, lengths, ranges, enums, patterns.
 
@@ -157,9 +85,7 @@ def shape_problems(shape, value: Any, path: str = "", answer: bool = False) -> l
     an empty list or map is no breach of a minimum length: AWS sends them (``"tags": {}`` under EKS's
     TagMap, whose minimum is 1, in the AWS CLI's own examples for ``aws eks create-addon``).
     """
-    problems: list[str] = []
-    _check(shape, value, path, problems, answer)
-    return problems
+    return botocore_model.aws_messages(shape, value, prefix=path, answer=answer)
 
 
 def validate_request(service: str, operation: str, params: dict) -> None:

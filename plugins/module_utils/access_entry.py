@@ -20,13 +20,13 @@ __metaclass__ = type
 import fnmatch
 import re
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
 POLICY_ARN_PREFIX = "arn:aws:eks::aws:cluster-access-policy/"
-SSO_ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
 SSO_ROLE_PATTERN = re.compile(r"AWSReservedSSO_[\w+=,.@-]+_\*")
 PRINCIPAL_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:(role|user)(/[\x21-\x7e]*)?/[\w+=,.@-]+")
 TYPES = ("STANDARD", "FARGATE_LINUX", "EC2_LINUX", "EC2_WINDOWS", "EC2", "HYBRID_LINUX", "HYPERPOD_LINUX")
@@ -103,74 +103,20 @@ def validate(params):
 # ---------------------------------------------------------------- the calls
 
 
-@EksErrorHandler.common_error_handler("list the Identity Center roles")
-@aws_retry()
-def list_sso_roles(iam):
-    return iam.get_paginator("list_roles").paginate(PathPrefix=SSO_ROLE_PATH).build_full_result()["Roles"]
-
-
-@EksErrorHandler.list_error_handler("describe the EKS cluster", None)
-@aws_retry()
-def describe_cluster(eks, name):
-    return eks.describe_cluster(name=name)["cluster"]
-
-
-@EksErrorHandler.list_error_handler("describe the access entry", None)
-@aws_retry()
-def describe_access_entry(eks, cluster, principal):
-    return eks.describe_access_entry(clusterName=cluster, principalArn=principal)["accessEntry"]
-
-
-@EksErrorHandler.common_error_handler("list the associated access policies")
-@aws_retry()
-def list_associated(eks, cluster, principal):
-    pages = eks.get_paginator("list_associated_access_policies").paginate(clusterName=cluster, principalArn=principal)
-    return pages.build_full_result()["associatedAccessPolicies"]
-
-
-@EksErrorHandler.common_error_handler("create the access entry")
-@aws_retry()
-def create_access_entry(eks, **kwargs):
-    return eks.create_access_entry(**kwargs)["accessEntry"]
-
-
-@EksErrorHandler.common_error_handler("update the access entry")
-@aws_retry()
-def update_access_entry(eks, **kwargs):
-    return eks.update_access_entry(**kwargs)["accessEntry"]
-
-
-@EksErrorHandler.common_error_handler("delete the access entry")
-@aws_retry()
-def delete_access_entry(eks, cluster, principal):
-    eks.delete_access_entry(clusterName=cluster, principalArn=principal)
-
-
-@EksErrorHandler.common_error_handler("associate the access policy")
-@aws_retry()
-def associate(eks, cluster, principal, arn, access_scope):
+def _scope(access_scope):
+    """An access scope as the API takes it (no ``namespaces`` member for a cluster scope)."""
     api_scope = {"type": access_scope["type"]}
     if access_scope["namespaces"]:
         api_scope["namespaces"] = access_scope["namespaces"]
-    eks.associate_access_policy(clusterName=cluster, principalArn=principal, policyArn=arn, accessScope=api_scope)
+    return api_scope
 
 
-@EksErrorHandler.common_error_handler("disassociate the access policy")
-@aws_retry()
-def disassociate(eks, cluster, principal, arn):
-    eks.disassociate_access_policy(clusterName=cluster, principalArn=principal, policyArn=arn)
+def describe_access_entry(eks, cluster, principal):
+    return eks_api.describe_access_entry(eks, clusterName=cluster, principalArn=principal)
 
 
-@EksErrorHandler.common_error_handler("tag the access entry")
-@aws_retry()
-def tag(eks, arn, tags):
-    eks.tag_resource(resourceArn=arn, tags=tags)
-
-
-@EksErrorHandler.common_error_handler("untag the access entry")
-@aws_retry()
-def untag(eks, arn, keys):
-    eks.untag_resource(resourceArn=arn, tagKeys=list(keys))
+def list_associated(eks, cluster, principal):
+    return eks_api.list_associated_access_policies(eks, clusterName=cluster, principalArn=principal)
 
 
 # ---------------------------------------------------------------- reconcile
@@ -184,14 +130,14 @@ def resolve_principal(iam, principal, check_mode=False):
     """
     if not SSO_ROLE_PATTERN.fullmatch(principal):
         return principal
-    matches = sorted(r["Arn"] for r in list_sso_roles(iam) if fnmatch.fnmatchcase(r["RoleName"], principal))
+    matches = sorted(r["Arn"] for r in iam_api.sso_roles(iam) if fnmatch.fnmatchcase(r["RoleName"], principal))
     if not matches and check_mode:
         return None
     if len(matches) != 1:
         found = ", ".join(matches) if matches else "none"
         raise InputError(
             message="principal_arn %s must match exactly one IAM role under %s; found %s (is the permission set assigned to this account?)"
-            % (principal, SSO_ROLE_PATH, found)
+            % (principal, iam_api.SSO_ROLE_PATH, found)
         )
     return matches[0]
 
@@ -285,7 +231,7 @@ def _public(state):
 
 
 def _check_cluster(eks, name):
-    cluster = describe_cluster(eks, name)
+    cluster = eks_api.describe_cluster(eks, name=name)
     if cluster is None:
         raise InputError(message="EKS cluster %s does not exist" % name)
     mode = (cluster.get("accessConfig") or {}).get("authenticationMode", "CONFIG_MAP")
@@ -321,25 +267,19 @@ def ensure_present(eks, iam, params, check_mode):
             kwargs["username"] = desired["username"]
         if desired["tags"]:
             kwargs["tags"] = desired["tags"]
-        create_access_entry(eks, **kwargs)
+        eks_api.create_access_entry(eks, **kwargs)
     if changes.get("update"):
-        update_access_entry(eks, clusterName=cluster, principalArn=principal, **changes["update"])
+        eks_api.update_access_entry(eks, clusterName=cluster, principalArn=principal, **changes["update"])
     if changes.get("untag"):
-        untag(eks, current["access_entry_arn"], changes["untag"])
+        eks_api.untag_resource(eks, resourceArn=current["access_entry_arn"], tagKeys=list(changes["untag"]))
     if changes.get("tag"):
-        tag(eks, current["access_entry_arn"], changes["tag"])
+        eks_api.tag_resource(eks, resourceArn=current["access_entry_arn"], tags=changes["tag"])
     for arn in changes.get("disassociate", []):
-        disassociate(eks, cluster, principal, arn)
+        eks_api.disassociate_access_policy(eks, clusterName=cluster, principalArn=principal, policyArn=arn)
     for arn, access_scope in changes.get("associate", []):
-        associate(eks, cluster, principal, arn, access_scope)
+        eks_api.associate_access_policy(eks, clusterName=cluster, principalArn=principal, policyArn=arn, accessScope=_scope(access_scope))
     after = current_state(describe_access_entry(eks, cluster, principal), list_associated(eks, cluster, principal))
     return True, _public(current), _public(after)
-
-
-@EksErrorHandler.common_error_handler("list the access entries")
-@aws_retry()
-def list_access_entries(eks, cluster):
-    return eks.get_paginator("list_access_entries").paginate(clusterName=cluster).build_full_result()["accessEntries"]
 
 
 def ensure_absent(eks, iam, params, check_mode):
@@ -349,11 +289,11 @@ def ensure_absent(eks, iam, params, check_mode):
     role that Identity Center has already deleted is still found and removed.
     """
     cluster = params["cluster_name"]
-    if describe_cluster(eks, cluster) is None:
+    if eks_api.describe_cluster(eks, name=cluster) is None:
         return False, {}, {}
     principal = params["principal_arn"]
     if SSO_ROLE_PATTERN.fullmatch(principal):
-        matches = [arn for arn in list_access_entries(eks, cluster) if fnmatch.fnmatchcase(arn.rsplit("/", 1)[-1], principal)]
+        matches = [arn for arn in eks_api.list_access_entries(eks, clusterName=cluster) if fnmatch.fnmatchcase(arn.rsplit("/", 1)[-1], principal)]
         if len(matches) > 1:
             raise InputError(message="principal_arn %s matches several access entries: %s" % (principal, ", ".join(sorted(matches))))
         if not matches:
@@ -370,7 +310,7 @@ def ensure_absent(eks, iam, params, check_mode):
             raise InputError(message=problem)
     current = current_state(entry, list_associated(eks, cluster, principal))
     if not check_mode:
-        delete_access_entry(eks, cluster, principal)
+        eks_api.delete_access_entry(eks, clusterName=cluster, principalArn=principal)
     return True, _public(current), {}
 
 

@@ -34,17 +34,15 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
-from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, sagemaker
+# request_problems: team_model checks a team file's cluster request with it too.
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.botocore_model import request_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import SageMakerErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 NODE_RECOVERY = {"automatic": "Automatic", "none": "None"}
 # Cluster statuses that settle on their own.
@@ -256,7 +254,7 @@ def create_request(desired):
     if desired.get("node_recovery"):
         request["NodeRecovery"] = NODE_RECOVERY[desired["node_recovery"]]
     if desired.get("tags"):
-        request["Tags"] = ansible_dict_to_boto3_tag_list(desired["tags"])
+        request["Tags"] = sagemaker.tag_list(desired["tags"])
     return request
 
 
@@ -273,40 +271,6 @@ def update_request(after, description, to_delete, node_recovery_changed):
     return request
 
 
-def _model_problems(shape, value, path, problems):
-    """The botocore-model constraints ``value`` breaks (required, type, range, enum, pattern)."""
-    kind = shape.type_name
-    meta = shape.metadata
-    if kind == "structure":
-        for name in meta.get("required", []):
-            if value.get(name) is None:
-                problems.append("%s.%s is required" % (path, name))
-        for name, item in value.items():
-            if name in shape.members and item is not None:
-                _model_problems(shape.members[name], item, "%s.%s" % (path, name), problems)
-    elif kind == "list":
-        if len(value) < meta.get("min", 0) or len(value) > meta.get("max", len(value)):
-            problems.append("%s must have between %s and %s items" % (path, meta.get("min", 0), meta.get("max", "any")))
-        for index, item in enumerate(value):
-            _model_problems(shape.member, item, "%s[%d]" % (path, index), problems)
-    elif kind == "string":
-        enum = getattr(shape, "enum", None)
-        if enum and value not in enum:
-            problems.append("%s: %r is not a valid %s" % (path, value, shape.name))
-        if len(value) < meta.get("min", 0) or len(value) > meta.get("max", len(value)):
-            problems.append("%s: %r must be %s to %s characters long" % (path, value, meta.get("min", 0), meta.get("max")))
-        pattern = meta.get("pattern")
-        if pattern:
-            try:
-                matched = re.match("(?:%s)\\Z" % pattern, value)
-            except re.error:  # Java-only classes such as \p{L}: left to AWS
-                matched = True
-            if not matched:
-                problems.append("%s: %r does not match the pattern %s" % (path, value, pattern))
-    elif kind in ("integer", "long") and (("min" in meta and value < meta["min"]) or ("max" in meta and value > meta["max"])):
-        problems.append("%s: %s must be between %s and %s" % (path, value, meta.get("min"), meta.get("max")))
-
-
 def option_path(problem, operation, request):
     """``CreateCluster.InstanceGroups[1].InstanceType: ...`` as ``instance_groups[gpu].InstanceType: ...``."""
     names = [g.get("InstanceGroupName") for g in request.get("InstanceGroups") or []]
@@ -317,13 +281,6 @@ def option_path(problem, operation, request):
 
     problem = re.sub(r"^%s\.InstanceGroups\[(\d+)\]" % operation, group, problem)
     return re.sub(r"^%s\." % operation, "", problem)
-
-
-def request_problems(service_model, operation, request):
-    """What AWS would reject in ``request`` for ``operation``, checked against botocore's model."""
-    problems = []
-    _model_problems(service_model.operation_model(operation).input_shape, request, operation, problems)
-    return problems
 
 
 # ---------------------------------------------------------------- planning
@@ -489,70 +446,14 @@ def cluster_result(description, tags):
 # ---------------------------------------------------------------- API helpers
 
 
-@SageMakerErrorHandler.list_error_handler("describe cluster", None)
-@aws_retry()
-def describe_cluster(client, name):
-    description = client.describe_cluster(ClusterName=name)
-    description.pop("ResponseMetadata", None)
-    return description
-
-
-@SageMakerErrorHandler.list_error_handler("list cluster tags", {})
-@aws_retry()
-def list_tags(client, arn):
-    tags, kwargs = [], {"ResourceArn": arn}
-    while True:
-        page = client.list_tags(**kwargs)
-        tags.extend(page.get("Tags") or [])
-        if not page.get("NextToken"):
-            return boto3_tag_list_to_ansible_dict(tags)
-        kwargs["NextToken"] = page["NextToken"]
-
-
-@SageMakerErrorHandler.common_error_handler("create cluster")
-@aws_retry()
-def create_cluster(client, request):
-    return client.create_cluster(**request)["ClusterArn"]
-
-
-@SageMakerErrorHandler.common_error_handler("update cluster")
-@aws_retry()
-def update_cluster(client, request):
-    return client.update_cluster(**request)["ClusterArn"]
-
-
-@SageMakerErrorHandler.common_error_handler("delete cluster")
-@aws_retry()
-def delete_cluster(client, name):
-    client.delete_cluster(ClusterName=name)
-
-
-@SageMakerErrorHandler.common_error_handler("tag cluster")
-@aws_retry()
-def add_tags(client, arn, tags):
-    client.add_tags(ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
-
-
-@SageMakerErrorHandler.common_error_handler("untag cluster")
-@aws_retry()
-def delete_tags(client, arn, keys):
-    client.delete_tags(ResourceArn=arn, TagKeys=list(keys))
-
-
-@EksErrorHandler.list_error_handler("describe EKS cluster", None)
-@aws_retry()
-def _eks_cluster_arn(client, name):
-    return client.describe_cluster(name=name)["cluster"]["arn"]
-
-
 def resolve_eks_cluster(client, eks_cluster):
     """The ARN of ``eks_cluster`` (a name or an ARN); a name is looked up with eks DescribeCluster."""
     if eks_cluster is None or EKS_ARN.match(eks_cluster):
         return eks_cluster
-    arn = _eks_cluster_arn(client, eks_cluster)
-    if arn is None:
+    found = eks.describe_cluster(client, name=eks_cluster)
+    if found is None:
         raise InputError(message="eks_cluster: EKS cluster %s was not found" % eks_cluster)
-    return arn
+    return found["arn"]
 
 
 # ---------------------------------------------------------------- running the plan
@@ -568,10 +469,10 @@ class ClusterManager(object):
         self.wait_timeout = wait_timeout
 
     def describe(self, name):
-        return describe_cluster(self.client, name)
+        return sagemaker.describe_cluster(self.client, ClusterName=name)
 
     def tags(self, description):
-        return list_tags(self.client, description["ClusterArn"]) if description else {}
+        return sagemaker.list_tags(self.client, description["ClusterArn"]) if description else {}
 
     def wait_for(self, name, ready, failed=("Failed",), what=None):
         return wait_for_status(
@@ -621,17 +522,17 @@ class ClusterManager(object):
             return True, before, plan.after, cluster_result(predicted_description(plan.after, description, plan.action), plan.after["tags"]), plan.warnings
 
         if plan.action == "replace":
-            delete_cluster(self.client, name)
+            sagemaker.delete_cluster(self.client, ClusterName=name)
             self.wait_for(name, (GONE,), failed=())
         if plan.action in ("create", "replace"):
-            create_cluster(self.client, plan.request)
+            sagemaker.create_cluster(self.client, **plan.request)
         elif plan.action == "update":
-            update_cluster(self.client, plan.request)
+            sagemaker.update_cluster(self.client, **plan.request)
         if plan.action == "none" or plan.action == "update":
             if plan.tags_to_remove:
-                delete_tags(self.client, description["ClusterArn"], plan.tags_to_remove)
+                sagemaker.delete_tags(self.client, description["ClusterArn"], plan.tags_to_remove)
             if plan.tags_to_add:
-                add_tags(self.client, description["ClusterArn"], plan.tags_to_add)
+                sagemaker.add_tags(self.client, description["ClusterArn"], plan.tags_to_add)
         settle = self.wait and plan.action != "none"
         description = self.wait_for(name, ("InService",), failed=("Failed", "RollingBack")) if settle else self.describe(name)
         tags = self.tags(description)
@@ -650,7 +551,7 @@ class ClusterManager(object):
             return False, before, {}, {}, []
         if self.check_mode:
             return True, before, {}, {}, []
-        delete_cluster(self.client, name)
+        sagemaker.delete_cluster(self.client, ClusterName=name)
         if self.wait:
             self.wait_for(name, (GONE,), failed=())
         return True, before, {}, {}, []

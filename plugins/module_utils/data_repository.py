@@ -27,11 +27,9 @@ __metaclass__ = type
 
 from urllib.parse import urlencode
 
-from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.amazon.aws.plugins.module_utils.errors import AWSErrorHandler
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list, boto3_tag_list_to_ansible_dict
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler, HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler, HyperPodError, InputError, S3Error, S3ErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
@@ -212,18 +210,6 @@ def ensure_association_absent(client, file_system_id, team, check_mode, wait=Tru
 
 
 # ---------------------------------------------------------------- S3 team prefix
-
-
-class S3Error(HyperPodError):
-    pass
-
-
-class S3ErrorHandler(AWSErrorHandler):
-    _CUSTOM_EXCEPTION = S3Error
-
-    @classmethod
-    def _is_missing(cls):
-        return is_boto3_error_code(["NoSuchKey", "404", "NotFound"])
 
 
 @S3ErrorHandler.list_error_handler("read the team prefix marker's tags", None)

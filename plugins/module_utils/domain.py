@@ -31,14 +31,11 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
-from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_store, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, IdentityCenterErrorHandler, InputError, SageMakerErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
 # botocore's patterns (DomainName, DomainId, UserProfileName, FileSystemPath, RoleArn, SingleSignOnUserValue).
@@ -260,7 +257,7 @@ def create_domain_request(view):
         "DefaultUserSettings": user_settings_request(view["default_user_settings"]),
         "AppNetworkAccessType": view["app_network_access_type"],
         "TagPropagation": TAG_PROPAGATION[view["tag_propagation"]],
-        "Tags": ansible_dict_to_boto3_tag_list(view["tags"]),
+        "Tags": sagemaker.tag_list(view["tags"]),
     }
     if view.get("vpc_id"):
         request["VpcId"] = view["vpc_id"]
@@ -288,7 +285,7 @@ def update_domain_request(domain_id, current, desired):
 
 
 def create_profile_request(domain_id, name, view, tags):
-    request = {"DomainId": domain_id, "UserProfileName": name, "Tags": ansible_dict_to_boto3_tag_list(tags)}
+    request = {"DomainId": domain_id, "UserProfileName": name, "Tags": sagemaker.tag_list(tags)}
     if view.get("single_sign_on_user_value"):
         request["SingleSignOnUserIdentifier"] = "UserName"
         request["SingleSignOnUserValue"] = view["single_sign_on_user_value"]
@@ -412,65 +409,6 @@ def new_domain_problems(desired):
 # ---------------------------------------------------------------- API helpers
 
 
-@SageMakerErrorHandler.list_error_handler("list domains", [])
-@aws_retry()
-def list_domains(client):
-    # One domain per team: the API's largest page, not its default of 10.
-    return client.get_paginator("list_domains").paginate(PaginationConfig={"PageSize": 100}).build_full_result().get("Domains", [])
-
-
-@SageMakerErrorHandler.list_error_handler("describe domain", None)
-@aws_retry()
-def describe_domain(client, domain_id):
-    return client.describe_domain(DomainId=domain_id)
-
-
-@SageMakerErrorHandler.list_error_handler("list domain tags", [])
-@aws_retry()
-def list_tags(client, arn):
-    return client.get_paginator("list_tags").paginate(ResourceArn=arn).build_full_result().get("Tags", [])
-
-
-@SageMakerErrorHandler.common_error_handler("create domain")
-@aws_retry()
-def create_domain(client, request):
-    return client.create_domain(**request)
-
-
-@SageMakerErrorHandler.common_error_handler("update domain")
-@aws_retry()
-def update_domain(client, request):
-    return client.update_domain(**request)
-
-
-@SageMakerErrorHandler.deletion_error_handler("delete domain")
-@aws_retry()
-def delete_domain(client, domain_id, retention):
-    client.delete_domain(DomainId=domain_id, RetentionPolicy={"HomeEfsFileSystem": retention})
-    return True
-
-
-@SageMakerErrorHandler.common_error_handler("tag SageMaker resource")
-@aws_retry()
-def add_tags(client, arn, tags):
-    client.add_tags(ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
-
-
-@SageMakerErrorHandler.common_error_handler("untag SageMaker resource")
-@aws_retry()
-def delete_tags(client, arn, keys):
-    client.delete_tags(ResourceArn=arn, TagKeys=list(keys))
-
-
-@SageMakerErrorHandler.list_error_handler("list user profiles", [])
-@aws_retry()
-def list_user_profiles(client, domain_id=None):
-    """The ListUserProfiles summaries of ``domain_id``, or of every domain of the account."""
-    kwargs = dict(DomainIdEquals=domain_id) if domain_id else {}
-    pages = client.get_paginator("list_user_profiles").paginate(PaginationConfig={"PageSize": 100}, **kwargs)
-    return pages.build_full_result().get("UserProfiles", [])
-
-
 # What a run keeps of a ListUserProfiles summary: what read() uses of a profile it does not describe.
 PROFILE_SUMMARY_FIELDS = ("DomainId", "UserProfileName", "Status")
 
@@ -478,88 +416,15 @@ PROFILE_SUMMARY_FIELDS = ("DomainId", "UserProfileName", "Status")
 def profiles_by_domain(client, domain_ids):
     """{domain id: its user profile summaries} for ``domain_ids``, from one ListUserProfiles of every domain."""
     found = dict((domain_id, []) for domain_id in domain_ids)
-    for summary in list_user_profiles(client):
+    for summary in sagemaker.list_user_profiles(client):
         if summary["DomainId"] in found:
             found[summary["DomainId"]].append(dict((k, summary[k]) for k in PROFILE_SUMMARY_FIELDS if k in summary))
     return found
 
 
-@SageMakerErrorHandler.list_error_handler("describe user profile", None)
-@aws_retry()
-def describe_user_profile(client, domain_id, name):
-    return client.describe_user_profile(DomainId=domain_id, UserProfileName=name)
-
-
-@SageMakerErrorHandler.common_error_handler("create user profile")
-@aws_retry()
-def create_user_profile(client, request):
-    return client.create_user_profile(**request)
-
-
-@SageMakerErrorHandler.common_error_handler("update user profile")
-@aws_retry()
-def update_user_profile(client, request):
-    return client.update_user_profile(**request)
-
-
-@SageMakerErrorHandler.deletion_error_handler("delete user profile")
-@aws_retry()
-def delete_user_profile(client, domain_id, name):
-    client.delete_user_profile(DomainId=domain_id, UserProfileName=name)
-    return True
-
-
-@SageMakerErrorHandler.list_error_handler("list spaces", [])
-@aws_retry()
-def list_spaces(client, domain_id):
-    return client.get_paginator("list_spaces").paginate(DomainIdEquals=domain_id).build_full_result().get("Spaces", [])
-
-
-@SageMakerErrorHandler.list_error_handler("describe space", None)
-@aws_retry()
-def describe_space(client, domain_id, name):
-    return client.describe_space(DomainId=domain_id, SpaceName=name)
-
-
-@SageMakerErrorHandler.deletion_error_handler("delete space")
-@aws_retry()
-def delete_space(client, domain_id, name):
-    client.delete_space(DomainId=domain_id, SpaceName=name)
-    return True
-
-
-@SageMakerErrorHandler.list_error_handler("list apps", [])
-@aws_retry()
-def list_apps(client, domain_id):
-    return client.get_paginator("list_apps").paginate(DomainIdEquals=domain_id).build_full_result().get("Apps", [])
-
-
-@SageMakerErrorHandler.deletion_error_handler("delete app")
-@aws_retry()
-def delete_app(client, app):
-    request = dict((k, app[k]) for k in ("DomainId", "UserProfileName", "SpaceName", "AppType", "AppName") if app.get(k))
-    client.delete_app(**request)
-    return True
-
-
-@IdentityCenterErrorHandler.list_error_handler("list application assignments", [])
-@aws_retry()
-def list_application_assignments(sso_admin, application_arn):
-    paginator = sso_admin.get_paginator("list_application_assignments")
-    return paginator.paginate(ApplicationArn=application_arn).build_full_result().get("ApplicationAssignments", [])
-
-
-@IdentityCenterErrorHandler.common_error_handler("assign the group to the domain's application")
-@aws_retry()
-def create_application_assignment(sso_admin, application_arn, group_id):
-    sso_admin.create_application_assignment(ApplicationArn=application_arn, PrincipalId=group_id, PrincipalType="GROUP")
-
-
-@IdentityCenterErrorHandler.deletion_error_handler("remove a group from the domain's application")
-@aws_retry()
-def delete_application_assignment(sso_admin, application_arn, principal_id, principal_type="GROUP"):
-    sso_admin.delete_application_assignment(ApplicationArn=application_arn, PrincipalId=principal_id, PrincipalType=principal_type)
-    return True
+def app_request(app):
+    """The DeleteApp request for a ListApps summary."""
+    return dict((k, app[k]) for k in ("DomainId", "UserProfileName", "SpaceName", "AppType", "AppName") if app.get(k))
 
 
 # ---------------------------------------------------------------- the resource
@@ -584,6 +449,15 @@ class DomainManager:
 
     # reads
 
+    def describe(self, domain_id):
+        return sagemaker.describe_domain(self.client, DomainId=domain_id)
+
+    def describe_profile(self, domain_id, name):
+        return sagemaker.describe_user_profile(self.client, DomainId=domain_id, UserProfileName=name)
+
+    def describe_space(self, domain_id, name):
+        return sagemaker.describe_space(self.client, DomainId=domain_id, SpaceName=name)
+
     def find(self):
         """``(domain id, DescribeDomain or None)`` of the domain, or ``(None, None)``.
 
@@ -594,7 +468,7 @@ class DomainManager:
         """
         if self.params.get("domain_id"):
             return self._find_by_id(self.params["domain_id"])
-        found = [d for d in list_domains(self.client) if d["DomainName"] == self.name]
+        found = [d for d in sagemaker.list_domains(self.client) if d["DomainName"] == self.name]
         if len(found) > 1:
             raise InputError(message="%d domains are named %s (%s); name one that is unique" % (len(found), self.name, ", ".join(d["DomainId"] for d in found)))
         if found and found[0].get("Status") == "Deleting":
@@ -606,7 +480,7 @@ class DomainManager:
 
     def _find_by_id(self, domain_id):
         present = self.params.get("state", "present") == "present"
-        domain = describe_domain(self.client, domain_id)
+        domain = self.describe(domain_id)
         if domain is None:
             if present:
                 raise InputError(
@@ -632,7 +506,7 @@ class DomainManager:
 
     def _wait_domain(self, domain_id, ready):
         failed = FAILED if GONE not in ready else ()
-        return wait_for_status(lambda: describe_domain(self.client, domain_id), "domain %s" % self.name, ready=ready, failed=failed, timeout=self.timeout)
+        return wait_for_status(lambda: self.describe(domain_id), "domain %s" % self.name, ready=ready, failed=failed, timeout=self.timeout)
 
     def read(self, domain_id, described=None, listed_profiles=None):
         """DescribeDomain once it leaves a transitional status, with tags, profiles and assignments.
@@ -645,23 +519,23 @@ class DomainManager:
             domain = described
         else:
             domain = wait_for_status(
-                lambda: describe_domain(self.client, domain_id), "domain %s" % self.name, ready=("InService",) + FAILED + (GONE,), timeout=self.timeout
+                lambda: self.describe(domain_id), "domain %s" % self.name, ready=("InService",) + FAILED + (GONE,), timeout=self.timeout
             )
         if domain is None:
             return None, {}, {}, []
-        tags = boto3_tag_list_to_ansible_dict(list_tags(self.client, domain["DomainArn"]))
+        tags = sagemaker.list_tags(self.client, domain["DomainArn"])
         keys = self.keys_for(domain)
         profiles = {}
-        for summary in list_user_profiles(self.client, domain_id) if listed_profiles is None else listed_profiles:
+        for summary in sagemaker.list_user_profiles(self.client, DomainIdEquals=domain_id) if listed_profiles is None else listed_profiles:
             if summary.get("Status") == "Deleting":
                 continue
             name = summary["UserProfileName"]
-            profile = describe_user_profile(self.client, domain_id, name) if keys.get(name) else summary
+            profile = self.describe_profile(domain_id, name) if keys.get(name) else summary
             if profile is not None:
                 profiles[name] = profile
         group_ids = []
         if domain.get("SingleSignOnApplicationArn"):
-            assignments = list_application_assignments(self.clients("sso-admin"), domain["SingleSignOnApplicationArn"])
+            assignments = identity_center.list_application_assignments(self.clients("sso-admin"), ApplicationArn=domain["SingleSignOnApplicationArn"])
             group_ids = [a["PrincipalId"] for a in assignments if a["PrincipalType"] == "GROUP"]
             self._assigned_users = set(a["PrincipalId"] for a in assignments if a["PrincipalType"] == "USER")
         return domain, tags, profiles, group_ids
@@ -670,15 +544,14 @@ class DomainManager:
         """Apps not yet Deleted/Failed, optionally of one user profile or space."""
         return [
             a
-            for a in list_apps(self.client, domain_id)
+            for a in sagemaker.list_apps(self.client, DomainIdEquals=domain_id)
             if a.get("Status") not in APP_GONE and (user is None or a.get("UserProfileName") == user) and (space is None or a.get("SpaceName") == space)
         ]
 
     def identity_store(self):
         if self.store_id is None:
-            instances = identity_store.list_instances(self.clients("sso-admin"))
             wanted = self.params.get("identity_center_instance_arn")
-            instances = [i for i in instances if not wanted or i["InstanceArn"] == wanted]
+            instances = identity_center.instances(self.clients("sso-admin"), wanted)
             if not instances:
                 raise InputError(message="no IAM Identity Center instance %sfound in this Region" % ("%s " % wanted if wanted else ""))
             self.store_id = instances[0]["IdentityStoreId"]
@@ -689,14 +562,14 @@ class DomainManager:
         if not group or auth_mode != "SSO":
             return None
         group_id = (self.params.get("identity_center_group_ids") or {}).get(group)
-        group_id = group_id or identity_store.group_id(self.clients("identitystore"), self.identity_store(), group)
+        group_id = group_id or identity_center.group_id(self.clients("identitystore"), self.identity_store(), group)
         if group_id is None:
             raise InputError(message="Identity Center group %r does not exist in identity store %s" % (group, self.identity_store()))
         return group_id
 
     def missing_sso_users(self, names):
         identitystore = self.clients("identitystore")
-        self._user_ids = dict((n, identity_store.user_id(identitystore, self.identity_store(), n)) for n in names)
+        self._user_ids = dict((n, identity_center.user_id(identitystore, self.identity_store(), n)) for n in names)
         return [n for n in names if self._user_ids[n] is None]
 
     def unassigned_sso_users(self, names, group_ids):
@@ -706,7 +579,7 @@ class DomainManager:
 
         def known(name):
             user = self._user_ids[name]
-            return user in direct or bool(group_ids) and identity_store.member_of_any(identitystore, self.identity_store(), user, group_ids)
+            return user in direct or bool(group_ids) and identity_center.member_of_any(identitystore, self.identity_store(), user, group_ids)
 
         return [n for n in names if not known(n)]
 
@@ -824,7 +697,7 @@ class DomainManager:
             statuses = dict((name, profile.get("Status")) for name, profile in profiles.items())
             return True, current, desired, self.predicted(desired, domain, current, statuses)
         if domain is None:
-            created = create_domain(self.client, create_domain_request(desired))
+            created = sagemaker.create_domain(self.client, **create_domain_request(desired))
             domain = self._wait_domain(created["DomainId"], ("InService",))
             self._yield_to_an_earlier_twin(created["DomainId"])
             current = current_view(domain, desired["tags"], {}, [])
@@ -849,11 +722,11 @@ class DomainManager:
         team at once) each create one. Every run that created a domain keeps the first one created
         (CreationTime, then DomainId) and deletes only its own, so exactly one is left.
         """
-        twins = [d for d in list_domains(self.client) if d["DomainName"] == self.name and d.get("Status") != "Deleting"]
+        twins = [d for d in sagemaker.list_domains(self.client) if d["DomainName"] == self.name and d.get("Status") != "Deleting"]
         first = min(twins, key=lambda d: (d["CreationTime"], d["DomainId"]))
         if first["DomainId"] == domain_id:
             return
-        delete_domain(self.client, domain_id, "Delete")
+        sagemaker.delete_domain(self.client, DomainId=domain_id, RetentionPolicy={"HomeEfsFileSystem": "Delete"})
         self._wait_domain(domain_id, (GONE,))
         raise ConflictError(
             message="domain %s: another run created %s at the same time; this run deleted the one it created (%s). Run again to converge %s"
@@ -877,12 +750,12 @@ class DomainManager:
     def _update_domain(self, domain, current, desired, to_set, to_unset):
         request = update_domain_request(domain["DomainId"], current, desired)
         if request:
-            update_domain(self.client, request)
+            sagemaker.update_domain(self.client, **request)
             self._wait_domain(domain["DomainId"], ("InService",))
         if to_set:
-            add_tags(self.client, domain["DomainArn"], to_set)
+            sagemaker.add_tags(self.client, domain["DomainArn"], to_set)
         if to_unset:
-            delete_tags(self.client, domain["DomainArn"], to_unset)
+            sagemaker.delete_tags(self.client, domain["DomainArn"], to_unset)
 
     def _sync_profiles(self, domain_id, current, desired):
         waiting = []
@@ -893,16 +766,16 @@ class DomainManager:
         for name, view in sorted(desired["user_profiles"].items()):
             before = current.get("user_profiles", {}).get(name)
             if before is None:
-                create_user_profile(self.client, create_profile_request(domain_id, name, creating[name], profile_tags))
+                sagemaker.create_user_profile(self.client, **create_profile_request(domain_id, name, creating[name], profile_tags))
                 waiting.append(name)
                 continue
             request = update_profile_request(domain_id, name, before, view)
             if request:
-                update_user_profile(self.client, request)
+                sagemaker.update_user_profile(self.client, **request)
                 waiting.append(name)
         for name in waiting:
             wait_for_status(
-                lambda n=name: describe_user_profile(self.client, domain_id, n),
+                lambda n=name: self.describe_profile(domain_id, n),
                 "user profile %s" % name,
                 ready=("InService",),
                 failed=FAILED,
@@ -911,17 +784,18 @@ class DomainManager:
 
     def remove_profile(self, domain_id, name):
         """Delete a profile after its apps and the spaces it owns (with their apps) are gone."""
-        owned = [s["SpaceName"] for s in list_spaces(self.client, domain_id) if (s.get("OwnershipSettingsSummary") or {}).get("OwnerUserProfileName") == name]
+        spaces = sagemaker.list_spaces(self.client, DomainIdEquals=domain_id)
+        owned = [s["SpaceName"] for s in spaces if (s.get("OwnershipSettingsSummary") or {}).get("OwnerUserProfileName") == name]
         self._delete_apps([a for a in self.running_apps(domain_id) if a.get("UserProfileName") == name or a.get("SpaceName") in owned], domain_id)
         for space in owned:
             self._delete_space(domain_id, space)
         self._settle_profile(domain_id, name)
-        if delete_user_profile(self.client, domain_id, name):
-            wait_for_status(lambda: describe_user_profile(self.client, domain_id, name), "user profile %s" % name, ready=(GONE,), timeout=self.timeout)
+        if sagemaker.delete_user_profile(self.client, DomainId=domain_id, UserProfileName=name):
+            wait_for_status(lambda: self.describe_profile(domain_id, name), "user profile %s" % name, ready=(GONE,), timeout=self.timeout)
 
     def _settle_profile(self, domain_id, name):
         wait_for_status(
-            lambda: describe_user_profile(self.client, domain_id, name), "user profile %s" % name, ready=("InService", GONE) + FAILED, timeout=self.timeout
+            lambda: self.describe_profile(domain_id, name), "user profile %s" % name, ready=("InService", GONE) + FAILED, timeout=self.timeout
         )
 
     def _delete_apps(self, apps, domain_id):
@@ -931,23 +805,23 @@ class DomainManager:
             if app.get("Status") == "Pending":
                 self._wait_apps(domain_id, lambda a, app=app: a["AppName"] == app["AppName"] and a.get("Status") == "Pending")
             if app.get("Status") != "Deleting":
-                delete_app(self.client, app)
+                sagemaker.delete_app(self.client, **app_request(app))
         keys = set(_app_key(a) for a in apps)
         self._wait_apps(domain_id, lambda a: _app_key(a) in keys and a.get("Status") not in APP_GONE)
 
     def _wait_apps(self, domain_id, busy):
         """Wait until no app of the domain matches ``busy``."""
         wait_for_status(
-            lambda: {"Status": "busy" if any(busy(a) for a in list_apps(self.client, domain_id)) else "done"},
+            lambda: {"Status": "busy" if any(busy(a) for a in sagemaker.list_apps(self.client, DomainIdEquals=domain_id)) else "done"},
             "apps of domain %s" % self.name,
             ready=("done",),
             timeout=self.timeout,
         )
 
     def _delete_space(self, domain_id, name):
-        wait_for_status(lambda: describe_space(self.client, domain_id, name), "space %s" % name, ready=("InService", GONE) + FAILED, timeout=self.timeout)
-        if delete_space(self.client, domain_id, name):
-            wait_for_status(lambda: describe_space(self.client, domain_id, name), "space %s" % name, ready=(GONE,), timeout=self.timeout)
+        wait_for_status(lambda: self.describe_space(domain_id, name), "space %s" % name, ready=("InService", GONE) + FAILED, timeout=self.timeout)
+        if sagemaker.delete_space(self.client, DomainId=domain_id, SpaceName=name):
+            wait_for_status(lambda: self.describe_space(domain_id, name), "space %s" % name, ready=(GONE,), timeout=self.timeout)
 
     def _group_changes(self, domain, current, desired):
         """{"create": group ids to assign, "delete": ids to unassign, "application": the ARN}, or None.
@@ -981,9 +855,9 @@ class DomainManager:
         if not changes or not changes[action]:
             return
         sso_admin = self.clients("sso-admin")
-        call = create_application_assignment if action == "create" else delete_application_assignment
+        call = identity_center.create_application_assignment if action == "create" else identity_center.delete_application_assignment
         for group_id in changes[action]:
-            call(sso_admin, changes["application"], group_id)
+            call(sso_admin, ApplicationArn=changes["application"], PrincipalId=group_id, PrincipalType="GROUP")
 
     def check_owner(self, domain, tags, adopt=False):
         """Refuse a domain this collection did not make for the team (naming.ownership_problem)."""
@@ -1007,13 +881,15 @@ class DomainManager:
         application_arn = (domain or {}).get("SingleSignOnApplicationArn")
         if not application_arn:
             return False, {}, {}
-        assignments = list_application_assignments(self.clients("sso-admin"), application_arn)
+        assignments = identity_center.list_application_assignments(self.clients("sso-admin"), ApplicationArn=application_arn)
         before = {"identity_center_assignments": sorted("%s:%s" % (a["PrincipalType"], a["PrincipalId"]) for a in assignments)}
         if not assignments:
             return False, before, before
         if not self.check_mode:
             for assignment in assignments:
-                delete_application_assignment(self.clients("sso-admin"), application_arn, assignment["PrincipalId"], assignment["PrincipalType"])
+                identity_center.delete_application_assignment(
+                    self.clients("sso-admin"), ApplicationArn=application_arn, PrincipalId=assignment["PrincipalId"], PrincipalType=assignment["PrincipalType"]
+                )
         return True, before, {"identity_center_assignments": []}
 
     def ensure_absent(self):
@@ -1034,12 +910,12 @@ class DomainManager:
             return True, before, {}, {}, retained
         domain_id = domain["DomainId"]
         self._delete_apps(self.running_apps(domain_id), domain_id)
-        for space in list_spaces(self.client, domain_id):
+        for space in sagemaker.list_spaces(self.client, DomainIdEquals=domain_id):
             if space.get("Status") != "Deleting":
                 self._delete_space(domain_id, space["SpaceName"])
         for name in sorted(profiles):
             self.remove_profile(domain_id, name)
-        if delete_domain(self.client, domain_id, "Retain" if retain else "Delete"):
+        if sagemaker.delete_domain(self.client, DomainId=domain_id, RetentionPolicy={"HomeEfsFileSystem": "Retain" if retain else "Delete"}):
             self._wait_domain(domain_id, (GONE,))
         return True, before, {}, {}, retained
 

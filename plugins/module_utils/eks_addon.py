@@ -20,8 +20,8 @@ import re
 from ansible.module_utils.common.dict_transformations import camel_dict_to_snake_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
 TRANSITIONAL = ("CREATING", "UPDATING", "DELETING")
@@ -89,52 +89,6 @@ def result(addon):
     return camel_dict_to_snake_dict(addon, ignore_list=["tags"])
 
 
-# ---------------------------------------------------------------- API helpers
-
-
-@EksErrorHandler.list_error_handler("describe EKS cluster", None)
-@aws_retry()
-def describe_cluster(client, name):
-    return client.describe_cluster(name=name)["cluster"]
-
-
-@EksErrorHandler.list_error_handler("describe EKS add-on", None)
-@aws_retry()
-def describe_addon(client, cluster_name, addon_name):
-    return client.describe_addon(clusterName=cluster_name, addonName=addon_name)["addon"]
-
-
-@EksErrorHandler.common_error_handler("create EKS add-on")
-@aws_retry()
-def create_addon(client, **request):
-    return client.create_addon(**request)["addon"]
-
-
-@EksErrorHandler.common_error_handler("update EKS add-on")
-@aws_retry()
-def update_addon(client, **request):
-    return client.update_addon(**request)["update"]
-
-
-@EksErrorHandler.deletion_error_handler("delete EKS add-on")
-@aws_retry()
-def delete_addon(client, cluster_name, addon_name, preserve):
-    client.delete_addon(clusterName=cluster_name, addonName=addon_name, preserve=preserve)
-    return True
-
-
-@EksErrorHandler.common_error_handler("tag EKS add-on")
-@aws_retry()
-def tag_resource(client, arn, tags):
-    client.tag_resource(resourceArn=arn, tags=tags)
-
-
-@EksErrorHandler.common_error_handler("untag EKS add-on")
-@aws_retry()
-def untag_resource(client, arn, keys):
-    client.untag_resource(resourceArn=arn, tagKeys=list(keys))
-
-
 # ---------------------------------------------------------------- the resource
 
 
@@ -150,7 +104,7 @@ class AddonManager:
         self.label = "EKS add-on %s on cluster %s" % (self.addon_name, self.cluster_name)
 
     def describe(self):
-        return describe_addon(self.client, self.cluster_name, self.addon_name)
+        return eks.describe_addon(self.client, clusterName=self.cluster_name, addonName=self.addon_name)
 
     def settle(self):
         """The add-on once it has left CREATING/UPDATING/DELETING, or None."""
@@ -170,7 +124,7 @@ class AddonManager:
 
     def ensure_present(self):
         self.check()
-        if describe_cluster(self.client, self.cluster_name) is None:
+        if eks.describe_cluster(self.client, name=self.cluster_name) is None:
             raise InputError(message="EKS cluster %s was not found" % self.cluster_name)
         addon = self.settle()
         if addon is not None and addon["status"] in FAILED:
@@ -208,7 +162,7 @@ class AddonManager:
             request["resolveConflicts"] = self.params["resolve_conflicts"]
         if self.params.get("tags"):
             request["tags"] = dict(self.params["tags"])
-        create_addon(self.client, **request)
+        eks.create_addon(self.client, **request)
         addon = self.wait(READY)
         return True, {}, current_settings(addon), result(addon)
 
@@ -242,11 +196,11 @@ class AddonManager:
                 request["configurationValues"] = json.dumps(desired["configuration_values"], sort_keys=True)
             if self.params.get("resolve_conflicts"):
                 request["resolveConflicts"] = self.params["resolve_conflicts"]
-            update_addon(self.client, **request)
+            eks.update_addon(self.client, **request)
         if to_unset:
-            untag_resource(self.client, addon["addonArn"], to_unset)
+            eks.untag_resource(self.client, resourceArn=addon["addonArn"], tagKeys=list(to_unset))
         if to_set:
-            tag_resource(self.client, addon["addonArn"], to_set)
+            eks.tag_resource(self.client, resourceArn=addon["addonArn"], tags=to_set)
         addon = self.wait(READY) if settings_change else self.describe()
         return True, current, current_settings(addon), result(addon)
 
@@ -260,7 +214,7 @@ class AddonManager:
         before = current_settings(addon)
         if self.check_mode:
             return True, before, {}, {}
-        delete_addon(self.client, self.cluster_name, self.addon_name, bool(self.params.get("preserve")))
+        eks.delete_addon(self.client, clusterName=self.cluster_name, addonName=self.addon_name, preserve=bool(self.params.get("preserve")))
         if self.params.get("wait", True):
             wait_for_status(self.describe, self.label, ready=(GONE,), failed=("DELETE_FAILED",), timeout=self.timeout, status_key="status")
         return True, before, {}, {}

@@ -4,8 +4,9 @@
 
 """Typed AWS errors, one handler per service, caught once in each module's main().
 
-A missing resource is a value (``None``), not an exception: decorate read
-helpers with ``list_error_handler`` and write helpers with ``common_error_handler``.
+A missing resource is a value (``None``), not an exception: read calls go through the handler's
+``list_error_handler``, writes through ``common_error_handler`` (``module_utils/calls.py`` builds
+both). The calls themselves live in one file per service (``sagemaker.py``, ``eks.py``, ...).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,89 +22,69 @@ class HyperPodError(AnsibleAWSError):
     """Any failure this collection reports; ``module.fail_json_aws_error`` renders it."""
 
 
-class HyperPodErrorHandler(AWSErrorHandler):
-    """For calls whose service has no handler of its own (STS, IAM reads)."""
-
-    _CUSTOM_EXCEPTION = HyperPodError
-
-
-class SageMakerError(HyperPodError):
-    pass
-
-
-class SageMakerErrorHandler(AWSErrorHandler):
-    _CUSTOM_EXCEPTION = SageMakerError
-
-    @classmethod
-    def _is_missing(cls):
-        return is_boto3_error_code(["ResourceNotFound", "ResourceNotFoundException"])
-
-
-class EksError(HyperPodError):
-    pass
-
-
-class EksErrorHandler(AWSErrorHandler):
-    _CUSTOM_EXCEPTION = EksError
-
-    @classmethod
-    def _is_missing(cls):
-        return is_boto3_error_code("ResourceNotFoundException")
-
-
-class IdentityCenterError(HyperPodError):
-    pass
-
-
-class IdentityCenterErrorHandler(AWSErrorHandler):
-    _CUSTOM_EXCEPTION = IdentityCenterError
-
-    @classmethod
-    def _is_missing(cls):
-        return is_boto3_error_code("ResourceNotFoundException")
-
-
-class FsxError(HyperPodError):
-    pass
-
-
-class FsxErrorHandler(AWSErrorHandler):
-    _CUSTOM_EXCEPTION = FsxError
-
-    @classmethod
-    def _is_missing(cls):
-        return is_boto3_error_code(["FileSystemNotFound", "DataRepositoryAssociationNotFound"])
-
-
-class CostError(HyperPodError):
-    pass
-
-
-class CostErrorHandler(AWSErrorHandler):
-    _CUSTOM_EXCEPTION = CostError
-
-    @classmethod
-    def _is_missing(cls):
-        return is_boto3_error_code(["NotFoundException", "ResourceNotFoundException", "UnknownMonitorException"])
-
-
-class IamError(HyperPodError):
-    pass
-
-
-class IamErrorHandler(AWSErrorHandler):
-    """IAM's handler: a missing role or policy is ``NoSuchEntity``."""
-
-    _CUSTOM_EXCEPTION = IamError
-
-    @classmethod
-    def _is_missing(cls):
-        return is_boto3_error_code("NoSuchEntity")
-
-
 class ConflictError(HyperPodError):
     """The resource's version moved between our read and our write."""
 
 
 class InputError(HyperPodError):
     """The requested change cannot be made; nothing was called."""
+
+
+def _handler(error, missing_codes=None):
+    """The AWSErrorHandler that raises ``error``; a resource is missing when the error code is one of ``missing_codes``."""
+    attributes = {"_CUSTOM_EXCEPTION": error, "__doc__": "Raises %s; missing: %s." % (error.__name__, ", ".join(missing_codes or ["never"]))}
+    if missing_codes:
+        attributes["_is_missing"] = classmethod(lambda cls: is_boto3_error_code(missing_codes))
+    return type(error.__name__ + "Handler", (AWSErrorHandler,), attributes)
+
+
+# For calls whose service has no handler of its own (STS, EC2).
+HyperPodErrorHandler = _handler(HyperPodError)
+
+
+class SageMakerError(HyperPodError):
+    pass
+
+
+class EksError(HyperPodError):
+    pass
+
+
+class IdentityCenterError(HyperPodError):
+    pass
+
+
+class FsxError(HyperPodError):
+    pass
+
+
+class CostError(HyperPodError):
+    pass
+
+
+class IamError(HyperPodError):
+    pass
+
+
+class S3Error(HyperPodError):
+    pass
+
+
+class GrafanaError(HyperPodError):
+    pass
+
+
+class AmpError(HyperPodError):
+    pass
+
+
+SageMakerErrorHandler = _handler(SageMakerError, ["ResourceNotFound", "ResourceNotFoundException"])
+EksErrorHandler = _handler(EksError, ["ResourceNotFoundException"])
+IdentityCenterErrorHandler = _handler(IdentityCenterError, ["ResourceNotFoundException"])
+FsxErrorHandler = _handler(FsxError, ["FileSystemNotFound", "DataRepositoryAssociationNotFound"])
+CostErrorHandler = _handler(CostError, ["NotFoundException", "ResourceNotFoundException", "UnknownMonitorException"])
+IamErrorHandler = _handler(IamError, ["NoSuchEntity"])
+# S3 answers a HEAD of a missing key or bucket with a bare 404 (no body to name the code).
+S3ErrorHandler = _handler(S3Error, ["NoSuchKey", "404", "NotFound"])
+GrafanaErrorHandler = _handler(GrafanaError, ["ResourceNotFoundException"])
+AmpErrorHandler = _handler(AmpError, ["ResourceNotFoundException"])

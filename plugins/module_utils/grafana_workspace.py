@@ -22,11 +22,9 @@ import copy
 import re
 
 from ansible.module_utils.common.dict_transformations import camel_dict_to_snake_dict
-from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.amazon.aws.plugins.module_utils.errors import AWSErrorHandler
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import GrafanaError, GrafanaErrorHandler, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
@@ -57,18 +55,6 @@ DEFAULTS = {
     "account_access_type": "CURRENT_ACCOUNT",
     "permission_type": "SERVICE_MANAGED",
 }
-
-
-class GrafanaError(HyperPodError):
-    pass
-
-
-class GrafanaErrorHandler(AWSErrorHandler):
-    _CUSTOM_EXCEPTION = GrafanaError
-
-    @classmethod
-    def _is_missing(cls):
-        return is_boto3_error_code("ResourceNotFoundException")
 
 
 # ---------------------------------------------------------------- pure functions

@@ -325,11 +325,13 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
     Reads: GetRole per execution role, ListUserProfiles/ListSpaces/ListApps per domain, one ListComputeQuotas,
     DescribeAccessEntry per permission set role. What does not exist is left out.
     """
-    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, domain, execution_role, quota
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, execution_role
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import sagemaker as sm
 
     account_id, region = shared["account_id"], shared.get("region") or context.region
     iam, sagemaker = context.client("iam"), context.client("sagemaker")
-    quotas = dict((q["Name"], q["ComputeQuotaId"]) for q in quota.list_quotas(sagemaker, shared["cluster_arn"])) if shared.get("cluster_arn") else {}
+    listed = sm.list_compute_quotas(sagemaker, ClusterArn=shared["cluster_arn"]) if shared.get("cluster_arn") else []
+    quotas = dict((q["Name"], q["ComputeQuotaId"]) for q in listed)
     principals, resources = [], []
     for team in teams:
         set_name = naming.permission_set_name(team, prefix)
@@ -357,9 +359,10 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
         domain_id = (shared.get("domain_ids") or {}).get(naming.domain_name(team, prefix))
         if domain_id:
             found["domain_id"] = domain_id
-            found["user_profiles"] = [p["UserProfileName"] for p in domain.list_user_profiles(sagemaker, domain_id)]
-            found["spaces"] = [s["SpaceName"] for s in domain.list_spaces(sagemaker, domain_id)]
-            found["apps"] = [(a.get("UserProfileName") or a.get("SpaceName") or "", a["AppType"], a["AppName"]) for a in domain.list_apps(sagemaker, domain_id)]
+            found["user_profiles"] = [p["UserProfileName"] for p in sm.list_user_profiles(sagemaker, DomainIdEquals=domain_id)]
+            found["spaces"] = [s["SpaceName"] for s in sm.list_spaces(sagemaker, DomainIdEquals=domain_id)]
+            apps = sm.list_apps(sagemaker, DomainIdEquals=domain_id)
+            found["apps"] = [(a.get("UserProfileName") or a.get("SpaceName") or "", a["AppType"], a["AppName"]) for a in apps]
         resources.extend(team_resources(team, account_id, region, found, tag_keys))
     return principals, resources
 

@@ -29,7 +29,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_store, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
@@ -437,11 +437,8 @@ def resolve_instance(client, instance_arn, store_id=None):
     """
     if instance_arn and store_id:
         return instance_arn, store_id
-    instances = identity_store.list_instances(client)
-    if instance_arn:
-        for instance in instances:
-            if instance["InstanceArn"] == instance_arn:
-                return instance_arn, instance["IdentityStoreId"]
+    instances = identity_center.instances(client, instance_arn)
+    if instance_arn and not instances:
         raise InputError(message="Identity Center instance %s does not exist" % instance_arn)
     if len(instances) != 1:
         raise InputError(message="instance_arn is required: this account has %d Identity Center instances" % len(instances))
@@ -453,13 +450,7 @@ def resolve_groups(identitystore, store_id, instance_arn, names, known=None):
 
     ``known`` ({display name: group id}, already resolved for this run) spares their lookups.
     """
-    found, missing = {}, []
-    for name in names:
-        group_id = (known or {}).get(name) or identity_store.group_id(identitystore, store_id, name)
-        if group_id is None:
-            missing.append(name)
-        else:
-            found[name] = group_id
+    found, missing = identity_center.group_ids(identitystore, store_id, names, known)
     if missing:
         raise InputError(
             message="Identity Center group%s %s not found in identity store %s of instance %s"

@@ -23,11 +23,9 @@ import re
 import uuid
 
 from ansible.module_utils.common.dict_transformations import camel_dict_to_snake_dict
-from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.amazon.aws.plugins.module_utils.errors import AWSErrorHandler
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import AmpError, AmpErrorHandler, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
@@ -39,18 +37,6 @@ KMS_KEY_ARN = r"arn:aws[-a-z]*:kms:[-a-z0-9]+:[0-9]{12}:key/[-a-f0-9]+"
 MAX_TAGS = 50
 # botocore's TagKey/TagValue pattern is ([\p{L}\p{Z}\p{N}_.:/=+\-@]*); Python's re has no \p classes.
 TAG_PUNCTUATION = "_.:/=+-@"
-
-
-class AmpError(HyperPodError):
-    pass
-
-
-class AmpErrorHandler(AWSErrorHandler):
-    _CUSTOM_EXCEPTION = AmpError
-
-    @classmethod
-    def _is_missing(cls):
-        return is_boto3_error_code("ResourceNotFoundException")
 
 
 # ---------------------------------------------------------------- pure functions

@@ -25,16 +25,12 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
-from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError, SageMakerErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import describe_cluster
 
 SHARING = {"lend": "Lend", "dont_lend": "DontLend", "lend_and_borrow": "LendAndBorrow"}
 PREEMPT = {"never": "Never", "lower_priority": "LowerPriority"}
@@ -334,64 +330,6 @@ def capacity_problems(cluster_name, capacity, desired, others):
 # ---------------------------------------------------------------- API helpers
 
 
-def is_conflict(error):
-    """True for a ConflictException (stale TargetVersion, or a write while the quota transitions)."""
-    response = getattr(getattr(error, "exception", None), "response", None) or {}
-    return response.get("Error", {}).get("Code") == "ConflictException"
-
-
-@SageMakerErrorHandler.list_error_handler("list compute quotas", [])
-@aws_retry()
-def list_quotas(client, cluster_arn):
-    paginator = client.get_paginator("list_compute_quotas")
-    # Every team's run reads every quota (the capacity check): the API's largest page, not its default of 10.
-    pages = paginator.paginate(ClusterArn=cluster_arn, PaginationConfig={"PageSize": 100})
-    return pages.build_full_result().get("ComputeQuotaSummaries", [])
-
-
-@SageMakerErrorHandler.list_error_handler("describe compute quota", None)
-@aws_retry()
-def describe_quota(client, quota_id):
-    return client.describe_compute_quota(ComputeQuotaId=quota_id)
-
-
-@SageMakerErrorHandler.list_error_handler("list compute quota tags", [])
-@aws_retry()
-def list_tags(client, arn):
-    return client.get_paginator("list_tags").paginate(ResourceArn=arn).build_full_result().get("Tags", [])
-
-
-@SageMakerErrorHandler.common_error_handler("create compute quota")
-@aws_retry()
-def create_quota(client, **request):
-    return client.create_compute_quota(**request)
-
-
-@SageMakerErrorHandler.common_error_handler("update compute quota")
-@aws_retry()
-def update_quota(client, **request):
-    return client.update_compute_quota(**request)
-
-
-@SageMakerErrorHandler.deletion_error_handler("delete compute quota")
-@aws_retry()
-def delete_quota(client, quota_id):
-    client.delete_compute_quota(ComputeQuotaId=quota_id)
-    return True
-
-
-@SageMakerErrorHandler.common_error_handler("tag compute quota")
-@aws_retry()
-def add_tags(client, arn, tags):
-    client.add_tags(ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
-
-
-@SageMakerErrorHandler.common_error_handler("untag compute quota")
-@aws_retry()
-def delete_tags(client, arn, keys):
-    client.delete_tags(ResourceArn=arn, TagKeys=list(keys))
-
-
 # ---------------------------------------------------------------- the resource
 
 
@@ -429,7 +367,7 @@ class QuotaManager:
             self.cluster_label = self.cluster_arn = self.params["cluster"]
             self.capacity = capacity
             return
-        cluster = describe_cluster(self.client, self.params["cluster"])
+        cluster = sagemaker.describe_cluster(self.client, ClusterName=self.params["cluster"])
         if cluster is None:
             raise InputError(message="HyperPod cluster %s was not found" % self.params["cluster"])
         self.cluster_label = cluster["ClusterName"]
@@ -444,7 +382,7 @@ class QuotaManager:
         """
         ours, others = None, {}
         self.deleting = None
-        for summary in list_quotas(self.client, self.cluster_arn):
+        for summary in sagemaker.list_compute_quotas(self.client, ClusterArn=self.cluster_arn):
             team = (summary.get("ComputeQuotaTarget") or {}).get("TeamName")
             if summary.get("Status") in ("Deleting", "Deleted"):
                 if team == self.team and summary.get("Status") == "Deleting":
@@ -462,16 +400,16 @@ class QuotaManager:
         """DescribeComputeQuota (after it leaves a transitional status when ``settle``) plus its tags."""
         if settle:
             quota = wait_for_status(
-                lambda: describe_quota(self.client, quota_id),
+                lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id),
                 "compute quota %s" % self.name,
                 ready=SETTLED + FAILED + (GONE,),
                 timeout=self.params.get("wait_timeout") or 1800,
             )
         else:
-            quota = describe_quota(self.client, quota_id)
+            quota = sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id)
         if quota is None:
             return None
-        quota["Tags"] = boto3_tag_list_to_ansible_dict(list_tags(self.client, quota["ComputeQuotaArn"]))
+        quota["Tags"] = sagemaker.list_tags(self.client, quota["ComputeQuotaArn"])
         return quota
 
     def desired_tags(self):
@@ -492,9 +430,9 @@ class QuotaManager:
 
     def wait(self, quota_id):
         if not self.params.get("wait", True):
-            return describe_quota(self.client, quota_id)
+            return sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id)
         return wait_for_status(
-            lambda: describe_quota(self.client, quota_id),
+            lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id),
             "compute quota %s" % self.name,
             ready=SETTLED,
             failed=FAILED,
@@ -533,14 +471,14 @@ class QuotaManager:
             return True, {}, after, self.result(predicted)
         if self.deleting:
             wait_for_status(
-                lambda: describe_quota(self.client, self.deleting),
+                lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=self.deleting),
                 "deletion of the previous compute quota of team %s" % self.team,
                 ready=DELETED,
                 failed=FAILED,
                 timeout=self.params.get("wait_timeout") or 1800,
             )
-        request = dict(copy.deepcopy(desired), Name=self.name, ClusterArn=self.cluster_arn, Tags=ansible_dict_to_boto3_tag_list(tags))
-        created = create_quota(self.client, **request)
+        request = dict(copy.deepcopy(desired), Name=self.name, ClusterArn=self.cluster_arn, Tags=sagemaker.tag_list(tags))
+        created = sagemaker.create_compute_quota(self.client, **request)
         self.wait(created["ComputeQuotaId"])
         quota = self.read(created["ComputeQuotaId"])
         return True, {}, comparable(current_settings(quota), quota["Tags"]), self.result(quota)
@@ -563,9 +501,9 @@ class QuotaManager:
         if settings_change:
             self._write_settings(quota, desired)
         if to_unset:
-            delete_tags(self.client, quota["ComputeQuotaArn"], to_unset)
+            sagemaker.delete_tags(self.client, quota["ComputeQuotaArn"], to_unset)
         if to_set:
-            add_tags(self.client, quota["ComputeQuotaArn"], to_set)
+            sagemaker.add_tags(self.client, quota["ComputeQuotaArn"], to_set)
         if settings_change:
             self.wait(quota_id)
         quota = self.read(quota_id)
@@ -575,9 +513,9 @@ class QuotaManager:
         """UpdateComputeQuota at the version we read; on a version conflict read once more and retry."""
         request = dict(copy.deepcopy(desired), ComputeQuotaId=quota["ComputeQuotaId"], TargetVersion=quota["ComputeQuotaVersion"])
         try:
-            return update_quota(self.client, **request)
+            return sagemaker.update_compute_quota(self.client, **request)
         except SageMakerError as e:
-            if not is_conflict(e):
+            if not sagemaker.is_conflict(e):
                 raise
             first = e
         fresh = self.read(quota["ComputeQuotaId"], settle=True)
@@ -588,9 +526,9 @@ class QuotaManager:
             return None
         request = dict(copy.deepcopy(desired), ComputeQuotaId=fresh["ComputeQuotaId"], TargetVersion=fresh["ComputeQuotaVersion"])
         try:
-            return update_quota(self.client, **request)
+            return sagemaker.update_compute_quota(self.client, **request)
         except SageMakerError as e:
-            if is_conflict(e):
+            if sagemaker.is_conflict(e):
                 raise ConflictError(
                     message="compute quota %s changed again while it was being updated (read version %s); run again"
                     % (self.name, fresh["ComputeQuotaVersion"]),
@@ -615,10 +553,10 @@ class QuotaManager:
         before = comparable(current_settings(quota), quota["Tags"])
         if self.check_mode:
             return True, before, {}, {}
-        delete_quota(self.client, quota["ComputeQuotaId"])
+        sagemaker.delete_compute_quota(self.client, ComputeQuotaId=quota["ComputeQuotaId"])
         if self.params.get("wait", True):
             wait_for_status(
-                lambda: describe_quota(self.client, quota["ComputeQuotaId"]),
+                lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota["ComputeQuotaId"]),
                 "deletion of compute quota %s" % self.name,
                 ready=DELETED,
                 failed=FAILED,

@@ -17,15 +17,10 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
-
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import describe_cluster
 
 TASK_GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
 
@@ -149,41 +144,16 @@ def comparable(settings, name=None, cluster_arn=None):
 # ---------------------------------------------------------------- API helpers
 
 
-@SageMakerErrorHandler.list_error_handler("list cluster scheduler configs", [])
-@aws_retry()
-def list_configs(client, cluster_arn):
-    paginator = client.get_paginator("list_cluster_scheduler_configs")
-    return paginator.paginate(ClusterArn=cluster_arn).build_full_result().get("ClusterSchedulerConfigSummaries", [])
-
-
-@SageMakerErrorHandler.list_error_handler("describe cluster scheduler config", None)
-@aws_retry()
-def describe_config(client, config_id):
-    config = client.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
-    config.pop("ResponseMetadata", None)
-    return config
-
-
-@SageMakerErrorHandler.common_error_handler("create cluster scheduler config")
-@aws_retry()
-def create_config(client, **request):
-    return client.create_cluster_scheduler_config(**request)
-
-
-@SageMakerErrorHandler.common_error_handler("update cluster scheduler config")
-@aws_retry()
 def update_config(client, **request):
+    """UpdateClusterSchedulerConfig; a stale TargetVersion is a ConflictError."""
     try:
-        return client.update_cluster_scheduler_config(**request)
-    except is_boto3_error_code("ConflictException") as e:
-        raise ConflictError(message="cluster scheduler config %s changed while it was being updated" % request["ClusterSchedulerConfigId"], exception=e)
-
-
-@SageMakerErrorHandler.deletion_error_handler("delete cluster scheduler config")
-@aws_retry()
-def delete_config(client, config_id):
-    client.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
-    return True
+        return sagemaker.update_cluster_scheduler_config(client, **request)
+    except SageMakerError as e:
+        if sagemaker.is_conflict(e):
+            raise ConflictError(
+                message="cluster scheduler config %s changed while it was being updated" % request["ClusterSchedulerConfigId"], exception=e.exception
+            )
+        raise
 
 
 # ---------------------------------------------------------------- the resource
@@ -204,14 +174,14 @@ class SchedulerPolicyManager:
     # reads
 
     def read_cluster(self):
-        self.cluster = describe_cluster(self.client, self.params["cluster"])
+        self.cluster = sagemaker.describe_cluster(self.client, ClusterName=self.params["cluster"])
         if self.cluster is not None and not self.name:
             self.name = policy_name(self.cluster["ClusterName"])
         return self.cluster
 
     def find(self):
         """The cluster's scheduler config that is not Deleted (settled if it was transitioning), or None."""
-        live = [s for s in list_configs(self.client, self.cluster["ClusterArn"]) if s.get("Status") != DELETED]
+        live = [s for s in sagemaker.list_cluster_scheduler_configs(self.client, ClusterArn=self.cluster["ClusterArn"]) if s.get("Status") != DELETED]
         if not live:
             return None
         # AWS allows one; should there be more, manage the one with our name.
@@ -227,7 +197,7 @@ class SchedulerPolicyManager:
 
     def settle(self, config_id):
         config = wait_for_status(
-            lambda: describe_config(self.client, config_id),
+            lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config_id),
             "cluster scheduler config %s" % self.name,
             ready=SETTLED + FAILED + (DELETED, GONE),
             timeout=self.timeout,
@@ -238,9 +208,9 @@ class SchedulerPolicyManager:
 
     def wait(self, config_id, ready):
         if not self.params.get("wait", True):
-            return describe_config(self.client, config_id)
+            return sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config_id)
         return wait_for_status(
-            lambda: describe_config(self.client, config_id),
+            lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config_id),
             "cluster scheduler config %s" % self.name,
             ready=ready,
             failed=FAILED,
@@ -277,9 +247,9 @@ class SchedulerPolicyManager:
             predicted = dict(copy.deepcopy(desired), Name=self.name, ClusterArn=arn, Status="Created", ClusterSchedulerConfigVersion=1)
             return True, before, after, self.result(predicted)
         request = dict(
-            copy.deepcopy(desired), Name=self.name, ClusterArn=arn, Tags=ansible_dict_to_boto3_tag_list(dict([naming.MANAGED_BY_TAG]))
+            copy.deepcopy(desired), Name=self.name, ClusterArn=arn, Tags=sagemaker.tag_list(dict([naming.MANAGED_BY_TAG]))
         )
-        created = create_config(self.client, **request)
+        created = sagemaker.create_cluster_scheduler_config(self.client, **request)
         config = self.wait(created["ClusterSchedulerConfigId"], SETTLED)
         return True, before, comparable(current_settings(config), self.name, arn), self.result(config)
 
@@ -294,10 +264,10 @@ class SchedulerPolicyManager:
         before.update(status=config["Status"], failure_reason=config.get("FailureReason"))
         if self.check_mode:
             return self._create(before)
-        delete_config(self.client, config["ClusterSchedulerConfigId"])
+        sagemaker.delete_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"])
         # One config per cluster: the next one can only be created once this one is Deleted.
         wait_for_status(
-            lambda: describe_config(self.client, config["ClusterSchedulerConfigId"]),
+            lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"]),
             "cluster scheduler config %s" % config["Name"],
             ready=(DELETED, GONE),
             failed=("DeleteFailed", "DeleteRollbackFailed"),
@@ -358,10 +328,10 @@ class SchedulerPolicyManager:
         before = comparable(current_settings(config), self.name, config["ClusterArn"])
         if self.check_mode:
             return True, before, {}, {}
-        delete_config(self.client, config["ClusterSchedulerConfigId"])
+        sagemaker.delete_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"])
         if self.params.get("wait", True):
             wait_for_status(
-                lambda: describe_config(self.client, config["ClusterSchedulerConfigId"]),
+                lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"]),
                 "cluster scheduler config %s" % self.name,
                 ready=(DELETED, GONE),
                 failed=("DeleteFailed", "DeleteRollbackFailed"),

@@ -20,38 +20,22 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, domain, identity_store, permission_set, quota
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.data_repository import S3ErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, domain, eks, iam, identity_center, permission_set, quota, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import read
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import SageMakerErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import S3ErrorHandler
 
 
-@SageMakerErrorHandler.list_error_handler("describe the HyperPod cluster", None)
-@aws_retry()
-def _describe_hyperpod_cluster(client, name):
-    return client.describe_cluster(ClusterName=name)
-
-
-@EksErrorHandler.list_error_handler("describe the EKS cluster", None)
-@aws_retry()
-def _eks_cluster_arn(client, name):
-    return client.describe_cluster(name=name)["cluster"]["arn"]
-
-
-@HyperPodErrorHandler.common_error_handler("describe the shared subnets")
-@aws_retry()
-def _describe_subnets(client, subnet_ids):
-    return client.describe_subnets(SubnetIds=subnet_ids)["Subnets"]
+_describe_subnets = read(HyperPodErrorHandler, "describe the shared subnets", "describe_subnets", "Subnets")
+_head_bucket = read(S3ErrorHandler, "look up the data bucket", "head_bucket")
+_describe_file_systems = read(FsxErrorHandler, "describe the FSx file system", "describe_file_systems", "FileSystems")
 
 
 def vpc_of(ec2, subnet_ids):
     """The one VPC of ``subnet_ids``; an error when a subnet is missing or they span VPCs."""
-    subnets = _describe_subnets(ec2, subnet_ids)
+    subnets = _describe_subnets(ec2, SubnetIds=subnet_ids)
     vpcs = sorted(set(s["VpcId"] for s in subnets))
     missing = sorted(set(subnet_ids) - set(s["SubnetId"] for s in subnets))
     if missing or len(vpcs) != 1:
@@ -60,25 +44,6 @@ def vpc_of(ec2, subnet_ids):
             % (", ".join(subnet_ids), ", ".join(missing) or "none", ", ".join(vpcs) or "none")
         )
     return vpcs[0]
-
-
-@IdentityCenterErrorHandler.common_error_handler("list the Identity Center users")
-@aws_retry()
-def _user_names(identitystore, store_id):
-    pages = identitystore.get_paginator("list_users").paginate(IdentityStoreId=store_id, PaginationConfig={"PageSize": 100})
-    return set(user["UserName"] for page in pages for user in page["Users"])
-
-
-@S3ErrorHandler.list_error_handler("look up the data bucket", None)
-@aws_retry()
-def _head_bucket(s3, bucket):
-    return s3.head_bucket(Bucket=bucket)
-
-
-@FsxErrorHandler.list_error_handler("describe the FSx file system", None)
-@aws_retry()
-def _describe_file_system(fsx, file_system_id):
-    return fsx.describe_file_systems(FileSystemIds=[file_system_id])["FileSystems"]
 
 
 def preflight_problems(context, store_id, team_members, data_bucket=None, fsx_file_system_id=None):
@@ -91,33 +56,26 @@ def preflight_problems(context, store_id, team_members, data_bucket=None, fsx_fi
     problems = []
     wanted = dict((team, names) for team, names in team_members.items() if names)
     if wanted:
-        known = set(name.lower() for name in _user_names(context.client("identitystore"), store_id))
+        known = set(name.lower() for name in identity_center.user_names(context.client("identitystore"), store_id))
         for team, names in sorted(wanted.items()):
             missing = [name for name in names if name.lower() not in known]
             if missing:
                 problems.append("team %r: members: no Identity Center user %s in identity store %s" % (team, ", ".join(missing), store_id))
-    if data_bucket and _head_bucket(context.client("s3"), data_bucket) is None:
+    if data_bucket and _head_bucket(context.client("s3"), Bucket=data_bucket) is None:
         problems.append("hyperpod_data_bucket: S3 bucket %s does not exist (or is not this account's)" % data_bucket)
-    if fsx_file_system_id and not _describe_file_system(context.client("fsx"), fsx_file_system_id):
+    if fsx_file_system_id and not _describe_file_systems(context.client("fsx"), FileSystemIds=[fsx_file_system_id]):
         problems.append("hyperpod_account.fsx_file_system_id: FSx file system %s does not exist in %s" % (fsx_file_system_id, context.region))
     return problems
 
 
 def group_ids(identitystore, store_id, team_groups):
     """{display name: group id} of ``team_groups`` ({team: group}); every missing group named with its teams."""
-    found, missing = {}, {}
-    for team, group in sorted(team_groups.items()):
-        if group in found:
-            continue
-        group_id = identity_store.group_id(identitystore, store_id, group)
-        if group_id is None:
-            missing.setdefault(group, []).append(team)
-        else:
-            found[group] = group_id
+    found, missing = identity_center.group_ids(identitystore, store_id, sorted(set(team_groups.values())))
     if missing:
+        teams = dict((group, sorted(t for t, g in team_groups.items() if g == group)) for group in missing)
         raise HyperPodError(
             message="Identity Center groups missing from identity store %s: %s"
-            % (store_id, "; ".join("%r (team %s)" % (group, ", ".join(teams)) for group, teams in sorted(missing.items())))
+            % (store_id, "; ".join("%r (team %s)" % (group, ", ".join(teams[group])) for group in sorted(missing)))
         )
     return found
 
@@ -138,10 +96,10 @@ def permission_sets(sso_admin, instance_arn, names):
     return found
 
 
-def sso_role_arns(iam, names):
+def sso_role_arns(client, names):
     """{permission set name: ARN of the role Identity Center made for it in this account}."""
     by_name = {}
-    for role in access_entry.list_sso_roles(iam):
+    for role in iam.sso_roles(client):
         match = re.match(r"AWSReservedSSO_(.+)_[0-9a-f]+$", role["RoleName"])
         if match and match.group(1) in names:
             by_name.setdefault(match.group(1), []).append(role["Arn"])
@@ -149,14 +107,14 @@ def sso_role_arns(iam, names):
     return dict((name, arns[0]) for name, arns in by_name.items() if len(arns) == 1)
 
 
-def domain_ids(sagemaker, names):
+def domain_ids(client, names):
     """{domain name: domain id} of the domains named in ``names``, from one ListDomains in pages of 100.
 
     A domain being deleted, and a name two domains share, are left out: sagemaker_domain then
     looks the domain up by name itself (and waits for the deletion, or reports the duplicate).
     """
     wanted, found = set(names), {}
-    for summary in domain.list_domains(sagemaker):
+    for summary in sagemaker.list_domains(client):
         if summary["DomainName"] in wanted:
             found.setdefault(summary["DomainName"], []).append(summary)
     return dict((name, same[0]["DomainId"]) for name, same in found.items() if len(same) == 1 and same[0].get("Status") != "Deleting")
@@ -191,17 +149,16 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
 def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
     """The account, Identity Center and both clusters; ``context`` is a LayerContext (one client per service)."""
     sso_admin = context.client("sso-admin")
-    instances = identity_store.list_instances(sso_admin)
+    instances = identity_center.instances(sso_admin, instance_arn)
     if instance_arn:
-        instances = [i for i in instances if i["InstanceArn"] == instance_arn]
         if not instances:
             raise HyperPodError(message="Identity Center instance %s is not in this account" % instance_arn)
     elif len(instances) != 1:
         found = ", ".join(i["InstanceArn"] for i in instances) or "none"
         raise HyperPodError(message="Found %d Identity Center instances (%s); set identity_center_instance_arn" % (len(instances), found))
     # None when the EKS cluster does not exist: shared_info reports it with the rest, before any write.
-    eks_arn = _eks_cluster_arn(context.client("eks"), eks_cluster_name)
-    cluster = _describe_hyperpod_cluster(context.client("sagemaker"), cluster_name)
+    eks_cluster = eks.describe_cluster(context.client("eks"), name=eks_cluster_name)
+    cluster = sagemaker.describe_cluster(context.client("sagemaker"), ClusterName=cluster_name)
     return {
         "account_id": context.account_id(),
         "region": context.region,
@@ -210,7 +167,7 @@ def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
         # What task_governance_quota checks each team's quota against (quota.cluster_capacity's rule).
         "cluster_capacity": quota.cluster_capacity(cluster) if cluster else None,
         "eks_cluster_name": eks_cluster_name,
-        "eks_cluster_arn": eks_arn,
+        "eks_cluster_arn": eks_cluster["arn"] if eks_cluster else None,
         "identity_center_instance_arn": instances[0]["InstanceArn"],
         "identity_store_id": instances[0]["IdentityStoreId"],
     }

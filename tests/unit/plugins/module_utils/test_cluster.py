@@ -244,9 +244,19 @@ class RecordingClient:
         self.calls.append("DescribeCluster")
         return copy.deepcopy(self.description)
 
-    def list_tags(self, ResourceArn, **kwargs):
-        self.calls.append("ListTags")
-        return {"Tags": list(self.tags)}
+    def get_paginator(self, name):
+        assert name == "list_tags", "unexpected paginator %s" % name
+        client = self
+
+        class Pages:
+            def paginate(self, ResourceArn):
+                client.calls.append("ListTags")
+                return self
+
+            def build_full_result(self):
+                return {"Tags": list(client.tags)}
+
+        return Pages()
 
     def __getattr__(self, name):
         raise AssertionError("unexpected call %s" % name)

@@ -1,0 +1,84 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""How a one-call API wrapper is made: the service's error handler around the collection's retry.
+
+Each service file (``sagemaker.py``, ``eks.py``, ``identity_center.py``, ...) declares its calls with
+these, so that every call has one contract (its boto3 keyword arguments in, one documented value
+out) and goes through the same retry (``retry.aws_retry``: it wraps the function, so it takes
+effect on any boto3 client; ``module.client(retry_decorator=...)`` only retries a call made with
+``aws_retry=True``, which no wrapper does).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+
+def _pick(response, key):
+    if key is None:
+        return dict((k, v) for k, v in (response or {}).items() if k != "ResponseMetadata")
+    return response[key]
+
+
+def _named(function, operation):
+    function.__name__ = function.__qualname__ = operation
+    return function
+
+
+def read(handler, what, operation, key=None, default=None):
+    """``client.<operation>(**request)`` (its ``key``, or the response less its metadata); ``default`` when missing."""
+
+    @handler.list_error_handler(what, default)
+    @aws_retry()
+    def call(client, **request):
+        return _pick(getattr(client, operation)(**request), key)
+
+    return _named(call, operation)
+
+
+def write(handler, what, operation, key=None):
+    """``client.<operation>(**request)`` (its ``key``, or the response less its metadata); any error raises."""
+
+    @handler.common_error_handler(what)
+    @aws_retry()
+    def call(client, **request):
+        return _pick(getattr(client, operation)(**request), key)
+
+    return _named(call, operation)
+
+
+def delete(handler, what, operation):
+    """``client.<operation>(**request)``: True when deleted, False when it was already gone."""
+
+    @handler.deletion_error_handler(what)
+    @aws_retry()
+    def call(client, **request):
+        getattr(client, operation)(**request)
+        return True
+
+    return _named(call, operation)
+
+
+def listing(handler, what, operation, key, page_size=None, missing_ok=True):
+    """Every item under ``key`` of every page of ``operation``, as a list.
+
+    A missing parent gives ``[]`` (or raises, with ``missing_ok=False``). ``page_size`` asks for
+    the API's largest page where every team lists the same collection.
+    """
+    guard = handler.list_error_handler(what, None) if missing_ok else handler.common_error_handler(what)
+
+    @guard
+    @aws_retry()
+    def pages(client, **request):
+        if page_size:
+            request["PaginationConfig"] = {"PageSize": page_size}
+        return client.get_paginator(operation).paginate(**request).build_full_result().get(key, [])
+
+    def call(client, **request):
+        return pages(client, **request) or []
+
+    return _named(call, operation)

@@ -1,0 +1,121 @@
+"""plugins/module_utils/calls.py and the service files: every wrapper retries throttling, maps a missing resource to a value."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+from ansible_collections.amazon.aws.plugins.module_utils import cloud
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, iam, identity_center, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksError, SageMakerError
+from botocore.stub import Stubber
+
+QUOTA_ID = "q1q1q1q1q1q1"
+
+
+@pytest.fixture
+def sleeps(monkeypatch):
+    """The back-off's sleeps, recorded instead of slept."""
+    slept = []
+    monkeypatch.setattr(cloud.time, "sleep", slept.append)
+    return slept
+
+
+def stubbed(service):
+    client = boto3.client(service, region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s")
+    return client, Stubber(client)
+
+
+@pytest.mark.parametrize("code", ["ThrottlingException", "TooManyRequestsException", "ServiceUnavailableException"])
+def test_a_throttled_read_is_retried_until_it_succeeds(sleeps, code):
+    client, stub = stubbed("eks")
+    stub.add_client_error("describe_cluster", service_error_code=code, http_status_code=429)
+    stub.add_client_error("describe_cluster", service_error_code=code, http_status_code=429)
+    stub.add_response("describe_cluster", {"cluster": {"name": "ml", "arn": "arn:aws:eks:us-east-1:123456789012:cluster/ml"}}, {"name": "ml"})
+    with stub:
+        cluster = eks.describe_cluster(client, name="ml")
+    stub.assert_no_pending_responses()
+    assert cluster["arn"].endswith(":cluster/ml")
+    assert len(sleeps) == 2
+
+
+def test_a_throttled_write_is_retried(sleeps):
+    client, stub = stubbed("sagemaker")
+    stub.add_client_error("delete_compute_quota", service_error_code="ThrottlingException", http_status_code=400)
+    stub.add_response("delete_compute_quota", {}, {"ComputeQuotaId": QUOTA_ID})
+    with stub:
+        assert sagemaker.delete_compute_quota(client, ComputeQuotaId=QUOTA_ID) is True
+    stub.assert_no_pending_responses()
+    assert len(sleeps) == 1
+
+
+def test_a_throttled_paginated_list_is_retried(sleeps):
+    client, stub = stubbed("iam")
+    stub.add_client_error("list_roles", service_error_code="Throttling", http_status_code=400)
+    role = {"Path": iam.SSO_ROLE_PATH, "RoleName": "AWSReservedSSO_x_0123", "RoleId": "AROAEXAMPLEEXAMPLE01", "Arn": "arn:aws:iam::123456789012:role/x",
+            "CreateDate": "2026-01-01T00:00:00Z"}
+    stub.add_response("list_roles", {"Roles": [role]}, {"PathPrefix": iam.SSO_ROLE_PATH})
+    with stub:
+        assert [r["RoleName"] for r in iam.sso_roles(client)] == ["AWSReservedSSO_x_0123"]
+    stub.assert_no_pending_responses()
+    assert len(sleeps) == 1
+
+
+def test_a_missing_resource_is_a_value_and_is_not_retried(sleeps):
+    client, stub = stubbed("sagemaker")
+    stub.add_client_error("describe_compute_quota", service_error_code="ResourceNotFound", http_status_code=400)
+    stub.add_client_error("list_tags", service_error_code="ResourceNotFound", http_status_code=400)
+    with stub:
+        assert sagemaker.describe_compute_quota(client, ComputeQuotaId=QUOTA_ID) is None
+        assert sagemaker.list_tags(client, "arn:aws:sagemaker:us-east-1:123456789012:compute-quota/" + QUOTA_ID) == {}
+    assert sleeps == []
+
+
+def test_any_other_error_raises_the_services_error_at_once(sleeps):
+    client, stub = stubbed("eks")
+    stub.add_client_error("describe_addon", service_error_code="InvalidParameterException", http_status_code=400)
+    with stub, pytest.raises(EksError, match="Failed to describe EKS add-on"):
+        eks.describe_addon(client, clusterName="ml", addonName="a")
+    assert sleeps == []
+
+
+def test_retries_give_up_after_ten_tries(sleeps):
+    client, stub = stubbed("sagemaker")
+    for _ in range(10):
+        stub.add_client_error("describe_cluster", service_error_code="ThrottlingException", http_status_code=400)
+    with stub, pytest.raises(SageMakerError, match="Failed to describe cluster"):
+        sagemaker.describe_cluster(client, ClusterName="ml")
+    stub.assert_no_pending_responses()
+    assert len(sleeps) == 9
+
+
+def test_tags_are_a_dict_both_ways():
+    client, stub = stubbed("sagemaker")
+    arn = "arn:aws:sagemaker:us-east-1:123456789012:compute-quota/" + QUOTA_ID
+    stub.add_response("list_tags", {"Tags": [{"Key": "team", "Value": "vision"}]}, {"ResourceArn": arn})
+    stub.add_response("add_tags", {}, {"ResourceArn": arn, "Tags": [{"Key": "cost-center", "Value": "cc1"}]})
+    with stub:
+        assert sagemaker.list_tags(client, arn) == {"team": "vision"}
+        sagemaker.add_tags(client, arn, {"cost-center": "cc1"})
+    stub.assert_no_pending_responses()
+
+
+def test_a_response_comes_back_without_its_metadata():
+    client, stub = stubbed("sagemaker")
+    stub.add_response("describe_cluster", {"ClusterArn": "arn:aws:sagemaker:us-east-1:123456789012:cluster/abc", "ClusterName": "ml",
+                                           "ClusterStatus": "InService", "InstanceGroups": []}, {"ClusterName": "ml"})
+    with stub:
+        assert "ResponseMetadata" not in sagemaker.describe_cluster(client, ClusterName="ml")
+
+
+def test_group_ids_looks_up_each_name_once_and_spares_known_ones():
+    client, stub = stubbed("identitystore")
+    store = "d-1234567890"
+    group_arn = "arn:aws:identitystore::123456789012:identitystore/%s/group/g-1" % store
+    stub.add_response("get_group_id", {"GroupId": "g-1", "IdentityStoreId": store, "GroupArn": group_arn},
+                      {"IdentityStoreId": store, "AlternateIdentifier": {"UniqueAttribute": {"AttributePath": "displayName", "AttributeValue": "a"}}})
+    stub.add_client_error("get_group_id", service_error_code="ResourceNotFoundException", http_status_code=400)
+    with stub:
+        found, missing = identity_center.group_ids(client, store, ["a", "b", "a", "k"], known={"k": "g-k"})
+    stub.assert_no_pending_responses()
+    assert found == {"a": "g-1", "k": "g-k"}
+    assert missing == ["b"]
