@@ -82,3 +82,14 @@ def listing(handler, what, operation, key, page_size=None, missing_ok=True):
         return pages(client, **request) or []
 
     return _named(call, operation)
+
+
+def crud(handler, noun, name, list_key, page_size=None):
+    """``list_<name>s``, ``describe_``, ``create_``, ``update_`` and ``delete_<name>``: a resource whose API has all five."""
+    return (
+        listing(handler, "list %ss" % noun, "list_%ss" % name, list_key, page_size=page_size),
+        read(handler, "describe %s" % noun, "describe_%s" % name),
+        write(handler, "create %s" % noun, "create_%s" % name),
+        write(handler, "update %s" % noun, "update_%s" % name),
+        delete(handler, "delete %s" % noun, "delete_%s" % name),
+    )

@@ -28,6 +28,12 @@ def snake(resource, ignore=("Tags", "tags")):
     return camel_dict_to_snake_dict(resource, ignore_list=list(ignore))
 
 
+def tag_delta(current, desired):
+    """``(to_set, to_unset)`` that turn tags ``current`` into ``desired`` (both {key: value})."""
+    to_set = dict((k, v) for k, v in desired.items() if current.get(k) != v)
+    return to_set, sorted(k for k in current if k not in desired)
+
+
 def without(resource, fields=SERVER_MANAGED):
     """A deep copy of ``resource`` without ``fields`` at any depth."""
     if isinstance(resource, dict):

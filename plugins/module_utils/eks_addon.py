@@ -20,7 +20,8 @@ import re
 from ansible.module_utils.common.dict_transformations import camel_dict_to_snake_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, engine
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import tag_delta
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
@@ -92,129 +93,130 @@ def result(addon):
 # ---------------------------------------------------------------- the resource
 
 
-class AddonManager:
+def _configuration(settings):
+    return json.dumps(settings["configuration_values"], sort_keys=True)
+
+
+class AddonManager(engine.Resource):
+    """One add-on of one EKS cluster, reconciled by ``engine``."""
+
     def __init__(self, client, params, check_mode=False, warn=None):
-        self.client = client
-        self.params = params
-        self.check_mode = check_mode
-        self.warn = warn or (lambda message: None)
+        super(AddonManager, self).__init__(client, params, check_mode, warn, timeout=1200)
         self.cluster_name = params["cluster_name"]
         self.addon_name = params["addon_name"]
-        self.timeout = params.get("wait_timeout") or 1200
         self.label = "EKS add-on %s on cluster %s" % (self.addon_name, self.cluster_name)
 
     def describe(self):
         return eks.describe_addon(self.client, clusterName=self.cluster_name, addonName=self.addon_name)
-
-    def settle(self):
-        """The add-on once it has left CREATING/UPDATING/DELETING, or None."""
-        return wait_for_status(self.describe, self.label, ready=READY + FAILED + (GONE,), timeout=self.timeout, status_key="status")
-
-    def wait(self, ready):
-        if not self.params.get("wait", True):
-            return self.describe()
-        return wait_for_status(self.describe, self.label, ready=ready, failed=FAILED, timeout=self.timeout, status_key="status", reason_key="health")
 
     def check(self):
         problems = input_problems(self.params)
         if problems:
             raise InputError(message="%s: %s" % (self.label, "; ".join(problems)))
 
-    # present
+    # what the engine asks
 
-    def ensure_present(self):
-        self.check()
-        if eks.describe_cluster(self.client, name=self.cluster_name) is None:
-            raise InputError(message="EKS cluster %s was not found" % self.cluster_name)
-        addon = self.settle()
-        if addon is not None and addon["status"] in FAILED:
-            issues = "; ".join(i.get("message", "") for i in (addon.get("health") or {}).get("issues") or []) or "no issues reported"
-            raise HyperPodError(message="%s is %s (%s); delete it (state=absent) and create it again" % (self.label, addon["status"], issues))
-        if addon is None:
-            return self._create()
-        return self._update(addon)
+    def read(self, fresh=False):
+        """The add-on once it has left CREATING/UPDATING/DELETING, or None."""
+        return wait_for_status(self.describe, self.label, ready=READY + FAILED + (GONE,), timeout=self.timeout, status_key="status")
 
-    def _create(self):
-        desired = desired_settings(self.params)
-        if self.params.get("tags"):
-            desired["tags"] = dict(self.params["tags"])
-        if self.check_mode:
-            predicted = {
-                "addonName": self.addon_name,
-                "clusterName": self.cluster_name,
-                "status": "ACTIVE",
-                "addonVersion": desired["addon_version"],
-                "tags": desired["tags"],
-            }
-            if desired["service_account_role_arn"]:
-                predicted["serviceAccountRoleArn"] = desired["service_account_role_arn"]
+    def view(self, raw):
+        return current_settings(raw)
+
+    def desired(self, raw):
+        if raw is None:
+            desired = desired_settings(self.params)
+            desired["tags"] = dict(self.params.get("tags") or {})
+            return desired
+        current = current_settings(raw)
+        desired = desired_settings(self.params, current)
+        if self.params.get("tags") is not None:
+            to_set, to_unset = compare_aws_tags(current["tags"], self.params["tags"], purge_tags=self.params.get("purge_tags", True))
+            desired["tags"] = dict((k, v) for k, v in current["tags"].items() if k not in to_unset)
+            desired["tags"].update(to_set)
+        return desired
+
+    def refuse(self, raw, desired):
+        if raw["status"] in FAILED:
+            issues = "; ".join(i.get("message", "") for i in (raw.get("health") or {}).get("issues") or []) or "no issues reported"
+            raise HyperPodError(message="%s is %s (%s); delete it (state=absent) and create it again" % (self.label, raw["status"], issues))
+        if raw["status"] == "DEGRADED":
+            self.warn("%s is DEGRADED" % self.label)
+
+    def predict(self, raw, desired):
+        if raw is None:
+            predicted = {"addonName": self.addon_name, "clusterName": self.cluster_name, "status": "ACTIVE"}
+            predicted.update(addonVersion=desired["addon_version"], tags=desired["tags"])
             if self.params.get("configuration_values") is not None:
-                predicted["configurationValues"] = json.dumps(desired["configuration_values"], sort_keys=True)
-            return True, {}, desired, result(predicted)
+                predicted["configurationValues"] = _configuration(desired)
+        else:
+            predicted = dict(raw, addonVersion=desired["addon_version"], tags=desired["tags"])
+            if desired["configuration_values"] != current_settings(raw)["configuration_values"]:
+                predicted["configurationValues"] = _configuration(desired)
+        if desired["service_account_role_arn"]:
+            predicted["serviceAccountRoleArn"] = desired["service_account_role_arn"]
+        return predicted
+
+    def _request(self):
         request = dict(clusterName=self.cluster_name, addonName=self.addon_name)
+        if self.params.get("resolve_conflicts"):
+            request["resolveConflicts"] = self.params["resolve_conflicts"]
+        return request
+
+    def create(self, desired):
+        request = self._request()
         if self.params.get("addon_version"):
             request["addonVersion"] = self.params["addon_version"]
         if self.params.get("service_account_role_arn"):
             request["serviceAccountRoleArn"] = self.params["service_account_role_arn"]
         if self.params.get("configuration_values") is not None:
-            request["configurationValues"] = json.dumps(self.params["configuration_values"], sort_keys=True)
-        if self.params.get("resolve_conflicts"):
-            request["resolveConflicts"] = self.params["resolve_conflicts"]
-        if self.params.get("tags"):
-            request["tags"] = dict(self.params["tags"])
-        eks.create_addon(self.client, **request)
-        addon = self.wait(READY)
-        return True, {}, current_settings(addon), result(addon)
+            request["configurationValues"] = _configuration(desired)
+        if desired["tags"]:
+            request["tags"] = desired["tags"]
+        return eks.create_addon(self.client, **request)
 
-    def _update(self, addon):
-        if addon["status"] == "DEGRADED":
-            self.warn("%s is DEGRADED" % self.label)
-        current = current_settings(addon)
-        desired = desired_settings(self.params, current)
-        to_set, to_unset = {}, []
-        if self.params.get("tags") is not None:
-            to_set, to_unset = compare_aws_tags(current["tags"], self.params["tags"], purge_tags=self.params.get("purge_tags", True))
-        desired["tags"] = dict((k, v) for k, v in current["tags"].items() if k not in to_unset)
-        desired["tags"].update(to_set)
-        settings_change = dict((k, v) for k, v in desired.items() if k != "tags") != dict((k, v) for k, v in current.items() if k != "tags")
-        if not settings_change and not to_set and not to_unset:
-            return False, current, current, result(addon)
-        if self.check_mode:
-            predicted = dict(addon, addonVersion=desired["addon_version"], tags=desired["tags"])
-            if desired["service_account_role_arn"]:
-                predicted["serviceAccountRoleArn"] = desired["service_account_role_arn"]
-            if desired["configuration_values"] != current["configuration_values"]:
-                predicted["configurationValues"] = json.dumps(desired["configuration_values"], sort_keys=True)
-            return True, current, desired, result(predicted)
-        if settings_change:
-            request = dict(clusterName=self.cluster_name, addonName=self.addon_name)
-            if desired["addon_version"] != current["addon_version"]:
-                request["addonVersion"] = desired["addon_version"]
-            if desired["service_account_role_arn"] != current["service_account_role_arn"]:
-                request["serviceAccountRoleArn"] = desired["service_account_role_arn"]
-            if desired["configuration_values"] != current["configuration_values"]:
-                request["configurationValues"] = json.dumps(desired["configuration_values"], sort_keys=True)
-            if self.params.get("resolve_conflicts"):
-                request["resolveConflicts"] = self.params["resolve_conflicts"]
+    def update(self, raw, desired):
+        current = current_settings(raw)
+        changed = dict((k, v) for k, v in desired.items() if k != "tags" and v != current[k])
+        if changed:
+            request = self._request()
+            for option, member in (("addon_version", "addonVersion"), ("service_account_role_arn", "serviceAccountRoleArn")):
+                if option in changed:
+                    request[member] = desired[option]
+            if "configuration_values" in changed:
+                request["configurationValues"] = _configuration(desired)
             eks.update_addon(self.client, **request)
+        to_set, to_unset = tag_delta(current["tags"], desired["tags"])
         if to_unset:
-            eks.untag_resource(self.client, resourceArn=addon["addonArn"], tagKeys=list(to_unset))
+            eks.untag_resource(self.client, resourceArn=raw["addonArn"], tagKeys=to_unset)
         if to_set:
-            eks.tag_resource(self.client, resourceArn=addon["addonArn"], tags=to_set)
-        addon = self.wait(READY) if settings_change else self.describe()
-        return True, current, current_settings(addon), result(addon)
+            eks.tag_resource(self.client, resourceArn=raw["addonArn"], tags=to_set)
+        return bool(changed)
 
-    # absent
+    def read_back(self, handle, settle):
+        if not settle:
+            return self.describe()
+        return wait_for_status(self.describe, self.label, ready=READY, failed=FAILED, timeout=self.timeout, status_key="status", reason_key="health")
+
+    def delete(self, raw):
+        return eks.delete_addon(self.client, clusterName=self.cluster_name, addonName=self.addon_name, preserve=bool(self.params.get("preserve")))
+
+    def wait_gone(self, raw):
+        wait_for_status(self.describe, self.label, ready=(GONE,), failed=("DELETE_FAILED",), timeout=self.timeout, status_key="status")
+
+    def result(self, raw):
+        return result(raw)
+
+    # what the module calls
+
+    def ensure_present(self):
+        """engine.Outcome (changed, before, after, result)."""
+        self.check()
+        if eks.describe_cluster(self.client, name=self.cluster_name) is None:
+            raise InputError(message="EKS cluster %s was not found" % self.cluster_name)
+        return engine.ensure_present(self, self.check_mode)
 
     def ensure_absent(self):
+        """engine.Outcome (changed, before, after, result)."""
         self.check()
-        addon = self.settle()
-        if addon is None:
-            return False, {}, {}, {}
-        before = current_settings(addon)
-        if self.check_mode:
-            return True, before, {}, {}
-        eks.delete_addon(self.client, clusterName=self.cluster_name, addonName=self.addon_name, preserve=bool(self.params.get("preserve")))
-        if self.params.get("wait", True):
-            wait_for_status(self.describe, self.label, ready=(GONE,), failed=("DELETE_FAILED",), timeout=self.timeout, status_key="status")
-        return True, before, {}, {}
+        return engine.ensure_absent(self, self.check_mode)

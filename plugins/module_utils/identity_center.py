@@ -27,13 +27,21 @@ def instances(sso_admin, instance_arn=None):
     return [i for i in list_instances(sso_admin) if not instance_arn or i["InstanceArn"] == instance_arn]
 
 
-@Handler.list_error_handler("look up the Identity Center group", None)
-@aws_retry()
-def group_id(identitystore, store_id, display_name):
-    """The group's id, or None when the identity store has no group of that display name."""
-    return identitystore.get_group_id(
-        IdentityStoreId=store_id, AlternateIdentifier={"UniqueAttribute": {"AttributePath": "displayName", "AttributeValue": display_name}}
-    )["GroupId"]
+def _id_by(what, operation, attribute, key):
+    """A lookup of an id by a unique attribute: ``(identitystore, store_id, value)``, None when nothing has that value."""
+
+    @Handler.list_error_handler(what, None)
+    @aws_retry()
+    def lookup(identitystore, store_id, value):
+        unique = {"UniqueAttribute": {"AttributePath": attribute, "AttributeValue": value}}
+        return getattr(identitystore, operation)(IdentityStoreId=store_id, AlternateIdentifier=unique)[key]
+
+    return lookup
+
+
+# The group's id by its display name, the user's by its user name.
+group_id = _id_by("look up the Identity Center group", "get_group_id", "displayName", "GroupId")
+user_id = _id_by("look up the Identity Center user", "get_user_id", "userName", "UserId")
 
 
 def group_ids(identitystore, store_id, names, known=None):
@@ -48,15 +56,6 @@ def group_ids(identitystore, store_id, names, known=None):
         else:
             found[name] = gid
     return found, missing
-
-
-@Handler.list_error_handler("look up the Identity Center user", None)
-@aws_retry()
-def user_id(identitystore, store_id, user_name):
-    """The user's id, or None when the identity store has no user of that name."""
-    return identitystore.get_user_id(
-        IdentityStoreId=store_id, AlternateIdentifier={"UniqueAttribute": {"AttributePath": "userName", "AttributeValue": user_name}}
-    )["UserId"]
 
 
 @Handler.common_error_handler("list the Identity Center users")

@@ -25,8 +25,9 @@ import uuid
 from ansible.module_utils.common.dict_transformations import camel_dict_to_snake_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import AmpError, AmpErrorHandler, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import amp, engine
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import tag_delta
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import AmpError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
 READY = ("ACTIVE",)
@@ -107,57 +108,21 @@ def result(workspace):
     return camel_dict_to_snake_dict(workspace, ignore_list=["tags"])
 
 
-# ---------------------------------------------------------------- API helpers
-
-
-@AmpErrorHandler.list_error_handler("list Prometheus workspaces", [])
-@aws_retry()
 def list_workspaces(client, alias):
-    paginator = client.get_paginator("list_workspaces")
-    return [w for page in paginator.paginate(alias=alias) for w in page["workspaces"]]
-
-
-@AmpErrorHandler.list_error_handler("describe Prometheus workspace", None)
-@aws_retry()
-def describe_workspace(client, workspace_id):
-    return flatten(client.describe_workspace(workspaceId=workspace_id)["workspace"])
-
-
-@AmpErrorHandler.common_error_handler("create Prometheus workspace")
-@aws_retry()
-def create_workspace(client, **request):
-    return client.create_workspace(**request)
-
-
-@AmpErrorHandler.deletion_error_handler("delete Prometheus workspace")
-@aws_retry()
-def delete_workspace(client, workspace_id, token):
-    client.delete_workspace(workspaceId=workspace_id, clientToken=token)
-    return True
-
-
-@AmpErrorHandler.common_error_handler("tag Prometheus workspace")
-@aws_retry()
-def tag_resource(client, arn, tags):
-    client.tag_resource(resourceArn=arn, tags=tags)
-
-
-@AmpErrorHandler.common_error_handler("untag Prometheus workspace")
-@aws_retry()
-def untag_resource(client, arn, keys):
-    client.untag_resource(resourceArn=arn, tagKeys=list(keys))
+    """The workspaces ListWorkspaces gives for ``alias`` (a prefix: see ``matching``)."""
+    return amp.list_workspaces(client, alias=alias)
 
 
 # ---------------------------------------------------------------- the resource
 
 
-class WorkspaceManager:
+class WorkspaceManager(engine.Resource):
+    """The workspace of one alias, reconciled by ``engine``."""
+
     def __init__(self, client, params, check_mode=False):
-        self.client = client
-        self.params = params
-        self.check_mode = check_mode
-        self.timeout = params.get("wait_timeout") or 600
+        super(WorkspaceManager, self).__init__(client, params, check_mode, timeout=600)
         self.label = "Prometheus workspace %r" % params.get("alias")
+        self._deleting = []
 
     def check(self):
         problems = input_problems(self.params)
@@ -175,97 +140,105 @@ class WorkspaceManager:
         return live, deleting
 
     def _describe(self, workspace_id):
-        return describe_workspace(self.client, workspace_id)
+        return flatten(amp.describe_workspace(self.client, workspaceId=workspace_id))
 
     def _wait(self, workspace_id, ready, failed=FAILED):
         return wait_for_status(lambda: self._describe(workspace_id), "%s (%s)" % (self.label, workspace_id),
                                ready=ready, failed=failed, timeout=self.timeout, status_key="status")
 
-    # present
+    # what the engine asks
 
-    def ensure_present(self):
-        self.check()
-        live, _deleting = self._found()
-        if not live:
-            return self._create()
-        workspace = self._describe(live[0]["workspaceId"])
-        if workspace is None:  # deleted between the list and the describe
-            return self._create()
-        return self._update(workspace)
+    def read(self, fresh=False):
+        live, self._deleting = self._found()
+        # None as well when it was deleted between the list and the describe.
+        return self._describe(live[0]["workspaceId"]) if live else None
 
-    def _create(self):
+    def view(self, raw):
+        return settings(raw)
+
+    def desired(self, raw):
         p = self.params
-        after = {"alias": p["alias"], "kms_key_arn": p.get("kms_key_arn"), "tags": dict(p.get("tags") or {})}
-        if self.check_mode:
-            predicted = {"alias": p["alias"], "status": "ACTIVE" if p.get("wait", True) else "CREATING", "tags": after["tags"]}
-            if p.get("kms_key_arn"):
-                predicted["kmsKeyArn"] = p["kms_key_arn"]
-            return True, {}, after, result(predicted)
-        # One token for every retry of this call: a retried create never makes a second workspace.
-        request = dict(alias=p["alias"], clientToken=str(uuid.uuid4()))
-        if after["tags"]:
-            request["tags"] = after["tags"]
-        if p.get("kms_key_arn"):
-            request["kmsKeyArn"] = p["kms_key_arn"]
-        created = create_workspace(self.client, **request)
-        workspace = self._wait(created["workspaceId"], READY) if p.get("wait", True) else self._describe(created["workspaceId"])
-        return True, {}, settings(workspace), result(workspace)
-
-    def _update(self, workspace):
-        p = self.params
-        if workspace["status"] in FAILED:
-            raise AmpError(message="%s (%s) is %s; delete it (state=absent) and create it again" % (
-                self.label, workspace["workspaceId"], workspace["status"]))
-        current = settings(workspace)
-        if p.get("kms_key_arn") is not None and p["kms_key_arn"] != current["kms_key_arn"]:
-            raise InputError(message="%s (%s): kms_key_arn is %r, not %r; AWS sets the key only when it creates a workspace" % (
-                self.label, workspace["workspaceId"], current["kms_key_arn"], p["kms_key_arn"]))
+        if raw is None:
+            return {"alias": p["alias"], "kms_key_arn": p.get("kms_key_arn"), "tags": dict(p.get("tags") or {})}
+        current = settings(raw)
         to_set, to_unset = {}, []
         if p.get("tags") is not None:
             to_set, to_unset = compare_aws_tags(current["tags"], p["tags"], purge_tags=p.get("purge_tags", True))
         desired = dict(current, tags=dict((k, v) for k, v in current["tags"].items() if k not in to_unset))
         desired["tags"].update(to_set)
-        if desired == current:
-            if workspace["status"] in TRANSITIONAL and p.get("wait", True):
-                workspace = self._wait(workspace["workspaceId"], READY)
-            return False, current, current, result(workspace)
-        if self.check_mode:
-            predicted = dict(workspace, tags=desired["tags"])
-            if p.get("wait", True):
-                predicted["status"] = "ACTIVE"
-            return True, current, desired, result(predicted)
-        if to_unset:
-            untag_resource(self.client, workspace["arn"], to_unset)
-        if to_set:
-            tag_resource(self.client, workspace["arn"], to_set)
-        if workspace["status"] in TRANSITIONAL and p.get("wait", True):
-            workspace = self._wait(workspace["workspaceId"], READY)
-        else:
-            workspace = self._describe(workspace["workspaceId"])
-        return True, current, settings(workspace), result(workspace)
+        return desired
 
-    # absent
+    def refuse(self, raw, desired):
+        if raw["status"] in FAILED:
+            raise AmpError(message="%s (%s) is %s; delete it (state=absent) and create it again" % (self.label, raw["workspaceId"], raw["status"]))
+        kms_key_arn = self.params.get("kms_key_arn")
+        if kms_key_arn is not None and kms_key_arn != raw.get("kmsKeyArn"):
+            raise InputError(message="%s (%s): kms_key_arn is %r, not %r; AWS sets the key only when it creates a workspace" % (
+                self.label, raw["workspaceId"], raw.get("kmsKeyArn"), kms_key_arn))
+
+    def predict(self, raw, desired):
+        if raw is None:
+            predicted = {"alias": desired["alias"], "status": "CREATING", "tags": desired["tags"]}
+            if desired["kms_key_arn"]:
+                predicted["kmsKeyArn"] = desired["kms_key_arn"]
+        else:
+            predicted = dict(raw, tags=desired["tags"])
+        if self.waiting:
+            predicted["status"] = "ACTIVE"
+        return predicted
+
+    def create(self, desired):
+        # One token for every retry of this call: a retried create never makes a second workspace.
+        request = dict(alias=desired["alias"], clientToken=str(uuid.uuid4()))
+        if desired["tags"]:
+            request["tags"] = desired["tags"]
+        if desired["kms_key_arn"]:
+            request["kmsKeyArn"] = desired["kms_key_arn"]
+        return amp.create_workspace(self.client, **request)["workspaceId"]
+
+    def update(self, raw, desired):
+        current = settings(raw)
+        to_set, to_unset = tag_delta(current["tags"], desired["tags"])
+        if to_unset:
+            amp.untag_resource(self.client, resourceArn=raw["arn"], tagKeys=to_unset)
+        if to_set:
+            amp.tag_resource(self.client, resourceArn=raw["arn"], tags=to_set)
+        # Tags move at once; a workspace still settling from before is waited for.
+        return raw["status"] in TRANSITIONAL
+
+    def read_back(self, handle, settle):
+        workspace_id = handle["workspaceId"] if isinstance(handle, dict) else handle
+        return self._wait(workspace_id, READY) if settle else self._describe(workspace_id)
+
+    def unchanged(self, raw):
+        return self._wait(raw["workspaceId"], READY) if raw["status"] in TRANSITIONAL and self.waiting else raw
+
+    def missing(self):
+        if self.waiting:
+            for workspace in self._deleting:
+                self._wait(workspace["workspaceId"], (GONE,), failed=())
+
+    def delete(self, raw):
+        # AWS refuses to delete a workspace that is still moving (ConflictException): let it settle first.
+        moving = raw["status"] in ("CREATING", "UPDATING")
+        if moving and self._wait(raw["workspaceId"], READY + FAILED + (GONE,), failed=()) is None:
+            return False
+        return amp.delete_workspace(self.client, workspaceId=raw["workspaceId"], clientToken=str(uuid.uuid4()))
+
+    def wait_gone(self, raw):
+        self._wait(raw["workspaceId"], (GONE,), failed=())
+
+    def result(self, raw):
+        return result(raw)
+
+    # what the module calls
+
+    def ensure_present(self):
+        """engine.Outcome (changed, before, after, result)."""
+        self.check()
+        return engine.ensure_present(self, self.check_mode)
 
     def ensure_absent(self):
+        """engine.Outcome (changed, before, after, result)."""
         self.check()
-        live, deleting = self._found()
-        if not live:
-            if deleting and self.params.get("wait", True):
-                for workspace in deleting:
-                    self._wait(workspace["workspaceId"], (GONE,), failed=())
-            return False, {}, {}, {}
-        workspace = self._describe(live[0]["workspaceId"])
-        if workspace is None:
-            return False, {}, {}, {}
-        before = settings(workspace)
-        if self.check_mode:
-            return True, before, {}, {}
-        if workspace["status"] in ("CREATING", "UPDATING"):
-            # AWS refuses to delete a workspace that is still moving (ConflictException): let it settle first.
-            workspace = self._wait(workspace["workspaceId"], READY + FAILED + (GONE,), failed=())
-            if workspace is None:
-                return True, before, {}, {}
-        delete_workspace(self.client, workspace["workspaceId"], str(uuid.uuid4()))
-        if self.params.get("wait", True):
-            self._wait(workspace["workspaceId"], (GONE,), failed=())
-        return True, before, {}, {}
+        return engine.ensure_absent(self, self.check_mode)

@@ -27,7 +27,7 @@ import re
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
@@ -327,20 +327,14 @@ def capacity_problems(cluster_name, capacity, desired, others):
     return problems
 
 
-# ---------------------------------------------------------------- API helpers
-
-
 # ---------------------------------------------------------------- the resource
 
 
-class QuotaManager:
+class QuotaManager(engine.Resource):
     """One team's quota on one cluster. ``params`` are the module's options."""
 
     def __init__(self, client, params, check_mode=False, warn=None):
-        self.client = client
-        self.params = params
-        self.check_mode = check_mode
-        self.warn = warn or (lambda message: None)
+        super(QuotaManager, self).__init__(client, params, check_mode, warn)
         self.team = params["team"]
         self.name = naming.quota_name(self.team, params.get("name_prefix") or naming.DEFAULT_PREFIX)
         self.cluster_label = None
@@ -403,7 +397,7 @@ class QuotaManager:
                 lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id),
                 "compute quota %s" % self.name,
                 ready=SETTLED + FAILED + (GONE,),
-                timeout=self.params.get("wait_timeout") or 1800,
+                timeout=self.timeout,
             )
         else:
             quota = sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id)
@@ -436,7 +430,7 @@ class QuotaManager:
             "compute quota %s" % self.name,
             ready=SETTLED,
             failed=FAILED,
-            timeout=self.params.get("wait_timeout") or 1800,
+            timeout=self.timeout,
         )
 
     # present
@@ -475,7 +469,7 @@ class QuotaManager:
                 "deletion of the previous compute quota of team %s" % self.team,
                 ready=DELETED,
                 failed=FAILED,
-                timeout=self.params.get("wait_timeout") or 1800,
+                timeout=self.timeout,
             )
         request = dict(copy.deepcopy(desired), Name=self.name, ClusterArn=self.cluster_arn, Tags=sagemaker.tag_list(tags))
         created = sagemaker.create_compute_quota(self.client, **request)
@@ -560,7 +554,7 @@ class QuotaManager:
                 "deletion of compute quota %s" % self.name,
                 ready=DELETED,
                 failed=FAILED,
-                timeout=self.params.get("wait_timeout") or 1800,
+                timeout=self.timeout,
             )
         return True, before, {}, {}
 

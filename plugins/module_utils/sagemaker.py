@@ -16,7 +16,7 @@ __metaclass__ = type
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, listing, read, write
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import crud, delete, listing, read, write
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import SageMakerErrorHandler as Handler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
@@ -68,31 +68,23 @@ delete_cluster = write(Handler, "delete cluster", "delete_cluster")
 
 # ---------------------------------------------------------------- Task Governance
 
-list_compute_quotas = listing(Handler, "list compute quotas", "list_compute_quotas", "ComputeQuotaSummaries", page_size=PAGE)
-describe_compute_quota = read(Handler, "describe compute quota", "describe_compute_quota")
-create_compute_quota = write(Handler, "create compute quota", "create_compute_quota")
-update_compute_quota = write(Handler, "update compute quota", "update_compute_quota")
-delete_compute_quota = delete(Handler, "delete compute quota", "delete_compute_quota")
-
-list_cluster_scheduler_configs = listing(Handler, "list cluster scheduler configs", "list_cluster_scheduler_configs", "ClusterSchedulerConfigSummaries")
-describe_cluster_scheduler_config = read(Handler, "describe cluster scheduler config", "describe_cluster_scheduler_config")
-create_cluster_scheduler_config = write(Handler, "create cluster scheduler config", "create_cluster_scheduler_config")
-update_cluster_scheduler_config = write(Handler, "update cluster scheduler config", "update_cluster_scheduler_config")
-delete_cluster_scheduler_config = delete(Handler, "delete cluster scheduler config", "delete_cluster_scheduler_config")
+list_compute_quotas, describe_compute_quota, create_compute_quota, update_compute_quota, delete_compute_quota = crud(
+    Handler, "compute quota", "compute_quota", "ComputeQuotaSummaries", page_size=PAGE
+)
+(
+    list_cluster_scheduler_configs,
+    describe_cluster_scheduler_config,
+    create_cluster_scheduler_config,
+    update_cluster_scheduler_config,
+    delete_cluster_scheduler_config,
+) = crud(Handler, "cluster scheduler config", "cluster_scheduler_config", "ClusterSchedulerConfigSummaries")
 
 # ---------------------------------------------------------------- Studio
 
-list_domains = listing(Handler, "list domains", "list_domains", "Domains", page_size=PAGE)
-describe_domain = read(Handler, "describe domain", "describe_domain")
-create_domain = write(Handler, "create domain", "create_domain")
-update_domain = write(Handler, "update domain", "update_domain")
-delete_domain = delete(Handler, "delete domain", "delete_domain")
-
-list_user_profiles = listing(Handler, "list user profiles", "list_user_profiles", "UserProfiles", page_size=PAGE)
-describe_user_profile = read(Handler, "describe user profile", "describe_user_profile")
-create_user_profile = write(Handler, "create user profile", "create_user_profile")
-update_user_profile = write(Handler, "update user profile", "update_user_profile")
-delete_user_profile = delete(Handler, "delete user profile", "delete_user_profile")
+list_domains, describe_domain, create_domain, update_domain, delete_domain = crud(Handler, "domain", "domain", "Domains", page_size=PAGE)
+list_user_profiles, describe_user_profile, create_user_profile, update_user_profile, delete_user_profile = crud(
+    Handler, "user profile", "user_profile", "UserProfiles", page_size=PAGE
+)
 
 list_spaces = listing(Handler, "list spaces", "list_spaces", "Spaces")
 describe_space = read(Handler, "describe space", "describe_space")

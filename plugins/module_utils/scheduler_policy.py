@@ -17,7 +17,7 @@ __metaclass__ = type
 import copy
 import re
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
@@ -159,15 +159,11 @@ def update_config(client, **request):
 # ---------------------------------------------------------------- the resource
 
 
-class SchedulerPolicyManager:
+class SchedulerPolicyManager(engine.Resource):
     """The scheduler config of one HyperPod cluster. ``params`` are the module's options."""
 
     def __init__(self, client, params, check_mode=False, warn=None):
-        self.client = client
-        self.params = params
-        self.check_mode = check_mode
-        self.warn = warn or (lambda message: None)
-        self.timeout = params.get("wait_timeout") or 1800
+        super(SchedulerPolicyManager, self).__init__(client, params, check_mode, warn)
         self.cluster = None
         self.name = params.get("name")
 

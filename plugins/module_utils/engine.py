@@ -1,0 +1,141 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""One engine for every AWS resource (kubernetes.core's ``perform_action`` idea).
+
+A resource describes itself (a ``Resource``: how to read, view, compare, create, update and
+delete it); ``ensure_present`` / ``ensure_absent`` own the rest, the same way for all of them:
+
+- read, refuse what cannot be done in place (``refuse``), compare the normalized views;
+- check mode: predict, write nothing (``predict`` gives the resource as it would read back);
+- re-read before a write when the read came from the run-wide copy (``shared_info``'s
+  ``hyperpod_shared``): what another run changed since is compared again, not overwritten;
+- write, wait (when the resource's ``wait`` is set) and read back;
+- one result shape, ``Outcome(changed, before, after, result)``: ``before``/``after`` are the
+  normalized views the diff shows, ``result`` the resource as the module returns it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from collections import namedtuple
+
+Outcome = namedtuple("Outcome", ["changed", "before", "after", "result"])
+
+NOTHING = Outcome(False, {}, {}, {})
+
+
+class Resource:
+    """What a resource supplies to the engine; ``raw`` is the resource as its API describes it (None: missing)."""
+
+    label = "resource"
+
+    def __init__(self, client, params, check_mode=False, warn=None, timeout=1800):
+        self.client = client
+        self.params = params
+        self.check_mode = check_mode
+        self.warn = warn or (lambda message: None)
+        self.timeout = params.get("wait_timeout") or timeout
+        # Whether writes wait for the resource to settle before it is read back.
+        self.waiting = params.get("wait", True)
+
+    def read(self, fresh=False):
+        """The live resource or None; ``fresh`` asks past any run-wide copy (see ``copied``)."""
+        raise NotImplementedError
+
+    def copied(self, raw):
+        """Whether ``raw`` came from the run-wide copy rather than a read of this run (re-read before writing)."""
+        return False
+
+    def view(self, raw):
+        """The normalized, comparable settings of ``raw`` (what the diff shows)."""
+        raise NotImplementedError
+
+    def desired(self, raw):
+        """The settings wanted, over ``raw``'s (None when creating): an option left unset keeps its value."""
+        raise NotImplementedError
+
+    def refuse(self, raw, desired):
+        """Raise when ``raw`` cannot be brought to ``desired`` in place (a failed resource, an immutable member)."""
+
+    def predict(self, raw, desired):
+        """``raw`` (None: the new resource) as it would read back once ``desired``: check mode's result."""
+        raise NotImplementedError
+
+    def create(self, desired):
+        """Write the new resource; return what ``read_back`` needs."""
+        raise NotImplementedError
+
+    def update(self, raw, desired):
+        """Bring ``raw`` to ``desired``; return whether to wait for it to settle (a settings change) or not (tags)."""
+        raise NotImplementedError
+
+    def delete(self, raw):
+        """Delete ``raw``; False when it was already gone."""
+        raise NotImplementedError
+
+    def read_back(self, handle, settle):
+        """The resource after a write (``handle``: what ``create`` returned, or the raw resource updated),
+        once settled when ``settle``."""
+        raise NotImplementedError
+
+    def unchanged(self, raw):
+        """The resource to return when nothing moves (a resource still settling may be waited for)."""
+        return raw
+
+    def missing(self):
+        """Called by ensure_absent when there is nothing to delete (a deletion in progress may be waited for)."""
+
+    def wait_gone(self, raw):
+        raise NotImplementedError
+
+    def result(self, raw):
+        """``raw`` as the module returns it (snake_case)."""
+        raise NotImplementedError
+
+
+def _plan(resource, raw):
+    desired = resource.desired(raw)
+    if raw is not None:
+        resource.refuse(raw, desired)
+    return desired
+
+
+def ensure_present(resource, check_mode=False):
+    """Create or update ``resource`` to what it desires; an Outcome."""
+    raw = resource.read()
+    desired = _plan(resource, raw)
+    if raw is not None and resource.view(raw) == desired:
+        return Outcome(False, resource.view(raw), resource.view(raw), resource.result(resource.unchanged(raw)))
+    if check_mode:
+        before = {} if raw is None else resource.view(raw)
+        return Outcome(True, before, desired, resource.result(resource.predict(raw, desired)))
+    if raw is not None and resource.copied(raw):
+        # The run-wide copy may be older than this write: compare again with what AWS has now.
+        raw = resource.read(fresh=True)
+        desired = _plan(resource, raw)
+        if raw is not None and resource.view(raw) == desired:
+            return Outcome(False, resource.view(raw), resource.view(raw), resource.result(resource.unchanged(raw)))
+    if raw is None:
+        after = resource.read_back(resource.create(desired), resource.waiting)
+        return Outcome(True, {}, resource.view(after), resource.result(after))
+    before = resource.view(raw)
+    settle = resource.update(raw, desired)
+    after = resource.read_back(raw, settle and resource.waiting)
+    return Outcome(True, before, resource.view(after), resource.result(after))
+
+
+def ensure_absent(resource, check_mode=False):
+    """Delete ``resource`` when it exists; an Outcome whose ``after`` and ``result`` are empty."""
+    raw = resource.read()
+    if raw is None:
+        resource.missing()
+        return NOTHING
+    before = resource.view(raw)
+    if check_mode:
+        return Outcome(True, before, {}, {})
+    if resource.delete(raw) and resource.waiting:
+        resource.wait_gone(raw)
+    return Outcome(True, before, {}, {})
