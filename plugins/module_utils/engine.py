@@ -27,10 +27,8 @@ Outcome = namedtuple("Outcome", ["changed", "before", "after", "result"])
 NOTHING = Outcome(False, {}, {}, {})
 
 
-class Resource:
-    """What a resource supplies to the engine; ``raw`` is the resource as its API describes it (None: missing)."""
-
-    label = "resource"
+class Manager:
+    """What every resource manager holds: its client, the module's options, check mode, the module's warn."""
 
     def __init__(self, client, params, check_mode=False, warn=None, timeout=1800):
         self.client = client
@@ -40,6 +38,12 @@ class Resource:
         self.timeout = params.get("wait_timeout") or timeout
         # Whether writes wait for the resource to settle before it is read back.
         self.waiting = params.get("wait", True)
+
+
+class Resource(Manager):
+    """What a resource supplies to the engine; ``raw`` is the resource as its API describes it (None: missing)."""
+
+    label = "resource"
 
     def read(self, fresh=False):
         """The live resource or None; ``fresh`` asks past any run-wide copy (see ``copied``)."""

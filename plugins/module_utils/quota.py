@@ -330,7 +330,7 @@ def capacity_problems(cluster_name, capacity, desired, others):
 # ---------------------------------------------------------------- the resource
 
 
-class QuotaManager(engine.Resource):
+class QuotaManager(engine.Manager):
     """One team's quota on one cluster. ``params`` are the module's options."""
 
     def __init__(self, client, params, check_mode=False, warn=None):

@@ -159,7 +159,7 @@ def update_config(client, **request):
 # ---------------------------------------------------------------- the resource
 
 
-class SchedulerPolicyManager(engine.Resource):
+class SchedulerPolicyManager(engine.Manager):
     """The scheduler config of one HyperPod cluster. ``params`` are the module's options."""
 
     def __init__(self, client, params, check_mode=False, warn=None):

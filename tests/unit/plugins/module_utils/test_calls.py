@@ -80,7 +80,7 @@ def test_any_other_error_raises_the_services_error_at_once(sleeps):
 
 def test_retries_give_up_after_ten_tries(sleeps):
     client, stub = stubbed("sagemaker")
-    for _ in range(10):
+    for _attempt in range(10):
         stub.add_client_error("describe_cluster", service_error_code="ThrottlingException", http_status_code=400)
     with stub, pytest.raises(SageMakerError, match="Failed to describe cluster"):
         sagemaker.describe_cluster(client, ClusterName="ml")
