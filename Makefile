@@ -87,7 +87,7 @@ unit: venv kube-binaries
 	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/unit
 
 integration: venv system-packages kube-binaries
-	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/integration
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=15 tests/integration
 
 molecule: venv kube-binaries
 	$(BIN)/molecule test --all

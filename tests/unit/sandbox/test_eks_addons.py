@@ -112,15 +112,18 @@ def test_update_moves_through_updating_and_refuses_writes_while_transitioning(ek
     wait_status(eks, "ml-eks", ADDON, "ACTIVE")
 
 
-def test_delete_moves_through_deleting_to_gone(eks):
+def test_delete_moves_through_deleting_to_gone(statuses, eks):
     eks.create_addon(clusterName="ml-eks", addonName=ADDON)
     wait_status(eks, "ml-eks", ADDON, "ACTIVE")
+    statuses.hold()
     deleted = eks.delete_addon(clusterName="ml-eks", addonName=ADDON)["addon"]
     assert deleted["status"] == "DELETING"
     assert eks.list_addons(clusterName="ml-eks")["addons"] == [ADDON]
+    statuses.settle()
     wait_status(eks, "ml-eks", ADDON, None)
     assert eks.list_addons(clusterName="ml-eks")["addons"] == []
     # Gone means it can be installed again.
+    statuses.hold()
     assert eks.create_addon(clusterName="ml-eks", addonName=ADDON)["addon"]["status"] == "CREATING"
 
 

@@ -229,15 +229,17 @@ def test_missing_target_version_is_refused(sagemaker, cluster_arn):
         sagemaker.update_compute_quota(ComputeQuotaId="abcdefabcdef")
 
 
-def test_delete_goes_through_deleting_to_a_deleted_quota_that_stays_listed(sagemaker, cluster_arn):
+def test_delete_goes_through_deleting_to_a_deleted_quota_that_stays_listed(statuses, sagemaker, cluster_arn):
     quota_id = sagemaker.create_compute_quota(**quota_request(cluster_arn))["ComputeQuotaId"]
     settle(sagemaker, quota_id)
+    statuses.hold()
     sagemaker.delete_compute_quota(ComputeQuotaId=quota_id)
     assert sagemaker.describe_compute_quota(ComputeQuotaId=quota_id)["Status"] == "Deleting"
     assert [q["Status"] for q in sagemaker.list_compute_quotas()["ComputeQuotaSummaries"]] == ["Deleting"]
     with pytest.raises(ClientError) as excinfo:
         sagemaker.create_compute_quota(**quota_request(cluster_arn))
     assert error_code(excinfo) == "ConflictException"  # the name is taken until the deletion ends
+    statuses.settle()
     assert settle(sagemaker, quota_id)["Status"] == "Deleted"
     assert [q["Status"] for q in sagemaker.list_compute_quotas(Status="Deleted")["ComputeQuotaSummaries"]] == ["Deleted"]
     for write in (lambda: sagemaker.delete_compute_quota(ComputeQuotaId=quota_id),
