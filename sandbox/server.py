@@ -31,7 +31,7 @@ from werkzeug.wrappers import Request
 
 from sandbox import access_analyzer, authorization, core, services
 from sandbox.kube import api as kube_api
-from sandbox.services import amp_query
+from sandbox.services import amp_query, eks_auth
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select", "IsMemberInGroups", "Simulate")
 # Signing names that differ from the boto3 client name.
@@ -187,6 +187,8 @@ class SandboxApp:
         service, operation, region, protocol = identify(environ, body)
         if service == "accessanalyzer" and path == access_analyzer.PATH:
             operation = "CheckAccessNotGranted"  # moto has no router for the service to name it
+        if service == eks_auth.SERVICE and eks_auth.is_request(environ):
+            operation = eks_auth.OPERATION  # nor for EKS Auth
         record = self.log.add(service, operation, region)
         refusal = authorization.enforce(environ, body, service, operation, protocol)
         if refusal is not None:
@@ -210,6 +212,11 @@ class SandboxApp:
                 record.status = int(status.split()[0])
                 start_response(status, headers + [("Content-Length", str(len(payload)))])
                 return [payload]
+        if service == eks_auth.SERVICE and operation == eks_auth.OPERATION:
+            status, headers, payload = eks_auth.handle(environ, body, (authorization.credentials(environ) or ("",))[0], region)
+            record.status = int(status.split()[0])
+            start_response(status, headers + [("Content-Length", str(len(payload)))])
+            return [payload]
 
         def recording_start_response(status, headers, exc_info=None):
             record.status = int(status.split()[0])

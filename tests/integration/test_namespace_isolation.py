@@ -4,6 +4,11 @@ site.yml runs once for the module against the worker's sandbox and its kube-apis
 then ask the API server as each team's Kubernetes identity, as EKS maps the team's access entry:
 the user EKS names for the team's Identity Center role, in the groups the entry carries
 (``Impersonate-User`` / ``Impersonate-Group``, which the admin may use).
+
+The team's pods get AWS credentials as EKS Pod Identity gives them: a pod's projected token (the
+TokenRequest API, audience ``pods.eks.amazonaws.com``, bound to the pod) exchanged with the sandbox's
+EKS Auth (``AssumeRoleForPodIdentity``, which reviews the token with the API server, finds the
+association and evaluates the role's trust policy), then S3 through the sandbox's IAM enforcement.
 """
 
 from __future__ import annotations
@@ -15,14 +20,18 @@ import urllib.error
 import urllib.request
 
 import pytest
+from botocore.exceptions import ClientError
 
 from sandbox.kube import task_governance
 from sandbox.kube.api import KubeApi, KubeError
 from sandbox.seed import load_vars, seed
+from tests import pod_tokens
 from tests.integration.playbook_runner import ROOT, SAMPLE, Playbooks, assert_ok
 
 TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"] if team.get("quota")]
 A, B = TEAMS[0], TEAMS[1]
+CLUSTER = "ml-shared-eks"
+BUCKET = "hyperpod-team-data"
 
 
 class TeamClient(KubeApi):
@@ -77,8 +86,8 @@ def built(sandbox_server, kube_cluster, tmp_path_factory):
     clients = {}
     for team in TEAMS:
         group = f"hyperpod-ns-{team}-namespace-level-group"
-        arns = eks.list_access_entries(clusterName="ml-shared-eks")["accessEntries"]
-        entries = [eks.describe_access_entry(clusterName="ml-shared-eks", principalArn=arn)["accessEntry"] for arn in arns]
+        arns = eks.list_access_entries(clusterName=CLUSTER)["accessEntries"]
+        entries = [eks.describe_access_entry(clusterName=CLUSTER, principalArn=arn)["accessEntry"] for arn in arns]
         [entry] = [e for e in entries if group in e.get("kubernetesGroups", [])]
         # EKS puts the role session's name where the entry's username says {{SessionName}}.
         clients[team] = TeamClient(kube_cluster.directory, entry["username"].replace("{{SessionName}}", "alice"), group)
@@ -167,6 +176,77 @@ def test_a_team_claim_binds_its_own_volume_and_no_other(built):
     claim = admin.request("GET", f"/api/v1/namespaces/hyperpod-ns-{B}/persistentvolumeclaims/borrowed")
     assert claim["status"].get("phase") == "Pending"
     assert admin.get("PersistentVolume", f"hyperpod-{A}-fsx")["spec"]["claimRef"]["namespace"] == f"hyperpod-ns-{A}"
+
+
+def pod_identity(sandbox, api, namespace: str, service_account: str, pod_name: str) -> dict:
+    """What AssumeRoleForPodIdentity answers for a pod of ``service_account``: the answer, or the ClientError's code."""
+    with pod_tokens.running(api, namespace, service_account, pod_name) as pod:
+        try:
+            return pod_tokens.agent(sandbox).assume_role_for_pod_identity(clusterName=CLUSTER, token=pod_tokens.token(api, namespace, service_account, pod))
+        except ClientError as error:
+            return {"refused": error.response["Error"]["Code"]}
+
+
+def s3_status(call, **request) -> str:
+    try:
+        call(Bucket=BUCKET, **request)
+    except ClientError as error:
+        return error.response["Error"]["Code"]
+    return "ok"
+
+
+def others_prefix(s3, prefix: str, key: str) -> dict:
+    """Put, get and list under another prefix of the bucket: each call's answer."""
+    return {
+        "put": s3_status(s3.put_object, Key=f"{prefix}planted.pt", Body=b"x"),
+        "get": s3_status(s3.get_object, Key=f"{prefix}{key}"),
+        "list": s3_status(s3.list_objects_v2, Prefix=prefix),
+    }
+
+
+def test_a_team_pod_uses_its_own_s3_prefix_and_no_other(built, sandbox_server):
+    _playbooks, admin, _clients = built
+    sandbox_server.boto3_client("s3").put_object(Bucket=BUCKET, Key="shared/readme.txt", Body=b"not a team's")
+    for team in TEAMS:
+        answer = pod_identity(sandbox_server, admin, f"hyperpod-ns-{team}", f"hyperpod-{team}", "train")
+        assert "refused" not in answer, answer
+        assert answer["assumedRoleUser"]["arn"].startswith(f"arn:aws:sts::123456789012:assumed-role/hyperpod-{team}-pods/eks-{CLUSTER}-train-")
+        s3 = pod_tokens.pod_client(sandbox_server, "s3", answer)
+        s3.put_object(Bucket=BUCKET, Key=f"{team}/checkpoint.pt", Body=team.encode())
+        assert s3.get_object(Bucket=BUCKET, Key=f"{team}/checkpoint.pt")["Body"].read() == team.encode()
+        assert f"{team}/checkpoint.pt" in [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix=f"{team}/")["Contents"]]
+        for prefix, key in [(f"{other}/", "checkpoint.pt") for other in TEAMS if other != team] + [("shared/", "readme.txt"), ("", "readme.txt")]:
+            cells = others_prefix(s3, prefix, key)
+            assert cells == dict.fromkeys(cells, "AccessDenied"), (team, prefix, cells)
+
+
+def test_only_the_team_service_account_gets_the_team_role(built, sandbox_server):
+    _playbooks, admin, _clients = built
+    namespace = f"hyperpod-ns-{A}"
+    # Another service account in the team's namespace has no association: no credentials at all.
+    admin.request("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sidecar"}})
+    try:
+        assert pod_identity(sandbox_server, admin, namespace, "sidecar", "sidecar") == {"refused": "ResourceNotFoundException"}
+    finally:
+        admin.delete("ServiceAccount", "sidecar", namespace)
+    # Team B's service account (in B's namespace) gets B's role, whatever it asks for.
+    answer = pod_identity(sandbox_server, admin, f"hyperpod-ns-{B}", f"hyperpod-{B}", "train")
+    assert f"assumed-role/hyperpod-{B}-pods/" in answer["assumedRoleUser"]["arn"]
+
+
+def test_an_out_of_band_association_to_a_team_role_is_refused_by_its_trust(built, sandbox_server):
+    _playbooks, admin, _clients = built
+    eks, iam = sandbox_server.boto3_client("eks"), sandbox_server.boto3_client("iam")
+    role_arn = iam.get_role(RoleName=f"hyperpod-{A}-pods")["Role"]["Arn"]
+    namespace = f"hyperpod-ns-{B}"
+    admin.request("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "borrower"}})
+    # Made beside the collection, in team B's namespace, to team A's pod role: EKS accepts it, the role's trust does not.
+    association = eks.create_pod_identity_association(clusterName=CLUSTER, namespace=namespace, serviceAccount="borrower", roleArn=role_arn)["association"]
+    try:
+        assert pod_identity(sandbox_server, admin, namespace, "borrower", "borrower") == {"refused": "AccessDeniedException"}
+    finally:
+        eks.delete_pod_identity_association(clusterName=CLUSTER, associationId=association["associationId"])
+        admin.delete("ServiceAccount", "borrower", namespace)
 
 
 def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built):
