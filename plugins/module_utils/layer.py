@@ -43,7 +43,7 @@ class LayerContext(object):
     def client(self, service):
         # A boto3 client loads its service model when made: every layer of a team run shares one per service.
         if service not in self._clients:
-            self._clients[service] = self.module.client(service, retry_decorator=aws_retry())
+            self._clients[service] = self.module.client(service)
         return self._clients[service]
 
     @property

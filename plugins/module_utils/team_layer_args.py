@@ -18,10 +18,6 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_model
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import DESCRIPTION_MAX as PERMISSION_SET_DESCRIPTION_MAX
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import team_names as access_names
 
-# The role's default (roles/identity/defaults/main.yml identity_session_duration), for a run without the role's settings.
-DEFAULT_SESSION_DURATION = "PT8H"
-
-
 class MissingSharedValue(Exception):
     """``hyperpod_shared`` lacks a value a layer of the team needs; the message names the team and the key."""
 
@@ -79,7 +75,7 @@ def _permission_set(t):
         name_prefix=t.prefix,
         # Identity Center takes printable Latin-1 only; the quota takes the description as written.
         description=naming.latin1_text(t.description, PERMISSION_SET_DESCRIPTION_MAX),
-        session_duration=t.settings.get("session_duration") or DEFAULT_SESSION_DURATION,
+        session_duration=t.settings.get("session_duration") or team_model.SETTING_DEFAULTS["session_duration"],
         team_policy=dict(
             account_id=t.need("account_id"),
             region=t.need("region"),
@@ -100,8 +96,7 @@ def _permission_set(t):
 def _access_entry(t):
     names = access_names(t.name, t.prefix)
     access = t.team["access"]
-    # An empty list is the default too, as it always was.
-    policies = access["policies"] or team_model.SECTION_DEFAULTS["access"]["policies"]
+    policies = access["policies"]
     in_namespace = {"type": "namespace", "namespaces": [names["namespace"]]}
     return dict(
         cluster_name=t.need("eks_cluster_name"),

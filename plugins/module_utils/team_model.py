@@ -68,6 +68,8 @@ SECTION_DEFAULTS = {
     "storage": {"gid": None, "mode": "2770", "on_remove": "keep", "s3_link": False},
     "budget": {"monthly_usd": REQUIRED, "notify": [], "thresholds": [80, 100], "forecast_thresholds": [100]},
 }
+# What every team shares that the roles may set (identity_session_duration); unset, it is this.
+SETTING_DEFAULTS = {"session_duration": "PT8H"}
 RESOURCE_KEYS = ("instance_type", "count", "accelerators", "vcpu", "memory_gib", "accelerator_partition")
 CHOICES = {
     "state": ("present", "absent"),
@@ -195,6 +197,9 @@ def with_defaults(team):
         if isinstance(value, dict) or (value is None and TEAM_DEFAULTS[section] is not None):
             filled[section] = _fill(value or {}, defaults)
     filled["description"] = filled.get("description") or default_description(filled.get("name"))
+    if isinstance(filled.get("access"), dict) and not filled["access"].get("policies"):
+        # An empty list of access policies means the default ones, as it always has.
+        filled["access"]["policies"] = list(SECTION_DEFAULTS["access"]["policies"])
     return filled
 
 

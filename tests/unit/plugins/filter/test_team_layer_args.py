@@ -101,6 +101,8 @@ def test_access_policies_follow_the_team_file():
     assert [p["name"] for p in default] == [
         "AmazonSagemakerHyperpodTrainingPolicy", "AmazonSagemakerHyperpodInferencePolicy", "AmazonSagemakerHyperpodUserClusterPolicy"]
     assert default[2]["access_scope"] == {"type": "cluster"}
+    empty = team_layer_args(dict(normalized()["vision"], access={"policies": []}), SHARED)["access_entry"]["access_policies"]
+    assert empty == default
 
 
 def test_layers_the_team_does_not_use_are_left_out():
