@@ -112,9 +112,15 @@ CASES = [
 ]
 
 
-def run_site(seeded, aws_env, tmp_path, change, playbook="site.yml", *args):
-    """``playbook`` with the sample file changed by ``change``, as the team file of the inventory and as extra vars."""
+def run_site(seeded, aws_env, tmp_path, change, playbook="site.yml", *args, seed_change=None):
+    """``playbook`` with the sample file changed by ``change``, as the team file of the inventory and as extra vars.
+
+    ``seed_change`` changes what the sandbox inventory reads of the seeded account (its FSx file system, ...).
+    """
     client, seed = seeded
+    seed = dict(seed)
+    if seed_change:
+        seed_change(seed)
     settings = copy.deepcopy(GOOD)
     change(settings)
     bad = tmp_path / "bad.yml"
@@ -209,14 +215,19 @@ def everything_missing(settings):
     settings["hyperpod_data_bucket"] = "hyperpod-no-such-bucket"
 
 
+def no_such_file_system(seed):
+    seed["fsx_file_system_id"] = "fs-0123456789abcdef0"
+
+
 def test_what_the_teams_need_is_read_for_all_teams_before_the_first_write(seeded, aws_env, tmp_path):
-    run, client = run_site(seeded, aws_env, tmp_path, everything_missing)
+    run, client = run_site(seeded, aws_env, tmp_path, everything_missing, seed_change=no_such_file_system)
     assert run.returncode == 2, run.stdout[-3000:]
     for expected in (
         "'TeamNobody' (team nlp)",
         "team 'vision': members: no Identity Center user zed",
         "EKS cluster no-such-eks does not exist",
         "hyperpod_data_bucket: S3 bucket hyperpod-no-such-bucket does not exist",
+        "hyperpod_account.fsx_file_system_id: FSx file system fs-0123456789abcdef0 does not exist",
     ):
         assert expected in run.stdout, (expected, run.stdout[-3000:])
     assert client.writes() == []
