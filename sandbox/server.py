@@ -4,8 +4,9 @@ Administrative endpoints (never logged, never faulted):
 
 - ``GET /_sandbox/health``
 - ``GET /_sandbox/requests`` (the log) and ``DELETE /_sandbox/requests`` (clear it)
-- ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05,
-  "latency_ms": 0, "operations": ["*"], "seed": 7}``; rates are probabilities per request
+- ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05, "denial_rate": 0,
+  "latency_ms": 0, "operations": ["*"], "seed": 7}``; rates are probabilities per request. Clients retry a
+  throttle or an error; a denial (AccessDenied, as for a permission the caller lacks) they do not
 - ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0}`` (``sandbox.core.SETTINGS``)
 - ``GET|PUT /_sandbox/upstreams``: ``{"prometheus": "http://127.0.0.1:9090"}``, the real servers
   the sandbox forwards to (a reset keeps them: they are where the sandbox runs, not AWS state)
@@ -79,6 +80,7 @@ class RequestLog:
 class Faults:
     throttle_rate: float = 0.0
     error_rate: float = 0.0
+    denial_rate: float = 0.0
     latency_ms: int = 0
     operations: list = field(default_factory=lambda: ["*"])
     seed: int | None = None
@@ -97,6 +99,8 @@ class Faults:
             return "throttle"
         if roll < self.throttle_rate + self.error_rate:
             return "error"
+        if roll < self.throttle_rate + self.error_rate + self.denial_rate:
+            return "deny"
         return ""
 
     def public(self) -> dict:
@@ -142,17 +146,20 @@ def fault_response(kind: str, protocol: str) -> tuple[str, list, bytes]:
     code, status, message = {
         "throttle": ("ThrottlingException", "400 Bad Request", "Rate exceeded"),
         "error": ("InternalFailure", "500 Internal Server Error", "We encountered an internal error. Please try again."),
+        "deny": ("AccessDeniedException", "400 Bad Request", "User: sandbox is not authorized to perform this action"),
     }[kind]
     if protocol == "rest-xml":
         # S3 throttles with 503 SlowDown and fails with 500 InternalError, in a bare <Error>.
         code, status, message = {
             "throttle": ("SlowDown", "503 Slow Down", "Please reduce your request rate."),
             "error": ("InternalError", "500 Internal Server Error", "We encountered an internal error. Please try again."),
+            "deny": ("AccessDenied", "403 Forbidden", "Access Denied"),
         }[kind]
         body = f"<Error><Code>{code}</Code><Message>{message}</Message><RequestId>sandbox-fault</RequestId></Error>".encode()
         return status, [("Content-Type", "application/xml")], body
     if protocol == "query":
-        code = "Throttling" if kind == "throttle" else code
+        code = {"throttle": "Throttling", "deny": "AccessDenied"}.get(kind, code)
+        status = "403 Forbidden" if kind == "deny" else status
         body = (
             f"<ErrorResponse><Error><Type>Sender</Type><Code>{code}</Code><Message>{message}</Message></Error>"
             "<RequestId>sandbox-fault</RequestId></ErrorResponse>"

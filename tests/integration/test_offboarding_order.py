@@ -77,7 +77,8 @@ def onboard_then_mark_absent(sample) -> dict:
 @pytest.mark.parametrize("failing", ["sagemaker:DeleteComputeQuota", "budgets:DeleteBudget"])
 def test_a_failed_offboarding_leaves_the_team_no_access(sample, failing):
     seed = onboard_then_mark_absent(sample)
-    sample.client.set_faults(error_rate=1.0, operations=[failing])
+    # A denial, which no client retries: the run fails at once at that step.
+    sample.client.set_faults(denial_rate=1.0, operations=[failing])
     result = sample.run("playbooks/remove_team.yml", "-e", f"team={TEAM}", "-e", f"confirm_delete={TEAM}", *ENABLED)
     faulted = [f"{r['service']}:{r['operation']}" for r in sample.client.requests() if r["fault"]]
     sample.client.clear_faults()

@@ -70,6 +70,21 @@ def test_faults_are_survived_by_the_collections_retry(sandbox, service, call):
     assert "throttle" in faults and "error" in faults
 
 
+@pytest.mark.parametrize("service, call, kwargs, code, status", [
+    ("sagemaker", "list_domains", {}, "AccessDeniedException", 400),
+    ("iam", "list_roles", {}, "AccessDenied", 403),
+    ("s3", "list_buckets", {}, "AccessDenied", 403),
+])
+def test_a_denial_fault_is_answered_as_access_denied_and_not_retried(sandbox, service, call, kwargs, code, status):
+    sandbox.set_faults(denial_rate=1.0)
+    retried = aws_retry(retries=5, delay=0.01, max_delay=0.05)(getattr(sandbox.boto3_client(service), call))
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        retried(**kwargs)
+    assert raised.value.response["Error"]["Code"] == code
+    assert raised.value.response["ResponseMetadata"]["HTTPStatusCode"] == status
+    assert [r["fault"] for r in sandbox.requests()] == ["deny"]
+
+
 def test_latency_fault_delays_the_answer(sandbox):
     sandbox.set_faults(latency_ms=300, operations=["sts:GetCallerIdentity"])
     started = time.monotonic()
