@@ -39,6 +39,7 @@ ARGUMENT_SPEC = dict(
     name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
     tag_keys=dict(type="dict", no_log=False),
     data_bucket=dict(type="str"),
+    identity_center=dict(type="raw"),
     team=dict(type="str"),
     expect_state=dict(type="str", choices=["present", "absent"]),
 )
@@ -108,7 +109,8 @@ class ActionModule(ActionBase):
         teams = wrap_var(raw_teams)
         raw_cluster = task_vars.get("hyperpod_cluster") if isinstance(task_vars.get("hyperpod_cluster"), dict) else p["cluster"]
         problems, normalized, capacity, places = check_team_file_with_places(
-            teams, p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"])
+            teams, p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"],
+            identity_center_connection=p["identity_center"])
         located = []
         for problem, (file_kind, index, field) in zip(problems, places):
             where = None

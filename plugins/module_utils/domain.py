@@ -36,6 +36,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
 # botocore's patterns (DomainName, DomainId, UserProfileName, FileSystemPath, RoleArn, SingleSignOnUserValue).
@@ -965,6 +966,7 @@ MODULE_OPTIONS = dict(
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=1800),
+        **IDENTITY_CENTER
     ),
 )
 

@@ -12,8 +12,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, listing, write
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler as Handler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 list_instances = listing(Handler, "list Identity Center instances", "list_instances", "Instances", missing_ok=False)
@@ -76,3 +79,122 @@ def member_of_any(identitystore, store_id, user, group_ids_):
         if any(r.get("MembershipExists") for r in results):
             return True
     return False
+
+
+# ---------------------------------------------------------------- the Identity Center connection
+
+# The services whose calls go through the Identity Center connection (LayerContext.client).
+SERVICES = ("sso-admin", "identitystore")
+SETTING = "hyperpod_identity_center"
+DEFAULT_SESSION_NAME = "hyperpod-tenancy"
+
+
+def connection_problems(settings):
+    """What is wrong with ``hyperpod_identity_center`` (the module option ``identity_center``): ``[(field, message)]``."""
+    if settings is None:
+        return []
+    if not isinstance(settings, dict):
+        return [(SETTING, "must be a mapping, got %s" % type(settings).__name__)]
+    problems = []
+    for key in sorted(set(settings) - set(CONNECTION_KEYS), key=str):
+        problems.append(("%s.%s" % (SETTING, key), "unknown key; allowed: %s" % ", ".join(CONNECTION_KEYS)))
+    for key in CONNECTION_KEYS:
+        value = settings.get(key)
+        if value is not None and not isinstance(value, str):
+            problems.append(("%s.%s" % (SETTING, key), "must be text, got %s" % type(value).__name__))
+    for key, pattern, what in CONNECTION_PATTERNS:
+        value = settings.get(key)
+        if isinstance(value, str) and value and not re.fullmatch(pattern, value):
+            # The external id is kept out of every message, as out of the logs (no_log).
+            shown = "the value" if key == "external_id" else repr(value)
+            problems.append(("%s.%s" % (SETTING, key), "%s is not %s" % (shown, what)))
+    for key in ("external_id", "session_name"):
+        if settings.get(key) and not settings.get("assume_role_arn"):
+            problems.append(("%s.%s" % (SETTING, key), "needs %s.assume_role_arn" % SETTING))
+    return problems
+
+
+# STS AssumeRole's patterns (botocore's sts model: roleSessionNameType, externalIdType) and the ARN of an IAM role.
+CONNECTION_KEYS = ("region", "profile", "assume_role_arn", "external_id", "session_name", "endpoint_url")
+CONNECTION_PATTERNS = (
+    ("region", r"[a-z]{2}(-[a-z]+)+-\d", "an AWS Region name (such as us-east-1)"),
+    ("assume_role_arn", r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}", "an IAM role ARN (arn:aws:iam::<account>:role/<name>)"),
+    ("external_id", r"[\w+=,.@:/-]{2,1224}", "an external id (2 to 1224 of letters, digits and +=,.@:/-)"),
+    ("session_name", r"[\w+=,.@-]{2,64}", "a role session name (2 to 64 of letters, digits and +=,.@-)"),
+    ("endpoint_url", r"https?://\S+", "an http(s) URL"),
+)
+
+
+@Handler.common_error_handler("assume the Identity Center role (%s.assume_role_arn)" % SETTING)
+@aws_retry()
+def _assume_role(sts, **kwargs):
+    return sts.assume_role(**kwargs)["Credentials"]
+
+
+def connection(module):
+    """The keyword arguments ``module.client`` takes for an Identity Center client (``{}``: the module's own connection).
+
+    ``identity_center`` (``hyperpod_identity_center``) names where Identity Center's admin APIs answer: the
+    organization's management account or a delegated administrator account, in the instance's home Region
+    ("Delegated administration", IAM Identity Center User Guide). ``profile`` replaces the module's credentials;
+    ``assume_role_arn`` is assumed through STS with the module's own connection (its credentials, or ``profile``'s
+    when both are given), ``external_id`` and ``session_name`` as AssumeRole takes them. The temporary
+    credentials stay in this process: they are never returned.
+    """
+    settings = dict((k, v) for k, v in ((getattr(module, "params", None) or {}).get("identity_center") or {}).items() if v)
+    if not settings:
+        return {}
+    problems = connection_problems(settings)
+    if problems:
+        raise InputError(message="identity_center: %s" % "; ".join("%s: %s" % problem for problem in problems))
+    extra = {}
+    if settings.get("region"):
+        extra["region"] = settings["region"]
+    if settings.get("endpoint_url"):
+        extra["endpoint"] = settings["endpoint_url"]
+    if settings.get("profile"):
+        extra.update(profile_name=settings["profile"], aws_access_key_id=None, aws_secret_access_key=None, aws_session_token=None)
+    if settings.get("assume_role_arn"):
+        request = dict(RoleArn=settings["assume_role_arn"], RoleSessionName=settings.get("session_name") or DEFAULT_SESSION_NAME)
+        if settings.get("external_id"):
+            request["ExternalId"] = settings["external_id"]
+        source = dict((k, extra[k]) for k in ("profile_name", "aws_access_key_id", "aws_secret_access_key", "aws_session_token") if k in extra)
+        credentials = _assume_role(module.client("sts", **source), **request)
+        extra.update(
+            profile_name=None,
+            aws_access_key_id=credentials["AccessKeyId"],
+            aws_secret_access_key=credentials["SecretAccessKey"],
+            aws_session_token=credentials["SessionToken"],
+        )
+    return extra
+
+
+@Handler.common_error_handler("read the Identity Center connection's account (%s)" % SETTING)
+@aws_retry()
+def caller_account(sts):
+    return sts.get_caller_identity()["Account"]
+
+
+def connection_place(context):
+    """Where the Identity Center calls of ``context`` (a LayerContext) go, for a message: account, Region and the setting."""
+    extra = context.identity_center_connection()
+    sts = context.module.client("sts", **dict((k, v) for k, v in extra.items() if k != "endpoint"))
+    region = extra.get("region") or context.region
+    how = "set by %s" % SETTING if extra else "%s unset: the workload account's own connection" % SETTING
+    return "account %s, Region %s (%s)" % (caller_account(sts), region, how)
+
+
+def instance_problem(context, instance_arn, found):
+    """The error when ListInstances does not give the one instance the run needs, naming where it asked and the setting."""
+    place = connection_place(context)
+    if instance_arn:
+        return "Identity Center instance %s is not visible in %s: set %s to the account and Region of that instance" % (instance_arn, place, SETTING)
+    if not found:
+        # ListInstances answers an empty list in an account that neither holds nor sees an instance, and in any other Region.
+        return (
+            "No IAM Identity Center instance in %s: Identity Center's admin APIs answer in the organization's management account "
+            "or a delegated administrator account, in the instance's home Region; set %s (region, and profile or assume_role_arn) there"
+            % (place, SETTING)
+        )
+    arns = ", ".join(i["InstanceArn"] for i in found)
+    return "Found %d Identity Center instances in %s (%s); set identity_center_instance_arn" % (len(found), place, arns)

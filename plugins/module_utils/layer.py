@@ -19,6 +19,7 @@ __metaclass__ = type
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, HyperPodErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
@@ -37,14 +38,23 @@ class LayerContext(object):
         self.check_mode = module.check_mode
         self._clients = {}
         self._account_id = None
+        self._identity_center = None
         # The layer running, when several run in one module (team_resources): it names their warnings.
         self.layer = None
 
     def client(self, service):
         # A boto3 client loads its service model when made: every layer of a team run shares one per service.
         if service not in self._clients:
-            self._clients[service] = self.module.client(service)
+            # Identity Center's calls go where its admin APIs answer (option identity_center, made once per run).
+            extra = self.identity_center_connection() if service in identity_center.SERVICES else {}
+            self._clients[service] = self.module.client(service, **extra)
         return self._clients[service]
+
+    def identity_center_connection(self):
+        """The keyword arguments of an Identity Center client (identity_center.connection): ``{}`` without the option."""
+        if self._identity_center is None:
+            self._identity_center = identity_center.connection(self.module)
+        return self._identity_center
 
     @property
     def region(self):

@@ -27,6 +27,21 @@ TEAM_TAGS = dict(cost_center=dict(type="str"), tag_keys=dict(type="dict", no_log
 # hyperpod.tenancy.team.name_prefix
 NAME_PREFIX = dict(name_prefix=dict(type="str", default=DEFAULT_PREFIX))
 
+# hyperpod.tenancy.identity_center: where the sso-admin and identitystore calls go (module_utils/identity_center.py).
+IDENTITY_CENTER = dict(
+    identity_center=dict(
+        type="dict",
+        options=dict(
+            region=dict(type="str"),
+            profile=dict(type="str"),
+            assume_role_arn=dict(type="str"),
+            external_id=dict(type="str", no_log=True),
+            session_name=dict(type="str"),
+            endpoint_url=dict(type="str"),
+        ),
+    )
+)
+
 # hyperpod.tenancy.report
 REPORT = dict(
     month=dict(type="str"),

@@ -31,6 +31,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
@@ -818,6 +819,7 @@ MODULE_OPTIONS = dict(
         tag_keys=dict(type="dict", no_log=False),
         adopt=dict(type="bool", default=False),
         wait_timeout=dict(type="int", default=600),
+        **IDENTITY_CENTER
     ),
     required_together=[["groups", "accounts"]],
     required_one_of=[["name", "team"]],

@@ -149,13 +149,13 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
 def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
     """The account, Identity Center and both clusters; ``context`` is a LayerContext (one client per service)."""
     sso_admin = context.client("sso-admin")
-    instances = identity_center.instances(sso_admin, instance_arn)
-    if instance_arn:
-        if not instances:
-            raise HyperPodError(message="Identity Center instance %s is not in this account" % instance_arn)
-    elif len(instances) != 1:
-        found = ", ".join(i["InstanceArn"] for i in instances) or "none"
-        raise HyperPodError(message="Found %d Identity Center instances (%s); set identity_center_instance_arn" % (len(instances), found))
+    try:
+        instances = identity_center.instances(sso_admin, instance_arn)
+    except HyperPodError as e:
+        # Refused where the calls went (a role without Identity Center's permissions): say where that was.
+        raise HyperPodError(message="%s; Identity Center is asked in %s" % (e.message, identity_center.connection_place(context)), exception=e.exception)
+    if len(instances) != 1:
+        raise HyperPodError(message=identity_center.instance_problem(context, instance_arn, instances))
     # None when the EKS cluster does not exist: shared_info reports it with the rest, before any write.
     eks_cluster = eks.describe_cluster(context.client("eks"), name=eks_cluster_name)
     cluster = sagemaker.describe_cluster(context.client("sagemaker"), ClusterName=cluster_name)

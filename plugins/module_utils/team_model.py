@@ -20,6 +20,7 @@ import re
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster as cluster_rules
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import quota as quota_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
@@ -519,8 +520,10 @@ def _check_cluster(problems, cluster, instance_types, data_bucket=None):
     return capacity
 
 
-def _check_settings(problems, name_prefix, tag_keys, data_bucket):
+def _check_settings(problems, name_prefix, tag_keys, data_bucket, identity_center_connection=None):
     """The collection-wide settings of the cluster file; returns whether the name prefix can be used."""
+    for field, message in identity_center.connection_problems(identity_center_connection):
+        problems.add("settings", field, message)
     usable = True
     if not isinstance(name_prefix, str) or not name_prefix:
         problems.add("settings", "hyperpod_name_prefix", "%r must be text%s" % (name_prefix, yaml_hint(name_prefix)))
@@ -595,18 +598,23 @@ def _check_capacity(problems, teams, capacity):
             )
 
 
-def check_team_file(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None, tag_keys=None, data_bucket=None):
+def check_team_file(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None, tag_keys=None, data_bucket=None,
+                    identity_center_connection=None):
     """Return (problems, normalized teams, capacity per instance type); ``problems_with_places`` also says where."""
-    return check_team_file_with_places(teams, cluster, name_prefix, instance_types, tag_keys, data_bucket)[:3]
+    return check_team_file_with_places(teams, cluster, name_prefix, instance_types, tag_keys, data_bucket, identity_center_connection)[:3]
 
 
-def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None, tag_keys=None, data_bucket=None):
-    """Return (problems, normalized teams, capacity, places): ``places[i]`` is ``(file, team index, field)`` of ``problems[i]``."""
+def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None, tag_keys=None, data_bucket=None,
+                                identity_center_connection=None):
+    """Return (problems, normalized teams, capacity, places): ``places[i]`` is ``(file, team index, field)`` of ``problems[i]``.
+
+    ``identity_center_connection`` is ``hyperpod_identity_center`` (identity_center.connection_problems checks it).
+    """
     problems = _Problems()
     if instance_types is None:
         instance_types = hyperpod_instance_types()
     tag_keys = naming.tag_keys_with_defaults(tag_keys)
-    prefix_usable = _check_settings(problems, name_prefix, tag_keys, data_bucket)
+    prefix_usable = _check_settings(problems, name_prefix, tag_keys, data_bucket, identity_center_connection)
     capacity = _check_cluster(problems, cluster, instance_types, data_bucket)
     cluster_types = frozenset(capacity) if capacity is not None else None
     if not isinstance(teams, list):

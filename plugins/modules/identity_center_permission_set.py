@@ -221,6 +221,7 @@ extends_documentation_fragment:
   - hyperpod.tenancy.ownership
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.team.name_prefix
+  - hyperpod.tenancy.identity_center
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

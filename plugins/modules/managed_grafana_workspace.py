@@ -123,6 +123,7 @@ options:
     default: 1200
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.identity_center
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags
@@ -228,7 +229,7 @@ workspace:
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.grafana_workspace import WorkspaceManager
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import converge_by_state, run_module
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TAGS, options, wait
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, STATE, TAGS, options, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import resolve_groups, resolve_instance
 
 MODULE_OPTIONS = options(
@@ -264,6 +265,7 @@ MODULE_OPTIONS = options(
     ),
     STATE,
     TAGS,
+    IDENTITY_CENTER,
     wait(1200),
     required_one_of=[["name", "workspace_id"]],
     mutually_exclusive=[["name", "workspace_id"]],

@@ -208,6 +208,7 @@ extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
+  - hyperpod.tenancy.identity_center
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

@@ -59,6 +59,7 @@ options:
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.team.name_prefix
+  - hyperpod.tenancy.identity_center
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
@@ -173,7 +174,7 @@ hyperpod_shared:
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import preflight_problems, read_shared, read_team_lookups
 
 MODULE_OPTIONS = options(
@@ -186,6 +187,7 @@ MODULE_OPTIONS = options(
         extra=dict(type="dict", default={}),
     ),
     NAME_PREFIX,
+    IDENTITY_CENTER,
 )
 
 

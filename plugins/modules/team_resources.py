@@ -74,6 +74,7 @@ notes:
   - Warnings and check mode are those of the layers' modules.
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.identity_center
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
@@ -131,7 +132,7 @@ layers:
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import (
     LAYERS,
     converge_team,
@@ -140,7 +141,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources im
     validated_layers,
 )
 
-MODULE_OPTIONS = options(dict(team=dict(type="str", required=True)), dict((layer.option, dict(type="dict")) for layer in LAYERS))
+MODULE_OPTIONS = options(dict(team=dict(type="str", required=True)), dict((layer.option, dict(type="dict")) for layer in LAYERS), IDENTITY_CENTER)
 
 
 def converge(context, params):

@@ -45,6 +45,11 @@ options:
   data_bucket:
     description: The S3 bucket of the teams' data, as in C(hyperpod_data_bucket).
     type: str
+  identity_center:
+    description:
+      - The Identity Center connection, as in C(hyperpod_identity_center) (docs/identity-center.md), checked before any
+        AWS call; C(region), C(profile), C(assume_role_arn), C(external_id), C(session_name), C(endpoint_url).
+    type: raw
   team:
     description:
       - When set, also fail unless a team of this name is in O(teams).
@@ -112,6 +117,7 @@ MODULE_OPTIONS = options(
         cluster=dict(type="dict", required=True),
         tag_keys=dict(type="dict", no_log=False),
         data_bucket=dict(type="str"),
+        identity_center=dict(type="raw"),
         team=dict(type="str"),
         expect_state=dict(type="str", choices=["present", "absent"]),
     ),
@@ -121,7 +127,9 @@ MODULE_OPTIONS = options(
 
 
 def converge(context, p):
-    problems, teams, capacity = check_team_file(p["teams"], p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"])
+    problems, teams, capacity = check_team_file(
+        p["teams"], p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"], identity_center_connection=p["identity_center"]
+    )
     wanted = p["team"]
     if wanted:
         match = [team for team in teams if team.get("name") == wanted]
