@@ -15,20 +15,45 @@ differ from the operation), the resource ARN (S3 buckets and objects, SageMaker 
 profiles, spaces, apps, clusters, compute quotas, EKS clusters, IAM roles, budgets) and the keys.
 An operation whose resource this file does not name is authorized on ``*``: only a statement with
 ``"Resource": "*"`` allows it, so the sandbox is never easier than AWS there.
+
+Before any of that, every request is authenticated as AWS authenticates it ("Authenticating Requests
+(AWS Signature Version 4)", S3 API Reference; "Signature Version 4 signing process", IAM User Guide):
+
+- an unsigned request is refused, unless botocore's model marks the operation ``smithy.api#noAuth``
+  (STS AssumeRoleWithWebIdentity / AssumeRoleWithSAML): S3 answers 403 ``AccessDenied`` (the anonymous
+  principal may do nothing on a bucket without a public policy, and the sandbox serves none), query
+  services 403 ``MissingAuthenticationToken`` "Request is missing Authentication Token", JSON services
+  403 ``MissingAuthenticationTokenException`` ("Common Errors" of each API reference);
+- the signature (``Authorization`` header or a presigned URL's ``X-Amz-Signature``) is recomputed from
+  the canonical request with the key's secret (the admin key's, or the one moto issued with the key):
+  a mismatch is S3 ``SignatureDoesNotMatch``, query ``SignatureDoesNotMatch``, JSON
+  ``InvalidSignatureException``; S3's ``x-amz-content-sha256`` must be the body's hash
+  (``XAmzContentSHA256Mismatch``); a presigned URL past ``X-Amz-Expires`` is ``AccessDenied``
+  "Request has expired"; a header-signed request more than 15 minutes from the server's clock is
+  refused as expired ("Signature expired");
+- a session token must be the one issued with the key (S3 ``InvalidToken``, others
+  ``InvalidClientTokenId`` / ``UnrecognizedClientException``); long-term keys carry none.
 """
 
 from __future__ import annotations
 
+import datetime
+import hashlib
+import hmac
 import json
 import re
 import uuid
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs, quote, unquote
 from xml.etree import ElementTree
 
 # The evaluator is the collection's own (plugins/module_utils), so the sandbox and verify_isolation agree.
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, isolation
 
-ADMIN_ACCESS_KEYS = frozenset({"sandbox"})
+from sandbox.client import SANDBOX_CREDENTIALS
+
+# The admin key and its secret (``SANDBOX_CREDENTIALS``): what playbooks and tests sign with.
+ADMIN_SECRETS = {SANDBOX_CREDENTIALS["AWS_ACCESS_KEY_ID"]: SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]}
+ADMIN_ACCESS_KEYS = frozenset(ADMIN_SECRETS)
 # Actions AWS allows whatever the policies say.
 ALWAYS_ALLOWED = frozenset({"sts:GetCallerIdentity"})
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
@@ -81,16 +106,20 @@ def _boundary(iam, arn: str | None):
         return {"Version": "2012-10-17", "Statement": []}
 
 
-def principal_for(access_key: str, token: str) -> iam_evaluation.Principal:
-    """The principal moto issued ``access_key`` to; UnknownCredentials when nobody was."""
+def principal_for(access_key: str, token: str) -> tuple[str, iam_evaluation.Principal | None]:
+    """(secret, principal) of the key: principal None for the admin key; UnknownCredentials when nobody issued it."""
     from moto.sts.models import sts_backends
 
+    if access_key in ADMIN_SECRETS:
+        if token:
+            raise UnknownCredentials("InvalidToken")  # a long-term key carries no session token
+        return ADMIN_SECRETS[access_key], None
     for account_id in list(sts_backends.keys()):
         sts = sts_backends[account_id]["aws"]
         session = sts.get_assumed_role_from_access_key(access_key)
         if session is None:
             continue
-        if token != session.session_token:
+        if not hmac.compare_digest(token, session.session_token):
             raise UnknownCredentials("InvalidToken")
         iam = _iam(account_id)
         try:
@@ -98,7 +127,7 @@ def principal_for(access_key: str, token: str) -> iam_evaluation.Principal:
         except Exception:  # noqa: BLE001 - the role was deleted: its sessions have no permissions
             role = None
         policies = _role_policies(iam, role) if role else []
-        return iam_evaluation.Principal(
+        return session.secret_access_key, iam_evaluation.Principal(
             account_id,
             policies,
             role_arn=session.role_arn,
@@ -113,19 +142,161 @@ def principal_for(access_key: str, token: str) -> iam_evaluation.Principal:
     for account_id in list(iam_backends.keys()):
         iam = _iam(account_id)
         for user in iam.users.values():
-            if any(key.access_key_id == access_key for key in user.access_keys):
-                policies = list(user.policies.items()) + [(arn, _policy_document(p)) for arn, p in user.managed_policies.items()]
-                for group in iam.groups.values():
-                    if user in group.users:
-                        policies += list(group.policies.items()) + [(arn, _policy_document(p)) for arn, p in group.managed_policies.items()]
-                return iam_evaluation.Principal(
-                    account_id,
-                    policies,
-                    user_arn=user.arn,
-                    boundary=_boundary(iam, getattr(user, "permissions_boundary_arn", None)),
-                    tags={t["Key"]: t["Value"] for t in (user.tags.values() if isinstance(user.tags, dict) else user.tags or [])},
-                )
+            key = next((k for k in user.access_keys if k.access_key_id == access_key), None)
+            if key is None:
+                continue
+            if key.status != "Active" or token:
+                # An inactive key is refused as an unknown one ("Managing access keys", IAM User Guide).
+                raise UnknownCredentials("InvalidToken" if token else "InvalidId")
+            policies = list(user.policies.items()) + [(arn, _policy_document(p)) for arn, p in user.managed_policies.items()]
+            for group in iam.groups.values():
+                if user in group.users:
+                    policies += list(group.policies.items()) + [(arn, _policy_document(p)) for arn, p in group.managed_policies.items()]
+            return key.secret_access_key, iam_evaluation.Principal(
+                account_id,
+                policies,
+                user_arn=user.arn,
+                boundary=_boundary(iam, getattr(user, "permissions_boundary_arn", None)),
+                tags={t["Key"]: t["Value"] for t in (user.tags.values() if isinstance(user.tags, dict) else user.tags or [])},
+            )
     raise UnknownCredentials("InvalidId")
+
+
+# --- is it signed, and signed right --------------------------------------------------------------
+
+_SIGNED_HEADERS = re.compile(r"SignedHeaders=([^,\s]+)")
+_SIGNATURE = re.compile(r"Signature=([0-9a-f]+)")
+SIGV4_TIMESTAMP = "%Y%m%dT%H%M%SZ"
+# "The signed portions (using AWS Signatures) of requests are valid within 15 minutes of the timestamp
+# in the request" (S3 API Reference, Authenticating Requests: Using the Authorization Header).
+MAX_SKEW = datetime.timedelta(minutes=15)
+UNSIGNED_PAYLOADS = ("UNSIGNED-PAYLOAD", "STREAMING-")
+
+
+class BadSignature(Exception):
+    """The request's signature is not the one its key's secret gives (or the request expired)."""
+
+    def __init__(self, code: str, message: str, details: dict | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.details = code, message, details or {}
+
+
+def _header(environ: dict, name: str) -> str | None:
+    key = {"content-type": "CONTENT_TYPE", "content-length": "CONTENT_LENGTH"}.get(name, "HTTP_" + name.upper().replace("-", "_"))
+    return environ.get(key)
+
+
+def _canonical_query(raw_query: str, presigned: bool) -> str:
+    pairs = []
+    for pair in raw_query.split("&") if raw_query else []:
+        key, _, value = pair.partition("=")
+        key, value = unquote(key), unquote(value)
+        if presigned and key == "X-Amz-Signature":
+            continue
+        pairs.append((quote(key, safe="-_.~"), quote(value, safe="-_.~")))
+    return "&".join(f"{k}={v}" for k, v in sorted(pairs))
+
+
+def _canonical_uri(environ: dict, s3: bool) -> str:
+    from botocore.utils import normalize_url_path
+
+    raw = (environ.get("RAW_URI") or environ.get("REQUEST_URI") or quote(environ.get("PATH_INFO", "/"))).split("?", 1)[0] or "/"
+    if raw.startswith(("http://", "https://")):
+        raw = "/" + raw.split("/", 3)[-1] if raw.count("/") >= 3 else "/"
+    # S3 signs the path as sent; every other service normalizes it and encodes it once more (SigV4, step 1).
+    return raw if s3 else quote(normalize_url_path(raw), safe="/~")
+
+
+def _signing_key(secret: str, date: str, region: str, service: str) -> bytes:
+    key = ("AWS4" + secret).encode()
+    for part in (date, region, service, "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    return key
+
+
+def check_signature(environ: dict, body: bytes, secret: str, now: datetime.datetime | None = None) -> None:
+    """Raise BadSignature unless the request is signed with ``secret`` as SigV4 signs it."""
+    query = parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)
+    presigned = "X-Amz-Signature" in query and not environ.get("HTTP_AUTHORIZATION")
+    authorization = environ.get("HTTP_AUTHORIZATION", "")
+    if presigned:
+        credential, signed, provided = query.get("X-Amz-Credential", [""])[0], query.get("X-Amz-SignedHeaders", [""])[0], query["X-Amz-Signature"][0]
+        stamp = query.get("X-Amz-Date", [""])[0]
+    else:
+        match_headers, match_signature = _SIGNED_HEADERS.search(authorization), _SIGNATURE.search(authorization)
+        if not authorization.startswith("AWS4-HMAC-SHA256 ") or not match_headers or not match_signature:
+            raise BadSignature("IncompleteSignature", "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' parameters.")
+        credential = _CREDENTIAL.search(authorization).group(0)[len("Credential=") :]
+        signed, provided = match_headers.group(1), match_signature.group(1)
+        stamp = environ.get("HTTP_X_AMZ_DATE", "")
+    scope = credential.split("/", 1)[1] if "/" in credential else ""
+    date, region, service = (scope.split("/") + ["", "", ""])[:3]
+    try:
+        when = datetime.datetime.strptime(stamp, SIGV4_TIMESTAMP).replace(tzinfo=datetime.UTC)
+    except ValueError:
+        raise BadSignature("IncompleteSignature", "Date must be in ISO-8601 'basic format'.") from None
+    now = now or datetime.datetime.now(datetime.UTC)
+    if presigned:
+        expires = query.get("X-Amz-Expires", ["0"])[0]
+        if not expires.isdigit() or now > when + datetime.timedelta(seconds=int(expires)):
+            raise BadSignature("AccessDenied", "Request has expired")
+    elif abs(now - when) > MAX_SKEW:
+        raise BadSignature(
+            "SignatureDoesNotMatch",
+            f"Signature expired: {stamp} is now earlier than {(now - MAX_SKEW).strftime(SIGV4_TIMESTAMP)} ({now.strftime(SIGV4_TIMESTAMP)} - 15 min.)",
+        )
+    s3 = service == "s3"
+    headers = []
+    for name in signed.split(";"):
+        value = _header(environ, name)
+        if value is None:
+            raise BadSignature("SignatureDoesNotMatch", f"The header {name} is signed but not in the request.")
+        headers.append(f"{name}:{' '.join(value.split())}")
+    content_hash = environ.get("HTTP_X_AMZ_CONTENT_SHA256")
+    if presigned and s3:
+        payload = "UNSIGNED-PAYLOAD"
+    elif content_hash:
+        payload = content_hash
+        if s3 and not content_hash.startswith(UNSIGNED_PAYLOADS) and not hmac.compare_digest(content_hash, hashlib.sha256(body).hexdigest()):
+            raise BadSignature("XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.")
+    else:
+        payload = hashlib.sha256(body).hexdigest()
+    canonical = "\n".join(
+        [
+            environ.get("REQUEST_METHOD", "GET").upper(),
+            _canonical_uri(environ, s3),
+            _canonical_query(environ.get("QUERY_STRING", ""), presigned),
+            "\n".join(headers) + "\n",
+            signed,
+            payload,
+        ]
+    )
+    string_to_sign = "\n".join(["AWS4-HMAC-SHA256", stamp, scope, hashlib.sha256(canonical.encode()).hexdigest()])
+    expected = hmac.new(_signing_key(secret, date, region, service), string_to_sign.encode(), hashlib.sha256).hexdigest()
+    if date != stamp[:8] or not hmac.compare_digest(expected, provided):
+        raise BadSignature(
+            "SignatureDoesNotMatch",
+            "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+            {"StringToSign": string_to_sign, "SignatureProvided": provided, "CanonicalRequest": canonical},
+        )
+
+
+def _unsigned_allowed(environ: dict, body: bytes) -> bool:
+    """Whether AWS serves this unsigned request: an operation botocore's model marks ``smithy.api#noAuth``."""
+    action = parse_qs(environ.get("QUERY_STRING", "")).get("Action") or parse_qs(body.decode("utf-8", "replace")).get("Action")
+    return bool(action) and action[0] in _no_auth_operations("sts")
+
+
+_NO_AUTH: dict = {}
+
+
+def _no_auth_operations(service: str) -> frozenset:
+    if service not in _NO_AUTH:
+        import botocore.session
+
+        model = botocore.session.get_session().get_service_model(service)
+        _NO_AUTH[service] = frozenset(op for op in model.operation_names if model.operation_model(op).auth_type == "none")
+    return _NO_AUTH[service]
 
 
 # --- what is asked -------------------------------------------------------------------------------
@@ -354,19 +525,73 @@ def _xml(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
+def missing_authentication(environ: dict, head: bool = False) -> tuple[str, list, bytes]:
+    """An unsigned request, refused as its protocol refuses it (the protocol from the request: no signature names the service)."""
+    request_id = str(uuid.uuid4())
+    if environ.get("HTTP_X_AMZ_TARGET"):
+        body = json.dumps({"__type": "MissingAuthenticationTokenException", "message": "Missing Authentication Token"}).encode()
+        return "403 Forbidden", [("Content-Type", "application/x-amz-json-1.1"), ("x-amzn-ErrorType", "MissingAuthenticationTokenException")], body
+    if "Action=" in environ.get("QUERY_STRING", "") or environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded"):
+        body = (
+            "<ErrorResponse><Error><Type>Sender</Type><Code>MissingAuthenticationToken</Code><Message>Request is missing Authentication Token"
+            f"</Message></Error><RequestId>{request_id}</RequestId></ErrorResponse>"
+        ).encode()
+        return "403 Forbidden", [("Content-Type", "text/xml"), ("x-amzn-RequestId", request_id)], body
+    # Any other unsigned request on the sandbox's one endpoint is routed to S3 (moto's default), as anonymous.
+    body = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message>'
+        f"<RequestId>{request_id}</RequestId><HostId>sandbox</HostId></Error>"
+    ).encode()
+    return "403 Forbidden", [("Content-Type", "application/xml"), ("x-amz-request-id", request_id)], b"" if head else body
+
+
+def bad_signature(protocol: str, access_key: str, error: BadSignature, head: bool = False) -> tuple[str, list, bytes]:
+    request_id = str(uuid.uuid4())
+    if protocol == "rest-xml":
+        status = "400 Bad Request" if error.code in ("XAmzContentSHA256Mismatch", "IncompleteSignature") else "403 Forbidden"
+        details = "".join(f"<{k}>{_xml(v)}</{k}>" for k, v in error.details.items())
+        body = (
+            f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{error.code}</Code><Message>{_xml(error.message)}</Message>'
+            f"<AWSAccessKeyId>{_xml(access_key)}</AWSAccessKeyId>{details}<RequestId>{request_id}</RequestId><HostId>sandbox</HostId></Error>"
+        ).encode()
+        return status, [("Content-Type", "application/xml"), ("x-amz-request-id", request_id)], b"" if head else body
+    if protocol == "query":
+        code = "SignatureDoesNotMatch" if error.code == "XAmzContentSHA256Mismatch" else error.code
+        body = (
+            f"<ErrorResponse><Error><Type>Sender</Type><Code>{code}</Code><Message>{_xml(error.message)}</Message></Error>"
+            f"<RequestId>{request_id}</RequestId></ErrorResponse>"
+        ).encode()
+        return "403 Forbidden", [("Content-Type", "text/xml"), ("x-amzn-RequestId", request_id)], body
+    code = {"SignatureDoesNotMatch": "InvalidSignatureException", "XAmzContentSHA256Mismatch": "InvalidSignatureException"}.get(error.code, error.code)
+    if code == "InvalidSignatureException" and error.message.startswith("The request signature"):
+        message = (
+            "The request signature we calculated does not match the signature you provided. "
+            "Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
+        )
+    else:
+        message = error.message
+    body = json.dumps({"__type": code, "message": message}).encode()
+    content_type = "application/x-amz-json-1.1" if protocol == "json" else "application/json"
+    return "403 Forbidden", [("Content-Type", content_type), ("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", code)], body
+
+
 def enforce(environ: dict, body: bytes, service: str, operation: str, protocol: str):
     """None to let the request through; else (status, headers, body) of the refusal."""
+    head = environ.get("REQUEST_METHOD") == "HEAD"
     signed = credentials(environ)
     if signed is None:
-        return None
+        return None if _unsigned_allowed(environ, body) else missing_authentication(environ, head)
     access_key, region, signing_name, token = signed
-    if access_key in ADMIN_ACCESS_KEYS:
-        return None
-    head = environ.get("REQUEST_METHOD") == "HEAD"
     try:
-        principal = principal_for(access_key, token)
+        secret, principal = principal_for(access_key, token)
     except UnknownCredentials as error:
         return unknown_credentials(protocol, str(error), head)
+    try:
+        check_signature(environ, body, secret)
+    except BadSignature as error:
+        return bad_signature(protocol, access_key, error, head)
+    if principal is None:
+        return None  # the admin key: not checked
     asked = requests_for(service, signing_name, operation, region, principal.account_id, environ, body)
     refused = authorize(principal, asked, environ, region)
     if refused is None:

@@ -109,7 +109,9 @@ class Faults:
 
 def identify(environ: dict, body: bytes) -> tuple[str, str, str, str]:
     """Return (client name, operation, region, protocol family) of an AWS request."""
-    match = _CREDENTIAL_SCOPE.search(environ.get("HTTP_AUTHORIZATION", ""))
+    # The signing scope is in the Authorization header, or in X-Amz-Credential for a presigned URL.
+    presigned = parse_qs(environ.get("QUERY_STRING", "")).get("X-Amz-Credential", [""])[0]
+    match = _CREDENTIAL_SCOPE.search(environ.get("HTTP_AUTHORIZATION", "") or "Credential=" + presigned)
     region, signing_name = (match.group(1), match.group(2)) if match else ("", "")
     service = CLIENT_NAMES.get(signing_name, signing_name)
     target = environ.get("HTTP_X_AMZ_TARGET")

@@ -119,12 +119,19 @@ def test_two_onboardings_of_one_team_at_once_make_one_set_of_resources(sample):
 
 
 def test_no_secret_reaches_the_output_at_vvv(sample):
-    canary_secret, canary_token = "SECRETcanary0123456789abcdefSECRET", "TOKENcanary0123456789abcdefTOKEN"
+    # The sandbox checks signatures: the canaries are a real session's secret and token (an operator role allowed everything).
+    iam = sample.client.boto3_client("iam")
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::123456789012:root"}, "Action": "sts:AssumeRole"}]}
+    role = iam.create_role(RoleName="platform-operator", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+    everything = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+    iam.put_role_policy(RoleName=role["RoleName"], PolicyName="operator", PolicyDocument=json.dumps(everything))
+    session = sample.client.boto3_client("sts").assume_role(RoleArn=role["Arn"], RoleSessionName="canary")["Credentials"]
+    canary_secret, canary_token = session["SecretAccessKey"], session["SessionToken"]
     settings = copy.deepcopy(SAMPLE)
     settings["hyperpod_aws"] = {
         "endpoint_url": sample.client.endpoint,
         "region": "us-east-1",
-        "access_key": "sandbox",
+        "access_key": session["AccessKeyId"],
         "secret_key": canary_secret,
         "session_token": canary_token,
     }

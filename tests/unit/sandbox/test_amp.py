@@ -31,8 +31,11 @@ def unvalidated(sandbox):
     import boto3
     from botocore.config import Config
 
+    from sandbox.client import SANDBOX_CREDENTIALS
+
     return boto3.client(
-        "amp", region_name="us-east-1", endpoint_url=sandbox.endpoint, aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
+        "amp", region_name="us-east-1", endpoint_url=sandbox.endpoint,
+        aws_access_key_id="sandbox", aws_secret_access_key=SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
         config=Config(parameter_validation=False, retries={"total_max_attempts": 1}),
     )
 

@@ -13,8 +13,11 @@ def _unvalidated_ce(sandbox):
     import boto3
     from botocore.config import Config
 
+    from sandbox.client import SANDBOX_CREDENTIALS
+
     return boto3.client(
-        "ce", region_name="us-east-1", endpoint_url=sandbox.endpoint, aws_access_key_id="sandbox", aws_secret_access_key="sandbox",
+        "ce", region_name="us-east-1", endpoint_url=sandbox.endpoint,
+        aws_access_key_id="sandbox", aws_secret_access_key=SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
         config=Config(parameter_validation=False, retries={"max_attempts": 1}),
     )
 

@@ -11,7 +11,8 @@ import time
 import boto3
 
 endpoint, region, action = sys.argv[1:4]
-session = dict(endpoint_url=endpoint, region_name=region, aws_access_key_id="sandbox", aws_secret_access_key="sandbox")
+# Credentials from the environment the integration run gives (the sandbox admin key, sandbox.client.SANDBOX_CREDENTIALS).
+session = dict(endpoint_url=endpoint, region_name=region)
 if action == "duplicate":
     print(boto3.client("amp", **session).create_workspace(alias=sys.argv[4])["workspaceId"])
 elif action == "disabled-key":
