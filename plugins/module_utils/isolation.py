@@ -322,10 +322,11 @@ def render_html(result, title="Team isolation"):
 def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None, pod_identity_roles=None):
     """(principals, resources) of ``teams`` in the account, from ``shared`` (shared_info's hyperpod_shared) and reads.
 
-    Reads: GetRole per execution role, ListUserProfiles/ListSpaces/ListApps per domain, one ListComputeQuotas,
+    Reads: GetRole per execution role and per Pod Identity role (``<prefix>-<team>-pods``),
+    ListUserProfiles/ListSpaces/ListApps per domain, one ListComputeQuotas,
     DescribeAccessEntry per permission set role. What does not exist is left out.
     """
-    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, execution_role
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, execution_role, team_namespace
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import sagemaker as sm
 
     account_id, region = shared["account_id"], shared.get("region") or context.region
@@ -352,7 +353,10 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
         if role:
             principals.append({"id": role["Arn"], "team": team, "kind": "execution_role", "arn": role["Arn"]})
             found["roles"].append(role["Arn"])
+        # The Pod Identity role the namespace layer makes (team_namespace.pod_role_name), unless given.
         pod_role = (pod_identity_roles or {}).get(team)
+        if not pod_role:
+            pod_role = (execution_role.get_role(iam, team_namespace.pod_role_name(team, prefix)) or {}).get("Arn")
         if pod_role:
             principals.append({"id": pod_role, "team": team, "kind": "pod_identity", "arn": pod_role})
             found["roles"].append(pod_role)

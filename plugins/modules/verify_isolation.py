@@ -13,9 +13,10 @@ short_description: Prove that no team principal reaches another team's resources
 version_added: 0.1.0
 description:
   - For every team principal (the role IAM Identity Center made for the team's permission set, the team's
-    Studio execution role, a Pod Identity role when given) and every team's resources (S3 objects and the
-    listing of its prefix, SageMaker AI domain, user profiles, spaces and apps, compute quota, budget, EKS
-    access entry, permission set, execution role), asks IAM C(SimulatePrincipalPolicy) about every action
+    Studio execution role, the team's EKS Pod Identity role C(<name_prefix>-<team>-pods) that
+    M(hyperpod.tenancy.team_namespace) makes) and every team's resources (S3 objects and the listing of its
+    prefix, SageMaker AI domain, user profiles, spaces and apps, compute quota, budget, EKS access entry,
+    permission set, execution role, Pod Identity role), asks IAM C(SimulatePrincipalPolicy) about every action
     botocore's service models list for that kind of resource, with the resource's team tag and the listing's
     C(s3:prefix) as context entries.
   - An allow on another team's resource is a I(leak); a denial of an action a team needs on its own
@@ -36,7 +37,9 @@ options:
     type: dict
     required: true
   pod_identity_roles:
-    description: The ARN of each team's EKS Pod Identity role, by team name, when the teams have one.
+    description:
+      - The ARN of a team's EKS Pod Identity role, by team name, when it is not the role C(<name_prefix>-<team>-pods)
+        that M(hyperpod.tenancy.team_namespace) makes (that one is found by name; a team without either has no Pod Identity principal).
     type: dict
     default: {}
 extends_documentation_fragment:

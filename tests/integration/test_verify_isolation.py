@@ -1,5 +1,5 @@
 """playbooks/verify_isolation.yml on the built sample teams: it passes, prints the matrix and writes the page;
-a statement added by hand to one team's role or permission set role makes it (and the drift job) fail, naming it."""
+a statement added by hand to one team's role, Pod Identity role or permission set role makes it (and the drift job) fail, naming it."""
 
 from __future__ import annotations
 
@@ -31,8 +31,10 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     asked = _task_result(passed, "Ask IAM about every team principal on every team's resources")
     summary = asked["summary"]
     assert (summary["leaks"], summary["gaps"]) == (0, 0)
-    # Both principals of each team, and every resource kind each team has in the sandbox, were crossed.
-    assert summary["principals"] == 2 * len(TEAMS)
+    # The three principals of each team (permission set role, Studio execution role, Pod Identity role), and every
+    # resource kind each team has in the sandbox, were crossed; each team's two roles are resources too.
+    assert summary["principals"] == 3 * len(TEAMS)
+    assert {line.split()[1] for line in asked["matrix"][1:]} == {"permission_set", "execution_role", "pod_identity"}
     kinds = {line.split()[3] for line in asked["matrix"][1:]}
     assert {"s3_objects", "s3_listing", "domain", "user_profile", "compute_quota", "budget", "access_entry", "permission_set", "role"} <= kinds
     assert summary["cross_team_cells"] > 0 and summary["cells"] > summary["cross_team_cells"]
@@ -45,6 +47,13 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     iam.put_role_policy(RoleName=_role(iam, "hyperpod-vision-studio-execution")["RoleName"], PolicyName="added-by-hand", PolicyDocument=json.dumps(widened))
     budget_writes = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "budgets:ModifyBudget", "Resource": "*"}]}
     iam.put_role_policy(RoleName=_role(iam, "AWSReservedSSO_hyperpod-nlp_")["RoleName"], PolicyName="added-by-hand", PolicyDocument=json.dumps(budget_writes))
+    # The Pod Identity role: widened as a principal (the whole bucket), and reached as a resource (another team rewrites its trust).
+    whole_bucket = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{bucket}/*"}]}
+    iam.put_role_policy(RoleName="hyperpod-vision-pods", PolicyName="added-by-hand", PolicyDocument=json.dumps(whole_bucket))
+    vision_pods = iam.get_role(RoleName="hyperpod-vision-pods")["Role"]["Arn"]
+    trust_writes = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "iam:UpdateAssumeRolePolicy", "Resource": vision_pods}]}
+    research = _role(iam, "AWSReservedSSO_hyperpod-research_")["RoleName"]
+    iam.put_role_policy(RoleName=research, PolicyName="added-by-hand", PolicyDocument=json.dumps(trust_writes))
 
     failed = sample.run("playbooks/verify_isolation.yml")
     assert failed.returncode == 2
@@ -52,8 +61,12 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     assert {(c["team"], c["principal"], c["action"]) for c in leaks} == {
         ("vision", "execution_role", "s3:GetObjectVersion"),
         ("nlp", "permission_set", "budgets:ModifyBudget"),
+        ("vision", "pod_identity", "s3:GetObject"),
+        ("research", "permission_set", "iam:UpdateAssumeRolePolicy"),
     }
+    assert {c["resource"] for c in leaks if c["action"] == "iam:UpdateAssumeRolePolicy"} == {vision_pods}
     assert {c["owner"] for c in leaks if c["team"] == "vision"} == set(TEAMS) - {"vision"}
+    assert {c["owner"] for c in leaks if c["principal"] == "pod_identity"} == set(TEAMS) - {"vision"}
     message = "\n".join(_task_result(failed, "Fail on a cross-team allow or a denial of what a team needs")["msg"])
     assert "vision's execution_role" in message and "s3:GetObjectVersion" in message
 

@@ -2,9 +2,10 @@
 and every widening of the rendered policies reported as a cross-team allow.
 
 The matrix crosses each principal of each team (the permission set's role with ``render_team_policy``,
-the Studio execution role with ``execution_role.team_data_policy``) with each team's resources (S3
-objects and the listing of its prefix, domain, user profile, space, app, compute quota, budget, access
-entry, permission set, execution role) and every action botocore's models list for that resource kind.
+the Studio execution role and the Pod Identity role ``<prefix>-<team>-pods`` with
+``execution_role.team_data_policy``) with each team's resources (S3 objects and the listing of its prefix,
+domain, user profile, space, app, compute quota, budget, access entry, permission set, execution role,
+Pod Identity role) and every action botocore's models list for that resource kind.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, isolation, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, isolation, naming, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 
 from tests.unit.plugins.module_utils.sample_account import ACCOUNT, BUCKET, EKS_ARN, HYPERPOD_ARN, REGION, TEAMS
@@ -32,7 +33,10 @@ def _found(team: str) -> dict:
         "budget_name": naming.budget_name(team),
         "access_entry_arn": f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/ml-shared-eks/role/{ACCOUNT}/AWSReservedSSO_hyperpod-{team}_x/{index:08d}",
         "permission_set_arn": f"arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-{index:016d}",
-        "roles": [f"arn:aws:iam::{ACCOUNT}:role/{naming.studio_execution_role_name(team)}"],
+        "roles": [
+            f"arn:aws:iam::{ACCOUNT}:role/{naming.studio_execution_role_name(team)}",
+            f"arn:aws:iam::{ACCOUNT}:role/{team_namespace.pod_role_name(team, naming.DEFAULT_PREFIX)}",
+        ],
     }
 
 
@@ -42,6 +46,8 @@ def _rendered() -> dict:
     for team in TEAMS:
         policies[f"{team}/permission_set"] = {"identity": [("AwsSSOInlinePolicy", render_team_policy(team, ACCOUNT, REGION, BUCKET, HYPERPOD_ARN, EKS_ARN))]}
         policies[f"{team}/execution_role"] = {"identity": [(execution_role.TEAM_DATA_POLICY, execution_role.team_data_policy(BUCKET, team))]}
+        # The namespace layer gives the pods role the same team data policy (team_namespace.ensure_pod_identity).
+        policies[f"{team}/pod_identity"] = {"identity": [(execution_role.TEAM_DATA_POLICY, execution_role.team_data_policy(BUCKET, team))]}
     return policies
 
 
@@ -52,6 +58,7 @@ def _principals() -> list:
             {"id": f"{team}/permission_set", "team": team, "kind": "permission_set", "arn": f"arn:aws:iam::{ACCOUNT}:role/AWSReservedSSO_hyperpod-{team}_x"}
         )
         found.append({"id": f"{team}/execution_role", "team": team, "kind": "execution_role", "arn": _found(team)["roles"][0]})
+        found.append({"id": f"{team}/pod_identity", "team": team, "kind": "pod_identity", "arn": _found(team)["roles"][1]})
     return found
 
 
@@ -160,7 +167,31 @@ WIDENINGS = {
     "space writes in every domain": (_add("permission_set"), _statement("sagemaker:*Space", f"{SM}:space/*")),
     "app deletion in every domain": (_add("permission_set"), _statement("sagemaker:DeleteApp", f"{SM}:app/*")),
     "object tagging across the bucket": (_add("execution_role"), _statement("s3:PutObjectTagging", f"arn:aws:s3:::{BUCKET}/*")),
+    # The Pod Identity role as a principal: its S3 scope is the team prefix only ...
+    "pods role on the whole bucket": (_edit("pod_identity", _set("UseTeamObjects", "Resource", f"arn:aws:s3:::{BUCKET}/*")), None),
+    "pods role listing without condition": (_edit("pod_identity", _drop_condition("ListTeamPrefix")), None),
+    "pods role reading object versions": (_add("pod_identity"), _statement("s3:GetObjectVersion", f"arn:aws:s3:::{BUCKET}/*")),
+    # ... and as a resource: no other team may pass it, rewrite its trust or attach to it.
+    "PassRole on every team's pods role": (_add("permission_set"), _statement("iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/hyperpod-*-pods")),
+    "trust rewrites of the pods roles": (_add("execution_role"), _statement("iam:UpdateAssumeRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/*-pods")),
+    "policy attachment to the pods roles": (_add("pod_identity"), _statement("iam:AttachRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/hyperpod-*-pods")),
 }
+
+
+@pytest.mark.parametrize(
+    "name, principal, owner_role",
+    [
+        ("PassRole on every team's pods role", "permission_set", "hyperpod-nlp-pods"),
+        ("trust rewrites of the pods roles", "execution_role", "hyperpod-nlp-pods"),
+        ("policy attachment to the pods roles", "pod_identity", "hyperpod-nlp-pods"),
+    ],
+)
+def test_another_teams_pods_role_is_a_resource_of_the_matrix(name, principal, owner_role):
+    widen, statement = WIDENINGS[name]
+    policies = copy.deepcopy(_rendered())
+    widen(policies, statement)
+    leaks = _matrix(policies)["leaks"]
+    assert any(c["principal"] == principal and c["resource"].endswith(":role/" + owner_role) for c in leaks), leaks
 
 
 @pytest.mark.parametrize("name", sorted(WIDENINGS))
