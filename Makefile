@@ -49,7 +49,8 @@ system-packages:
 # same month by measured use (a generated month of metrics in a local Prometheus, read through
 # the sandbox's AMP; its samples are hourly, hence the step): usage split, idle capacity, quota advice.
 demo: venv system-packages kube-binaries
-	$(PY) -m sandbox run -- /bin/sh -c '$(BIN)/ansible-playbook site.yml && $(BIN)/ansible-playbook playbooks/chargeback.yml \
+	$(PY) -m sandbox run -- /bin/sh -c '$(BIN)/ansible-playbook site.yml && $(PY) -m sandbox.kube.pod_identity_agent \
+		&& $(BIN)/ansible-playbook playbooks/chargeback.yml \
 		&& $(BIN)/ansible-playbook playbooks/usage_report.yml -e usage_step=3600'
 
 

@@ -86,13 +86,16 @@ def _params(environ: dict, body: bytes) -> dict:
 
 def review(token: str) -> dict:
     """(namespace, service account, pod name, pod uid) of a pod's service-account token, as the API server authenticates it."""
-    from sandbox.kube.api import connected
+    from sandbox.kube.api import KubeError, connected
 
     api = connected()
     if api is None:
         raise error("ServiceUnavailableException", "The cluster's Kubernetes API server is not running (SANDBOX_KUBE_DIR)")
     review = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token, "audiences": [AUDIENCE]}}
-    status = api.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", review).get("status") or {}
+    try:
+        status = api.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", review).get("status") or {}
+    except (KubeError, OSError) as failed:
+        raise error("InternalServerException", f"The token could not be reviewed: {failed}") from None
     if not status.get("authenticated"):
         reason = status.get("error") or "the token is not authenticated"
         # kube-apiserver: "service account token has expired" (pkg/serviceaccount/claims.go).

@@ -20,12 +20,11 @@ import urllib.error
 import urllib.request
 
 import pytest
-from botocore.exceptions import ClientError
 
+from sandbox.kube import pod_identity_agent as node
 from sandbox.kube import task_governance
 from sandbox.kube.api import KubeApi, KubeError
 from sandbox.seed import load_vars, seed
-from tests import pod_tokens
 from tests.integration.playbook_runner import ROOT, SAMPLE, Playbooks, assert_ok
 
 TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"] if team.get("quota")]
@@ -178,45 +177,19 @@ def test_a_team_claim_binds_its_own_volume_and_no_other(built):
     assert admin.get("PersistentVolume", f"hyperpod-{A}-fsx")["spec"]["claimRef"]["namespace"] == f"hyperpod-ns-{A}"
 
 
-def pod_identity(sandbox, api, namespace: str, service_account: str, pod_name: str) -> dict:
-    """What AssumeRoleForPodIdentity answers for a pod of ``service_account``: the answer, or the ClientError's code."""
-    with pod_tokens.running(api, namespace, service_account, pod_name) as pod:
-        try:
-            return pod_tokens.agent(sandbox).assume_role_for_pod_identity(clusterName=CLUSTER, token=pod_tokens.token(api, namespace, service_account, pod))
-        except ClientError as error:
-            return {"refused": error.response["Error"]["Code"]}
-
-
-def s3_status(call, **request) -> str:
-    try:
-        call(Bucket=BUCKET, **request)
-    except ClientError as error:
-        return error.response["Error"]["Code"]
-    return "ok"
-
-
-def others_prefix(s3, prefix: str, key: str) -> dict:
-    """Put, get and list under another prefix of the bucket: each call's answer."""
-    return {
-        "put": s3_status(s3.put_object, Key=f"{prefix}planted.pt", Body=b"x"),
-        "get": s3_status(s3.get_object, Key=f"{prefix}{key}"),
-        "list": s3_status(s3.list_objects_v2, Prefix=prefix),
-    }
-
-
 def test_a_team_pod_uses_its_own_s3_prefix_and_no_other(built, sandbox_server):
     _playbooks, admin, _clients = built
     sandbox_server.boto3_client("s3").put_object(Bucket=BUCKET, Key="shared/readme.txt", Body=b"not a team's")
     for team in TEAMS:
-        answer = pod_identity(sandbox_server, admin, f"hyperpod-ns-{team}", f"hyperpod-{team}", "train")
+        answer = node.credentials_of(sandbox_server, admin, CLUSTER, f"hyperpod-ns-{team}", f"hyperpod-{team}", "train")
         assert "refused" not in answer, answer
         assert answer["assumedRoleUser"]["arn"].startswith(f"arn:aws:sts::123456789012:assumed-role/hyperpod-{team}-pods/eks-{CLUSTER}-train-")
-        s3 = pod_tokens.pod_client(sandbox_server, "s3", answer)
+        s3 = node.pod_client(sandbox_server, "s3", answer)
         s3.put_object(Bucket=BUCKET, Key=f"{team}/checkpoint.pt", Body=team.encode())
         assert s3.get_object(Bucket=BUCKET, Key=f"{team}/checkpoint.pt")["Body"].read() == team.encode()
         assert f"{team}/checkpoint.pt" in [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix=f"{team}/")["Contents"]]
         for prefix, key in [(f"{other}/", "checkpoint.pt") for other in TEAMS if other != team] + [("shared/", "readme.txt"), ("", "readme.txt")]:
-            cells = others_prefix(s3, prefix, key)
+            cells = node.prefix_access(s3, BUCKET, prefix, key)
             assert cells == dict.fromkeys(cells, "AccessDenied"), (team, prefix, cells)
 
 
@@ -226,11 +199,11 @@ def test_only_the_team_service_account_gets_the_team_role(built, sandbox_server)
     # Another service account in the team's namespace has no association: no credentials at all.
     admin.request("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sidecar"}})
     try:
-        assert pod_identity(sandbox_server, admin, namespace, "sidecar", "sidecar") == {"refused": "ResourceNotFoundException"}
+        assert node.credentials_of(sandbox_server, admin, CLUSTER, namespace, "sidecar", "sidecar") == {"refused": "ResourceNotFoundException"}
     finally:
         admin.delete("ServiceAccount", "sidecar", namespace)
-    # Team B's service account (in B's namespace) gets B's role, whatever it asks for.
-    answer = pod_identity(sandbox_server, admin, f"hyperpod-ns-{B}", f"hyperpod-{B}", "train")
+    # Team B's service account (in B's namespace) gets B's role, never A's.
+    answer = node.credentials_of(sandbox_server, admin, CLUSTER, f"hyperpod-ns-{B}", f"hyperpod-{B}", "train")
     assert f"assumed-role/hyperpod-{B}-pods/" in answer["assumedRoleUser"]["arn"]
 
 
@@ -243,7 +216,7 @@ def test_an_out_of_band_association_to_a_team_role_is_refused_by_its_trust(built
     # Made beside the collection, in team B's namespace, to team A's pod role: EKS accepts it, the role's trust does not.
     association = eks.create_pod_identity_association(clusterName=CLUSTER, namespace=namespace, serviceAccount="borrower", roleArn=role_arn)["association"]
     try:
-        assert pod_identity(sandbox_server, admin, namespace, "borrower", "borrower") == {"refused": "AccessDeniedException"}
+        assert node.credentials_of(sandbox_server, admin, CLUSTER, namespace, "borrower", "borrower") == {"refused": "AccessDeniedException"}
     finally:
         eks.delete_pod_identity_association(clusterName=CLUSTER, associationId=association["associationId"])
         admin.delete("ServiceAccount", "borrower", namespace)

@@ -16,8 +16,9 @@ from botocore.exceptions import ClientError
 
 from sandbox.client import SANDBOX_CREDENTIALS
 from sandbox.core import service_model, shape_problems
+from sandbox.kube import pod_identity_agent as node
 from sandbox.kube.api import KubeApi
-from tests import pod_tokens
+from tests.pod_tokens import expired_token
 
 CLUSTER, BUCKET = "ml-eks", "team-data"
 OWN, OTHER = "team-a", "team-b"
@@ -61,13 +62,13 @@ def world(sandbox_server, kube_cluster):
         for account in ("jobs", "other"):
             service_account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}}
             api.request("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts", service_account)
-            pods[namespace, account] = pod_tokens.pod(api, namespace, account, f"{account}-pod")
+            pods[namespace, account] = node.pod(api, namespace, account, f"{account}-pod")
     association = eks.create_pod_identity_association(clusterName=CLUSTER, namespace=OWN, serviceAccount="jobs", roleArn=role_arn)["association"]
     return {"api": api, "eks": eks, "pods": pods, "role_arn": role_arn, "cluster_arn": cluster_arn, "association": association, "pki": kube_cluster.pki}
 
 
 def ask(sandbox, token: str, cluster: str = CLUSTER) -> dict:
-    return pod_tokens.agent(sandbox).assume_role_for_pod_identity(clusterName=cluster, token=token)
+    return node.agent(sandbox).assume_role_for_pod_identity(clusterName=cluster, token=token)
 
 
 def refused(sandbox, token: str, cluster: str = CLUSTER) -> tuple[str, int]:
@@ -78,17 +79,17 @@ def refused(sandbox, token: str, cluster: str = CLUSTER) -> tuple[str, int]:
 
 def test_the_pod_of_the_associated_service_account_gets_the_role(sandbox_server, world):
     own_pod = world["pods"][OWN, "jobs"]
-    answer = ask(sandbox_server, pod_tokens.token(world["api"], OWN, "jobs", own_pod))
+    answer = ask(sandbox_server, node.token(world["api"], OWN, "jobs", own_pod))
     output = service_model("eks-auth").operation_model("AssumeRoleForPodIdentity").output_shape
     assert shape_problems(output, {k: v for k, v in answer.items() if k != "ResponseMetadata"}, answer=True) == []
     assert answer["subject"] == {"namespace": OWN, "serviceAccount": "jobs"}
     assert answer["audience"] == "pods.eks.amazonaws.com"
     assert answer["podIdentityAssociation"] == {k: world["association"][k] for k in ("associationArn", "associationId")}
     assert answer["assumedRoleUser"]["arn"].startswith(f"arn:aws:sts::123456789012:assumed-role/team-a-pods/eks-{CLUSTER}-jobs-pod-")
-    caller = pod_tokens.pod_client(sandbox_server, "sts", answer).get_caller_identity()
+    caller = node.pod_client(sandbox_server, "sts", answer).get_caller_identity()
     assert caller["Arn"] == answer["assumedRoleUser"]["arn"]
     # The role's policy, with the session's kubernetes-namespace tag as aws:PrincipalTag: its own prefix, nothing else.
-    s3 = pod_tokens.pod_client(sandbox_server, "s3", answer)
+    s3 = node.pod_client(sandbox_server, "s3", answer)
     s3.put_object(Bucket=BUCKET, Key=f"{OWN}/model.pt", Body=b"weights")
     assert s3.get_object(Bucket=BUCKET, Key=f"{OWN}/model.pt")["Body"].read() == b"weights"
     for key in (f"{OTHER}/model.pt", "model.pt"):
@@ -102,19 +103,19 @@ def test_a_token_the_api_server_does_not_authenticate_is_refused(sandbox_server,
     # Shaped as a JWT, signed by nobody.
     assert refused(sandbox_server, "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl") == ("InvalidTokenException", 400)
     # The API server's own audience, not the one EKS projects for Pod Identity.
-    assert refused(sandbox_server, pod_tokens.token(api, OWN, "jobs", own_pod, audience="https://kubernetes.default.svc")) == ("InvalidTokenException", 400)
+    assert refused(sandbox_server, node.token(api, OWN, "jobs", own_pod, audience="https://kubernetes.default.svc")) == ("InvalidTokenException", 400)
     # A token of the right service account that no pod holds (not bound to a pod).
-    assert refused(sandbox_server, pod_tokens.token(api, OWN, "jobs")) == ("InvalidTokenException", 400)
+    assert refused(sandbox_server, node.token(api, OWN, "jobs")) == ("InvalidTokenException", 400)
     # Signed with the cluster's key, expired.
-    assert refused(sandbox_server, pod_tokens.expired_token(world["pki"], api, own_pod)) == ("ExpiredTokenException", 400)
+    assert refused(sandbox_server, expired_token(world["pki"], api, own_pod)) == ("ExpiredTokenException", 400)
 
 
 def test_no_association_no_credentials(sandbox_server, world):
     api = world["api"]
     # Another service account of the namespace, and the same name in another namespace.
-    assert refused(sandbox_server, pod_tokens.token(api, OWN, "other", world["pods"][OWN, "other"])) == ("ResourceNotFoundException", 404)
-    assert refused(sandbox_server, pod_tokens.token(api, OTHER, "jobs", world["pods"][OTHER, "jobs"])) == ("ResourceNotFoundException", 404)
-    assert refused(sandbox_server, pod_tokens.token(api, OWN, "jobs", world["pods"][OWN, "jobs"]), cluster="nope") == ("ResourceNotFoundException", 404)
+    assert refused(sandbox_server, node.token(api, OWN, "other", world["pods"][OWN, "other"])) == ("ResourceNotFoundException", 404)
+    assert refused(sandbox_server, node.token(api, OTHER, "jobs", world["pods"][OTHER, "jobs"])) == ("ResourceNotFoundException", 404)
+    assert refused(sandbox_server, node.token(api, OWN, "jobs", world["pods"][OWN, "jobs"]), cluster="nope") == ("ResourceNotFoundException", 404)
 
 
 def test_the_trust_policy_decides(sandbox_server, world):
@@ -126,8 +127,8 @@ def test_the_trust_policy_decides(sandbox_server, world):
     untagged = eks.create_pod_identity_association(clusterName=CLUSTER, namespace=OWN, serviceAccount="other", roleArn=role_arn, disableSessionTags=True)
     untagged = untagged["association"]
     try:
-        assert refused(sandbox_server, pod_tokens.token(api, OTHER, "jobs", world["pods"][OTHER, "jobs"])) == ("AccessDeniedException", 400)
-        assert refused(sandbox_server, pod_tokens.token(api, OWN, "other", world["pods"][OWN, "other"])) == ("AccessDeniedException", 400)
+        assert refused(sandbox_server, node.token(api, OTHER, "jobs", world["pods"][OTHER, "jobs"])) == ("AccessDeniedException", 400)
+        assert refused(sandbox_server, node.token(api, OWN, "other", world["pods"][OWN, "other"])) == ("AccessDeniedException", 400)
     finally:
         for association in (borrowed, untagged):
             eks.delete_pod_identity_association(clusterName=CLUSTER, associationId=association["associationId"])
