@@ -222,6 +222,23 @@ def test_an_out_of_band_association_to_a_team_role_is_refused_by_its_trust(built
         admin.delete("ServiceAccount", "borrower", namespace)
 
 
+def test_a_team_role_associated_on_another_cluster_is_refused_by_its_trust(built, sandbox_server):
+    _playbooks, admin, _clients = built
+    eks, iam = sandbox_server.boto3_client("eks"), sandbox_server.boto3_client("iam")
+    role_arn = iam.get_role(RoleName=f"hyperpod-{A}-pods")["Role"]["Arn"]
+    shared = eks.describe_cluster(name=CLUSTER)["cluster"]
+    # Another cluster of the account, with the same namespace and service account names (the sandbox's clusters share
+    # one API server, so the team's own token is valid there): the trust's aws:SourceArn is the shared cluster's only.
+    other = "ml-other-eks"
+    eks.create_cluster(name=other, roleArn=shared["roleArn"], resourcesVpcConfig={"subnetIds": shared["resourcesVpcConfig"]["subnetIds"]})
+    association = eks.create_pod_identity_association(clusterName=other, namespace=f"hyperpod-ns-{A}", serviceAccount=f"hyperpod-{A}", roleArn=role_arn)
+    try:
+        assert node.credentials_of(sandbox_server, admin, other, f"hyperpod-ns-{A}", f"hyperpod-{A}", "elsewhere") == {"refused": "AccessDeniedException"}
+    finally:
+        eks.delete_pod_identity_association(clusterName=other, associationId=association["association"]["associationId"])
+        eks.delete_cluster(name=other)
+
+
 def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built):
     playbooks, admin, _clients = built
     settings = copy.deepcopy(SAMPLE)
