@@ -247,11 +247,13 @@ def reset() -> None:
     namespaces = [n["metadata"]["name"] for n in api.list("Namespace") if n["metadata"]["name"] not in SYSTEM_NAMESPACES]
     for name in namespaces:
         api.delete("Namespace", name)
+    # Terminating now (the API server admits nothing new in them): emptied and finalized at once.
+    api.empty_namespaces(namespaces)
     volumes = [v["metadata"]["name"] for v in api.list("PersistentVolume")]
     for kind in ("ClusterQueue", "ResourceFlavor", "WorkloadPriorityClass", "PersistentVolume"):
         for item in api.list(kind):
             api.delete(kind, item["metadata"]["name"])
-    # Namespaces and volumes go once their controllers let them (the namespace controller waits 5 s first).
+    # Volumes go once the protection controller sees their claims gone.
     api.wait_gone("Namespace", namespaces)
     api.wait_gone("PersistentVolume", volumes)
     global _kueue_active

@@ -154,9 +154,20 @@ def test_priority_classes_become_workload_priority_classes(env):
 def test_reset_empties_the_cluster(env, sandbox):
     sm, _eks, cluster_arn, api = env
     create_quota(sm, cluster_arn)
+    # What a team's run leaves in its namespace, with a claim the protection controller finalizes.
+    api.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "left-behind", "namespace": NAMESPACE}})
+    api.create({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "left-behind", "namespace": NAMESPACE},
+                "spec": {"accessModes": ["ReadWriteMany"], "storageClassName": "", "resources": {"requests": {"storage": "1Gi"}}}})
+    api.request("POST", f"/api/v1/namespaces/{NAMESPACE}/configmaps",
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "left-behind"}, "data": {"k": "v"}})
 
     sandbox.reset()
 
     assert api.get("Namespace", NAMESPACE) is None
     assert api.list("ClusterQueue") == []
     assert {n["metadata"]["name"] for n in api.list("Namespace")} == set(task_governance.SYSTEM_NAMESPACES)
+    # A namespace of the same name made again holds nothing of the old one's (nothing was left in etcd under it).
+    api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+    assert api.get("ServiceAccount", "left-behind", NAMESPACE) is None
+    assert api.list("PersistentVolumeClaim", NAMESPACE) == []
+    assert api.request("GET", f"/api/v1/namespaces/{NAMESPACE}/configmaps")["items"] == []
