@@ -32,11 +32,15 @@ if _COLLECTIONS not in sys.path:
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import botocore_model  # noqa: E402
 
 SETTINGS_LOCK = threading.Lock()
-SETTINGS: dict[str, float] = {
+SETTINGS: dict[str, float | str] = {
     # Seconds a resource spends in Creating/Updating/Deleting before it settles.
     "status_delay": float(os.environ.get("SANDBOX_STATUS_DELAY", "0.5")),
     # When above 0, new SSO domains are as those created before 1 October 2023: no SingleSignOnApplicationArn.
     "legacy_sso_domains": 0.0,
+    # "<account>/<region>": the organization's IAM Identity Center instance is there only (its management account
+    # and home Region); every other account and Region has none (services/sso_admin.py). Empty: one account, in
+    # which every Region answers with an instance of its own, as moto makes them.
+    "identity_center_home": "",
 }
 # Real servers the sandbox forwards to (services/amp_query.py: AMP's query API to a Prometheus).
 UPSTREAMS: dict[str, str] = {"prometheus": os.environ.get("SANDBOX_PROMETHEUS_URL", "")}
@@ -51,13 +55,29 @@ def restore_settings() -> None:
         SETTINGS.update(DEFAULT_SETTINGS)
 
 
-def setting(name: str) -> float:
+def setting(name: str) -> float | str:
     with SETTINGS_LOCK:
         return SETTINGS[name]
 
 
+def configure(values: dict) -> dict:
+    """Change the settings named in ``values`` (each as the type of its default; others are ignored); all of them."""
+    with SETTINGS_LOCK:
+        SETTINGS.update({k: type(DEFAULT_SETTINGS[k])(v) for k, v in values.items() if k in DEFAULT_SETTINGS})
+        return dict(SETTINGS)
+
+
 def status_delay() -> float:
-    return setting("status_delay")
+    return float(setting("status_delay"))
+
+
+def identity_center_home() -> tuple[str, str] | None:
+    """(account, region) of the organization's Identity Center instance, or None (every account and Region has one)."""
+    home = str(setting("identity_center_home"))
+    if not home:
+        return None
+    account, _, region = home.partition("/")
+    return account, region
 
 
 class AwsError(JsonRESTError):

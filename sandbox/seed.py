@@ -55,7 +55,11 @@ def _network(ec2) -> dict:
 
 
 def _identity_center(sso_admin, identitystore, groups: dict[str, list[str]]) -> dict:
-    instance = sso_admin.list_instances()["Instances"][0]
+    instances = sso_admin.list_instances()["Instances"]
+    if not instances:
+        # The organization's instance is another account's (identity_center_home): seed_identity_center_account seeds it.
+        return {}
+    instance = instances[0]
     store_id = instance["IdentityStoreId"]
     group_ids = {}
     for group_name, members in groups.items():
@@ -74,6 +78,46 @@ def _identity_center(sso_admin, identitystore, groups: dict[str, list[str]]) -> 
             if all(m["MemberId"].get("UserId") != user_id for m in memberships):
                 identitystore.create_group_membership(IdentityStoreId=store_id, GroupId=group_id, MemberId={"UserId": user_id})
     return {"identity_center_instance_arn": instance["InstanceArn"], "identity_store_id": store_id, "group_ids": group_ids}
+
+
+def _groups(settings: dict) -> dict[str, list[str]]:
+    """{Identity Center group: its members' user names} of the team file, with the platform admins' group."""
+    groups: dict[str, list[str]] = {}
+    for team in settings.get("hyperpod_teams", []):
+        if team.get("identity_center_group"):
+            members = [m if isinstance(m, str) else m["name"] for m in team.get("members", [])]
+            groups.setdefault(team["identity_center_group"], []).extend(members)
+    if settings.get("hyperpod_platform_admins_group"):
+        groups.setdefault(settings["hyperpod_platform_admins_group"], [])
+    return groups
+
+
+IDENTITY_CENTER_ROLE = "HyperPodIdentityCenterAdmin"
+
+
+def _as_account(made, account_id: str):
+    """``made`` (a client of the sandbox's admin) acting as the administrator of ``account_id`` (moto's
+    ``x-moto-account-id``): how the seed sets up another account, as its owner would before the collection runs."""
+    made.meta.events.register("before-sign", lambda request, **kwargs: request.headers.__setitem__("x-moto-account-id", account_id))
+    return made
+
+
+def seed_identity_center_account(client: SandboxClient, settings: dict, account_id: str, region: str, workload_account: str, external_id: str = "") -> dict:
+    """The organization's management account ``account_id``: its Identity Center instance in ``region`` (the sandbox's
+    ``identity_center_home`` must name them) with the team file's groups and users, and the role the workload account's
+    administrator assumes to manage it (trust policy naming the workload account, with ``sts:ExternalId`` when given)."""
+    iam = _as_account(client.boto3_client("iam", region), account_id)
+    statement: dict = {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{workload_account}:root"}, "Action": "sts:AssumeRole"}
+    if external_id:
+        statement["Condition"] = {"StringEquals": {"sts:ExternalId": external_id}}
+    role_arn = _role(iam, IDENTITY_CENTER_ROLE, {"Version": "2012-10-17", "Statement": [statement]})
+    grants = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["sso:*", "identitystore:*"], "Resource": "*"}]}
+    iam.put_role_policy(RoleName=IDENTITY_CENTER_ROLE, PolicyName="IdentityCenterAdministration", PolicyDocument=json.dumps(grants))
+    sso_admin = _as_account(client.boto3_client("sso-admin", region), account_id)
+    identitystore = _as_account(client.boto3_client("identitystore", region), account_id)
+    result = _identity_center(sso_admin, identitystore, _groups(settings))
+    result.update(identity_center_account=account_id, identity_center_region=region, identity_center_role_arn=role_arn)
+    return result
 
 
 def seed(client: SandboxClient, settings: dict) -> dict:
@@ -103,14 +147,7 @@ def seed(client: SandboxClient, settings: dict) -> dict:
     s3.put_object(Bucket=bucket, Key="lifecycle/on_create.sh", Body=ON_CREATE_SCRIPT)
     result["data_bucket"] = bucket
 
-    groups: dict[str, list[str]] = {}
-    for team in settings.get("hyperpod_teams", []):
-        if team.get("identity_center_group"):
-            members = [m if isinstance(m, str) else m["name"] for m in team.get("members", [])]
-            groups.setdefault(team["identity_center_group"], []).extend(members)
-    if settings.get("hyperpod_platform_admins_group"):
-        groups.setdefault(settings["hyperpod_platform_admins_group"], [])
-    result.update(_identity_center(client.boto3_client("sso-admin", region), client.boto3_client("identitystore", region), groups))
+    result.update(_identity_center(client.boto3_client("sso-admin", region), client.boto3_client("identitystore", region), _groups(settings)))
 
     file_systems = [fs for fs in fsx.describe_file_systems()["FileSystems"] if {"Key": "Name", "Value": "hyperpod-shared"} in fs.get("Tags", [])]
     if file_systems:

@@ -7,7 +7,7 @@ Administrative endpoints (never logged, never faulted):
 - ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05, "denial_rate": 0,
   "latency_ms": 0, "operations": ["*"], "seed": 7}``; rates are probabilities per request. Clients retry a
   throttle or an error; a denial (AccessDenied, as for a permission the caller lacks) they do not
-- ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0}`` (``sandbox.core.SETTINGS``)
+- ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0, "identity_center_home": ""}`` (``sandbox.core.SETTINGS``)
 - ``GET|PUT /_sandbox/upstreams``: ``{"prometheus": "http://127.0.0.1:9090"}``, the real servers
   the sandbox forwards to (a reset keeps them: they are where the sandbox runs, not AWS state)
 - ``GET /_sandbox/kubernetes``: ``{"endpoint": ..., "kubeconfig": <path of the admin kubeconfig>}``
@@ -252,9 +252,7 @@ class SandboxApp:
         elif route == ("GET", "/_sandbox/config"):
             payload = dict(core.SETTINGS)
         elif route == ("PUT", "/_sandbox/config"):
-            with core.SETTINGS_LOCK:
-                core.SETTINGS.update({k: float(v) for k, v in (request.get_json(force=True) or {}).items() if k in core.SETTINGS})
-            payload = dict(core.SETTINGS)
+            payload = core.configure(request.get_json(force=True) or {})
         elif route == ("GET", "/_sandbox/upstreams"):
             payload = dict(core.UPSTREAMS)
         elif route == ("PUT", "/_sandbox/upstreams"):

@@ -477,10 +477,13 @@ class StudioBackend:
 
     def _sso_user_exists(self, user_name: str) -> bool:
         from moto.identitystore.models import identitystore_backends
-        from moto.ssoadmin.models import ssoadmin_backends
 
-        instances = ssoadmin_backends[self.account_id][self.region_name].instances
-        stores = identitystore_backends[self.account_id][self.region_name].identity_stores
+        from sandbox.services.sso_admin_applications import instance_backend
+
+        # The instance the domain's application is in: the organization's, perhaps another account's.
+        center = instance_backend(self.account_id, self.region_name)
+        instances = center.instances
+        stores = identitystore_backends[center.account_id][self.region_name].identity_stores
         for instance in instances:
             store = stores.get(instance.identity_store_id)
             if store and any(u.UserName == user_name for u in store.users.values()):

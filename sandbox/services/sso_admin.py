@@ -19,6 +19,16 @@ DescribePermissionSetProvisioningStatus. Corrected (moto's versions replaced):
 - ProvisionPermissionSet: ``IN_PROGRESS`` → ``SUCCEEDED`` or ``FAILED`` (a referenced customer managed
   policy missing from the account), read through DescribePermissionSetProvisioningStatus.
 
+Accounts and Regions: with the setting ``identity_center_home`` (``<account>/<region>``, ``sandbox.core``) the
+organization's instance answers only in its management account and home Region, as AWS's admin APIs do
+("IAM Identity Center Region availability": permission sets, application instances and assignments are
+stored in the Region where it is enabled; ListInstances lists "the organization and account instances ...
+that were created in or visible to the account calling this API", botocore's sso-admin model). Elsewhere
+ListInstances answers an empty list, and a request naming an instance (``InstanceArn``) is refused with
+AccessDeniedException: AWS's exact answer for another account's instance is not documented (botocore's
+model lists AccessDeniedException for every operation with an InstanceArn). Without the setting every
+account and Region has its own instance, as moto makes them.
+
 Provisioning a permission set to an account (an assignment, or ProvisionPermissionSet) makes IAM
 Identity Center create the role ``AWSReservedSSO_<name>_<16 hex>`` under the path
 ``/aws-reserved/sso.amazonaws.com/`` in that account, with the permission set's inline policy
@@ -34,7 +44,7 @@ import uuid
 
 import moto.ssoadmin.models
 import moto.ssoadmin.responses
-from moto.core.utils import unix_time
+from moto.core.utils import camelcase_to_underscores, unix_time
 
 from sandbox import core
 from sandbox.core import AwsError, Lifecycle, graft, state
@@ -68,9 +78,36 @@ def _saml_trust(account_id: str, partition: str) -> str:
     )
 
 
+def instance_visible(account_id: str, region: str) -> bool:
+    """Whether Identity Center's admin APIs answer in ``account_id`` and ``region`` (``core.identity_center_home``)."""
+    home = core.identity_center_home()
+    return home is None or home == (account_id, region)
+
+
 class SsoAdminBackend:
     """State: ``sso_requests`` (request id -> status), ``sso_roles`` ((ps arn, account) -> role name),
     ``sso_boundaries`` (ps arn -> boundary), ``sso_tags`` (instance arn -> tags)."""
+
+    @property
+    def instances(self) -> list:
+        # moto's list; empty where the organization's instance does not answer (it is kept for when it does again).
+        stored = self.__dict__.setdefault("_sandbox_instances", [])
+        return stored if instance_visible(self.account_id, self.region_name) else []
+
+    @instances.setter
+    def instances(self, value: list) -> None:
+        self.__dict__["_sandbox_instances"] = value
+
+    def sandbox_require_instance(self, instance_arn: str, operation: str) -> None:
+        """AccessDeniedException for an instance that does not answer in this account and Region."""
+        if any(i.instance_arn == instance_arn for i in self.instances):
+            return
+        raise AwsError(
+            "AccessDeniedException",
+            f"User is not authorized to perform: sso:{operation} on resource: {instance_arn} from account {self.account_id} "
+            f"in {self.region_name}: IAM Identity Center's admin APIs answer in the instance's management or delegated "
+            "administrator account and its home Region",
+        )
 
     def _sso_permission_set(self, instance_arn: str, permission_set_arn: str):
         return self._find_permission_set(instance_arn, permission_set_arn)
@@ -475,7 +512,47 @@ def _track_content_writes() -> None:
         setattr(backend_cls, name, wrapper)
 
 
+def _keep_instances() -> None:
+    """moto's __init__ appends its instance through ``instances``: keep it where that list reads empty."""
+    backend_cls = moto.ssoadmin.models.SSOAdminBackend
+    original = backend_cls.__init__
+    if getattr(original, "_keeps_instances", False):
+        return
+
+    def __init__(self, region_name: str, account_id: str) -> None:
+        original(self, region_name, account_id)
+        if not self.__dict__.get("_sandbox_instances"):
+            self.__dict__["_sandbox_instances"] = [moto.ssoadmin.models.Instance(self.account_id, self.region_name)]
+
+    __init__._keeps_instances = True
+    backend_cls.__init__ = __init__
+
+
+def _require_instances() -> None:
+    """Every operation whose request names an instance answers only where the instance does (instance_visible)."""
+    response_cls = moto.ssoadmin.responses.SSOAdminResponse
+    model = core.service_model("sso-admin")
+    for operation in model.operation_names:
+        shape = model.operation_model(operation).input_shape
+        name = camelcase_to_underscores(operation)
+        method = getattr(response_cls, name, None)
+        if shape is None or "InstanceArn" not in shape.members or method is None or getattr(method, "_requires_instance", False):
+            continue
+
+        def checked(self, _method=method, _operation=operation):
+            instance_arn = (json.loads(self.body) if self.body else {}).get("InstanceArn")
+            if isinstance(instance_arn, str):
+                self.ssoadmin_backend.sandbox_require_instance(instance_arn, _operation)
+            return _method(self)
+
+        checked._requires_instance = True
+        checked.__name__ = name
+        setattr(response_cls, name, checked)
+
+
 def install() -> None:
     graft(moto.ssoadmin.models.SSOAdminBackend, SsoAdminBackend)
+    _keep_instances()
     _track_content_writes()
     graft(moto.ssoadmin.responses.SSOAdminResponse, SsoAdminResponse)
+    _require_instances()

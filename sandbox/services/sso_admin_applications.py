@@ -22,6 +22,7 @@ import string
 import moto.ssoadmin.models
 import moto.ssoadmin.responses
 
+from sandbox import core
 from sandbox.core import AwsError, graft, now_epoch, state, validate_request
 
 PROVIDER_ARN = "arn:aws:sso::aws:applicationProvider/sagemaker"
@@ -31,19 +32,30 @@ def _not_found(message: str) -> AwsError:
     return AwsError("ResourceNotFoundException", message)
 
 
-def _backend(account_id: str, region: str):
+def instance_backend(account_id: str, region: str):
+    """The backend of the Identity Center instance a service of ``account_id`` uses in ``region``.
+
+    With ``identity_center_home`` set, that is the organization's instance in its management account, and only in its
+    home Region: "Many AWS managed applications can also operate only in a Region where IAM Identity Center is enabled"
+    ("Considerations for choosing an AWS Region", IAM Identity Center User Guide). The application is listed there with
+    the member account as ``ApplicationAccount`` (ListApplications, botocore's sso-admin model: "member accounts must use
+    the applicationAccount parameter to filter the list to only applications created from that account").
+    """
+    home = core.identity_center_home()
+    if home is not None and region == home[1]:
+        account_id = home[0]
     return moto.ssoadmin.models.ssoadmin_backends[account_id][region]
 
 
 def register_application(account_id: str, region: str, name: str, owner_arn: str) -> dict:
     """Create the AWS-managed application a service owns in the region's instance; return it."""
-    backend = _backend(account_id, region)
+    backend = instance_backend(account_id, region)
     if not backend.instances:
         raise AwsError("ValidationException", "No IAM Identity Center instance exists in this Region.")
     instance = backend.instances[0]
     instance_id = instance.instance_arn.rsplit("/", 1)[-1]
     suffix = "".join(random.choice(string.ascii_lowercase + string.digits) for _ in range(16))
-    arn = f"arn:aws:sso::{account_id}:application/{instance_id}/apl-{suffix}"
+    arn = f"arn:aws:sso::{backend.account_id}:application/{instance_id}/apl-{suffix}"
     application = {
         "ApplicationArn": arn,
         "ApplicationProviderArn": PROVIDER_ARN,
@@ -64,10 +76,11 @@ def user_assigned(account_id: str, region: str, arn: str, user_name: str) -> boo
     """Whether the user named ``user_name`` is assigned to application ``arn``, directly or through a group."""
     from moto.identitystore.models import identitystore_backends
 
-    record = state(_backend(account_id, region), "applications").get(arn)
+    backend = instance_backend(account_id, region)
+    record = state(backend, "applications").get(arn)
     if record is None:
         return False
-    store = identitystore_backends[account_id][region].identity_stores.get(record["identity_store_id"])
+    store = identitystore_backends[backend.account_id][region].identity_stores.get(record["identity_store_id"])
     user_ids = [user_id for user_id, user in (store.users if store else {}).items() if user.UserName == user_name]
     if not user_ids:
         return False
@@ -79,16 +92,19 @@ def user_assigned(account_id: str, region: str, arn: str, user_name: str) -> boo
 
 
 def remove_application(account_id: str, region: str, arn: str) -> None:
-    state(_backend(account_id, region), "applications").pop(arn, None)
+    state(instance_backend(account_id, region), "applications").pop(arn, None)
 
 
-def _purge_owners(account_id: str, region: str) -> None:
-    # A domain that finished deleting takes its application with it.
+def _purge_owners(backend) -> None:
+    # A domain that finished deleting takes its application with it: the domains of every account whose service made one.
     from moto.sagemaker.models import sagemaker_backends
 
-    sagemaker = sagemaker_backends[account_id][region]
-    if hasattr(sagemaker, "studio_purge"):
-        sagemaker.studio_purge()
+    owners = {(backend.account_id, backend.region_name)}
+    owners |= {(r["application"]["ApplicationAccount"], r["application"]["CreatedFrom"]) for r in state(backend, "applications").values()}
+    for account_id, region in sorted(owners):
+        sagemaker = sagemaker_backends[account_id][region]
+        if hasattr(sagemaker, "studio_purge"):
+            sagemaker.studio_purge()
 
 
 def _assignment(params: dict) -> dict:
@@ -99,7 +115,7 @@ class ApplicationsBackend:
     """Grafted onto moto's SSOAdminBackend."""
 
     def application_record(self, arn: str) -> dict:
-        _purge_owners(self.account_id, self.region_name)
+        _purge_owners(self)
         record = state(self, "applications").get(arn)
         if record is None:
             raise _not_found(f"Application {arn} does not exist.")
@@ -142,7 +158,7 @@ class ApplicationsResponse:
         params = self._application_params("ListApplications")
         backend = self.ssoadmin_backend
         instance = backend._application_instance(params["InstanceArn"])
-        _purge_owners(backend.account_id, backend.region_name)
+        _purge_owners(backend)
         wanted = params.get("Filter") or {}
         found = [
             r["application"]
