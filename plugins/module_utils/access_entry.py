@@ -11,6 +11,11 @@ The principal can be given as the role-name pattern of an Identity Center permis
 (``AWSReservedSSO_<name>_*``): the role's suffix is random, so the pattern is resolved through
 IAM ``ListRoles`` under ``/aws-reserved/sso.amazonaws.com/`` and must match exactly one role. The
 access entry is made for the role's full ARN, path included (EKS refuses the ARN without it).
+
+With ``team`` and ``principal: execution_role`` the principal is the team's Studio execution role
+(``execution_role.py``): AWS's "Setting up an Amazon EKS cluster in Studio" has Studio reach the
+cluster as that role, through an access entry of its own with the access policies and scope the
+team's users get.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,6 +26,7 @@ import fnmatch
 import re
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
@@ -35,15 +41,27 @@ API_MODES = ("API", "API_AND_CONFIG_MAP")
 NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\*?|[a-z0-9]*\*")
 
 
-def apply_team(params):
-    """``principal_arn`` from ``team``: the role-name pattern of the team's permission set (naming.py)."""
+# An account ID for check(), which makes no call: it checks the execution role's name, not its account.
+_ANY_ACCOUNT = "000000000000"
+
+
+def apply_team(params, account_id=None):
+    """``principal_arn`` from ``team``: the role-name pattern of the team's permission set (naming.py), or with
+    ``principal: execution_role`` the ARN of the team's Studio execution role in ``account_id`` (when the
+    option is unset: ``account_id``, a callable asked only then)."""
     team = params.get("team")
     if team:
         prefix = params.get("name_prefix") or naming.DEFAULT_PREFIX
         problems = naming.name_problems(team, prefix)
+        if params.get("account_id") and not re.fullmatch(r"\d{12}", params["account_id"]):
+            problems.append("account_id %r is not a 12-digit AWS account ID" % params["account_id"])
         if problems:
             raise InputError(message="team %r: %s" % (team, "; ".join(problems)))
-        params["principal_arn"] = naming.sso_role_name_pattern(team, prefix)
+        if params.get("principal") == "execution_role":
+            account = params.get("account_id") or account_id()
+            params["principal_arn"] = execution_role.role_arn(account, execution_role.role_name(team, prefix))
+        else:
+            params["principal_arn"] = naming.sso_role_name_pattern(team, prefix)
     return params
 
 
@@ -323,6 +341,8 @@ MODULE_OPTIONS = dict(
         cluster_name=dict(type="str", required=True),
         principal_arn=dict(type="str"),
         team=dict(type="str"),
+        principal=dict(type="str", choices=["permission_set", "execution_role"], default="permission_set"),
+        account_id=dict(type="str"),
         name_prefix=dict(type="str", default="hyperpod"),
         type=dict(type="str", choices=list(TYPES), default="STANDARD"),
         kubernetes_groups=dict(type="list", elements="str"),
@@ -343,12 +363,12 @@ MODULE_OPTIONS = dict(
 
 def check(params):
     """What can be refused without a call (the team name, policies and scopes); raises ``InputError``."""
-    validate(apply_team(dict(params)))
+    validate(apply_team(dict(params), lambda: _ANY_ACCOUNT))
 
 
 def converge(context, params):
     """The result of eks_access_entry: the access entry after the run."""
-    apply_team(params)
+    apply_team(params, context.account_id)
     ensure = ensure_present if params["state"] == "present" else ensure_absent
     changed, before, after = ensure(context.client("eks"), context.client("iam"), params, context.check_mode)
     return dict(changed=changed, access_entry=after, diff={"before": before, "after": after})

@@ -5,15 +5,15 @@
 """A team's SageMaker Studio execution role (IAM), in as few calls as IAM allows.
 
 The role is named ``naming.studio_execution_role_name(team, prefix)``, trusts
-``sagemaker.amazonaws.com`` and carries at most one policy of ours: the inline
+``sagemaker.amazonaws.com`` and carries at most two policies of ours: the inline
 policy ``team-data``, which lets the role list and use the team's prefix of the
-shared data bucket. Every other inline policy and every attached managed policy is
-removed (the role's permissions are exactly what this module says).
+shared data bucket, and ``hyperpod-cluster``, what Studio needs to reach the shared
+HyperPod cluster (``cluster_policy``). Every other inline policy and every attached
+managed policy is removed (the role's permissions are exactly what this module says).
 
-A run that changes nothing reads four times at most: GetRole (trust policy,
-description and tags in one answer), ListRolePolicies, GetRolePolicy for
-``team-data`` only when the role has it, and ListAttachedRolePolicies. It writes
-only what differs.
+A run that changes nothing reads five times at most: GetRole (trust policy,
+description and tags in one answer), ListRolePolicies, GetRolePolicy for each
+policy of ours the role has, and ListAttachedRolePolicies. It writes only what differs.
 
 ``plan_present`` / ``plan_absent`` are pure: they turn what was read and what is
 wanted into a list of actions, which ``apply`` sends and ``predict`` applies to the
@@ -42,6 +42,9 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Iam
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 TEAM_DATA_POLICY = "team-data"
+CLUSTER_POLICY = "hyperpod-cluster"
+# The inline policies this module writes: (policy name, the key of its document in desired() and view()).
+OWN_POLICIES = ((TEAM_DATA_POLICY, "team_data_policy"), (CLUSTER_POLICY, "cluster_policy"))
 SERVICE_PRINCIPAL = "sagemaker.amazonaws.com"
 
 # Limits of IAM's request shapes (botocore iam service-2: roleNameType, roleDescriptionType,
@@ -55,6 +58,8 @@ ACCOUNT_ID_PATTERN = r"\d{12}"
 # S3 bucket names (general purpose buckets): 3-63 characters, lower-case letters, digits, dots and
 # hyphens, beginning and ending with a letter or digit, no "..", not an IP address.
 BUCKET_PATTERN = r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
+
+_OWN_KEYS = dict(OWN_POLICIES)
 
 # IAM answers a write that races another writer with ConcurrentModification; retry it like throttling.
 _retry = aws_retry(extra_codes=("ConcurrentModification",))
@@ -101,6 +106,46 @@ def team_data_policy(bucket, team):
     }
 
 
+def cluster_policy(hyperpod_cluster_arn, eks_cluster_arn):
+    """What Studio needs to use the shared HyperPod cluster as the team's execution role, on that cluster only.
+
+    AWS, "Setting up an Amazon EKS cluster in Studio" (sagemaker-hyperpod-studio-setup-eks) gives the
+    execution role ``sagemaker:DescribeCluster`` on the HyperPod cluster, ``eks:DescribeCluster``,
+    ``eks:AccessKubernetesApi`` and ``eks:DescribeAddon`` on the EKS cluster and ``sagemaker:ListClusters``
+    (no resource-level permission: ``*``); DescribeAddon is authorized on the add-on's ARN
+    (``addon/<cluster>/<name>/<id>``), so the add-ons of that cluster are named too. Inside Kubernetes the
+    role's EKS access entry decides (the team's namespace only, ``access_entry``).
+
+    Left out, because they cannot be scoped to the cluster or the team: the guide's ``ec2:Describe*``,
+    ``cloudwatch:GetMetricData``/``PutMetricData``, ``ecr`` pushes and ``ssm:StartSession`` on ``*``
+    (an SSM session reaches a HyperPod node, which runs every team's pods).
+    """
+    addons = re.sub(r":cluster/([^/]+)$", r":addon/\1/*", eks_cluster_arn)
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "DescribeHyperPodCluster", "Effect": "Allow", "Action": ["sagemaker:DescribeCluster"], "Resource": hyperpod_cluster_arn},
+            {
+                "Sid": "UseEksCluster",
+                "Effect": "Allow",
+                "Action": ["eks:AccessKubernetesApi", "eks:DescribeAddon", "eks:DescribeCluster"],
+                "Resource": [eks_cluster_arn, addons],
+            },
+            {"Sid": "ListClusters", "Effect": "Allow", "Action": ["sagemaker:ListClusters"], "Resource": "*"},
+        ],
+    }
+
+
+def inline_policies(team, bucket=None, hyperpod_cluster_arn=None, eks_cluster_arn=None):
+    """{policy name: document} of the team's role: ``team-data`` with a bucket, ``hyperpod-cluster`` with both clusters."""
+    policies = {}
+    if bucket:
+        policies[TEAM_DATA_POLICY] = team_data_policy(bucket, team)
+    if hyperpod_cluster_arn and eks_cluster_arn:
+        policies[CLUSTER_POLICY] = cluster_policy(hyperpod_cluster_arn, eks_cluster_arn)
+    return policies
+
+
 def tag_problems(tags):
     problems = []
     if len(tags) > TAGS_MAX:
@@ -114,16 +159,29 @@ def bucket_problems(bucket):
     return []
 
 
+def cluster_problems(hyperpod_cluster_arn, eks_cluster_arn):
+    """The two cluster ARNs come together, each of its kind (IAM takes any Resource; a wrong one would grant nothing)."""
+    if bool(hyperpod_cluster_arn) != bool(eks_cluster_arn):
+        return ["hyperpod_cluster_arn and eks_cluster_arn are given together (policy hyperpod-cluster needs both)"]
+    problems = []
+    if hyperpod_cluster_arn and not re.fullmatch(r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:cluster/[a-z0-9]+", hyperpod_cluster_arn):
+        problems.append("hyperpod_cluster_arn %r is not a HyperPod cluster ARN (arn:aws:sagemaker:<region>:<account>:cluster/<id>)" % hyperpod_cluster_arn)
+    if eks_cluster_arn and not re.fullmatch(r"arn:aws[a-z-]*:eks:[a-z0-9-]+:\d{12}:cluster/[0-9A-Za-z][A-Za-z0-9_-]*", eks_cluster_arn):
+        problems.append("eks_cluster_arn %r is not an EKS cluster ARN (arn:aws:eks:<region>:<account>:cluster/<name>)" % eks_cluster_arn)
+    return problems
+
+
 def desired(params):
     """What the module should make true, from its (validated) parameters."""
     team, prefix = params["team"], params.get("name_prefix") or naming.DEFAULT_PREFIX
-    bucket = params.get("data_bucket") or None
     tags = params.get("tags")
+    policies = inline_policies(team, params.get("data_bucket"), params.get("hyperpod_cluster_arn"), params.get("eks_cluster_arn"))
     return {
         "role_name": role_name(team, prefix),
         "description": params.get("description"),
         "trust_policy": trust_policy(),
-        "team_data_policy": team_data_policy(bucket, team) if bucket else None,
+        "team_data_policy": policies.get(TEAM_DATA_POLICY),
+        "cluster_policy": policies.get(CLUSTER_POLICY),
         # IAM keeps tag values as strings: compare and predict them as strings.
         "tags": dict((k, "" if v is None else str(v)) for k, v in naming.team_tags(team, params.get("cost_center"), params.get("tag_keys"), tags).items()),
         # Without O(tags) only the team tags are ensured, as in the collection's other modules.
@@ -144,6 +202,7 @@ def validate(params):
             problems.append("description must be at most %d characters of Latin-1 text (IAM roleDescriptionType)" % DESCRIPTION_MAX)
         if params.get("data_bucket"):
             problems.extend(bucket_problems(params["data_bucket"]))
+        problems.extend(cluster_problems(params.get("hyperpod_cluster_arn"), params.get("eks_cluster_arn")))
         problems.extend(tag_problems(naming.team_tags(team, params.get("cost_center"), params.get("tag_keys"), params.get("tags"))))
     account_id = params.get("account_id")
     if account_id and not re.fullmatch(ACCOUNT_ID_PATTERN, account_id):
@@ -259,23 +318,20 @@ def policy_document(document):
     return json.loads(unquote(document))
 
 
-def read(client, name, team_data=True):
-    """The role with its policies, or None: the four reads of a run that changes nothing.
+def read(client, name):
+    """The role with its policies, or None: the reads of a run that changes nothing.
 
-    GetRolePolicy is called for ``team-data`` only, and only when the role has it.
+    GetRolePolicy is called only for the policies of ours (``OWN_POLICIES``) that the role has.
     """
     role = get_role(client, name)
     if role is None:
         return None
     inline = sorted(list_role_policies(client, name) or [])
-    document = get_role_policy(client, name, TEAM_DATA_POLICY) if team_data and TEAM_DATA_POLICY in inline else None
-    attached = list_attached_role_policies(client, name) or []
-    return {
-        "role": role,
-        "inline_policies": inline,
-        "team_data_policy": policy_document(document),
-        "attached_policies": sorted(p["PolicyArn"] for p in attached),
-    }
+    current = {"role": role, "inline_policies": inline}
+    for policy_name, key in OWN_POLICIES:
+        current[key] = policy_document(get_role_policy(client, name, policy_name)) if policy_name in inline else None
+    current["attached_policies"] = sorted(p["PolicyArn"] for p in list_attached_role_policies(client, name) or [])
+    return current
 
 
 def view(current):
@@ -291,6 +347,7 @@ def view(current):
         "tags": boto3_tag_list_to_ansible_dict(role.get("Tags") or []),
         "inline_policies": list(current["inline_policies"]),
         "team_data_policy": current["team_data_policy"],
+        "cluster_policy": current["cluster_policy"],
         "attached_policies": list(current["attached_policies"]),
     }
 
@@ -298,14 +355,14 @@ def view(current):
 def plan_present(before, want):
     """The writes that turn ``before`` (a view, {} when the role does not exist) into ``want``, in order.
 
-    Each action is a tuple whose first item names it. Empty when nothing differs.
+    Each action is a tuple whose first item names it. Empty when nothing differs. A policy of ours
+    whose document ``want`` lacks (or has as None) is not wanted.
     """
     name = want["role_name"]
+    wanted = [(policy_name, want.get(key)) for policy_name, key in OWN_POLICIES if want.get(key) is not None]
     if not before:
         actions = [("create_role", name, want["trust_policy"], want["description"], dict(want["tags"]))]
-        if want["team_data_policy"] is not None:
-            actions.append(("put_role_policy", TEAM_DATA_POLICY, want["team_data_policy"]))
-        return actions
+        return actions + [("put_role_policy", policy_name, document) for policy_name, document in wanted]
     actions = []
     if compare_policies(before["assume_role_policy_document"] or {}, want["trust_policy"]):
         actions.append(("update_assume_role_policy", want["trust_policy"]))
@@ -316,17 +373,16 @@ def plan_present(before, want):
         actions.append(("untag_role", sorted(to_unset)))
     if to_set:
         actions.append(("tag_role", to_set))
+    keep = set(policy_name for policy_name, _document in wanted)
     for policy_name in before["inline_policies"]:
-        if policy_name != TEAM_DATA_POLICY or want["team_data_policy"] is None:
+        if policy_name not in keep:
             actions.append(("delete_role_policy", policy_name))
     for arn in before["attached_policies"]:
         actions.append(("detach_role_policy", arn))
-    if want["team_data_policy"] is not None and (
-        TEAM_DATA_POLICY not in before["inline_policies"]
-        or before["team_data_policy"] is None
-        or compare_policies(before["team_data_policy"], want["team_data_policy"])
-    ):
-        actions.append(("put_role_policy", TEAM_DATA_POLICY, want["team_data_policy"]))
+    held = dict((policy_name, before.get(key)) for policy_name, key in OWN_POLICIES)
+    for policy_name, document in wanted:
+        if policy_name not in before["inline_policies"] or held[policy_name] is None or compare_policies(held[policy_name], document):
+            actions.append(("put_role_policy", policy_name, document))
     return actions
 
 
@@ -354,6 +410,7 @@ def predict(before, actions, arn=None):
                 "tags": dict(action[4]),
                 "inline_policies": [],
                 "team_data_policy": None,
+                "cluster_policy": None,
                 "attached_policies": [],
             }
         elif kind == "update_assume_role_policy":
@@ -366,13 +423,13 @@ def predict(before, actions, arn=None):
             after["tags"] = dict(after["tags"], **action[1])
         elif kind == "delete_role_policy":
             after["inline_policies"] = [p for p in after["inline_policies"] if p != action[1]]
-            if action[1] == TEAM_DATA_POLICY:
-                after["team_data_policy"] = None
+            if action[1] in _OWN_KEYS:
+                after[_OWN_KEYS[action[1]]] = None
         elif kind == "detach_role_policy":
             after["attached_policies"] = [p for p in after["attached_policies"] if p != action[1]]
         elif kind == "put_role_policy":
             after["inline_policies"] = sorted(set(after["inline_policies"]) | set([action[1]]))
-            after["team_data_policy"] = copy.deepcopy(action[2])
+            after[_OWN_KEYS[action[1]]] = copy.deepcopy(action[2])
         elif kind == "delete_role":
             after = {}
     return after
@@ -467,6 +524,8 @@ MODULE_OPTIONS = dict(
         name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
         description=dict(type="str"),
         data_bucket=dict(type="str"),
+        hyperpod_cluster_arn=dict(type="str"),
+        eks_cluster_arn=dict(type="str"),
         account_id=dict(type="str"),
         cost_center=dict(type="str"),
         tag_keys=dict(type="dict", no_log=False),

@@ -93,20 +93,31 @@ def _permission_set(t):
     )
 
 
-def _access_entry(t):
-    names = access_names(t.name, t.prefix)
+def _kubectl_access(t, names):
+    """The Kubernetes groups and access policies of the team's access entries (its users' and its Studio's)."""
     access = t.team["access"]
     policies = access["policies"]
     in_namespace = {"type": "namespace", "namespaces": [names["namespace"]]}
     return dict(
         cluster_name=t.need("eks_cluster_name"),
-        principal_arn=(t.shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"],
         kubernetes_groups=[names["kubernetes_group"]],
         access_policies=[{"name": ACCESS_POLICY_NAMES[policy], "access_scope": in_namespace} for policy in policies]
         + ([SPACE_TEMPLATE_POLICY] if "space" in policies else [])
         + ([CLUSTER_READ_POLICY] if access["cluster_read"] else []),
         tags=t.tags,
     )
+
+
+def _access_entry(t):
+    names = access_names(t.name, t.prefix)
+    principal = (t.shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"]
+    return dict(_kubectl_access(t, names), principal_arn=principal)
+
+
+def _studio_access_entry(t):
+    """The access entry of the team's Studio execution role: the same groups and policies as its users'."""
+    options = dict(_kubectl_access(t, access_names(t.name, t.prefix)), team=t.name, name_prefix=t.prefix, principal="execution_role")
+    return dict(options, **_given(account_id=t.shared.get("account_id") or None, tag_keys=t.shared.get("tag_keys") or None))
 
 
 def _execution_role(t):
@@ -116,7 +127,14 @@ def _execution_role(t):
         description="SageMaker Studio execution role of team %s" % t.name,
         data_bucket=t.shared.get("data_bucket") or "",
         tags=t.extra_tags or {},
-        **dict(t.tag_options, **_given(account_id=t.shared.get("account_id") or None))
+        **dict(
+            t.tag_options,
+            **_given(
+                account_id=t.shared.get("account_id") or None,
+                hyperpod_cluster_arn=t.shared.get("cluster_arn") or None,
+                eks_cluster_arn=t.shared.get("eks_cluster_arn") or None,
+            )
+        )
     )
 
 
@@ -268,7 +286,7 @@ def team_layer_args(team, shared, settings=None, layers=None):
     team = t.team
     used = {"permission_set": _permission_set, "access_entry": _access_entry, "s3_prefix": _s3_prefix}
     if team["workspace"]["enabled"]:
-        used.update(execution_role=_execution_role, domain=_domain)
+        used.update(execution_role=_execution_role, studio_access_entry=_studio_access_entry, domain=_domain)
     if team["quota"] is not None:
         used["quota"] = _quota
         # The namespace is the quota's (Task Governance makes it): no quota, no namespace to add to.

@@ -40,6 +40,8 @@ LAYERS = tuple(Layer(*layer) for layer in (
     ("permission_set", "identity_center_permission_set", permission_set.MODULE_OPTIONS, permission_set.check, permission_set.converge),
     ("access_entry", "eks_access_entry", access_entry.MODULE_OPTIONS, access_entry.check, access_entry.converge),
     ("execution_role", "team_execution_role", execution_role.MODULE_OPTIONS, execution_role.check, execution_role.converge),
+    # Studio reaches the cluster as the execution role: its access entry once the role exists.
+    ("studio_access_entry", "eks_access_entry", access_entry.MODULE_OPTIONS, access_entry.check, access_entry.converge),
     ("domain", "sagemaker_domain", domain.MODULE_OPTIONS, domain.check, domain.converge),
     ("quota", "task_governance_quota", quota.MODULE_OPTIONS, quota.check, quota.converge),
     # In the namespace the quota's Task Governance makes.

@@ -51,7 +51,21 @@ options:
   team:
     description:
       - A team of the shared cluster, instead of O(principal_arn); the principal is then the role of the team's
-        permission set, V(AWSReservedSSO_<name_prefix>-<team>_*).
+        permission set, V(AWSReservedSSO_<name_prefix>-<team>_*), or its Studio execution role (O(principal)).
+    type: str
+  principal:
+    description:
+      - With O(team), which of the team's roles the entry is for.
+      - V(permission_set), the role Identity Center made for the team's permission set.
+      - V(execution_role), the team's SageMaker Studio execution role C(<name_prefix>-<team>-studio-execution)
+        (M(hyperpod.tenancy.team_execution_role)), in O(account_id). AWS's I(Setting up an Amazon EKS cluster in Studio)
+        has Studio reach the cluster as that role, through its own access entry.
+    type: str
+    choices: [permission_set, execution_role]
+    default: permission_set
+  account_id:
+    description:
+      - The account of the execution role, for O(principal=execution_role). When unset, the module asks STS (C(GetCallerIdentity)).
     type: str
   type:
     description: The access entry type; it cannot be changed once the entry exists.
@@ -113,6 +127,17 @@ EXAMPLES = r"""
         access_scope: {type: cluster}
     tags:
       team: vision
+
+- name: Let team vision's Studio (its execution role) reach its namespace
+  hyperpod.tenancy.eks_access_entry:
+    cluster_name: ml-shared-eks
+    team: vision
+    principal: execution_role
+    account_id: "123456789012"
+    kubernetes_groups: [hyperpod-ns-vision-namespace-level-group]
+    access_policies:
+      - name: AmazonSagemakerHyperpodTrainingPolicy
+        access_scope: {type: namespace, namespaces: [hyperpod-ns-vision]}
 
 - name: Remove the access entry
   hyperpod.tenancy.eks_access_entry:

@@ -18,11 +18,19 @@ description:
   - With O(data_bucket) the role carries the inline policy C(team-data), which allows
     C(s3:ListBucket) on the bucket for keys under C(<team>/) and C(s3:GetObject), C(s3:PutObject),
     C(s3:DeleteObject) on C(arn:aws:s3:::<data_bucket>/<team>/*). Without O(data_bucket) that policy is removed.
+  - With O(hyperpod_cluster_arn) and O(eks_cluster_arn) the role carries the inline policy C(hyperpod-cluster),
+    what AWS's I(Setting up an Amazon EKS cluster in Studio) gives the execution role to use a HyperPod cluster
+    from Studio, on those clusters only (C(sagemaker:DescribeCluster) on the HyperPod cluster,
+    C(eks:DescribeCluster), C(eks:AccessKubernetesApi) and C(eks:DescribeAddon) on the EKS cluster and its
+    add-ons, C(sagemaker:ListClusters)). The guide's statements on C(*) for EC2, CloudWatch, ECR and SSM are
+    not granted (an SSM session reaches a node that runs every team's pods). Inside Kubernetes, the role's
+    access entry (M(hyperpod.tenancy.eks_access_entry) with O(hyperpod.tenancy.eks_access_entry#module:principal=execution_role))
+    limits it to the team's namespace. Without the two ARNs that policy is removed.
   - The role's permissions are exactly these. B(Every other inline policy is deleted and every
     attached managed policy is detached), whoever added them.
   - One module run replaces M(amazon.aws.iam_role) followed by M(amazon.aws.iam_policy). A run that changes
-    nothing makes at most four IAM reads (GetRole, ListRolePolicies, GetRolePolicy for C(team-data),
-    ListAttachedRolePolicies) and writes only what differs.
+    nothing makes at most five IAM reads (GetRole, ListRolePolicies, GetRolePolicy for C(team-data) and
+    C(hyperpod-cluster) when the role has them, ListAttachedRolePolicies) and writes only what differs.
   - Options left unset are left alone on an existing role (O(description)).
   - O(state=absent) deletes the inline policies, detaches the managed policies and deletes the role.
     It never removes the role from an instance profile; when the role is in one, the module fails
@@ -51,6 +59,15 @@ options:
       - The shared data bucket whose C(<team>/) prefix the role may use (policy C(team-data)).
       - When unset or empty, the role has no C(team-data) policy.
     type: str
+  hyperpod_cluster_arn:
+    description:
+      - The ARN of the shared SageMaker HyperPod cluster the team uses from Studio (policy C(hyperpod-cluster)).
+      - Given together with O(eks_cluster_arn); when both are unset, the role has no C(hyperpod-cluster) policy.
+    type: str
+  eks_cluster_arn:
+    description:
+      - The ARN of the EKS cluster that orchestrates O(hyperpod_cluster_arn) (policy C(hyperpod-cluster)).
+    type: str
   account_id:
     description:
       - The role's account, used only to predict the ARN of a role that does not exist yet in check mode.
@@ -77,11 +94,13 @@ EXAMPLES = r"""
     team: vision
     description: SageMaker Studio execution role of team vision
     data_bucket: ml-shared-data
+    hyperpod_cluster_arn: arn:aws:sagemaker:us-east-1:123456789012:cluster/abcdef123456
+    eks_cluster_arn: arn:aws:eks:us-east-1:123456789012:cluster/ml-shared-eks
     cost_center: CC-1001
     account_id: "123456789012"
     tags: {}
 
-- name: Remove the role's data access (the team-data policy)
+- name: Remove the role's data and cluster access (the team-data and hyperpod-cluster policies)
   hyperpod.tenancy.team_execution_role:
     team: vision
 
@@ -123,7 +142,7 @@ role:
       description: Names of the role's inline policies, sorted.
       type: list
       elements: str
-      sample: [team-data]
+      sample: [hyperpod-cluster, team-data]
     team_data_policy:
       description: The document of the C(team-data) inline policy, null when the role has none.
       type: dict
@@ -139,6 +158,24 @@ role:
             Effect: Allow
             Action: [s3:GetObject, s3:PutObject, s3:DeleteObject]
             Resource: arn:aws:s3:::ml-shared-data/vision/*
+    cluster_policy:
+      description: The document of the C(hyperpod-cluster) inline policy, null when the role has none.
+      type: dict
+      sample:
+        Version: "2012-10-17"
+        Statement:
+          - Sid: DescribeHyperPodCluster
+            Effect: Allow
+            Action: [sagemaker:DescribeCluster]
+            Resource: arn:aws:sagemaker:us-east-1:123456789012:cluster/abcdef123456
+          - Sid: UseEksCluster
+            Effect: Allow
+            Action: [eks:AccessKubernetesApi, eks:DescribeAddon, eks:DescribeCluster]
+            Resource: [arn:aws:eks:us-east-1:123456789012:cluster/ml-shared-eks, "arn:aws:eks:us-east-1:123456789012:addon/ml-shared-eks/*"]
+          - Sid: ListClusters
+            Effect: Allow
+            Action: [sagemaker:ListClusters]
+            Resource: "*"
     attached_policies:
       description: ARNs of the managed policies attached to the role, sorted (empty after a run).
       type: list

@@ -17,12 +17,13 @@ description:
     process. Each layer option takes the options of its module and is left out to skip the layer.
   - The layers and their modules are O(permission_set) with M(hyperpod.tenancy.identity_center_permission_set),
     O(access_entry) with M(hyperpod.tenancy.eks_access_entry), O(execution_role) with M(hyperpod.tenancy.team_execution_role),
-    O(domain) with M(hyperpod.tenancy.sagemaker_domain), O(quota) with M(hyperpod.tenancy.task_governance_quota),
+    O(studio_access_entry) with M(hyperpod.tenancy.eks_access_entry), O(domain) with M(hyperpod.tenancy.sagemaker_domain),
+    O(quota) with M(hyperpod.tenancy.task_governance_quota),
     O(namespace) with M(hyperpod.tenancy.team_namespace),
     O(s3_prefix) with M(hyperpod.tenancy.s3_team_prefix), O(directories) with M(hyperpod.tenancy.fsx_team_dir) and
     O(budget) with M(hyperpod.tenancy.team_budget).
   - A module run spends most of a no-op's time on Python, AnsiballZ and boto3 before its first API
-    call. The nine layers of a team in one run pay that once and share one client per service; the
+    call. The ten layers of a team in one run pay that once and share one client per service; the
     checks and API calls are those of the layers' modules.
   - Every layer's options are checked before any layer runs, against its module's options and by
     the checks its module makes without a call (names, patterns, amounts, addresses); bad input fails
@@ -51,6 +52,11 @@ options:
     type: dict
   execution_role:
     description: Options of M(hyperpod.tenancy.team_execution_role) for the team's Studio execution role.
+    type: dict
+  studio_access_entry:
+    description:
+      - Options of M(hyperpod.tenancy.eks_access_entry) for the kubectl access of the team's Studio execution role
+        (O(hyperpod.tenancy.eks_access_entry#module:principal=execution_role)), after the role exists.
     type: dict
   domain:
     description: Options of M(hyperpod.tenancy.sagemaker_domain) for the team's SageMaker domain.

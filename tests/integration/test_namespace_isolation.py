@@ -87,10 +87,23 @@ def built(sandbox_server, kube_cluster, tmp_path_factory):
         group = f"hyperpod-ns-{team}-namespace-level-group"
         arns = eks.list_access_entries(clusterName=CLUSTER)["accessEntries"]
         entries = [eks.describe_access_entry(clusterName=CLUSTER, principalArn=arn)["accessEntry"] for arn in arns]
-        [entry] = [e for e in entries if group in e.get("kubernetesGroups", [])]
+        [entry] = [e for e in entries if group in e.get("kubernetesGroups", []) and "/AWSReservedSSO_" in e["principalArn"]]
         # EKS puts the role session's name where the entry's username says {{SessionName}}.
         clients[team] = TeamClient(kube_cluster.directory, entry["username"].replace("{{SessionName}}", "alice"), group)
     return playbooks, KubeApi(kube_cluster.directory), clients
+
+
+def studio_entry(eks, team: str) -> tuple[dict, list]:
+    """The access entry of ``team``'s Studio execution role and its associated access policies."""
+    account = boto3_account(eks)
+    role = f"arn:aws:iam::{account}:role/hyperpod-{team}-studio-execution"
+    entry = eks.describe_access_entry(clusterName=CLUSTER, principalArn=role)["accessEntry"]
+    policies = eks.list_associated_access_policies(clusterName=CLUSTER, principalArn=role)["associatedAccessPolicies"]
+    return entry, policies
+
+
+def boto3_account(eks) -> str:
+    return eks.describe_cluster(name=CLUSTER)["cluster"]["arn"].split(":")[4]
 
 
 def test_each_team_namespace_has_its_guard_rails(built):
@@ -126,6 +139,44 @@ def test_a_team_works_in_its_own_namespace_only(built):
     for path in ("pods", "secrets", f"persistentvolumeclaims/hyperpod-{B}-fsx"):
         assert status_of(lambda path=path: a.request("GET", f"/api/v1/namespaces/{other}/{path}")) == 403, path
     assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{other}/pods?dryRun=All", pod("job", other))) == 403
+
+
+def test_studio_reaches_its_own_namespace_as_the_execution_role(built, sandbox_server, kube_cluster):
+    """AWS's "Setting up an Amazon EKS cluster in Studio": Studio uses the cluster as the domain's execution role,
+    through an access entry of that role. site.yml made one per team, scoped as the team's users' one."""
+    eks = sandbox_server.boto3_client("eks")
+    for team in TEAMS:
+        entry, policies = studio_entry(eks, team)
+        group = f"hyperpod-ns-{team}-namespace-level-group"
+        assert entry["kubernetesGroups"] == [group] and entry["type"] == "STANDARD"
+        assert entry["tags"]["team"] == team and entry["tags"]["managed-by"] == "hyperpod.tenancy"
+        scoped = {p["policyArn"].rsplit("/", 1)[1]: p["accessScope"] for p in policies}
+        assert scoped["AmazonSagemakerHyperpodTrainingPolicy"] == {"type": "namespace", "namespaces": [f"hyperpod-ns-{team}"]}
+        assert all(scope["type"] == "namespace" for name, scope in scoped.items() if name != "AmazonSagemakerHyperpodUserClusterPolicy")
+        # The username EKS gives a role: its session, as Studio's (SageMaker names the session) would be.
+        studio = TeamClient(kube_cluster.directory, entry["username"].replace("{{SessionName}}", "SageMaker"), group)
+        assert status_of(lambda studio=studio, team=team: studio.request("GET", f"/api/v1/namespaces/hyperpod-ns-{team}/pods")) == 200
+        for other in TEAMS:
+            if other != team:
+                assert status_of(lambda studio=studio, other=other: studio.request("GET", f"/api/v1/namespaces/hyperpod-ns-{other}/pods")) == 403
+
+
+def test_the_execution_role_may_reach_the_shared_cluster_and_nothing_of_another_team(built, sandbox_server):
+    """The role's hyperpod-cluster policy, as the sandbox's IAM evaluates it (SimulatePrincipalPolicy)."""
+    iam, eks = sandbox_server.boto3_client("iam"), sandbox_server.boto3_client("eks")
+    eks_arn = eks.describe_cluster(name=CLUSTER)["cluster"]["arn"]
+    for team in TEAMS:
+        role = iam.get_role(RoleName=f"hyperpod-{team}-studio-execution")["Role"]["Arn"]
+        decisions = {
+            r["EvalActionName"]: r["EvalDecision"]
+            for r in iam.simulate_principal_policy(
+                PolicySourceArn=role, ActionNames=["eks:AccessKubernetesApi", "eks:DescribeCluster", "eks:CreateAccessEntry"], ResourceArns=[eks_arn]
+            )["EvaluationResults"]
+        }
+        assert decisions == {"eks:AccessKubernetesApi": "allowed", "eks:DescribeCluster": "allowed", "eks:CreateAccessEntry": "implicitDeny"}
+        other_entry = studio_entry(eks, next(t for t in TEAMS if t != team))[0]["accessEntryArn"]
+        [result] = iam.simulate_principal_policy(PolicySourceArn=role, ActionNames=["eks:DeleteAccessEntry"], ResourceArns=[other_entry])["EvaluationResults"]
+        assert result["EvalDecision"] == "implicitDeny"
 
 
 @pytest.mark.parametrize(
@@ -239,7 +290,7 @@ def test_a_team_role_associated_on_another_cluster_is_refused_by_its_trust(built
         eks.delete_cluster(name=other)
 
 
-def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built):
+def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built, sandbox_server):
     playbooks, admin, _clients = built
     settings = copy.deepcopy(SAMPLE)
     settings["hyperpod_teams"][0]["state"] = "absent"
@@ -247,6 +298,11 @@ def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built):
     assert_ok(playbooks.run("playbooks/remove_team.yml", "-e", f"team={A}"), "remove_team")
     assert admin.get("Namespace", f"hyperpod-ns-{A}") is None
     assert admin.get("PersistentVolume", f"hyperpod-{A}-fsx") is None
+    # Studio's way in went with the team's; the other team's stays.
+    eks = sandbox_server.boto3_client("eks")
+    entries = eks.list_access_entries(clusterName=CLUSTER)["accessEntries"]
+    assert not [arn for arn in entries if arn.endswith(f":role/hyperpod-{A}-studio-execution")]
+    assert studio_entry(eks, B)[0]["kubernetesGroups"] == [f"hyperpod-ns-{B}-namespace-level-group"]
     # The other team keeps everything; the team's FSx directory is storage.on_remove's (keep).
     assert admin.get("PersistentVolume", f"hyperpod-{B}-fsx") is not None
     assert admin.get("Namespace", f"hyperpod-ns-{B}")["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"

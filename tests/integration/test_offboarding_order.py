@@ -31,7 +31,10 @@ def access_of(client, seed: dict) -> dict:
             listed = sso.list_account_assignments(InstanceArn=instance, AccountId=seed["account_id"], PermissionSetArn=arn)["AccountAssignments"]
             assignments += [arn for a in listed if a["PrincipalId"] == group_id]
     cluster = seed["eks_cluster_arn"].rsplit("/", 1)[1]
-    entries = [p for p in client.boto3_client("eks").list_access_entries(clusterName=cluster)["accessEntries"] if f"AWSReservedSSO_hyperpod-{TEAM}_" in p]
+    # The entry of the team's permission-set role and the one of its Studio execution role.
+    team_roles = (f"/AWSReservedSSO_hyperpod-{TEAM}_", f":role/hyperpod-{TEAM}-studio-execution")
+    listed = client.boto3_client("eks").list_access_entries(clusterName=cluster)["accessEntries"]
+    entries = [p for p in listed if any(role in p for role in team_roles)]
     studio = []
     for domain in domains_named(client.boto3_client("sagemaker"), f"hyperpod-{TEAM}"):
         described = client.boto3_client("sagemaker").describe_domain(DomainId=domain["DomainId"])
@@ -65,6 +68,7 @@ def onboard_then_mark_absent(sample) -> dict:
     assert_ok(sample.run("playbooks/add_team.yml", "-e", f"team={TEAM}", *ENABLED), "add_team")
     before = access_of(sample.client, seed)
     assert all(before.values()), f"the team had no access to revoke: {before}"
+    assert len(before["access_entries"]) == 2, before["access_entries"]
     assert objects_under(sample.client, seed) >= 1 and budget_exists(sample.client, seed)
     settings = copy.deepcopy(SAMPLE)
     team = next(t for t in settings["hyperpod_teams"] if t["name"] == TEAM)

@@ -67,7 +67,8 @@ def normalized(teams=None):
 def test_every_layer_of_every_sample_team_is_valid_for_its_module(name):
     layers = team_layer_args(normalized()[name], SHARED)
     assert layers.pop("team") == name
-    assert set(layers) == {"permission_set", "access_entry", "execution_role", "domain", "quota", "s3_prefix", "directories", "budget"}
+    assert set(layers) == {
+        "permission_set", "access_entry", "execution_role", "studio_access_entry", "domain", "quota", "s3_prefix", "directories", "budget"}
     for option, params in layers.items():
         checked = ArgumentSpecValidator(**OPTIONS[option]).validate(params)
         assert checked.error_messages == [], option
@@ -103,6 +104,17 @@ def test_access_policies_follow_the_team_file():
     assert default[2]["access_scope"] == {"type": "cluster"}
     empty = team_layer_args(dict(normalized()["vision"], access={"policies": []}), SHARED)["access_entry"]["access_policies"]
     assert empty == default
+
+
+def test_studio_reaches_the_cluster_as_the_execution_role_with_the_users_access():
+    vision = team_layer_args(normalized()["vision"], SHARED)
+    studio, users = vision["studio_access_entry"], vision["access_entry"]
+    assert (studio["team"], studio["principal"], studio["account_id"]) == ("vision", "execution_role", SHARED["account_id"])
+    assert "principal_arn" not in studio
+    assert studio["kubernetes_groups"] == users["kubernetes_groups"] == ["hyperpod-ns-vision-namespace-level-group"]
+    assert studio["access_policies"] == users["access_policies"] and studio["tags"] == users["tags"]
+    role = vision["execution_role"]
+    assert (role["hyperpod_cluster_arn"], role["eks_cluster_arn"]) == (CLUSTER_ARN, SHARED["eks_cluster_arn"])
 
 
 def test_layers_the_team_does_not_use_are_left_out():

@@ -62,6 +62,7 @@ def existing(**overrides):
         "tags": dict(TEAM_TAGS),
         "inline_policies": ["team-data"],
         "team_data_policy": json.loads(json.dumps(WORKSPACE_POLICY)),
+        "cluster_policy": None,
         "attached_policies": [],
     }
     role.update(overrides)
@@ -156,6 +157,7 @@ def test_view_of_a_read_role():
         },
         "inline_policies": ["other", "team-data"],
         "team_data_policy": WORKSPACE_POLICY,
+        "cluster_policy": None,
         "attached_policies": ["arn:aws:iam::aws:policy/AmazonS3FullAccess"],
     }
     assert er.view(current) == {
@@ -166,6 +168,7 @@ def test_view_of_a_read_role():
         "tags": {"team": "vision"},
         "inline_policies": ["other", "team-data"],
         "team_data_policy": WORKSPACE_POLICY,
+        "cluster_policy": None,
         "attached_policies": ["arn:aws:iam::aws:policy/AmazonS3FullAccess"],
     }
     assert er.view(None) == {}
@@ -398,3 +401,56 @@ def test_absent_deletes_policies_then_the_role_and_then_has_nothing_to_do():
     assert changed and before["role_name"] == NAME and after == {}
     assert client.calls[-3:] == ["DeleteRolePolicy", "DetachRolePolicy", "DeleteRole"]
     assert er.ensure_absent(client, NAME, check_mode=False) == (False, {}, {})
+
+
+# --- the HyperPod cluster from Studio ------------------------------------------------
+
+HYPERPOD = "arn:aws:sagemaker:us-east-1:%s:cluster/abcdef123456" % ACCOUNT
+EKS = "arn:aws:eks:us-east-1:%s:cluster/ml-shared-eks" % ACCOUNT
+
+
+def test_the_cluster_policy_names_the_shared_clusters_only():
+    policy = er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS))["cluster_policy"]
+    resources = {s["Sid"]: s["Resource"] for s in policy["Statement"]}
+    assert resources == {
+        "DescribeHyperPodCluster": HYPERPOD,
+        "UseEksCluster": [EKS, "arn:aws:eks:us-east-1:%s:addon/ml-shared-eks/*" % ACCOUNT],
+        # ListClusters takes no resource-level permission.
+        "ListClusters": "*",
+    }
+    actions = sorted(a for s in policy["Statement"] for a in s["Action"])
+    assert actions == ["eks:AccessKubernetesApi", "eks:DescribeAddon", "eks:DescribeCluster", "sagemaker:DescribeCluster", "sagemaker:ListClusters"]
+    assert er.desired(params())["cluster_policy"] is None
+
+
+@pytest.mark.parametrize(
+    "given, problem",
+    [
+        ({"hyperpod_cluster_arn": HYPERPOD}, "given together"),
+        ({"eks_cluster_arn": EKS}, "given together"),
+        ({"hyperpod_cluster_arn": EKS, "eks_cluster_arn": EKS}, "is not a SageMaker HyperPod cluster ARN"),
+        ({"hyperpod_cluster_arn": HYPERPOD, "eks_cluster_arn": "ml-shared-eks"}, "is not an EKS cluster ARN"),
+    ],
+)
+def test_cluster_arns_are_refused_before_any_call(given, problem):
+    with pytest.raises(InputError) as refused:
+        er.validate(params(**given))
+    assert problem in refused.value.message
+
+
+def test_a_role_without_the_cluster_policy_gets_it_and_then_reads_five_times():
+    want = er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS))
+    client = workspace_role()
+    changed, before, after = er.ensure_present(client, want, check_mode=False, account_id=pytest.fail)
+    assert changed and before["cluster_policy"] is None
+    assert client.calls[-1] == "PutRolePolicy" and client.inline["hyperpod-cluster"] == want["cluster_policy"]
+    assert after["inline_policies"] == ["hyperpod-cluster", "team-data"] and after["cluster_policy"] == want["cluster_policy"]
+    client.calls = []
+    assert er.ensure_present(client, want, check_mode=False, account_id=pytest.fail) == (False, after, after)
+    assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "GetRolePolicy", "ListAttachedRolePolicies"]
+
+
+def test_the_cluster_policy_is_removed_without_the_cluster_arns():
+    current = existing(inline_policies=["hyperpod-cluster", "team-data"], cluster_policy=er.cluster_policy(HYPERPOD, EKS))
+    assert er.plan_present(current, er.desired(params())) == [("delete_role_policy", "hyperpod-cluster")]
+    assert er.predict(current, [("delete_role_policy", "hyperpod-cluster")]) == existing()

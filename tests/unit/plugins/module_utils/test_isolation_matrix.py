@@ -2,10 +2,10 @@
 and every widening of the rendered policies reported as a cross-team allow.
 
 The matrix crosses each principal of each team (the permission set's role with ``render_team_policy``,
-the Studio execution role and the Pod Identity role ``<prefix>-<team>-pods`` with
-``execution_role.team_data_policy``) with each team's resources (S3 objects and the listing of its prefix,
-domain, user profile, space, app, compute quota, budget, access entry, permission set, execution role,
-Pod Identity role) and every action botocore's models list for that resource kind.
+the Studio execution role with ``execution_role.inline_policies`` (its data and HyperPod-cluster policies) and the
+Pod Identity role ``<prefix>-<team>-pods`` with ``execution_role.team_data_policy``) with each team's resources (S3 objects
+and the listing of its prefix, domain, user profile, space, app, compute quota, budget, access entry, permission set,
+execution role, Pod Identity role) and every action botocore's models list for that resource kind.
 """
 
 from __future__ import annotations
@@ -45,7 +45,10 @@ def _rendered() -> dict:
     policies = {}
     for team in TEAMS:
         policies[f"{team}/permission_set"] = {"identity": [("AwsSSOInlinePolicy", render_team_policy(team, ACCOUNT, REGION, BUCKET, HYPERPOD_ARN, EKS_ARN))]}
-        policies[f"{team}/execution_role"] = {"identity": [(execution_role.TEAM_DATA_POLICY, execution_role.team_data_policy(BUCKET, team))]}
+        role_policies = execution_role.inline_policies(team, BUCKET, HYPERPOD_ARN, EKS_ARN)
+        assert sorted(role_policies) == [execution_role.CLUSTER_POLICY, execution_role.TEAM_DATA_POLICY]
+        # team-data first: the widenings below edit it as the role's first policy.
+        policies[f"{team}/execution_role"] = {"identity": [(name, role_policies[name]) for name, _key in execution_role.OWN_POLICIES]}
         # The namespace layer gives the pods role the same team data policy (team_namespace.ensure_pod_identity).
         policies[f"{team}/pod_identity"] = {"identity": [(execution_role.TEAM_DATA_POLICY, execution_role.team_data_policy(BUCKET, team))]}
     return policies
@@ -127,6 +130,16 @@ def _listing_without_slash(document):
     statement["Condition"] = {"StringLike": {"s3:prefix": ["vis*"]}}
 
 
+def _edit_cluster_policy(sid, action, resource):
+    def widen(policies, unused_statement):
+        del unused_statement
+        document = dict(policies["vision/execution_role"]["identity"])[execution_role.CLUSTER_POLICY]
+        statement = next(s for s in document["Statement"] if s["Sid"] == sid)
+        statement["Action"], statement["Resource"] = action, resource
+
+    return widen
+
+
 SM = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}"
 WIDENINGS = {
     # The 13 of issue 19 item 8 ...
@@ -175,6 +188,7 @@ WIDENINGS = {
     "PassRole on every team's pods role": (_add("permission_set"), _statement("iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/hyperpod-*-pods")),
     "trust rewrites of the pods roles": (_add("execution_role"), _statement("iam:UpdateAssumeRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/*-pods")),
     "policy attachment to the pods roles": (_add("pod_identity"), _statement("iam:AttachRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/hyperpod-*-pods")),
+    "execution role's cluster statement on every EKS action and resource": (_edit_cluster_policy("UseEksCluster", "eks:*", "*"), None),
 }
 
 
