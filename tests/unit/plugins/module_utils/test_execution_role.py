@@ -428,7 +428,7 @@ def test_the_cluster_policy_names_the_shared_clusters_only():
     [
         ({"hyperpod_cluster_arn": HYPERPOD}, "given together"),
         ({"eks_cluster_arn": EKS}, "given together"),
-        ({"hyperpod_cluster_arn": EKS, "eks_cluster_arn": EKS}, "is not a SageMaker HyperPod cluster ARN"),
+        ({"hyperpod_cluster_arn": EKS, "eks_cluster_arn": EKS}, "is not a HyperPod cluster ARN"),
         ({"hyperpod_cluster_arn": HYPERPOD, "eks_cluster_arn": "ml-shared-eks"}, "is not an EKS cluster ARN"),
     ],
 )
