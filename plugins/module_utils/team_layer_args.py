@@ -18,6 +18,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_model
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import DESCRIPTION_MAX as PERMISSION_SET_DESCRIPTION_MAX
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import team_names as access_names
 
+
 class MissingSharedValue(Exception):
     """``hyperpod_shared`` lacks a value a layer of the team needs; the message names the team and the key."""
 
