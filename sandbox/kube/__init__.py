@@ -260,14 +260,19 @@ class KubeCluster:
         except (OSError, ValueError):
             return False
         running = False
+        # As stop() does: each server stops before what it talks to. A kube-apiserver whose etcd went at the same
+        # time hung in its graceful shutdown and outlived `python -m sandbox run`; one still there after 15 s is killed.
         for pid in reversed(pids):
             try:
                 os.killpg(pid, signal.SIGTERM)
                 running = True
             except OSError:
                 continue
-        for pid in pids:
             wait_for_exit(pid, 15.0)
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
         (Path(directory) / "pids").unlink(missing_ok=True)
         return running
 
