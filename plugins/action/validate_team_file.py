@@ -25,7 +25,7 @@ from ansible.utils.unsafe_proxy import wrap_var
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_layer_args import team_layer_args
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places, without_refused
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import validated_layers
 
 try:  # ansible-core 2.19+: where a value was loaded from
@@ -93,6 +93,33 @@ def _team_name(raw_teams, index):
     return str(name) if isinstance(name, str) and name else "#%d" % (index + 1)
 
 
+def layer_problems(normalized, places, shared):
+    """``[(team index, problem)]`` of each present team's layers, checked as its run will check them.
+
+    The layers' options are built by the same filter the run uses. A team the team model refused is checked without
+    the values it refused (``without_refused``): each of those was reported once, where the file has it.
+    """
+    refused = {}
+    for file_kind, index, field in places:
+        if file_kind == "teams" and index is not None:
+            refused.setdefault(index, []).append(field)
+    found = []
+    for index, team in enumerate(normalized):
+        if index in refused:
+            team = without_refused(team, refused[index])
+        if team is None or team.get("state") != "present" or not isinstance(team.get("name"), str):
+            continue
+        try:
+            options = team_layer_args(team, shared)
+            validated_layers(team["name"], dict((k, v) for k, v in options.items() if k != "team"), set())
+        except InputError as e:
+            found.append((index, e.message))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            if index not in refused:  # a team with no problem of its own must build its options
+                raise
+    return found
+
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
@@ -123,22 +150,12 @@ class ActionModule(ActionBase):
                 where = _walk(task_vars.get(variable), rest)
             located.append("%s: %s" % (where, problem) if where else problem)
         blocked = set(index for (file_kind, index, unused) in places if file_kind == "teams" and index is not None)
-        # Each layer's own check, on the options the team's run will give it (the same filter builds them).
-        aligned = isinstance(raw_teams, list) and len(raw_teams) == len(normalized)
-        for index, team in enumerate(normalized if aligned else []):
-            if team.get("state") != "present" or not isinstance(team.get("name"), str):
-                continue
+        if isinstance(raw_teams, list) and len(raw_teams) == len(normalized):
             shared = dict(PLACEHOLDER_SHARED, name_prefix=p["name_prefix"], tag_keys=p["tag_keys"] or {},
                           data_bucket=p["data_bucket"] or "placeholder-bucket")
-            try:
-                options = team_layer_args(team, shared)
-                validated_layers(team["name"], dict((k, v) for k, v in options.items() if k != "team"), set())
-            except InputError as e:
+            for index, message in layer_problems(normalized, places, shared):
                 where = _walk(raw_teams[index], "")
-                located.append("%s%s" % ("%s: " % where if where else "", e.message))
-            except (AttributeError, KeyError, TypeError, ValueError):
-                if index not in blocked:  # a team with no problem of its own must build its options
-                    raise
+                located.append("%s%s" % ("%s: " % where if where else "", message))
         wanted = p["team"]
         if wanted:
             match = [team for team in normalized if team.get("name") == wanted]

@@ -204,6 +204,39 @@ def with_defaults(team):
     return filled
 
 
+def without_refused(team, fields):
+    """``team`` (normalized) as if its file had left out each of the refused ``fields``, or None when no layer can be built.
+
+    A field the team model refused has been reported with its file and line; the layers' own checks then run on this
+    team, so they report only what the team model did not find, never the same value again in a module's words.
+    A refused field takes its default, a refused tag or member is left out, and a section whose required field was
+    refused is left out with its layer. Without a usable name or group no layer runs.
+    """
+    team = copy.deepcopy(team)
+    refused_members = set()
+    for field in fields:
+        head, _, rest = field.partition(".")
+        member = re.match(r"members\[(\d+)\]", field)
+        key = re.match(r"[^.\[]+", rest).group(0) if rest else None
+        if member:
+            refused_members.add(int(member.group(1)))
+        elif head in SECTION_DEFAULTS and isinstance(team.get(head), dict) and key in SECTION_DEFAULTS[head]:
+            default = SECTION_DEFAULTS[head][key]
+            if default is REQUIRED:
+                team[head] = None
+            else:
+                team[head][key] = copy.deepcopy(default)
+        elif head == "tags" and rest and isinstance(team.get("tags"), dict):
+            team["tags"].pop(rest, None)
+        elif head in TEAM_DEFAULTS and TEAM_DEFAULTS[head] is not REQUIRED:
+            team[head] = copy.deepcopy(TEAM_DEFAULTS[head])
+        else:
+            return None
+    if refused_members:
+        team["members"] = [m for index, m in enumerate(team.get("members") or []) if index not in refused_members]
+    return with_defaults(team)
+
+
 def _choice(problems, where, field, value, choices):
     if value not in choices:
         problems.add(where, field, "%r is not one of %s" % (value, ", ".join(choices)))

@@ -175,6 +175,12 @@ def test_there_are_at_least_25_cases():
 
 TEAMS_TEXT = (ROOT / "group_vars" / "all" / "teams.yml").read_text()
 CLUSTER_TEXT = (ROOT / "group_vars" / "all" / "cluster.yml").read_text()
+
+
+def line_of(text: str, line: str) -> int:
+    """The 1-based number of the line ``line`` in ``text``."""
+    return text.splitlines().index(line) + 1
+
 YAML_CASES = [
     (
         "duplicate budget key",
@@ -183,9 +189,9 @@ YAML_CASES = [
         "teams.yml:22:5: key 'budget' is given twice in one mapping (first at line 19)",
     ),
     ("duplicate cluster key", TEAMS_TEXT, CLUSTER_TEXT.replace("  node_recovery: automatic\n", "  node_recovery: automatic\n  node_recovery: none\n"),
-     "cluster.yml:15:3: key 'node_recovery' is given twice"),
+     "cluster.yml:%d:3: key 'node_recovery' is given twice" % (line_of(CLUSTER_TEXT, "  node_recovery: automatic") + 1)),
     ("cluster syntax error", TEAMS_TEXT, CLUSTER_TEXT.replace("  name: ml-shared\n", "  name: ml-shared\n   eks: [\n"),
-     "cluster.yml:13:7: YAML syntax error: mapping values are not allowed"),
+     "cluster.yml:%d:7: YAML syntax error: mapping values are not allowed" % (line_of(CLUSTER_TEXT, "  name: ml-shared") + 1)),
 ]
 
 
