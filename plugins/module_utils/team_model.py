@@ -215,7 +215,7 @@ def without_refused(team, fields):
     team = copy.deepcopy(team)
     refused_members = set()
     for field in fields:
-        head, _, rest = field.partition(".")
+        head, unused, rest = field.partition(".")
         member = re.match(r"members\[(\d+)\]", field)
         key = re.match(r"[^.\[]+", rest).group(0) if rest else None
         if member:
