@@ -13,8 +13,9 @@ access entry, ``RoleName`` for a role, ``ResourceArn`` for SageMaker's tagging c
 IAM action AWS authorizes (``S3_ACTIONS``, the Budgets actions), plus the actions that are no API call
 (``iam:PassRole``, versioned S3 actions).
 
-``matrix(principals, resources, decide)`` asks ``decide(principal, actions, resource)`` for decisions
-(the local evaluator, or IAM's SimulatePrincipalPolicy on a live account) and classifies each cell:
+``matrix(principals, resources, decide)`` asks ``decide(principal, [(resource, actions)])`` for decisions,
+once per principal (the local evaluator, or IAM's SimulatePrincipalPolicy on a live account, batched over
+the resources that share actions and condition keys) and classifies each cell:
 an allow on another team's resource is a *leak*; a denial of an action the team needs on its own
 resource (``NEEDED``) is a *gap*.
 """
@@ -26,6 +27,7 @@ __metaclass__ = type
 import html
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, naming, team_policy
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 
 # S3 operations whose IAM action is not s3:<Operation> (Service Authorization Reference, "Actions defined
 # by Amazon S3"; "Required permissions for Amazon S3 API operations"). The sandbox authorizes with it too.
@@ -193,54 +195,94 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
 def local_decider(principal_policies, account_id):
     """``decide`` from policy documents: {principal id: {"identity": [(id, doc)], "boundary": doc, "role_arn": arn}}."""
 
-    def decide(principal, actions, resource):
+    def decide(principal, asks):
         spec = principal_policies[principal["id"]]
         who = iam_evaluation.Principal(account_id, spec["identity"], role_arn=spec.get("role_arn"), boundary=spec.get("boundary"))
-        return dict((a, iam_evaluation.evaluate(who, a, resource["arn"], resource["context"])["EvalDecision"]) for a in actions)
+        return [dict((a, iam_evaluation.evaluate(who, a, resource["arn"], resource["context"])["EvalDecision"]) for a in actions) for resource, actions in asks]
 
     return decide
 
 
-def simulate_decider(client, chunk=50):
-    """``decide`` through IAM's SimulatePrincipalPolicy (the resource's condition keys as ContextEntries)."""
+def _context_entries(context):
+    entries = []
+    for key, value in sorted(context.items()):
+        values = value if isinstance(value, list) else [value]
+        kind = "stringList" if isinstance(value, list) else "string"
+        entries.append({"ContextKeyName": key, "ContextKeyValues": [str(v) for v in values], "ContextKeyType": kind})
+    return entries
 
-    def decide(principal, actions, resource):
-        entries = []
-        for key, value in sorted(resource["context"].items()):
-            values = value if isinstance(value, list) else [value]
-            entries.append(
-                {"ContextKeyName": key, "ContextKeyValues": [str(v) for v in values], "ContextKeyType": "stringList" if isinstance(value, list) else "string"}
-            )
-        decisions = {}
-        for start in range(0, len(actions), chunk):
-            request = {"PolicySourceArn": principal["arn"], "ActionNames": actions[start : start + chunk], "ResourceArns": [resource["arn"]]}
-            if entries:
-                request["ContextEntries"] = entries
-            paginator = client.get_paginator("simulate_principal_policy")
-            for page in paginator.paginate(**request):
-                for result in page["EvaluationResults"]:
-                    decisions[result["EvalActionName"]] = result["EvalDecision"]
-        return decisions
 
+def simulate_decider(client, chunk=50, resource_chunk=100, batch=True):
+    """``decide`` through IAM's SimulatePrincipalPolicy (the resource's condition keys as ContextEntries).
+
+    Batched: one call (per ``chunk`` actions and ``resource_chunk`` resources) for every group of resources that
+    are asked the same actions with the same condition keys, since ContextEntries hold for every ResourceArn of a
+    call. Each resource's decision is read from ``ResourceSpecificResults`` ("The simulator now returns a single
+    EvaluationResult per action, regardless of how many resource ARNs are provided", EvaluationResult, IAM API
+    Reference). ``batch=False`` asks one resource per call. ``decide.calls`` counts the calls (pages included).
+    """
+
+    def decide(principal, asks):
+        groups = {}
+        for index, (resource, actions) in enumerate(asks):
+            key = (tuple(sorted((k, str(v)) for k, v in resource["context"].items())), tuple(actions)) if batch else (index,)
+            groups.setdefault(key, []).append(index)
+        answers = [{} for unused_ask in asks]
+        for indexes in groups.values():
+            resource, actions = asks[indexes[0]]
+            entries = _context_entries(resource["context"])
+            for first in range(0, len(indexes), resource_chunk):
+                by_arn = {}
+                for index in indexes[first : first + resource_chunk]:
+                    by_arn.setdefault(asks[index][0]["arn"], []).append(index)
+                for start in range(0, len(actions), chunk):
+                    request = {"PolicySourceArn": principal["arn"], "ActionNames": list(actions[start : start + chunk]), "ResourceArns": list(by_arn)}
+                    if entries:
+                        request["ContextEntries"] = entries
+                    for page in client.get_paginator("simulate_principal_policy").paginate(**request):
+                        decide.calls += 1
+                        for result in page["EvaluationResults"]:
+                            _record(result, by_arn, answers)
+        return answers
+
+    decide.calls = 0
     return decide
+
+
+def _record(result, by_arn, answers):
+    specific = result.get("ResourceSpecificResults")
+    if specific:
+        pairs = [(r["EvalResourceName"], r["EvalResourceDecision"]) for r in specific]
+    elif len(by_arn) == 1:
+        pairs = [(next(iter(by_arn)), result["EvalDecision"])]
+    else:
+        pairs = [(result.get("EvalResourceName"), result["EvalDecision"])]
+    for arn, decision in pairs:
+        if arn not in by_arn:
+            raise HyperPodError("SimulatePrincipalPolicy answered %s for %s, a resource it was not asked about" % (result["EvalActionName"], arn))
+        for index in by_arn[arn]:
+            answers[index][result["EvalActionName"]] = decision
 
 
 def matrix(principals, resources, decide, actions=None):
     """Every cell, and the leaks and gaps among them.
 
     ``principals``: [{"id", "team", "kind" (permission_set / execution_role / pod_identity), "arn"}].
+    ``decide(principal, [(resource, actions)])`` answers each resource's decisions, once per principal.
     Returns {"cells": [...], "leaks": [...], "gaps": [...], "summary": {...}}.
     """
     actions = actions or actions_by_kind()
     cells, leaks, gaps = [], [], []
     for principal in principals:
         needed = NEEDED.get(principal["kind"], {})
+        asks = []
         for resource in resources:
-            own = resource["team"] == principal["team"]
             wanted = list(actions.get(resource["kind"], []))
-            if own:
+            if resource["team"] == principal["team"]:
                 wanted = sorted(set(wanted) | set(needed.get(resource["kind"], [])))
-            decisions = decide(principal, wanted, resource)
+            asks.append((resource, wanted))
+        for (resource, wanted), decisions in zip(asks, decide(principal, asks)):
+            own = resource["team"] == principal["team"]
             for action in wanted:
                 decision = decisions.get(action, iam_evaluation.IMPLICIT_DENY)
                 allowed = decision == iam_evaluation.ALLOWED

@@ -65,10 +65,13 @@ EXAMPLES = r"""
 
 RETURN = r"""
 summary:
-  description: How many cells were asked, how many cross teams, and how many leaks and gaps were found.
+  description:
+    - How many cells were asked, how many cross teams, how many leaks and gaps were found, and how many
+      C(SimulatePrincipalPolicy) calls it took (C(simulate_calls), one per group of resources asked the same
+      actions with the same condition keys, per 50 actions and 100 resources).
   returned: always
   type: dict
-  sample: {"cells": 3872, "cross_team_cells": 2904, "leaks": 0, "gaps": 0, "principals": 6, "resources": 24}
+  sample: {"cells": 3872, "cross_team_cells": 2904, "leaks": 0, "gaps": 0, "principals": 6, "resources": 24, "simulate_calls": 90}
 matrix:
   description: The matrix at a glance, one line per team principal, owner and resource kind.
   returned: always
@@ -137,10 +140,11 @@ MODULE_OPTIONS = options(
 def converge(context, p):
     shared = p["shared"]
     principals, resources = isolation.discover(context, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"])
-    found = isolation.matrix(principals, resources, isolation.simulate_decider(context.client("iam")))
+    decide = isolation.simulate_decider(context.client("iam"))
+    found = isolation.matrix(principals, resources, decide)
     return dict(
         changed=False,
-        summary=found["summary"],
+        summary=dict(found["summary"], simulate_calls=decide.calls),
         matrix=isolation.matrix_lines(found),
         leaks=found["leaks"],
         gaps=found["gaps"],

@@ -60,9 +60,11 @@ def simulate(account_id: str, params: dict) -> dict:
         policies = list(group.policies.items()) + [(arn, authorization._policy_document(p)) for arn, p in group.managed_policies.items()]
         principal = iam_evaluation.Principal(account_id, policies + extra, user_arn=group.arn)
     context = _context(params.get("ContextEntries") or [])
+    resources = params.get("ResourceArns") or ["*"]
     results = []
     for action in params["ActionNames"]:
-        for resource in params.get("ResourceArns") or ["*"]:
+        each = []
+        for resource in resources:
             result = iam_evaluation.evaluate(principal, action, resource, context, params.get("ResourcePolicy"))
             used = set()
             for policy_id, document in principal.identity_policies:
@@ -71,8 +73,48 @@ def simulate(account_id: str, params: dict) -> dict:
             missing = sorted(k for k in used if iam_evaluation.lookup(dict(principal.context(), **context), k) is None)
             result["MatchedStatements"] = [{k: v for k, v in m.items() if k in ("SourcePolicyId", "SourcePolicyType")} for m in result["MatchedStatements"]]
             result["MissingContextValues"] = missing
-            results.append(result)
-    return {"EvaluationResults": results, "IsTruncated": False}
+            each.append(result)
+        results.append(_per_action(action, each, bool(params.get("ResourceArns"))))
+    return _page(results, params)
+
+
+# "The simulator now returns a single EvaluationResult per action, regardless of how many resource ARNs are
+# provided ... The top-level EvalDecision reflects the most restrictive decision across all resources"; each
+# resource's decision is in ResourceSpecificResults (EvaluationResult, IAM API Reference).
+_RESTRICTIVE = {"explicitDeny": 0, "implicitDeny": 1, "allowed": 2}
+
+
+def _per_action(action: str, each: list, named: bool) -> dict:
+    worst = min(each, key=lambda r: _RESTRICTIVE[r["EvalDecision"]])
+    result = {
+        "EvalActionName": action,
+        "EvalDecision": worst["EvalDecision"],
+        "MatchedStatements": [m for r in each for m in r["MatchedStatements"]],
+        "MissingContextValues": sorted({k for r in each for k in r["MissingContextValues"]}),
+    }
+    if len(each) == 1:
+        result["EvalResourceName"] = each[0]["EvalResourceName"]
+    if named:
+        result["ResourceSpecificResults"] = [
+            {
+                "EvalResourceName": r["EvalResourceName"],
+                "EvalResourceDecision": r["EvalDecision"],
+                "MatchedStatements": r["MatchedStatements"],
+                "MissingContextValues": r["MissingContextValues"],
+            }
+            for r in each
+        ]
+    return result
+
+
+def _page(results: list, params: dict) -> dict:
+    """One page of MaxItems results (100 when not given, as AWS pages), continued from Marker."""
+    start = int(params.get("Marker") or 0)
+    size = int(params.get("MaxItems") or 100)
+    page = results[start : start + size]
+    if start + size < len(results):
+        return {"EvaluationResults": page, "IsTruncated": True, "Marker": str(start + size)}
+    return {"EvaluationResults": page, "IsTruncated": False}
 
 
 class SimulationResponse:

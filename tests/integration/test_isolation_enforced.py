@@ -219,3 +219,60 @@ def test_simulate_principal_policy_gives_the_matrix_verify_isolation_reads(sandb
     leaks = isolation.matrix(principals, resources, isolation.simulate_decider(iam))["leaks"]
     assert {(c["team"], c["action"]) for c in leaks} == {("vision", "s3:GetObjectVersion")}
     assert {c["owner"] for c in leaks} == {"nlp", "research"}
+
+
+def _sample_matrix_inputs(sandbox, teams, iam):
+    """The sample teams' permission set roles, and their resources with two profiles and two spaces each."""
+    account = sandbox.boto3_client("sts").get_caller_identity()["Account"]
+    sagemaker = sandbox.boto3_client("sagemaker")
+    principals, resources = [], []
+    for team in TEAMS:
+        role = iam.get_role(RoleName=f"AWSReservedSSO_hyperpod-{team}_0123456789abcdef")["Role"]
+        principals.append({"id": team, "team": team, "kind": "permission_set", "arn": role["Arn"]})
+        domain = teams[team]["domain"]
+        sagemaker.create_user_profile(DomainId=domain, UserProfileName=f"{team}-bob")
+        sagemaker.create_space(
+            DomainId=domain, SpaceName=f"{team}-bob-space", OwnershipSettings={"OwnerUserProfileName": f"{team}-bob"},
+            SpaceSharingSettings={"SharingType": "Private"},
+        )  # fmt: skip
+        found = {
+            "bucket": BUCKET, "domain_id": domain, "user_profiles": [f"{team}-alice", f"{team}-bob"], "spaces": [f"{team}-space", f"{team}-bob-space"],
+        }  # fmt: skip
+        resources += isolation.team_resources(team, account, REGION, found)
+    return principals, resources
+
+
+def test_batched_simulation_gives_the_same_matrix_in_fewer_calls(sandbox, teams):
+    """One SimulatePrincipalPolicy call per group of resources asked the same actions with the same condition keys
+    (all teams' S3 objects; a team's profiles; a team's spaces) gives the matrix cell for cell as one resource per call."""
+    iam = sandbox.boto3_client("iam")
+    principals, resources = _sample_matrix_inputs(sandbox, teams, iam)
+    # A widening, so that the matrix holds cross-team allows the batching must keep on the right resources.
+    widened = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sagemaker:UpdateSpace", "Resource": "*"}]}
+    iam.put_role_policy(RoleName="AWSReservedSSO_hyperpod-nlp_0123456789abcdef", PolicyName="added-by-hand", PolicyDocument=json.dumps(widened))
+    one_by_one, batched = isolation.simulate_decider(iam, batch=False), isolation.simulate_decider(iam)
+    before, after = isolation.matrix(principals, resources, one_by_one), isolation.matrix(principals, resources, batched)
+    assert after["cells"] == before["cells"]
+    assert {(c["team"], c["owner"], c["resource"].rsplit("/", 1)[-1]) for c in after["leaks"]} == {
+        ("nlp", owner, space) for owner in TEAMS if owner != "nlp" for space in (f"{owner}-space", f"{owner}-bob-space")
+    }
+    print(f"SimulatePrincipalPolicy calls at {len(TEAMS)} teams: {one_by_one.calls} one resource per call, {batched.calls} batched")
+    assert batched.calls < one_by_one.calls
+
+
+def test_simulation_answers_one_result_per_action_with_each_resources_decision(sandbox, teams):
+    """As IAM answers since the simulator aggregates: the most restrictive decision on top, each resource's below."""
+    iam = sandbox.boto3_client("iam")
+    role = iam.get_role(RoleName="AWSReservedSSO_hyperpod-vision_0123456789abcdef")["Role"]["Arn"]
+    arns = [f"arn:aws:s3:::{BUCKET}/vision/x", f"arn:aws:s3:::{BUCKET}/nlp/x"]
+    answer = iam.simulate_principal_policy(PolicySourceArn=role, ActionNames=["s3:GetObject", "s3:PutObject"], ResourceArns=arns)
+    assert [r["EvalActionName"] for r in answer["EvaluationResults"]] == ["s3:GetObject", "s3:PutObject"]
+    for result in answer["EvaluationResults"]:
+        assert result["EvalDecision"] == "implicitDeny"
+        assert [(r["EvalResourceName"], r["EvalResourceDecision"]) for r in result["ResourceSpecificResults"]] == [
+            (arns[0], "allowed"), (arns[1], "implicitDeny"),
+        ]  # fmt: skip
+    paged = iam.simulate_principal_policy(PolicySourceArn=role, ActionNames=["s3:GetObject", "s3:PutObject"], ResourceArns=arns, MaxItems=1)
+    assert paged["IsTruncated"] and len(paged["EvaluationResults"]) == 1
+    rest = iam.simulate_principal_policy(PolicySourceArn=role, ActionNames=["s3:GetObject", "s3:PutObject"], ResourceArns=arns, Marker=paged["Marker"])
+    assert [r["EvalActionName"] for r in rest["EvaluationResults"]] == ["s3:PutObject"] and not rest["IsTruncated"]

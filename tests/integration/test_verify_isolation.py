@@ -38,6 +38,10 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     kinds = {line.split()[3] for line in asked["matrix"][1:]}
     assert {"s3_objects", "s3_listing", "domain", "user_profile", "compute_quota", "budget", "access_entry", "permission_set", "role"} <= kinds
     assert summary["cross_team_cells"] > 0 and summary["cells"] > summary["cross_team_cells"]
+    # Batched: fewer calls than one per principal and resource.
+    assert 0 < summary["simulate_calls"] < summary["principals"] * summary["resources"]
+    printed = _task_result(passed, "Print the matrix")["msg"][-1]
+    assert f"{summary['simulate_calls']} SimulatePrincipalPolicy calls" in printed
     assert "cross-team allows" in report.read_text()
     assert [r["operation"] for r in sample.client.writes()] == []
 
