@@ -20,7 +20,12 @@ description:
     botocore's service models list for that kind of resource, with the resource's team tag and the listing's
     C(s3:prefix) as context entries.
   - An allow on another team's resource is a I(leak); a denial of an action a team needs on its own
-    resources is a I(gap). The module reports both; the playbook C(playbooks/verify_isolation.yml) fails on either.
+    resources is a I(gap).
+  - IAM Access Analyzer C(CheckAccessNotGranted) checks each policy of each team principal (the role's inline and
+    attached policies) against every other team's S3 objects and roles with the actions botocore lists for them; a
+    policy it says may grant them (a condition counts as met by some request) is a I(finding). Kinds isolated by a
+    tag condition or by the shared bucket's C(s3:prefix) condition are left to the simulation.
+  - The module reports leaks, gaps and findings; the playbook C(playbooks/verify_isolation.yml) fails on any.
   - Read-only; runs the same in check mode (the drift job).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -71,7 +76,8 @@ summary:
       actions with the same condition keys, per 50 actions and 100 resources).
   returned: always
   type: dict
-  sample: {"cells": 3872, "cross_team_cells": 2904, "leaks": 0, "gaps": 0, "principals": 6, "resources": 24, "simulate_calls": 90}
+  sample: {"cells": 3872, "cross_team_cells": 2904, "leaks": 0, "gaps": 0, "principals": 6, "resources": 24, "simulate_calls": 90,
+           "access_analyzer_checks": 48, "access_analyzer_findings": 0}
 matrix:
   description: The matrix at a glance, one line per team principal, owner and resource kind.
   returned: always
@@ -112,8 +118,38 @@ gaps:
   returned: always
   type: list
   elements: dict
+access_analyzer:
+  description: Each policy of a team principal that IAM Access Analyzer says may grant access to another team's resources.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    team:
+      description: The team of the principal.
+      type: str
+    principal:
+      description: C(permission_set), C(execution_role) or C(pod_identity).
+      type: str
+    principal_arn:
+      description: The principal's role ARN.
+      type: str
+    policy:
+      description: The inline policy's name or the managed policy's ARN.
+      type: str
+    owner:
+      description: The team whose resources the policy may grant.
+      type: str
+    resource_kind:
+      description: C(s3_objects) or C(role).
+      type: str
+    statements:
+      description: The statements (Sid, or index without one) Access Analyzer points at.
+      type: list
+      elements: raw
 problems:
-  description: One sentence per leak and gap (the first 50), naming the team, the principal, the action and the resource.
+  description:
+    - One sentence per leak and gap (the first 50), naming the team, the principal, the action and the resource,
+      then one per Access Analyzer finding.
   returned: always
   type: list
   elements: str
@@ -140,15 +176,21 @@ MODULE_OPTIONS = options(
 def converge(context, p):
     shared = p["shared"]
     principals, resources = isolation.discover(context, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"])
-    decide = isolation.simulate_decider(context.client("iam"))
+    iam = context.client("iam")
+    decide = isolation.simulate_decider(iam)
     found = isolation.matrix(principals, resources, decide)
+    documents = dict((p["id"], isolation.role_policy_documents(iam, p["arn"])) for p in principals)
+    analyzed = isolation.access_not_granted(context.client("accessanalyzer"), documents, principals, resources)
+    summary = dict(found["summary"], simulate_calls=decide.calls)
+    summary.update(access_analyzer_checks=analyzed["checks"], access_analyzer_findings=len(analyzed["findings"]))
     return dict(
         changed=False,
-        summary=dict(found["summary"], simulate_calls=decide.calls),
+        summary=summary,
+        access_analyzer=analyzed["findings"],
         matrix=isolation.matrix_lines(found),
         leaks=found["leaks"],
         gaps=found["gaps"],
-        problems=isolation.problem_lines(found),
+        problems=isolation.problem_lines(found) + isolation.finding_lines(analyzed),
         html=isolation.render_html(found),
     )
 

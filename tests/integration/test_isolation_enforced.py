@@ -276,3 +276,36 @@ def test_simulation_answers_one_result_per_action_with_each_resources_decision(s
     assert paged["IsTruncated"] and len(paged["EvaluationResults"]) == 1
     rest = iam.simulate_principal_policy(PolicySourceArn=role, ActionNames=["s3:GetObject", "s3:PutObject"], ResourceArns=arns, Marker=paged["Marker"])
     assert [r["EvalActionName"] for r in rest["EvaluationResults"]] == ["s3:PutObject"] and not rest["IsTruncated"]
+
+
+def test_access_analyzer_finds_a_policy_that_may_grant_another_teams_objects_or_roles(sandbox, teams):
+    """CheckAccessNotGranted on each team role's policies, against the other teams' S3 objects and roles: every check
+    passes on the rendered policies; a widening added by hand is a finding naming the team, the policy and the owner."""
+    iam, analyzer = sandbox.boto3_client("iam"), sandbox.boto3_client("accessanalyzer")
+    account = sandbox.boto3_client("sts").get_caller_identity()["Account"]
+    principals, resources = [], []
+    for team in TEAMS:
+        role = iam.get_role(RoleName=f"AWSReservedSSO_hyperpod-{team}_0123456789abcdef")["Role"]
+        principals.append({"id": team, "team": team, "kind": "permission_set", "arn": role["Arn"]})
+        resources += isolation.team_resources(team, account, REGION, {"bucket": BUCKET, "roles": [role["Arn"]]})
+
+    def analyzed():
+        documents = {p["id"]: isolation.role_policy_documents(iam, p["arn"]) for p in principals}
+        return isolation.access_not_granted(analyzer, documents, principals, resources)
+
+    clean = analyzed()
+    assert clean["findings"] == []
+    assert clean["checks"] == len(TEAMS) * (len(TEAMS) - 1) * len(isolation.ANALYZED_KINDS)
+
+    objects = {"Version": "2012-10-17", "Statement": [{"Sid": "AddedByHand", "Effect": "Allow", "Action": "s3:Get*", "Resource": f"arn:aws:s3:::{BUCKET}/*"}]}
+    iam.put_role_policy(RoleName="AWSReservedSSO_hyperpod-vision_0123456789abcdef", PolicyName="added-by-hand", PolicyDocument=json.dumps(objects))
+    roles = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "iam:PassRole", "Resource": f"arn:aws:iam::{account}:role/*"}]}
+    policy_arn = iam.create_policy(PolicyName="pass-any-role", PolicyDocument=json.dumps(roles))["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName="AWSReservedSSO_hyperpod-nlp_0123456789abcdef", PolicyArn=policy_arn)
+    findings = analyzed()["findings"]
+    assert {(f["team"], f["policy"], f["owner"], f["resource_kind"]) for f in findings} == {
+        ("vision", "added-by-hand", "nlp", "s3_objects"), ("vision", "added-by-hand", "research", "s3_objects"),
+        ("nlp", policy_arn, "vision", "role"), ("nlp", policy_arn, "research", "role"),
+    }  # fmt: skip
+    assert {tuple(f["statements"]) for f in findings if f["team"] == "vision"} == {("AddedByHand",)}
+    assert "vision's permission_set policy added-by-hand may grant access to nlp's s3_objects" in "\n".join(isolation.finding_lines({"findings": findings}))
