@@ -5,7 +5,8 @@ Administrative endpoints (never logged, never faulted):
 - ``GET /_sandbox/health``
 - ``GET /_sandbox/requests`` (the log) and ``DELETE /_sandbox/requests`` (clear it)
 - ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05, "denial_rate": 0,
-  "latency_ms": 0, "operations": ["*"], "seed": 7}``; rates are probabilities per request. Clients retry a
+  "latency_ms": 0, "operations": ["*"], "seed": 7, "iam_propagation_s": 0.2}``; rates are probabilities per request
+  (``iam_propagation_s``: how long a new IAM role is refused by the services it is passed to, ``sandbox/iam_propagation.py``). Clients retry a
   throttle or an error; a denial (AccessDenied, as for a permission the caller lacks) they do not
 - ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0, "identity_center_home": ""}`` (``sandbox.core.SETTINGS``)
 - ``GET|PUT /_sandbox/upstreams``: ``{"prometheus": "http://127.0.0.1:9090"}``, the real servers
@@ -30,7 +31,7 @@ from urllib.parse import parse_qs
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request
 
-from sandbox import access_analyzer, authorization, core, services
+from sandbox import access_analyzer, authorization, core, iam_propagation, services
 from sandbox.kube import api as kube_api
 from sandbox.services import amp_query, eks_auth
 
@@ -84,10 +85,13 @@ class Faults:
     latency_ms: int = 0
     operations: list = field(default_factory=lambda: ["*"])
     seed: int | None = None
+    # Seconds a new IAM role stays unusable to the services it is passed to (sandbox/iam_propagation.py).
+    iam_propagation_s: float = iam_propagation.DEFAULT_DELAY
 
     def __post_init__(self) -> None:
         self._random = random.Random(self.seed)
         self._lock = threading.Lock()
+        iam_propagation.set_delay(self.iam_propagation_s)
 
     def applies_to(self, service: str, operation: str) -> bool:
         return any(name in ("*", operation, f"{service}:{operation}", f"{service}:*") for name in self.operations)

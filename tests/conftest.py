@@ -63,9 +63,14 @@ def sandbox_server(tmp_path_factory, kube_cluster):
 
 @pytest.fixture
 def sandbox(sandbox_server):
-    """The worker's sandbox, emptied: no resources, no log, no faults."""
+    """The worker's sandbox, emptied: no resources, no log, no faults.
+
+    A role is usable at once here (no IAM propagation delay): these tests call one service right after
+    creating its role, as no real client could; playbook runs (``Playbooks``) have the delay back on.
+    """
     sandbox_server.reset()
     sandbox_server.configure(status_delay=0.2)
+    sandbox_server.set_faults(iam_propagation_s=0)
     return sandbox_server
 
 

@@ -12,19 +12,52 @@ would stand between a throttled module and a failed run.
 S3 answers a throttled or failed HEAD request with a status line and no body,
 so botocore can only name the error by its HTTP status: ``"503"``, not
 ``SlowDown``. Those status-code names are retried too.
+
+IAM is eventually consistent ("Changes that I make are not always immediately visible", IAM User
+Guide, *Troubleshoot IAM*): a role just created is refused for a moment by the services it is passed
+to, with errors whose codes also mean bad input. ``IAM_PROPAGATION`` lists exactly those refusals, by
+code and message; only they are retried, with the same bounded backoff (about three minutes at most),
+and any other error of the same code fails at once.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 
 THROTTLING_CODES = ["ThrottlingException", "TooManyRequestsException", "ServiceUnavailableException", "InternalServerException", "SlowDown"]
 BODYLESS_SERVER_ERROR_CODES = ["500", "502", "503", "504"]
 
+# (error code, message pattern) of a role the service cannot see yet.
+IAM_PROPAGATION = (
+    # EKS CreateAccessEntry (terraform-aws-modules/terraform-aws-eks#2969).
+    ("InvalidParameterException", r"The specified principalArn is invalid"),
+    # EKS CreatePodIdentityAssociation / UpdatePodIdentityAssociation (hashicorp/terraform-provider-aws#34717).
+    ("InvalidParameterException", r"Role provided in the request does not exist"),
+    # SageMaker CreateDomain / CreateCluster: the role cannot be assumed yet (AWS does not document the wording).
+    ("ValidationException", r"not authorized to assume"),
+)
+# The code the retry sees for an IAM propagation refusal (never a code AWS sends).
+IAM_PROPAGATION_CODE = "hyperpod.tenancy:IamPropagation"
+
+
+def iam_propagation(error):
+    """Whether a botocore ``ClientError`` is a service refusing a role IAM has not propagated to it yet."""
+    details = getattr(error, "response", {}).get("Error", {})
+    code, message = details.get("Code"), details.get("Message") or ""
+    return any(code == known and re.search(pattern, message) for known, pattern in IAM_PROPAGATION)
+
+
+class _Retry(AWSRetry):
+    @staticmethod
+    def status_code_from_exception(error):
+        return IAM_PROPAGATION_CODE if iam_propagation(error) else AWSRetry.status_code_from_exception(error)
+
 
 def aws_retry(retries=10, delay=1, max_delay=30, extra_codes=()):
-    """``AWSRetry.jittered_backoff`` that also retries the throttling codes above (and ``extra_codes``)."""
-    codes = THROTTLING_CODES + BODYLESS_SERVER_ERROR_CODES + list(extra_codes)
-    return AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay, catch_extra_error_codes=codes)
+    """``AWSRetry.jittered_backoff`` that also retries the throttling codes above, IAM propagation and ``extra_codes``."""
+    codes = THROTTLING_CODES + BODYLESS_SERVER_ERROR_CODES + [IAM_PROPAGATION_CODE] + list(extra_codes)
+    return _Retry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay, catch_extra_error_codes=codes)

@@ -28,6 +28,7 @@ import moto.eks.responses
 import moto.eks.urls
 from moto.core.responses import ActionResult, EmptyResult
 
+from sandbox import iam_propagation
 from sandbox.core import AwsError, graft, now_epoch, page_answer, validate_request
 
 POLICY_ARN_PREFIX = "arn:aws:eks::aws:cluster-access-policy/"
@@ -135,6 +136,7 @@ class EksAccessBackend:
             raise _invalid_parameter(f"The specified type is invalid: {entry_type}. Valid types: {', '.join(ENTRY_TYPES)}.")
         if not self._principal_exists(principal_arn):
             raise _invalid_parameter("The specified principalArn is invalid: invalid principal.")
+        iam_propagation.refuse_new_role("CreateAccessEntry", self.account_id, principal_arn)
         entries = self._access_entries(cluster_name)
         if principal_arn in entries:
             raise AwsError("ResourceInUseException", "The specified access entry resource is already in use on this cluster.", 409)

@@ -28,6 +28,7 @@ from moto.core.responses import ActionResult
 from moto.core.utils import utcnow
 from moto.moto_api._internal import mock_random as random
 
+from sandbox import iam_propagation
 from sandbox.core import graft, page_answer, state
 from sandbox.services.eks_addons import in_use, invalid_parameter, not_found, request_params
 
@@ -58,6 +59,7 @@ class PodIdentityBackend:
 
     def create_pod_identity_association(self, params: dict) -> dict:
         associations = self._associations(params["clusterName"])
+        iam_propagation.refuse_new_role("CreatePodIdentityAssociation", self.account_id, params["roleArn"])
         for other in associations.values():
             if (other["namespace"], other["serviceAccount"]) == (params["namespace"], params["serviceAccount"]):
                 raise in_use(f"Association already exists: {other['associationId']}", clusterName=params["clusterName"])

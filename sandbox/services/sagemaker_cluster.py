@@ -33,6 +33,7 @@ from moto.core.utils import utcnow
 from moto.sagemaker.models import Cluster, ClusterNode, SageMakerModelBackend
 from moto.sagemaker.responses import SageMakerResponse
 
+from sandbox import iam_propagation
 from sandbox.core import AwsError, Lifecycle, graft, service_model, validate_request, validation_error
 
 # Statuses in which AWS accepts UpdateCluster.
@@ -227,6 +228,8 @@ def _check_role(backend: SageMakerModelBackend, role_arn: str) -> None:
     iam = iam_backends[backend.account_id][backend.partition]
     if not any(role.arn == role_arn for role in iam.get_roles()):
         raise validation_error(f"Role {role_arn} does not exist or SageMaker is not authorized to assume it.")
+    # A role just created: the same answer until IAM has propagated it (sandbox/iam_propagation.py).
+    iam_propagation.refuse_new_role("CreateCluster", backend.account_id, role_arn)
 
 
 def _check_orchestrator(backend: SageMakerModelBackend, orchestrator: dict | None) -> None:

@@ -41,6 +41,7 @@ import moto.sagemaker.responses
 from moto.core.responses import ActionResult, EmptyResult
 from moto.core.utils import utcnow
 
+from sandbox import iam_propagation
 from sandbox.core import AwsError, Lifecycle, graft, page, setting, state, validate_request
 
 GONE = "Gone"
@@ -326,6 +327,7 @@ class StudioBackend:
 
     def studio_create_domain(self, params: dict) -> dict:
         validate_request("sagemaker", "CreateDomain", params)
+        iam_propagation.refuse_new_role("CreateDomain", self.account_id, (params.get("DefaultUserSettings") or {}).get("ExecutionRole"))
         self.studio_purge()
         # A second domain of a name in use is accepted: AWS documents no uniqueness of DomainName (a
         # domain is known by its DomainId) and accepts such a domain (issue 21). Had AWS refused it,

@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from bench.teams import sandbox_inventory
+from sandbox import iam_propagation
 from sandbox.client import SANDBOX_CREDENTIALS
 from sandbox.seed import load_vars
 
@@ -131,6 +132,8 @@ class Playbooks:
 
     def __init__(self, client, seed: dict, workdir: Path, settings: dict) -> None:
         self.client = client
+        # Every run meets IAM's eventual consistency, as on AWS: a new role is refused for a moment (sandbox/iam_propagation.py).
+        client.set_faults(iam_propagation_s=iam_propagation.DEFAULT_DELAY)
         self.workdir = workdir
         self.vars_file = workdir / "teams.yml"
         self.seed_file = workdir / "seed.json"

@@ -119,3 +119,35 @@ def test_group_ids_looks_up_each_name_once_and_spares_known_ones():
     stub.assert_no_pending_responses()
     assert found == {"a": "g-1", "k": "g-k"}
     assert missing == ["b"]
+
+
+@pytest.mark.parametrize(
+    "service, operation, request_args, code, message",
+    [
+        ("eks", "create_access_entry", {"clusterName": "ml", "principalArn": "arn:aws:iam::123456789012:role/r"},
+         "InvalidParameterException", "The specified principalArn is invalid: invalid principal."),
+        ("sagemaker", "create_domain", {"DomainName": "d", "AuthMode": "SSO", "DefaultUserSettings": {"ExecutionRole": "arn:aws:iam::123456789012:role/r"},
+                                        "SubnetIds": ["subnet-1"], "VpcId": "vpc-1"}, "ValidationException",
+         "Role arn:aws:iam::123456789012:role/r does not exist or SageMaker is not authorized to assume it."),
+    ],
+)
+def test_a_role_iam_has_not_propagated_yet_is_waited_out(sleeps, service, operation, request_args, code, message):
+    """Retried by code and message (module_utils/retry.py IAM_PROPAGATION): the role becomes usable and the call succeeds."""
+    client, stub = stubbed(service)
+    stub.add_client_error(operation, service_error_code=code, service_message=message, http_status_code=400)
+    stub.add_client_error(operation, service_error_code=code, service_message=message, http_status_code=400)
+    stub.add_response(operation, {"accessEntry": {"principalArn": request_args.get("principalArn")}} if service == "eks" else {})
+    call = getattr(eks if service == "eks" else sagemaker, operation)
+    with stub:
+        call(client, **request_args)
+    stub.assert_no_pending_responses()
+    assert len(sleeps) == 2
+
+
+def test_an_invalid_parameter_that_is_no_propagation_fails_at_once(sleeps):
+    client, stub = stubbed("eks")
+    stub.add_client_error("create_access_entry", service_error_code="InvalidParameterException",
+                          service_message="The kubernetesGroups can't start with system:, eks:: system:masters.", http_status_code=400)
+    with stub, pytest.raises(EksError, match="Failed to create the access entry"):
+        eks.create_access_entry(client, clusterName="ml", principalArn="arn:aws:iam::123456789012:role/r", kubernetesGroups=["system:masters"])
+    assert sleeps == []
