@@ -287,7 +287,10 @@ def team_layer_args(team, shared, settings=None, layers=None):
     team = t.team
     used = {"permission_set": _permission_set, "access_entry": _access_entry, "s3_prefix": _s3_prefix}
     if team["workspace"]["enabled"]:
-        used.update(execution_role=_execution_role, studio_access_entry=_studio_access_entry, domain=_domain)
+        used.update(execution_role=_execution_role, domain=_domain)
+        # Studio's kubectl access, where there is a cluster to reach.
+        if t.shared.get("eks_cluster_name"):
+            used["studio_access_entry"] = _studio_access_entry
     if team["quota"] is not None:
         used["quota"] = _quota
         # The namespace is the quota's (Task Governance makes it): no quota, no namespace to add to.

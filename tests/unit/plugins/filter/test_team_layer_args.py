@@ -115,6 +115,10 @@ def test_studio_reaches_the_cluster_as_the_execution_role_with_the_users_access(
     assert studio["access_policies"] == users["access_policies"] and studio["tags"] == users["tags"]
     role = vision["execution_role"]
     assert (role["hyperpod_cluster_arn"], role["eks_cluster_arn"]) == (CLUSTER_ARN, SHARED["eks_cluster_arn"])
+    # Without a cluster there is nothing to reach: no Studio access entry, no cluster policy.
+    alone = team_layer_args(normalized()["vision"], {k: v for k, v in SHARED.items() if not k.startswith(("eks_", "cluster_"))},
+                            layers=["execution_role", "studio_access_entry", "domain"])
+    assert "studio_access_entry" not in alone and "hyperpod_cluster_arn" not in alone["execution_role"]
 
 
 def test_layers_the_team_does_not_use_are_left_out():
