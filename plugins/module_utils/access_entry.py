@@ -57,6 +57,8 @@ def apply_team(params, account_id=None):
             problems.append("account_id %r is not a 12-digit AWS account ID" % params["account_id"])
         if problems:
             raise InputError(message="team %r: %s" % (team, "; ".join(problems)))
+        if params.get("principal_arn"):
+            return params  # the team's principal as found earlier in the run: the team names whose entry it is
         if params.get("principal") == "execution_role":
             account = params.get("account_id") or account_id()
             params["principal_arn"] = execution_role.role_arn(account, execution_role.role_name(team, prefix))
@@ -206,6 +208,9 @@ def desired_state(params, current, principal):
     if params.get("tags") is not None:
         tags = dict(params["tags"]) if params.get("purge_tags", True) else dict(desired["tags"], **params["tags"])
         desired["tags"] = tags
+    if params.get("team"):
+        # What the collection makes for a team carries the team's mark, whatever tags were given (check_owner reads it).
+        desired["tags"].update(naming.owner_marks(params["team"], params.get("tag_keys")))
     wanted = desired_policies(params)
     if wanted is not None:
         desired["access_policies"] = [{"policy_arn": arn, "access_scope": wanted[arn]} for arn in sorted(wanted)]
@@ -258,12 +263,24 @@ def _check_cluster(eks, name):
     return cluster
 
 
+def check_owner(entry, principal, params, adopt=False):
+    """Refuse a team's access entry that this collection did not make for the team (naming.ownership_problem)."""
+    if not params.get("team"):
+        return
+    problem = naming.ownership_problem("access entry of %s on cluster %s" % (principal, params["cluster_name"]), params["team"], entry.get("tags"),
+                                       params.get("tag_keys"), adopt, "access_entry")
+    if problem:
+        raise InputError(message=problem)
+
+
 def ensure_present(eks, iam, params, check_mode):
     """(changed, before, after)."""
     validate(params)
     cluster = params["cluster_name"]
     principal = resolve_principal(iam, params["principal_arn"], check_mode)
     entry = describe_access_entry(eks, cluster, principal) if principal else None
+    if entry is not None:
+        check_owner(entry, principal, params, params.get("adopt"))
     # An existing entry proves the cluster exists and takes access entries (EKS cannot go back to
     # CONFIG_MAP); the cluster is read only when the entry is missing or about to change.
     if entry is None:
@@ -320,12 +337,8 @@ def ensure_absent(eks, iam, params, check_mode):
     entry = describe_access_entry(eks, cluster, principal)
     if entry is None:
         return False, {}, {}
-    if params.get("team"):
-        # Offboarding by team deletes only the entry this collection made for the team.
-        problem = naming.ownership_problem("access entry of %s on cluster %s" % (principal, cluster), params["team"], entry.get("tags"),
-                                           params.get("tag_keys"), layer="access_entry")
-        if problem:
-            raise InputError(message=problem)
+    # Offboarding by team deletes only the entry this collection made (or adopted, and so marked) for the team.
+    check_owner(entry, principal, params)
     current = current_state(entry, list_associated(eks, cluster, principal))
     if not check_mode:
         eks_api.delete_access_entry(eks, clusterName=cluster, principalArn=principal)
@@ -355,9 +368,9 @@ MODULE_OPTIONS = dict(
         tags=dict(type="dict", aliases=["resource_tags"]),
         purge_tags=dict(type="bool", default=True),
         tag_keys=dict(type="dict", no_log=False),
+        adopt=dict(type="bool", default=False),
     ),
     required_one_of=[["principal_arn", "team"]],
-    mutually_exclusive=[["principal_arn", "team"]],
 )
 
 

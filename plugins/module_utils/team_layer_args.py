@@ -112,7 +112,8 @@ def _kubectl_access(t, names):
 def _access_entry(t):
     names = access_names(t.name, t.prefix)
     principal = (t.shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"]
-    return dict(_kubectl_access(t, names), principal_arn=principal)
+    return dict(_kubectl_access(t, names), principal_arn=principal, team=t.name, name_prefix=t.prefix,
+                **_given(tag_keys=t.shared.get("tag_keys") or None))
 
 
 def _studio_access_entry(t):

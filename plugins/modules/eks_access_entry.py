@@ -46,12 +46,13 @@ options:
   principal_arn:
     description:
       - The IAM role or user ARN, path included, or an Identity Center role-name pattern V(AWSReservedSSO_<name>_*).
-      - Give O(principal_arn) or O(team).
+      - Give O(principal_arn), O(team) or both (the principal of the team's entry, as found earlier in the run).
     type: str
   team:
     description:
-      - A team of the shared cluster, instead of O(principal_arn); the principal is then the role of the team's
+      - A team of the shared cluster. Without O(principal_arn), the principal is the role of the team's
         permission set, V(AWSReservedSSO_<name_prefix>-<team>_*), or its Studio execution role (O(principal)).
+      - With a team, an existing entry is changed or deleted only when it is the team's (O(adopt)).
     type: str
   principal:
     description:
@@ -106,6 +107,7 @@ options:
             type: list
             elements: str
 extends_documentation_fragment:
+  - hyperpod.tenancy.ownership
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules

@@ -149,3 +149,32 @@ def test_offboarding_deletes_only_an_access_entry_marked_for_the_team(seeded):
     changed, before, after = access_entry.ensure_absent(eks, iam, params, False)
     assert changed and after == {}
     assert not [p for p in eks.list_access_entries(clusterName=cluster)["accessEntries"] if p == role["Arn"]]
+
+
+def test_onboarding_changes_only_an_access_entry_marked_for_the_team_or_adopted(seeded):
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry
+
+    sandbox, seed = seeded
+    eks, iam = sandbox.boto3_client("eks"), sandbox.boto3_client("iam")
+    cluster = seed["eks_cluster_arn"].rsplit("/", 1)[1]
+    trust = '{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sso.amazonaws.com"}, "Action": "sts:AssumeRole"}]}'
+    role = iam.create_role(RoleName="AWSReservedSSO_hyperpod-platform_0a1b2c3d4e5f6a7b", AssumeRolePolicyDocument=trust)["Role"]
+    eks.create_access_entry(clusterName=cluster, principalArn=role["Arn"], kubernetesGroups=["platform-admins"], tags={"owner": "platform-admins"})
+
+    def present(adopt=False, check_mode=False):
+        params = {"team": "platform", "name_prefix": "hyperpod", "cluster_name": cluster, "state": "present", "principal_arn": role["Arn"],
+                  "kubernetes_groups": ["hyperpod-ns-platform-namespace-level-group"], "access_policies": [], "type": "STANDARD",
+                  "tags": {"managed-by": "hyperpod.tenancy", "team": "platform"}, "purge_tags": True, "adopt": adopt}
+        return access_entry.ensure_present(eks, iam, access_entry.apply_team(params), check_mode)
+
+    for check_mode in (True, False):
+        with pytest.raises(InputError) as refused:
+            present(check_mode=check_mode)
+        assert f"access entry of {role['Arn']} on cluster {cluster} exists and was not made by hyperpod.tenancy for team platform" in refused.value.message
+        assert "add access_entry to the team's adopt list" in refused.value.message
+    entry = eks.describe_access_entry(clusterName=cluster, principalArn=role["Arn"])["accessEntry"]
+    assert entry["kubernetesGroups"] == ["platform-admins"] and entry["tags"] == {"owner": "platform-admins"}
+
+    changed, _before, after = present(adopt=True)
+    assert changed and after["kubernetes_groups"] == ["hyperpod-ns-platform-namespace-level-group"]
+    assert present() == (False, after, after), "marked now: no adopt needed, nothing to change"

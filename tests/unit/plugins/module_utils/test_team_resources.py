@@ -18,10 +18,16 @@ def test_each_layer_gets_the_team_and_its_modules_defaults():
     assert layers[1][2]["thresholds"] == [80, 100]
 
 
-def test_a_layer_given_a_principal_is_not_given_the_team_it_excludes():
+def test_a_layer_given_a_name_is_not_given_the_team_it_excludes():
+    given = {"permission_set": {"name": "hyperpod-vision", "instance_arn": "arn:aws:sso:::instance/ssoins-0123456789abcdef"}}
+    (_option, _converge, params), = validated_layers("vision", given, set())
+    assert params["team"] is None and params["name"] == "hyperpod-vision"
+
+
+def test_an_access_entry_given_its_principal_still_names_the_team_whose_entry_it_is():
     given = {"access_entry": {"cluster_name": "eks", "principal_arn": "arn:aws:iam::123456789012:role/x"}}
     (_option, _converge, params), = validated_layers("vision", given, set())
-    assert params["team"] is None and params["principal_arn"].endswith("role/x")
+    assert params["team"] == "vision" and params["principal_arn"].endswith("role/x")
 
 
 def test_every_problem_is_named_with_team_layer_and_option_before_anything_runs():
