@@ -205,6 +205,15 @@ def converge(context, p):
         if (t.get("workspace") or {}).get("enabled", True) and (t.get("workspace") or {}).get("auth_mode", "SSO") == "SSO"
     )
     problems.extend(preflight_problems(context, shared["identity_store_id"], sso_members, extra.get("data_bucket"), extra.get("fsx_file_system_id")))
+    home = (p["identity_center"] or {}).get("region")
+    if home and home != context.region:
+        # A domain signs in through an Identity Center application of the instance's own Region (SageMaker Developer
+        # Guide, "Onboard to a SageMaker AI domain using IAM Identity Center": Identity Center in the domain's Region).
+        problems.extend(
+            "team %r: workspace.auth_mode: SSO needs the team's domain in IAM Identity Center's Region %s (hyperpod_identity_center.region), "
+            "not %s: set auth_mode: IAM for the team, or build the cluster in %s" % (team, home, context.region, home)
+            for team in sorted(sso_members)
+        )
     try:
         shared.update(
             read_team_lookups(

@@ -153,6 +153,21 @@ def test_a_connection_to_the_wrong_account_fails_before_any_write_naming_the_set
     assert [(r["service"], r["operation"]) for r in playbooks.client.writes() if (r["service"], r["operation"]) != ("sts", "AssumeRole")] == []
 
 
+def test_sso_domains_outside_identity_centers_region_are_refused_before_any_write(organization):
+    playbooks, unused = organization
+    settings = _settings()
+    for team in settings["hyperpod_teams"][:2]:
+        team["workspace"]["auth_mode"] = "SSO"
+    playbooks.write_settings(settings)
+    result = playbooks.run("site.yml")
+    assert result.returncode != 0
+    failures = " ".join("\n".join(result.failures()).split())
+    for team in [t["name"] for t in settings["hyperpod_teams"][:2]]:
+        assert f"team '{team}': workspace.auth_mode: SSO needs the team's domain in IAM Identity Center's Region {HOME}" in failures, failures
+    assert f"team '{settings['hyperpod_teams'][2]['name']}': workspace" not in failures
+    assert [(r["service"], r["operation"]) for r in playbooks.client.writes() if (r["service"], r["operation"]) != ("sts", "AssumeRole")] == []
+
+
 def test_an_sso_domain_in_the_instance_region_is_assigned_in_the_management_account(sandbox, tmp_path):
     """Same Region, other account: the domain's application is the management account's instance's, and so is the
     assignment of the team's group to it, made before the members' user profiles (which need it)."""
