@@ -37,8 +37,9 @@ IAM_PROPAGATION = (
     ("InvalidParameterException", r"The specified principalArn is invalid"),
     # EKS CreatePodIdentityAssociation / UpdatePodIdentityAssociation (hashicorp/terraform-provider-aws#34717).
     ("InvalidParameterException", r"Role provided in the request does not exist"),
-    # SageMaker CreateDomain / CreateCluster: the role cannot be assumed yet (AWS does not document the wording).
-    ("ValidationException", r"not authorized to assume"),
+    # SageMaker CreateDomain / CreateCluster: the role cannot be assumed yet. AWS documents no wording (the sandbox's
+    # is its own), so any phrasing of "the role cannot be assumed" is taken; a ValidationException about anything else is not.
+    ("ValidationException", r"(?i)(not authorized to assume|cannot be assumed|could not assume|unable to assume|not assumable)"),
 )
 # The code the retry sees for an IAM propagation refusal (never a code AWS sends).
 IAM_PROPAGATION_CODE = "hyperpod.tenancy:IamPropagation"

@@ -129,6 +129,9 @@ def test_group_ids_looks_up_each_name_once_and_spares_known_ones():
         ("sagemaker", "create_domain", {"DomainName": "d", "AuthMode": "SSO", "DefaultUserSettings": {"ExecutionRole": "arn:aws:iam::123456789012:role/r"},
                                         "SubnetIds": ["subnet-1"], "VpcId": "vpc-1"}, "ValidationException",
          "Role arn:aws:iam::123456789012:role/r does not exist or SageMaker is not authorized to assume it."),
+        ("sagemaker", "create_domain", {"DomainName": "d", "AuthMode": "SSO", "DefaultUserSettings": {"ExecutionRole": "arn:aws:iam::123456789012:role/r"},
+                                        "SubnetIds": ["subnet-1"], "VpcId": "vpc-1"}, "ValidationException",
+         "Could not assume role arn:aws:iam::123456789012:role/r. Please ensure that the role exists and allows principal 'sagemaker.amazonaws.com'."),
     ],
 )
 def test_a_role_iam_has_not_propagated_yet_is_waited_out(sleeps, service, operation, request_args, code, message):
@@ -142,6 +145,16 @@ def test_a_role_iam_has_not_propagated_yet_is_waited_out(sleeps, service, operat
         call(client, **request_args)
     stub.assert_no_pending_responses()
     assert len(sleeps) == 2
+
+
+def test_a_sagemaker_validation_error_that_is_no_propagation_fails_at_once(sleeps):
+    client, stub = stubbed("sagemaker")
+    stub.add_client_error("create_domain", service_error_code="ValidationException",
+                          service_message="1 validation error detected: Value 'd d' at 'domainName' failed to satisfy constraint", http_status_code=400)
+    with stub, pytest.raises(Exception, match="validation error detected"):
+        sagemaker.create_domain(client, DomainName="d d", AuthMode="SSO", DefaultUserSettings={"ExecutionRole": "arn:aws:iam::123456789012:role/r"},
+                                SubnetIds=["subnet-1"], VpcId="vpc-1")
+    assert sleeps == []
 
 
 def test_an_invalid_parameter_that_is_no_propagation_fails_at_once(sleeps):
