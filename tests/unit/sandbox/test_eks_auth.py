@@ -49,6 +49,8 @@ DATA_POLICY = {
 @pytest.fixture(scope="module")
 def world(sandbox_server, kube_cluster):
     sandbox_server.reset()
+    # Its role is associated right after it is made, as the `sandbox` fixture allows (no IAM propagation delay).
+    sandbox_server.set_faults(iam_propagation_s=0)
     eks, iam, s3 = (sandbox_server.boto3_client(s) for s in ("eks", "iam", "s3"))
     cluster = eks.create_cluster(name=CLUSTER, roleArn="arn:aws:iam::123456789012:role/eks", resourcesVpcConfig={"subnetIds": ["subnet-1"]})
     cluster_arn = cluster["cluster"]["arn"]
