@@ -95,7 +95,7 @@ def _permission_set(t):
 
 
 def _kubectl_access(t, names):
-    """The Kubernetes groups and access policies of the team's access entries (its users' and its Studio's)."""
+    """The options the team's access entries share (its users' and its Studio's): its groups, access policies and mark."""
     access = t.team["access"]
     policies = access["policies"]
     in_namespace = {"type": "namespace", "namespaces": [names["namespace"]]}
@@ -106,20 +106,21 @@ def _kubectl_access(t, names):
         + ([SPACE_TEMPLATE_POLICY] if "space" in policies else [])
         + ([CLUSTER_READ_POLICY] if access["cluster_read"] else []),
         tags=t.tags,
+        team=t.name,
+        name_prefix=t.prefix,
+        **_given(tag_keys=t.shared.get("tag_keys") or None)
     )
 
 
 def _access_entry(t):
     names = access_names(t.name, t.prefix)
     principal = (t.shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"]
-    return dict(_kubectl_access(t, names), principal_arn=principal, team=t.name, name_prefix=t.prefix,
-                **_given(tag_keys=t.shared.get("tag_keys") or None))
+    return dict(_kubectl_access(t, names), principal_arn=principal)
 
 
 def _studio_access_entry(t):
     """The access entry of the team's Studio execution role: the same groups and policies as its users'."""
-    options = dict(_kubectl_access(t, access_names(t.name, t.prefix)), team=t.name, name_prefix=t.prefix, principal="execution_role")
-    return dict(options, **_given(account_id=t.shared.get("account_id") or None, tag_keys=t.shared.get("tag_keys") or None))
+    return dict(_kubectl_access(t, access_names(t.name, t.prefix)), principal="execution_role", **_given(account_id=t.shared.get("account_id") or None))
 
 
 def _execution_role(t):

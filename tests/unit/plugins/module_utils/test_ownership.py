@@ -129,14 +129,19 @@ def test_adopting_takes_over_an_unmarked_directory_and_marks_it(tmp_path):
     assert present(tmp_path)[0] is False  # marked now: no adopt needed
 
 
+def platform_sso_role(seeded):
+    """(eks, iam, cluster, role): the role Identity Center made for a team named platform, before the collection knew it."""
+    sandbox, seed = seeded
+    eks, iam = sandbox.boto3_client("eks"), sandbox.boto3_client("iam")
+    trust = '{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sso.amazonaws.com"}, "Action": "sts:AssumeRole"}]}'
+    role = iam.create_role(RoleName="AWSReservedSSO_hyperpod-platform_0a1b2c3d4e5f6a7b", AssumeRolePolicyDocument=trust)["Role"]
+    return eks, iam, seed["eks_cluster_arn"].rsplit("/", 1)[1], role
+
+
 def test_offboarding_deletes_only_an_access_entry_marked_for_the_team(seeded):
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry
 
-    sandbox, seed = seeded
-    eks, iam = sandbox.boto3_client("eks"), sandbox.boto3_client("iam")
-    cluster = seed["eks_cluster_arn"].rsplit("/", 1)[1]
-    trust = '{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sso.amazonaws.com"}, "Action": "sts:AssumeRole"}]}'
-    role = iam.create_role(RoleName="AWSReservedSSO_hyperpod-platform_0a1b2c3d4e5f6a7b", AssumeRolePolicyDocument=trust)["Role"]
+    eks, iam, cluster, role = platform_sso_role(seeded)
     entry = eks.create_access_entry(clusterName=cluster, principalArn=role["Arn"], tags={"owner": "platform-admins"})["accessEntry"]
     params = access_entry.apply_team({"team": "platform", "name_prefix": "hyperpod", "cluster_name": cluster, "state": "absent"})
     for check_mode in (True, False):
@@ -154,11 +159,7 @@ def test_offboarding_deletes_only_an_access_entry_marked_for_the_team(seeded):
 def test_onboarding_changes_only_an_access_entry_marked_for_the_team_or_adopted(seeded):
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry
 
-    sandbox, seed = seeded
-    eks, iam = sandbox.boto3_client("eks"), sandbox.boto3_client("iam")
-    cluster = seed["eks_cluster_arn"].rsplit("/", 1)[1]
-    trust = '{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sso.amazonaws.com"}, "Action": "sts:AssumeRole"}]}'
-    role = iam.create_role(RoleName="AWSReservedSSO_hyperpod-platform_0a1b2c3d4e5f6a7b", AssumeRolePolicyDocument=trust)["Role"]
+    eks, iam, cluster, role = platform_sso_role(seeded)
     eks.create_access_entry(clusterName=cluster, principalArn=role["Arn"], kubernetesGroups=["platform-admins"], tags={"owner": "platform-admins"})
 
     def present(adopt=False, check_mode=False):
