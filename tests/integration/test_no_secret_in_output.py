@@ -4,6 +4,9 @@ The Grafana admin token reaches the roles as a variable and leaves them only in 
 header of the Grafana API calls. The role_observability target (both roles against the Grafana API
 stub, onboarding, a rerun and offboarding) is run at -vvv with the drift callback recording and with a
 callback that keeps every event as AWX's job events do (tests/integration/callback_plugins/job_events.py).
+
+This is the target's only run (test_targets.py leaves it out, ``RUN_ELSEWHERE``): the run must pass, so every
+assertion of the target (check mode, first run, rerun, offboarding against the stub) holds here too.
 """
 
 from __future__ import annotations
