@@ -3,15 +3,14 @@
 A fault injected by the sandbox (``/_sandbox/faults``) makes a later step fail: the step right after the
 revocation (the compute quota) or the last one (the budget). Either way the team has no access left,
 read with boto3 directly: no account assignment of its group, no access entry of its role, no assignment
-of its Studio domain's application, no Grafana workspace role. What the run had not reached yet is still there.
+of its Studio domain's application, no Grafana workspace role. What the run had not reached yet is still there,
+and the same run without the fault then finishes the offboarding, deleting the S3 prefix (``on_remove: delete``).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-
-import pytest
 
 from tests.integration.playbook_runner import SAMPLE, assert_ok
 from tests.integration.snapshots import domains_named
@@ -78,12 +77,13 @@ def onboard_then_mark_absent(sample) -> dict:
     return seed
 
 
-@pytest.mark.parametrize("failing", ["sagemaker:DeleteComputeQuota", "budgets:DeleteBudget"])
-def test_a_failed_offboarding_leaves_the_team_no_access(sample, failing):
+def offboarding_failing_at(sample, failing: str) -> tuple[dict, tuple]:
+    """Onboard the team, then offboard it with ``failing`` denied: the run fails there and the team has no access left."""
     seed = onboard_then_mark_absent(sample)
+    args = ("-e", f"team={TEAM}", "-e", f"confirm_delete={TEAM}", *ENABLED)
     # A denial, which no client retries: the run fails at once at that step.
     sample.client.set_faults(denial_rate=1.0, operations=[failing])
-    result = sample.run("playbooks/remove_team.yml", "-e", f"team={TEAM}", "-e", f"confirm_delete={TEAM}", *ENABLED)
+    result = sample.run("playbooks/remove_team.yml", *args)
     faulted = [f"{r['service']}:{r['operation']}" for r in sample.client.requests() if r["fault"]]
     sample.client.clear_faults()
     assert result.returncode != 0, "the injected fault did not fail the run"
@@ -92,11 +92,17 @@ def test_a_failed_offboarding_leaves_the_team_no_access(sample, failing):
     # The budget goes last: it is there whichever step failed. The data goes after the quota.
     assert budget_exists(sample.client, seed)
     assert (objects_under(sample.client, seed) == 0) == (failing == "budgets:DeleteBudget")
+    return seed, args
 
 
-def test_on_remove_delete_deletes_the_s3_prefix_and_a_rerun_changes_nothing(sample):
-    seed = onboard_then_mark_absent(sample)
-    args = ("-e", f"team={TEAM}", "-e", f"confirm_delete={TEAM}", *ENABLED)
+def test_an_offboarding_failed_at_the_budget_leaves_the_team_no_access(sample):
+    offboarding_failing_at(sample, "budgets:DeleteBudget")
+
+
+def test_an_offboarding_failed_at_the_quota_leaves_the_team_no_access_then_on_remove_delete_deletes_the_s3_prefix(sample):
+    seed, args = offboarding_failing_at(sample, "sagemaker:DeleteComputeQuota")
+    # The prefix is still there: the run without the fault (on_remove: delete) finishes, the prefix and the budget
+    # are gone, and a rerun changes nothing.
     assert_ok(sample.run("playbooks/remove_team.yml", *args), "remove_team with on_remove: delete")
     assert objects_under(sample.client, seed) == 0
     assert not budget_exists(sample.client, seed)
