@@ -13,8 +13,9 @@ PYTEST_WORKERS ?= 2
 .PHONY: venv system-packages kube-binaries demo test lint sanity unit integration molecule bench clean sandbox-start sandbox-stop
 
 # Debian packages the tests need: Chromium renders the report pages; Prometheus (prometheus, promtool)
-# serves the usage month that the sandbox's AMP query API forwards to.
-SYSTEM_PACKAGES := chromium prometheus
+# serves the usage month that the sandbox's AMP query API forwards to; iproute2 (ip netns) and nftables
+# (nft, to read the enforcer's rules) for the node that enforces the NetworkPolicies (sandbox/kube/node.py).
+SYSTEM_PACKAGES := chromium prometheus iproute2 nftables
 
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
@@ -26,7 +27,8 @@ $(VENV)/.installed: requirements.txt
 venv: $(VENV)/.installed
 
 # kube-apiserver, kube-controller-manager and etcd for the sandbox's cluster, built from their Go
-# modules at the release sandbox/kube/apiserver/go.mod pins, once per machine: cached under
+# modules at the release sandbox/kube/apiserver/go.mod pins, and the NetworkPolicy enforcer
+# kube-network-policies at the version sandbox/kube/netpol/go.mod pins, once per machine: cached under
 # /var/cache/hyperpod-tenancy/ (KUBE_CACHE_DIR), so this is a no-op after the first build.
 kube-binaries:
 	@sandbox/kube/build.sh >/dev/null

@@ -21,6 +21,7 @@ import urllib.request
 
 import pytest
 
+from sandbox.kube import node as network_node
 from sandbox.kube import pod_identity_agent as node
 from sandbox.kube import task_governance
 from sandbox.kube.api import KubeApi, KubeError
@@ -288,6 +289,82 @@ def test_a_team_role_associated_on_another_cluster_is_refused_by_its_trust(built
     finally:
         eks.delete_pod_identity_association(clusterName=other, associationId=association["association"]["associationId"])
         eks.delete_cluster(name=other)
+
+
+@pytest.fixture
+def team_network(built, kube_cluster, tmp_path):
+    """A node (sandbox/kube/node.py) running kube-network-policies, with a server and a client pod in A's and B's
+    namespaces, a DNS-like server pod in kube-system, and hosts at the instance metadata endpoint and on the internet.
+    Yields (node, {role: (IP, network namespace)}); the pods are deleted after, so offboarding finds none."""
+    problem = network_node.available()
+    assert problem is None, problem
+    cluster_node = network_node.Node(kube_cluster.directory, tmp_path / "node").start()
+    made = []
+    try:
+        where = {}
+        for team in (A, B):
+            for role in ("server", "client"):
+                where[f"{team}-{role}"] = cluster_node.add_pod(pod(f"net-{role}", f"hyperpod-ns-{team}"))
+                made.append((f"hyperpod-ns-{team}", f"net-{role}"))
+        where["dns"] = cluster_node.add_pod(pod("net-dns", "kube-system"))
+        made.append(("kube-system", "net-dns"))
+        # The instance metadata endpoint as EC2 documents it, and an address on the internet (TEST-NET-3).
+        where["metadata"] = cluster_node.add_host("169.254.169.254")
+        where["internet"] = cluster_node.add_host("203.0.113.10")
+        for role, port in [(f"{A}-server", 8080), (f"{B}-server", 8080), ("dns", 53), ("metadata", 80), ("internet", 443)]:
+            cluster_node.serve(where[role][1], tcp=port, udp=port)
+        cluster_node.wait_enforced([where[f"{team}-{role}"][0] for team in (A, B) for role in ("server", "client")])
+        yield cluster_node, where
+    finally:
+        for namespace, name in made:
+            cluster_node.delete_pod(namespace, name)
+        cluster_node.stop()
+
+
+def reachable(cluster_node, where, probes) -> dict:
+    """{(from, protocol, to, port): 'open' | 'closed'}, the probes run at once, each from its pod's network namespace."""
+    running = {probe: cluster_node.probe(where[probe[0]][1], probe[1], where[probe[2]][0], probe[3]) for probe in probes}
+    return {probe: process.communicate()[0].strip() for probe, process in running.items()}
+
+
+def test_the_team_network_policies_are_enforced(built, team_network):
+    """Packets, not objects: the team policies site.yml made, enforced by kube-network-policies on the node."""
+    cluster_node, where = team_network
+    expected = {
+        # Within a team's namespace: open.
+        (f"{A}-client", "tcp", f"{A}-server", 8080): "open",
+        (f"{B}-client", "tcp", f"{B}-server", 8080): "open",
+        # From another team's namespace: the ingress policy refuses it, both ways.
+        (f"{A}-client", "tcp", f"{B}-server", 8080): "closed",
+        (f"{B}-client", "tcp", f"{A}-server", 8080): "closed",
+        (f"{B}-client", "udp", f"{A}-server", 8080): "closed",
+        # From the cluster's own namespaces (DNS, Kueue, Task Governance): open.
+        ("dns", "tcp", f"{A}-server", 8080): "open",
+        # Egress: DNS and the internet (S3) stay open, the instance metadata endpoint is closed.
+        (f"{A}-client", "udp", "dns", 53): "open",
+        (f"{A}-client", "tcp", "dns", 53): "open",
+        (f"{A}-client", "tcp", "internet", 443): "open",
+        (f"{A}-client", "tcp", "metadata", 80): "closed",
+        (f"{B}-client", "tcp", "metadata", 80): "closed",
+        (f"{B}-client", "udp", "metadata", 80): "closed",
+    }
+    assert reachable(cluster_node, where, expected) == expected, cluster_node.log_tail()
+    # What closed them is the policies' verdict: a policy beside the team's admitting A's namespace opens B to A.
+    _playbooks, admin, _clients = built
+    namespace = f"hyperpod-ns-{B}"
+    admit = {
+        "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "admit-a", "namespace": namespace},
+        "spec": {"podSelector": {}, "policyTypes": ["Ingress"],
+                 "ingress": [{"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": f"hyperpod-ns-{A}"}}}]}]},
+    }  # fmt: skip
+    admin.request("POST", f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies", admit)
+    try:
+        probe = (f"{A}-client", "tcp", f"{B}-server", 8080)
+        deadline = time.monotonic() + 30
+        while reachable(cluster_node, where, [probe])[probe] != "open":
+            assert time.monotonic() < deadline, f"A's pod still cannot reach B's with B admitting it: {cluster_node.log_tail()}"
+    finally:
+        admin.request("DELETE", f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/admit-a")
 
 
 def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built, sandbox_server):
