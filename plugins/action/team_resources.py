@@ -46,10 +46,13 @@ import json
 import os
 import sys
 
-import boto3  # noqa: F401 pylint: disable=unused-import  (imported here, in the parent, for every worker)
-import botocore.exceptions
-import botocore.loaders
-import botocore.session
+try:
+    import boto3  # noqa: F401 pylint: disable=unused-import  (imported here, in the parent, for every worker)
+    import botocore.exceptions
+    import botocore.loaders
+    import botocore.session
+except ImportError:  # the module reports the missing library, as in a module process
+    botocore = None
 
 from ansible.module_utils import _internal, basic
 from ansible.module_utils.common import warnings as module_warnings
@@ -71,6 +74,8 @@ SERVICE_DATA = ("service-2", "endpoint-rule-set-1", "paginators-1")
 
 def _warm_loader():
     """A botocore data loader of the default data path, holding what a team's clients load."""
+    if botocore is None:
+        return None
     loader = botocore.loaders.create_loader()
     for name in ("endpoints", "partitions", "_retry", "sdk-default-configuration"):
         loader.load_data(name)
@@ -93,13 +98,24 @@ def _create_loader(search_path_string=None):
     return botocore.loaders.create_loader(search_path_string)
 
 
-def _same_python(task_vars):
-    interpreter = task_vars.get("ansible_python_interpreter")
+class _WarmLoader(object):
+    """While entered, new botocore sessions of this process take the warm loader (for the default data path)."""
+
+    def __enter__(self):
+        if botocore is not None:
+            self.saved, botocore.session.create_loader = botocore.session.create_loader, _create_loader
+        return self
+
+    def __exit__(self, *exc_info):
+        if botocore is not None:
+            botocore.session.create_loader = self.saved
+
+
+def _same_python(interpreter):
+    """Whether ``interpreter`` (``ansible_python_interpreter``, templated; None: discovered) is this Python."""
     if interpreter is None:
-        return True  # discovered: on a local connection, the controller's Python runs the module only if found first
+        return True  # discovered on a local connection: the worker's Python stands in for the one discovery finds
     interpreter = to_text(interpreter)
-    if "{{" in interpreter:
-        return interpreter.replace(" ", "") == "{{ansible_playbook_python}}"
     # A virtual environment's python is a link to the base interpreter: the same file in the same directory.
     try:
         return os.path.samefile(interpreter, sys.executable) and os.path.samefile(os.path.dirname(interpreter), os.path.dirname(sys.executable))
@@ -128,7 +144,7 @@ class ActionModule(ActionBase):
             self._connection.transport == "local"
             and not self._play_context.become
             and not self._task.async_val
-            and _same_python(task_vars)
+            and _same_python(self._templar.template(task_vars.get("ansible_python_interpreter")))
         )
 
     def _run_in_worker(self, task_vars):
@@ -140,22 +156,22 @@ class ActionModule(ActionBase):
         self._compute_environment_string(environment)
 
         saved_environ = dict(os.environ)
-        saved = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, _internal.is_controller, sys.stdout, sys.stderr, botocore.session.create_loader)
+        saved = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, _internal.is_controller, sys.stdout, sys.stderr)
         stdout, stderr, rc = io.StringIO(), io.StringIO(), 0
         try:
             os.environ.update((to_text(k), to_text(v)) for k, v in environment.items())
             basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE = encoded, PROFILE
             _internal.is_controller = False
-            botocore.session.create_loader = _create_loader
             module_warnings._global_warnings.clear()
             module_warnings._global_deprecations.clear()
             sys.stdout, sys.stderr = stdout, stderr
             try:
-                team_resources_module.main()
+                with _WarmLoader():
+                    team_resources_module.main()
             except SystemExit as e:
                 rc = e.code or 0
         finally:
-            (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, _internal.is_controller, sys.stdout, sys.stderr, botocore.session.create_loader) = saved
+            (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, _internal.is_controller, sys.stdout, sys.stderr) = saved
             module_warnings._global_warnings.clear()
             module_warnings._global_deprecations.clear()
             os.environ.clear()

@@ -1,0 +1,79 @@
+"""team_resources runs its module's code in the worker, and answers exactly as the module process does.
+
+Two hosts run the same tasks: ``team_worker`` with this Python (the action plugin runs the module's ``main()`` in the
+worker), ``team_module`` with a wrapper script that starts this Python (another interpreter path: the plugin sends
+the module as a module process). The results must be equal, task by task: argument validation, check mode and diff,
+``no_log`` values masked, the task's ``environment:`` and the module's fallbacks on it. The tasks fail before any AWS
+call, so no sandbox is needed. The sandbox runs of the module (its target in test_targets.py, the playbook tests)
+show the same of every layer's calls.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import yaml
+
+from tests.integration.playbook_runner import ANSIBLE_PLAYBOOK, ROOT
+
+SECRET = "s3cr3t-team"
+TASKS = [
+    ("missing team", {"region": "us-east-1"}, {}),
+    ("unsupported layer option", {"team": "x", "region": "us-east-1", "budget": {"bogus": 1}}, {}),
+    ("offboarding refused, check mode and diff", {"team": "x", "region": "us-east-1", "budget": {"state": "absent", "monthly_usd": 5}},
+     {"check_mode": True, "diff": True}),
+    ("a layer's check", {"team": "x", "region": "us-east-1", "budget": {"monthly_usd": -5}}, {}),
+    ("secret masked", {"team": SECRET, "region": "us-east-1", "access_key": "AKIAEXAMPLE", "secret_key": SECRET, "budget": {"bogus": 1}}, {}),
+    # The first call goes where the task's environment says (amazon.aws's AWS_URL fallback), with its credentials.
+    ("environment", {"team": "x", "budget": {"monthly_usd": 5, "account_id": "123456789012"}},
+     {"environment": {"AWS_URL": "http://127.0.0.1:9", "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "x"}}),
+]
+
+
+def test_the_worker_answers_as_the_module_process(tmp_path):
+    wrapper = tmp_path / "python-wrapper"
+    calls = tmp_path / "wrapper-calls"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    hosts = {
+        "team_worker": {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"},
+        "team_module": {"ansible_connection": "local", "ansible_python_interpreter": str(wrapper)},
+    }
+    (tmp_path / "hosts.yml").write_text(yaml.safe_dump({"all": {"hosts": hosts}}))
+    tasks = [
+        dict({"name": name, "hyperpod.tenancy.team_resources": args, "register": "r%d" % i, "ignore_errors": True}, **keywords)
+        for i, (name, args, keywords) in enumerate(TASKS)
+    ]
+    tasks.append({
+        "name": "Write the results",
+        "delegate_to": "localhost",
+        "ansible.builtin.copy": {
+            "content": "{{ [%s] | to_json }}" % ", ".join("r%d" % i for i in range(len(TASKS))),
+            "dest": str(tmp_path / "{{ inventory_hostname }}.json"),
+        },
+    })
+    (tmp_path / "play.yml").write_text(yaml.safe_dump([{"hosts": "all", "gather_facts": False, "tasks": tasks}], sort_keys=False))
+    env = {"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    run = subprocess.run(
+        [ANSIBLE_PLAYBOOK, "-i", str(tmp_path / "hosts.yml"), str(tmp_path / "play.yml")], env=env, cwd=ROOT,
+        capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+    in_worker = json.loads((tmp_path / "team_worker.json").read_text())
+    in_process = json.loads((tmp_path / "team_module.json").read_text())
+    # team_module started a Python for each team_resources task; team_worker none (its interpreter is no wrapper).
+    assert len(calls.read_text().splitlines()) == len(TASKS)
+    for (name, unused, keywords), worker, module in zip(TASKS, in_worker, in_process):
+        assert worker["failed"] is True, (name, worker)
+        assert worker == module, name
+    by_name = dict(zip((name for name, _a, _k in TASKS), in_worker))
+    assert by_name["missing team"]["msg"] == "missing required arguments: team"
+    assert "budget: team_resources only builds and converges" in by_name["offboarding refused, check mode and diff"]["msg"]
+    assert by_name["a layer's check"]["msg"].startswith("team 'x': budget: "), by_name["a layer's check"]
+    masked = by_name["secret masked"]
+    assert SECRET not in json.dumps(masked)
+    assert masked["msg"].startswith("team %r" % "********"), masked
+    assert "http://127.0.0.1:9" in by_name["environment"]["msg"], by_name["environment"]
