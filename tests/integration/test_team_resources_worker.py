@@ -66,10 +66,12 @@ def test_the_worker_answers_as_the_module_process(tmp_path):
     in_process = json.loads((tmp_path / "team_module.json").read_text())
     # team_module started a Python for each team_resources task; team_worker none (its interpreter is no wrapper).
     assert len(calls.read_text().splitlines()) == len(TASKS)
-    for (name, unused, keywords), worker, module in zip(TASKS, in_worker, in_process):
+    names = [name for name, _args, _keywords in TASKS]
+    assert len(in_worker) == len(in_process) == len(names)
+    for name, worker, module in zip(names, in_worker, in_process, strict=True):
         assert worker["failed"] is True, (name, worker)
         assert worker == module, name
-    by_name = dict(zip((name for name, _a, _k in TASKS), in_worker))
+    by_name = dict(zip(names, in_worker, strict=True))
     assert by_name["missing team"]["msg"] == "missing required arguments: team"
     assert "budget: team_resources only builds and converges" in by_name["offboarding refused, check mode and diff"]["msg"]
     assert by_name["a layer's check"]["msg"].startswith("team 'x': budget: "), by_name["a layer's check"]
