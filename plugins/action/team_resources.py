@@ -85,6 +85,14 @@ def _warm_loader():
                 loader.load_service_model(service, type_name)
             except botocore.exceptions.DataNotFoundError:
                 pass
+    # One client per service, made and dropped: what botocore and boto3 compute once per process for a client
+    # (handlers, endpoint rule set functions, shapes) is then computed here too. Credentials of no account, and
+    # no request: making a client calls nothing.
+    session = botocore.session.Session()
+    session.register_component("data_loader", loader)
+    warm = boto3.session.Session(botocore_session=session)
+    for service in SERVICES:
+        warm.client(service, region_name="us-east-1", aws_access_key_id="warm", aws_secret_access_key="warm")
     return loader
 
 
