@@ -47,7 +47,8 @@ import os
 import sys
 
 try:
-    import boto3  # noqa: F401 pylint: disable=unused-import  (imported here, in the parent, for every worker)
+    # Imported here, in the parent, for every worker.
+    import boto3
     import botocore.exceptions
     import botocore.loaders
     import botocore.session
