@@ -10,15 +10,34 @@ from collections import Counter
 import pytest
 
 from bench.teams import team_file
+from sandbox import iam_propagation
 from sandbox.seed import seed
 from tests.integration.playbook_runner import SAMPLE, Playbooks, assert_ok
 from tests.integration.snapshots import domains_named, permission_sets_named, quotas_of_team, team_snapshot
 
 TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"]]
+# Seconds a new IAM role is refused in the cold site.yml below: long enough that every team's new roles are refused first.
+IAM_DELAY = 2.0
 
 
-def test_site_converges_and_a_rerun_changes_and_writes_nothing(sample):
-    assert_ok(sample.run("site.yml"), "site.yml")
+def test_a_cold_site_waits_out_new_roles_then_a_rerun_writes_nothing_then_offboarding_keeps_data_and_other_teams(sample):
+    # A cold site.yml converges although IAM is eventually consistent: the sandbox refuses every new role for
+    # IAM_DELAY seconds after its CreateRole, with what each service answers (sandbox/iam_propagation.py); the modules
+    # wait it out with the bounded retries of exactly those errors (module_utils/retry.py IAM_PROPAGATION).
+    sample.client.set_faults(iam_propagation_s=IAM_DELAY)
+    sample.client.clear_requests()
+    assert_ok(sample.run("site.yml"), "site.yml while new roles are refused")
+    requests = sample.client.requests()
+    # Per team: the access entries of its permission-set role and of its Studio execution role; its pods role's association.
+    for operation, made in (("CreateAccessEntry", 2 * len(TEAMS)), ("CreatePodIdentityAssociation", len(TEAMS))):
+        statuses = [r["status"] for r in requests if r["operation"] == operation]
+        # Refused while the team roles were new, then accepted: every team got its entry and association.
+        assert 400 in statuses, (operation, statuses)
+        assert statuses.index(400) < len(statuses) - 1 and statuses[-1] == 200, (operation, statuses)
+        assert statuses.count(200) == made, (operation, statuses)
+
+    # A rerun (IAM's delay back to what every playbook run meets) changes nothing, writes nothing, and reads what the teams share once.
+    sample.client.set_faults(iam_propagation_s=iam_propagation.DEFAULT_DELAY)
     sample.client.clear_requests()
     rerun = sample.run("site.yml")
     assert_ok(rerun, "second site.yml")
@@ -38,6 +57,21 @@ def test_site_converges_and_a_rerun_changes_and_writes_nothing(sample):
     assert reads["DescribeBudget"] == reads["DescribeNotificationsForBudget"] == 0
     # So are the domains' user profiles.
     assert reads["ListUserProfiles"] == 1
+
+    # Offboarding one team (on the state the rerun left as it found it) keeps its data and leaves the other teams as they were.
+    seed = json.loads(sample.seed_file.read_text())
+    others_before = {team: team_snapshot(sample.client, seed, team) for team in TEAMS if team != "vision"}
+    settings = copy.deepcopy(SAMPLE)
+    settings["hyperpod_teams"][0]["state"] = "absent"
+    sample.write_settings(settings)
+    assert_ok(sample.run("playbooks/remove_team.yml", "-e", "team=vision"), "remove_team")
+    others_after = {team: team_snapshot(sample.client, seed, team) for team in TEAMS if team != "vision"}
+    assert others_after == others_before
+    gone = team_snapshot(sample.client, seed, "vision")
+    assert gone["permission_set"] is None and gone["quotas"] == [] and gone["domains"] == [] and gone["budget"] is None
+    s3 = sample.client.boto3_client("s3")
+    kept = s3.list_objects_v2(Bucket=seed["data_bucket"], Prefix="vision/")
+    assert kept.get("KeyCount", 0) >= 1, "offboarding deleted the team's S3 prefix"
 
 
 def test_a_team_whose_group_is_missing_fails_before_any_team_resource(sample):
@@ -78,23 +112,6 @@ def test_remove_team_refuses_a_team_still_present_unless_confirmed(sample):
     assert result.returncode == 2
     assert "Team nlp is still state: present" in result.stdout
     assert sample.client.writes() == []
-
-
-def test_offboarding_keeps_data_and_leaves_other_teams_as_they_were(sample):
-    assert_ok(sample.run("site.yml"), "site.yml")
-    seed = json.loads(sample.seed_file.read_text())
-    others_before = {team: team_snapshot(sample.client, seed, team) for team in TEAMS if team != "vision"}
-    settings = copy.deepcopy(SAMPLE)
-    settings["hyperpod_teams"][0]["state"] = "absent"
-    sample.write_settings(settings)
-    assert_ok(sample.run("playbooks/remove_team.yml", "-e", "team=vision"), "remove_team")
-    others_after = {team: team_snapshot(sample.client, seed, team) for team in TEAMS if team != "vision"}
-    assert others_after == others_before
-    gone = team_snapshot(sample.client, seed, "vision")
-    assert gone["permission_set"] is None and gone["quotas"] == [] and gone["domains"] == [] and gone["budget"] is None
-    s3 = sample.client.boto3_client("s3")
-    kept = s3.list_objects_v2(Bucket=seed["data_bucket"], Prefix="vision/")
-    assert kept.get("KeyCount", 0) >= 1, "offboarding deleted the team's S3 prefix"
 
 
 def test_two_onboardings_of_one_team_at_once_make_one_set_of_resources(sample):
