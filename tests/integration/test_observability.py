@@ -78,9 +78,16 @@ def test_site_with_observability_then_a_rerun_then_one_team_offboarded(sample):
     assert len(prometheus_workspaces(sample.client)) == 1
 
 
-def test_check_mode_predicts_the_cluster_observability_then_add_team_alone_gives_only_that_team_viewer(sample):
+def test_add_team_refused_without_grafana_then_check_mode_predicts_observability_then_add_team_gives_that_team_viewer(sample):
     seed = json.loads(sample.seed_file.read_text())
     assert_ok(sample.run("site.yml", "--limit", "localhost"), "cluster only, without observability")
+    # Onboarding with observability on, before the cluster has its Grafana workspace, is refused before any write.
+    sample.client.clear_requests()
+    refused = sample.run("playbooks/add_team.yml", "-e", "team=vision", *ENABLED)
+    assert refused.returncode == 2
+    assert "Grafana workspace hyperpod-observability does not exist yet" in refused.stdout
+    assert sample.client.writes() == []
+
     sample.client.clear_requests()
     predicted = sample.run("site.yml", "--limit", "localhost", "--check", *ENABLED)
     assert_ok(predicted, "cluster only, with observability, --check")
@@ -102,12 +109,3 @@ def test_check_mode_predicts_the_cluster_observability_then_add_team_alone_gives
     assert predicted.changed_tasks() == done.changed_tasks()
     assert ("team_vision", "hyperpod.tenancy.team_observability : Give the team's group VIEWER on the Grafana workspace") in done.changed_tasks()
     assert grafana_permissions(sample.client) == expected_permissions(seed, ["vision"])
-
-
-def test_add_team_refuses_when_the_grafana_workspace_is_missing(sample):
-    assert_ok(sample.run("site.yml", "--limit", "localhost"), "cluster only, without observability")
-    sample.client.clear_requests()
-    result = sample.run("playbooks/add_team.yml", "-e", "team=vision", *ENABLED)
-    assert result.returncode == 2
-    assert "Grafana workspace hyperpod-observability does not exist yet" in result.stdout
-    assert sample.client.writes() == []
