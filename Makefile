@@ -14,8 +14,9 @@ PYTEST_WORKERS ?= 2
 
 # Debian packages the tests need: Chromium renders the report pages; Prometheus (prometheus, promtool)
 # serves the usage month that the sandbox's AMP query API forwards to; iproute2 (ip netns) and nftables
-# (nft, to read the enforcer's rules) for the node that enforces the NetworkPolicies (sandbox/kube/node.py).
-SYSTEM_PACKAGES := chromium prometheus iproute2 nftables
+# (nft, to read the enforcer's rules) for the node that enforces the NetworkPolicies (sandbox/kube/node.py);
+# patch for building that enforcer (sandbox/kube/build.sh).
+SYSTEM_PACKAGES := chromium prometheus iproute2 nftables patch
 
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
