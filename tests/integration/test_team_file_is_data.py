@@ -12,21 +12,35 @@ def payload(marker) -> str:
     return "{{ lookup('ansible.builtin.pipe', 'touch %s') }}" % marker
 
 
-def test_a_template_in_a_description_never_runs_and_reaches_aws_verbatim(seeded, tmp_path):
+# Accented letters Identity Center keeps and characters it turns into '?' (it takes printable Latin-1 only).
+NON_ASCII, NON_ASCII_IN_IDENTITY_CENTER = " Équipe vision: détection d'objets, 研究チーム", " Équipe vision: détection d'objets, ?????"
+
+
+def test_a_template_in_a_non_ascii_description_never_runs_reaches_aws_verbatim_or_adapted_and_converges(seeded, tmp_path):
     client, seed = seeded
     marker = tmp_path / "the-command-ran"
+    description = payload(marker) + NON_ASCII
     settings = copy.deepcopy(SAMPLE)
-    settings["hyperpod_teams"][0]["description"] = payload(marker)
+    settings["hyperpod_teams"][0]["description"] = description
     playbooks = Playbooks(client, seed, tmp_path, settings)
 
     assert_ok(playbooks.run("site.yml"), "site.yml")
     assert not marker.exists()
+    # Identity Center gets the template as written, its non-Latin-1 characters as '?'; SageMaker the value as written.
     described = _permission_set(client.boto3_client("sso-admin"), seed["identity_center_instance_arn"], "hyperpod-vision")
-    assert described["Description"] == payload(marker)
+    assert described["Description"] == payload(marker) + NON_ASCII_IN_IDENTITY_CENTER
     quotas = client.boto3_client("sagemaker").list_compute_quotas()["ComputeQuotaSummaries"]
     vision = [q for q in quotas if q["ComputeQuotaTarget"]["TeamName"] == "vision"]
     described_quota = client.boto3_client("sagemaker").describe_compute_quota(ComputeQuotaId=vision[0]["ComputeQuotaId"])
-    assert described_quota["Description"] == payload(marker)
+    assert described_quota["Description"] == description
+
+    # The adapted value converges: a rerun changes and writes nothing.
+    client.clear_requests()
+    rerun = playbooks.run("site.yml")
+    assert_ok(rerun, "second site.yml")
+    assert rerun.changed_tasks() == set()
+    assert client.writes() == []
+    assert not marker.exists()
 
     # Check mode, the hourly drift job (admin credentials), onboarding one team, the chargeback: none renders it,
     # and none sees a difference (what AWS holds is the value as written).
@@ -50,24 +64,4 @@ def test_a_template_in_a_team_name_never_runs_in_the_inventory_or_the_validation
         # The name is reported as written, not as what it would render to.
         failures = "\n".join(result.failures())
         assert "name: must be lower-case" in failures and payload(marker) in failures, failures
-    assert client.writes() == []
-
-
-def test_a_non_ascii_description_is_accepted_adapted_where_a_service_is_narrower_and_converges(seeded, tmp_path):
-    client, seed = seeded
-    description = "Équipe vision: détection d'objets, 研究チーム"
-    settings = copy.deepcopy(SAMPLE)
-    settings["hyperpod_teams"][0]["description"] = description
-    playbooks = Playbooks(client, seed, tmp_path, settings)
-    assert_ok(playbooks.run("site.yml"), "site.yml")
-    # Identity Center takes printable Latin-1 only: accents it has are kept, the rest becomes '?'.
-    described = _permission_set(client.boto3_client("sso-admin"), seed["identity_center_instance_arn"], "hyperpod-vision")
-    assert described["Description"] == "Équipe vision: détection d'objets, ?????"
-    sagemaker = client.boto3_client("sagemaker")
-    vision = [q for q in sagemaker.list_compute_quotas()["ComputeQuotaSummaries"] if q["ComputeQuotaTarget"]["TeamName"] == "vision"]
-    assert sagemaker.describe_compute_quota(ComputeQuotaId=vision[0]["ComputeQuotaId"])["Description"] == description
-    client.clear_requests()
-    rerun = playbooks.run("site.yml")
-    assert_ok(rerun, "second site.yml")
-    assert rerun.changed_tasks() == set()
     assert client.writes() == []
