@@ -1,12 +1,13 @@
 """A pytest plugin: the wall time and the CPU seconds of every test, for the suite's time budget (docs/development.md).
 
-``.venv/bin/pytest -p bench.pytest_cost -n 0 tests/integration/test_x.py`` appends one JSON line per test to
+``PYTHONPATH=. .venv/bin/pytest -p bench.pytest_cost -n 0 tests/integration/test_x.py`` (pytest loads the plugin
+before tests/conftest.py puts the checkout on the path) appends one JSON line per test to
 ``$TEST_COST_REPORT`` (default ``test-cost.jsonl`` in the working directory): ``{"test", "wall", "cpu"}``.
 CPU seconds are those of pytest itself, of its children that ended (``ansible-playbook`` and every module
 process it forked) and the growth of its live descendants' (the worker's sandbox, etcd, kube-apiserver and
-kube-controller-manager, which live for the session). Unlike the wall time, they hardly move with the
-machine's load, so runs on a shared machine compare by them. Run it without xdist (``-n 0``): a worker's
-descendants are its own, but the report of two workers interleaves.
+kube-controller-manager, which live for the session). A loaded machine moves them
+far less than the wall time (the same test measured 161 and 133 CPU-s at a load of 10 to 25, 587 and 763 s wall),
+so runs on a shared machine compare by them. Under xdist each worker measures its own processes and appends its own lines.
 """
 
 from __future__ import annotations
