@@ -20,15 +20,10 @@ __metaclass__ = type
 import re
 from decimal import Decimal, InvalidOperation
 
-from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
-    ansible_dict_to_boto3_tag_list,
-    boto3_tag_list_to_ansible_dict,
-    compare_aws_tags,
-)
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
 # AWS Budgets quotas: at most 5 notifications per budget (the model's max of 10 is not what the service takes),
 # each with one SNS topic and up to 10 e-mail subscribers
@@ -43,8 +38,6 @@ EMAIL = re.compile("^%s$" % naming.EMAIL_PATTERN)
 SERVER_FIELDS = ("CalculatedSpend", "LastUpdatedTime", "HealthStatus")
 # What view compares of a budget: the part of DescribeBudgets' answer kept for a run.
 COMPARED_FIELDS = ("BudgetName", "BudgetType", "TimeUnit", "BudgetLimit", "CostFilters")
-
-_retry = aws_retry()
 
 
 def budget_arn(account_id, name):
@@ -128,53 +121,6 @@ def desired(team, prefix, tag_key, monthly_usd, thresholds, forecast_thresholds,
     return budget, notifications
 
 
-# --- API helpers -------------------------------------------------------------
-
-
-@CostErrorHandler.list_error_handler("describe budget", None)
-@_retry
-def describe_budget(client, account_id, name):
-    return client.describe_budget(AccountId=account_id, BudgetName=name)["Budget"]
-
-
-@CostErrorHandler.common_error_handler("describe budget notifications")
-@_retry
-def describe_notifications(client, account_id, name):
-    found, kwargs = [], {"AccountId": account_id, "BudgetName": name}
-    while True:
-        page = client.describe_notifications_for_budget(**kwargs)
-        found.extend(page.get("Notifications") or [])
-        if not page.get("NextToken"):
-            return found
-        kwargs["NextToken"] = page["NextToken"]
-
-
-@CostErrorHandler.common_error_handler("describe notification subscribers")
-@_retry
-def describe_subscribers(client, account_id, name, details):
-    found, kwargs = [], {"AccountId": account_id, "BudgetName": name, "Notification": details}
-    while True:
-        page = client.describe_subscribers_for_notification(**kwargs)
-        found.extend(page.get("Subscribers") or [])
-        if not page.get("NextToken"):
-            return found
-        kwargs["NextToken"] = page["NextToken"]
-
-
-@CostErrorHandler.common_error_handler("list the account's budgets")
-@_retry
-def describe_account_budgets(client, account_id):
-    pages = client.get_paginator("describe_budgets").paginate(AccountId=account_id, PaginationConfig={"PageSize": 1000})
-    return pages.build_full_result().get("Budgets", [])
-
-
-@CostErrorHandler.common_error_handler("list the account's budget notifications")
-@_retry
-def describe_account_notifications(client, account_id):
-    pages = client.get_paginator("describe_budget_notifications_for_account").paginate(AccountId=account_id, PaginationConfig={"PageSize": 1000})
-    return pages.build_full_result().get("BudgetNotificationsForAccount", [])
-
-
 def list_account_budgets(client, account_id):
     """{budget name: {budget, notifications}} of every budget of the account, from two account-wide lists.
 
@@ -182,77 +128,12 @@ def list_account_budgets(client, account_id):
     """
     found = dict(
         (budget["BudgetName"], {"budget": dict((k, budget[k]) for k in COMPARED_FIELDS if k in budget), "notifications": []})
-        for budget in describe_account_budgets(client, account_id)
+        for budget in budgets.describe_budgets(client, AccountId=account_id)
     )
-    for listed in describe_account_notifications(client, account_id):
+    for listed in budgets.describe_budget_notifications_for_account(client, AccountId=account_id):
         if listed["BudgetName"] in found:
             found[listed["BudgetName"]]["notifications"] = listed.get("Notifications") or []
     return found
-
-
-@CostErrorHandler.list_error_handler("list budget tags", None)
-@_retry
-def list_tags(client, arn):
-    return boto3_tag_list_to_ansible_dict(client.list_tags_for_resource(ResourceARN=arn).get("ResourceTags") or [])
-
-
-@CostErrorHandler.common_error_handler("create budget")
-@_retry
-def create_budget(client, account_id, budget, notifications, tags):
-    client.create_budget(
-        AccountId=account_id,
-        Budget=budget,
-        NotificationsWithSubscribers=[{"Notification": d, "Subscribers": s} for d, s in notifications],
-        ResourceTags=ansible_dict_to_boto3_tag_list(tags, "Key", "Value"),
-    )
-
-
-@CostErrorHandler.common_error_handler("update budget")
-@_retry
-def update_budget(client, account_id, budget):
-    client.update_budget(AccountId=account_id, NewBudget=budget)
-
-
-@CostErrorHandler.common_error_handler("delete budget")
-@_retry
-def delete_budget(client, account_id, name):
-    client.delete_budget(AccountId=account_id, BudgetName=name)
-
-
-@CostErrorHandler.common_error_handler("create budget notification")
-@_retry
-def create_notification(client, account_id, name, details, subscribers):
-    client.create_notification(AccountId=account_id, BudgetName=name, Notification=details, Subscribers=subscribers)
-
-
-@CostErrorHandler.common_error_handler("delete budget notification")
-@_retry
-def delete_notification(client, account_id, name, details):
-    client.delete_notification(AccountId=account_id, BudgetName=name, Notification=details)
-
-
-@CostErrorHandler.common_error_handler("create notification subscriber")
-@_retry
-def create_subscriber(client, account_id, name, details, sub):
-    client.create_subscriber(AccountId=account_id, BudgetName=name, Notification=details, Subscriber=sub)
-
-
-@CostErrorHandler.common_error_handler("delete notification subscriber")
-@_retry
-def delete_subscriber(client, account_id, name, details, sub):
-    client.delete_subscriber(AccountId=account_id, BudgetName=name, Notification=details, Subscriber=sub)
-
-
-@CostErrorHandler.common_error_handler("tag budget")
-@_retry
-def tag_budget(client, arn, tags):
-    client.tag_resource(ResourceARN=arn, ResourceTags=ansible_dict_to_boto3_tag_list(tags, "Key", "Value"))
-
-
-@CostErrorHandler.common_error_handler("untag budget")
-@_retry
-def untag_budget(client, arn, keys):
-    client.untag_resource(ResourceARN=arn, ResourceTagKeys=keys)
 
 
 # --- reading and comparing ----------------------------------------------------
@@ -265,8 +146,8 @@ def read(client, account_id, name, known=None):
     run; ``budget`` null when it did not exist) spares describing them.
     """
     if known is None:
-        budget = describe_budget(client, account_id, name)
-        listed = describe_notifications(client, account_id, name) if budget else []
+        budget = budgets.describe_budget(client, AccountId=account_id, BudgetName=name)
+        listed = budgets.describe_notifications_for_budget(client, AccountId=account_id, BudgetName=name) if budget else []
     else:
         budget, listed = known.get("budget"), known.get("notifications") or []
     if budget is None:
@@ -274,8 +155,10 @@ def read(client, account_id, name, known=None):
     notifications = {}
     for details in listed:
         plain = dict((k, v) for k, v in details.items() if k != "NotificationState")
-        notifications[notification_key(plain)] = (plain, describe_subscribers(client, account_id, name, plain))
-    return {"budget": budget, "notifications": notifications, "tags": list_tags(client, budget_arn(account_id, name)) or {}}
+        notifications[notification_key(plain)] = (
+            plain, budgets.describe_subscribers_for_notification(client, AccountId=account_id, BudgetName=name, Notification=plain)
+        )
+    return {"budget": budget, "notifications": notifications, "tags": budgets.list_tags(client, budget_arn(account_id, name)) or {}}
 
 
 def view(budget, notifications, tags):
@@ -337,42 +220,49 @@ def ensure_present(client, account_id, wanted_budget, wanted_notifications, want
         # What was listed earlier in the run only tells that nothing changes: a write is planned from a live read.
         return ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, owner=owner)
     if current is None:
-        create_budget(client, account_id, wanted_budget, list(wanted_notifications.values()), wanted_tags)
+        budgets.create_budget(
+            client,
+            AccountId=account_id,
+            Budget=wanted_budget,
+            NotificationsWithSubscribers=[{"Notification": d, "Subscribers": s} for d, s in wanted_notifications.values()],
+            ResourceTags=budgets.tag_list(wanted_tags),
+        )
         return True, before, after
 
+    ids = {"AccountId": account_id, "BudgetName": name}
     budget_fields = ("budget_type", "time_unit", "budget_limit", "cost_filters")
     if any(before[f] != after[f] for f in budget_fields):
-        update_budget(client, account_id, _new_budget(current["budget"], wanted_budget))
+        budgets.update_budget(client, AccountId=account_id, NewBudget=_new_budget(current["budget"], wanted_budget))
     have = current["notifications"]
     for key in set(have) - set(wanted_notifications):
-        delete_notification(client, account_id, name, have[key][0])
+        budgets.delete_notification(client, Notification=have[key][0], **ids)
     for key, (details, subscribers) in wanted_notifications.items():
         if key not in have:
-            create_notification(client, account_id, name, details, subscribers)
+            budgets.create_notification(client, Notification=details, Subscribers=subscribers, **ids)
             continue
         current_details, current_subs = have[key]
         existing = [(s["SubscriptionType"], s["Address"]) for s in current_subs]
         wanted = [(s["SubscriptionType"], s["Address"]) for s in subscribers]
         if not set(existing) & set(wanted):
             # Nothing of the notification's subscribers stays: replace the notification.
-            delete_notification(client, account_id, name, current_details)
-            create_notification(client, account_id, name, details, subscribers)
+            budgets.delete_notification(client, Notification=current_details, **ids)
+            budgets.create_notification(client, Notification=details, Subscribers=subscribers, **ids)
             continue
         # Add first: a notification must keep at least one subscriber. An SNS topic
         # replacing another is removed first (one SNS subscriber per notification).
         for kind, address in existing:
             if (kind, address) not in wanted and kind == "SNS":
-                delete_subscriber(client, account_id, name, current_details, {"SubscriptionType": kind, "Address": address})
+                budgets.delete_subscriber(client, Notification=current_details, Subscriber=subscriber(address), **ids)
         for kind, address in wanted:
             if (kind, address) not in existing:
-                create_subscriber(client, account_id, name, current_details, {"SubscriptionType": kind, "Address": address})
+                budgets.create_subscriber(client, Notification=current_details, Subscriber=subscriber(address), **ids)
         for kind, address in existing:
             if (kind, address) not in wanted and kind != "SNS":
-                delete_subscriber(client, account_id, name, current_details, {"SubscriptionType": kind, "Address": address})
+                budgets.delete_subscriber(client, Notification=current_details, Subscriber=subscriber(address), **ids)
     if tags_to_remove:
-        untag_budget(client, arn, tags_to_remove)
+        budgets.untag_resource(client, ResourceARN=arn, ResourceTagKeys=tags_to_remove)
     if tags_to_set:
-        tag_budget(client, arn, tags_to_set)
+        budgets.tag_resource(client, arn, tags_to_set)
     return True, before, after
 
 
@@ -384,7 +274,7 @@ def ensure_absent(client, account_id, name, check_mode, owner=None):
         owner(current["tags"])
     before = view(current["budget"], current["notifications"], current["tags"])
     if not check_mode:
-        delete_budget(client, account_id, name)
+        budgets.delete_budget(client, AccountId=account_id, BudgetName=name)
     return True, before, {}
 
 

@@ -28,9 +28,8 @@ __metaclass__ = type
 from urllib.parse import urlencode
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list, boto3_tag_list_to_ansible_dict
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler, HyperPodError, InputError, S3Error, S3ErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import fsx, naming, s3
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError, S3Error
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
 ALL_EVENTS = ["NEW", "CHANGED", "DELETED"]
@@ -55,52 +54,13 @@ def _same_path(first, second):
     return (first or "").rstrip("/") == (second or "").rstrip("/")
 
 
-@FsxErrorHandler.list_error_handler("describe data repository associations", [])
-@aws_retry()
-def list_associations(client, file_system_id):
-    found, token = [], None
-    while True:
-        params = {"Filters": [{"Name": "file-system-id", "Values": [file_system_id]}], "MaxResults": 25}
-        if token:
-            params["NextToken"] = token
-        page = client.describe_data_repository_associations(**params)
-        found.extend(page.get("Associations", []))
-        token = page.get("NextToken")
-        if not token:
-            return found
-
-
 def find_association(client, file_system_id, team):
     """The association of FSx path ``/<team>`` on the file system, or None."""
-    for association in list_associations(client, file_system_id):
+    listed = fsx.describe_data_repository_associations(client, Filters=[{"Name": "file-system-id", "Values": [file_system_id]}])
+    for association in listed:
         if _same_path(association.get("FileSystemPath"), file_system_path(team)):
             return association
     return None
-
-
-@FsxErrorHandler.common_error_handler("create data repository association")
-@aws_retry()
-def _create(client, **params):
-    return client.create_data_repository_association(**params)["Association"]
-
-
-@FsxErrorHandler.common_error_handler("update data repository association")
-@aws_retry()
-def _update(client, **params):
-    return client.update_data_repository_association(**params)["Association"]
-
-
-@FsxErrorHandler.deletion_error_handler("delete data repository association")
-@aws_retry()
-def _delete(client, association_id):
-    client.delete_data_repository_association(AssociationId=association_id, DeleteDataInFileSystem=False)
-    return True
-
-
-@FsxErrorHandler.common_error_handler("tag data repository association")
-@aws_retry()
-def _tag(client, arn, tags):
-    client.tag_resource(ResourceARN=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
 
 
 def _wait(client, file_system_id, team, ready, timeout):
@@ -168,7 +128,7 @@ def ensure_association_present(client, file_system_id, team, bucket, tags, check
     if current is None:
         if check_mode:
             return True, None, wanted
-        _create(
+        fsx.create_data_repository_association(
             client, FileSystemId=file_system_id, FileSystemPath=file_system_path(team), DataRepositoryPath=repository_path(bucket, team),
             BatchImportMetaDataOnCreate=False, S3=S3_LINK, Tags=ansible_dict_to_boto3_tag_list(tags),
         )
@@ -183,9 +143,9 @@ def ensure_association_present(client, file_system_id, team, bucket, tags, check
     if check_mode:
         return True, before, predicted
     if events_differ:
-        _update(client, AssociationId=current["AssociationId"], S3=S3_LINK)
+        fsx.update_data_repository_association(client, AssociationId=current["AssociationId"], S3=S3_LINK)
     if missing_tags:
-        _tag(client, current["ResourceARN"], missing_tags)
+        fsx.tag_resource(client, current["ResourceARN"], missing_tags)
     after = _wait(client, file_system_id, team, ("AVAILABLE", "MISCONFIGURED"), timeout) if wait else find_association(client, file_system_id, team)
     return True, before, describe(after)
 
@@ -203,7 +163,7 @@ def ensure_association_absent(client, file_system_id, team, check_mode, wait=Tru
         return True, describe(current), None
     if current.get("Lifecycle") in TRANSITIONAL:
         current = _wait(client, file_system_id, team, ("AVAILABLE", "MISCONFIGURED", "FAILED"), timeout)
-    _delete(client, current["AssociationId"])
+    fsx.delete_data_repository_association(client, AssociationId=current["AssociationId"], DeleteDataInFileSystem=False)
     if wait:
         _wait(client, file_system_id, team, (GONE,), timeout)
     return True, describe(current), None
@@ -212,41 +172,17 @@ def ensure_association_absent(client, file_system_id, team, check_mode, wait=Tru
 # ---------------------------------------------------------------- S3 team prefix
 
 
-@S3ErrorHandler.list_error_handler("read the team prefix marker's tags", None)
-@aws_retry()
-def _object_tags(client, bucket, key):
-    return boto3_tag_list_to_ansible_dict(client.get_object_tagging(Bucket=bucket, Key=key).get("TagSet", []))
-
-
-@S3ErrorHandler.common_error_handler("create the team prefix marker")
-@aws_retry()
-def _put_marker(client, bucket, key, tags):
-    client.put_object(Bucket=bucket, Key=key, Body=b"", Tagging=urlencode(sorted(tags.items())))
-
-
-@S3ErrorHandler.common_error_handler("tag the team prefix marker")
-@aws_retry()
-def _put_tags(client, bucket, key, tags):
-    client.put_object_tagging(Bucket=bucket, Key=key, Tagging={"TagSet": ansible_dict_to_boto3_tag_list(tags)})
-
-
-@S3ErrorHandler.common_error_handler("list the team prefix")
-@aws_retry()
 def list_keys(client, bucket, prefix, limit=None):
+    """The keys under ``prefix``: every page, or the first ``limit`` only."""
     if limit:
-        return [item["Key"] for item in client.list_objects_v2(Bucket=bucket, Prefix=prefix, MaxKeys=limit).get("Contents", [])]
-    keys = []
-    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
-        keys.extend(item["Key"] for item in page.get("Contents", []))
-    return keys
+        return [item["Key"] for item in (s3.list_objects_v2(client, Bucket=bucket, Prefix=prefix, MaxKeys=limit) or {}).get("Contents", [])]
+    return [item["Key"] for item in s3.list_all_objects_v2(client, Bucket=bucket, Prefix=prefix)]
 
 
-@S3ErrorHandler.common_error_handler("delete the team prefix's objects")
-@aws_retry()
 def _delete_keys(client, bucket, keys):
     for start in range(0, len(keys), DELETE_BATCH):
         batch = [{"Key": key} for key in keys[start:start + DELETE_BATCH]]
-        answer = client.delete_objects(Bucket=bucket, Delete={"Objects": batch, "Quiet": True})
+        answer = s3.delete_objects(client, Bucket=bucket, Delete={"Objects": batch, "Quiet": True})
         if answer.get("Errors"):
             first = answer["Errors"][0]
             raise S3Error(message="could not delete %d objects under s3://%s/%s, first %s: %s" % (
@@ -256,7 +192,8 @@ def _delete_keys(client, bucket, keys):
 def _prefix_state(client, bucket, team):
     key = naming.s3_prefix(team)
     # GetObjectTagging answers NoSuchKey for a missing marker: one read tells both whether it exists and its tags.
-    tags = _object_tags(client, bucket, key)
+    tagging = s3.get_object_tagging(client, Bucket=bucket, Key=key)
+    tags = None if tagging is None else boto3_tag_list_to_ansible_dict(tagging.get("TagSet", []))
     return {"bucket": bucket, "prefix": key, "marker": tags is not None, "tags": tags or {}}
 
 
@@ -290,9 +227,9 @@ def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None,
     if check_mode:
         return True, before, after
     if not before["marker"]:
-        _put_marker(client, bucket, key, tags)
+        s3.put_object(client, Bucket=bucket, Key=key, Body=b"", Tagging=urlencode(sorted(tags.items())))
     else:
-        _put_tags(client, bucket, key, tags)
+        s3.put_object_tagging(client, Bucket=bucket, Key=key, Tagging={"TagSet": ansible_dict_to_boto3_tag_list(tags)})
     return True, before, _prefix_state(client, bucket, team)
 
 

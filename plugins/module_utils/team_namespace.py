@@ -49,8 +49,8 @@ try:
 except ImportError:
     HAS_KUBERNETES = False
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, FsxErrorHandler, HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, fsx, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 FIELD_MANAGER = "hyperpod-tenancy"
@@ -534,12 +534,6 @@ def check(params):
         raise InputError(message="team %r: volume.capacity_gib must be at least 1, not %s" % (params["team"], volume["capacity_gib"]))
 
 
-@FsxErrorHandler.list_error_handler("describe the FSx file system", None)
-@aws_retry()
-def describe_file_system(client, file_system_id):
-    return client.describe_file_systems(FileSystemIds=[file_system_id])["FileSystems"][0]
-
-
 def _volume(context, params):
     """The volume's FSx attributes: given, or read from DescribeFileSystems (DNSName, LustreConfiguration.MountName)."""
     volume = params.get("volume")
@@ -548,7 +542,7 @@ def _volume(context, params):
     volume = dict(volume, directory=volume.get("directory") or params["team"])
     if volume.get("dns_name") and volume.get("mount_name"):
         return volume
-    described = describe_file_system(context.client("fsx"), volume["file_system_id"])
+    described = (fsx.describe_file_systems(context.client("fsx"), FileSystemIds=[volume["file_system_id"]]) or [None])[0]
     if described is None:
         raise InputError(message="team %r: volume.file_system_id %s: no such FSx file system" % (params["team"], volume["file_system_id"]))
     volume["dns_name"] = volume.get("dns_name") or described["DNSName"]

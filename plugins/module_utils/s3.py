@@ -1,0 +1,25 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Every Amazon S3 call the collection makes, one wrapper per call (``calls.py``), with S3's error handler.
+
+Each takes the boto3 client and the operation's own keyword arguments. Reads give ``None`` (lists:
+``[]``) for a missing object or bucket.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import listing, read, write
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import S3ErrorHandler as Handler
+
+get_object_tagging = read(Handler, "read the team prefix marker's tags", "get_object_tagging")
+put_object = write(Handler, "create the team prefix marker", "put_object")
+put_object_tagging = write(Handler, "tag the team prefix marker", "put_object_tagging")
+# One page (MaxKeys): whether anything is under a prefix.
+list_objects_v2 = read(Handler, "list the team prefix", "list_objects_v2")
+# Every key under a prefix, every page.
+list_all_objects_v2 = listing(Handler, "list the team prefix", "list_objects_v2", "Contents", missing_ok=False)
+delete_objects = write(Handler, "delete the team prefix's objects", "delete_objects")
