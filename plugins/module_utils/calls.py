@@ -29,10 +29,14 @@ def _named(function, operation):
     return function
 
 
-def read(handler, what, operation, key=None, default=None):
-    """``client.<operation>(**request)`` (its ``key``, or the response less its metadata); ``default`` when missing."""
+def read(handler, what, operation, key=None, default=None, missing_ok=True):
+    """``client.<operation>(**request)`` (its ``key``, or the response less its metadata); ``default`` when missing.
 
-    @handler.list_error_handler(what, default)
+    With ``missing_ok=False`` a missing resource raises, as any other error (a read that only follows another read of the resource).
+    """
+    guard = handler.list_error_handler(what, default) if missing_ok else handler.common_error_handler(what)
+
+    @guard
     @aws_retry()
     def call(client, **request):
         return _pick(getattr(client, operation)(**request), key)

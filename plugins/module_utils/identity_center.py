@@ -14,7 +14,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, listing, write
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, listing, read, write
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler as Handler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
@@ -24,6 +24,69 @@ list_application_assignments = listing(Handler, "list application assignments", 
 create_application_assignment = write(Handler, "assign the group to the domain's application", "create_application_assignment")
 delete_application_assignment = delete(Handler, "remove a group from the domain's application", "delete_application_assignment")
 
+
+# ---------------------------------------------------------------- permission sets (sso-admin)
+# Reads of a permission set's parts follow its DescribePermissionSet: a missing one raises there.
+
+list_permission_sets = listing(Handler, "list permission sets", "list_permission_sets", "PermissionSets", missing_ok=False)
+describe_permission_set = read(Handler, "describe the permission set", "describe_permission_set", "PermissionSet")
+get_inline_policy_for_permission_set = read(
+    Handler, "read the permission set's inline policy", "get_inline_policy_for_permission_set", missing_ok=False
+)
+list_managed_policies_in_permission_set = listing(
+    Handler, "list the permission set's managed policies", "list_managed_policies_in_permission_set", "AttachedManagedPolicies",
+    missing_ok=False,
+)
+list_customer_managed_policy_references_in_permission_set = listing(
+    Handler, "list the permission set's customer managed policies", "list_customer_managed_policy_references_in_permission_set",
+    "CustomerManagedPolicyReferences", missing_ok=False,
+)
+get_permissions_boundary_for_permission_set = read(
+    Handler, "read the permission set's permissions boundary", "get_permissions_boundary_for_permission_set", "PermissionsBoundary"
+)
+list_tags_for_resource = listing(Handler, "list the permission set's tags", "list_tags_for_resource", "Tags", missing_ok=False)
+list_accounts_for_provisioned_permission_set = listing(
+    Handler, "list the accounts the permission set is provisioned to", "list_accounts_for_provisioned_permission_set", "AccountIds",
+    missing_ok=False,
+)
+list_permission_sets_provisioned_to_account = listing(
+    Handler, "list the permission sets provisioned to the account", "list_permission_sets_provisioned_to_account", "PermissionSets",
+    missing_ok=False,
+)
+list_account_assignments = listing(
+    Handler, "list the permission set's account assignments", "list_account_assignments", "AccountAssignments", missing_ok=False
+)
+create_permission_set = write(Handler, "create the permission set", "create_permission_set", "PermissionSet")
+update_permission_set = write(Handler, "update the permission set", "update_permission_set")
+delete_permission_set = write(Handler, "delete the permission set", "delete_permission_set")
+put_inline_policy_to_permission_set = write(Handler, "put the permission set's inline policy", "put_inline_policy_to_permission_set")
+delete_inline_policy_from_permission_set = write(Handler, "delete the permission set's inline policy", "delete_inline_policy_from_permission_set")
+attach_managed_policy_to_permission_set = write(Handler, "attach a managed policy", "attach_managed_policy_to_permission_set")
+detach_managed_policy_from_permission_set = write(Handler, "detach a managed policy", "detach_managed_policy_from_permission_set")
+attach_customer_managed_policy_reference_to_permission_set = write(
+    Handler, "attach a customer managed policy", "attach_customer_managed_policy_reference_to_permission_set"
+)
+detach_customer_managed_policy_reference_from_permission_set = write(
+    Handler, "detach a customer managed policy", "detach_customer_managed_policy_reference_from_permission_set"
+)
+put_permissions_boundary_to_permission_set = write(Handler, "put the permissions boundary", "put_permissions_boundary_to_permission_set")
+delete_permissions_boundary_from_permission_set = write(Handler, "delete the permissions boundary", "delete_permissions_boundary_from_permission_set")
+tag_resource = write(Handler, "tag the permission set", "tag_resource")
+untag_resource = write(Handler, "untag the permission set", "untag_resource")
+provision_permission_set = write(Handler, "provision the permission set", "provision_permission_set", "PermissionSetProvisioningStatus")
+describe_permission_set_provisioning_status = read(
+    Handler, "read the provisioning status", "describe_permission_set_provisioning_status", "PermissionSetProvisioningStatus", missing_ok=False
+)
+create_account_assignment = write(Handler, "create an account assignment", "create_account_assignment", "AccountAssignmentCreationStatus")
+delete_account_assignment = write(Handler, "delete an account assignment", "delete_account_assignment", "AccountAssignmentDeletionStatus")
+describe_account_assignment_creation_status = read(
+    Handler, "read an account assignment's status", "describe_account_assignment_creation_status", "AccountAssignmentCreationStatus",
+    missing_ok=False,
+)
+describe_account_assignment_deletion_status = read(
+    Handler, "read an account assignment's status", "describe_account_assignment_deletion_status", "AccountAssignmentDeletionStatus",
+    missing_ok=False,
+)
 
 def instances(sso_admin, instance_arn=None):
     """The account's Identity Center instances (only ``instance_arn``'s when given: ``[]`` if it is not one of them)."""

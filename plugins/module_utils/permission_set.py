@@ -30,9 +30,8 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_ta
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
 
@@ -177,73 +176,24 @@ def _reference_problems(where, ref):
     return problems
 
 
-# ---------------------------------------------------------------- the calls
+# ---------------------------------------------------------------- reads with logic of their own (identity_center.py has the calls)
 
 
-@IdentityCenterErrorHandler.common_error_handler("list permission sets")
-@aws_retry()
-def list_permission_sets(client, instance_arn):
-    return client.get_paginator("list_permission_sets").paginate(InstanceArn=instance_arn).build_full_result()["PermissionSets"]
-
-
-@IdentityCenterErrorHandler.list_error_handler("describe the permission set", None)
-@aws_retry()
-def describe_permission_set(client, instance_arn, arn):
-    return client.describe_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)["PermissionSet"]
-
-
-@IdentityCenterErrorHandler.common_error_handler("read the permission set's inline policy")
-@aws_retry()
-def get_inline_policy(client, instance_arn, arn):
-    return client.get_inline_policy_for_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn).get("InlinePolicy") or ""
-
-
-@IdentityCenterErrorHandler.common_error_handler("list the permission set's managed policies")
-@aws_retry()
-def list_managed_policies(client, instance_arn, arn):
-    pages = client.get_paginator("list_managed_policies_in_permission_set").paginate(InstanceArn=instance_arn, PermissionSetArn=arn)
-    return [p["Arn"] for p in pages.build_full_result()["AttachedManagedPolicies"]]
-
-
-@IdentityCenterErrorHandler.common_error_handler("list the permission set's customer managed policies")
-@aws_retry()
-def list_customer_managed_policies(client, instance_arn, arn):
-    pages = client.get_paginator("list_customer_managed_policy_references_in_permission_set").paginate(InstanceArn=instance_arn, PermissionSetArn=arn)
-    return [{"name": r["Name"], "path": r.get("Path", "/")} for r in pages.build_full_result()["CustomerManagedPolicyReferences"]]
-
-
-@IdentityCenterErrorHandler.list_error_handler("read the permission set's permissions boundary", None)
-@aws_retry()
-def get_permissions_boundary(client, instance_arn, arn):
-    return client.get_permissions_boundary_for_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)["PermissionsBoundary"]
-
-
-@IdentityCenterErrorHandler.common_error_handler("list the permission set's tags")
-@aws_retry()
-def list_tags(client, instance_arn, arn):
-    pages = client.get_paginator("list_tags_for_resource").paginate(InstanceArn=instance_arn, ResourceArn=arn)
-    return boto3_tag_list_to_ansible_dict(pages.build_full_result().get("Tags", []))
-
-
-@IdentityCenterErrorHandler.common_error_handler("list the accounts the permission set is provisioned to")
-@aws_retry()
 def list_provisioned_accounts(client, instance_arn, arn, outdated=False):
     """The accounts holding the permission set's role; with ``outdated``, those holding an older version."""
     kwargs = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
     if outdated:
         kwargs["ProvisioningStatus"] = "LATEST_PERMISSION_SET_NOT_PROVISIONED"
-    pages = client.get_paginator("list_accounts_for_provisioned_permission_set").paginate(**kwargs)
-    return sorted(pages.build_full_result().get("AccountIds", []))
+    return sorted(identity_center.list_accounts_for_provisioned_permission_set(client, **kwargs))
 
 
-@IdentityCenterErrorHandler.common_error_handler("list the permission sets provisioned to the account")
-@aws_retry()
 def list_outdated_in_account(client, instance_arn, account):
     """ARNs of the permission sets whose role in ``account`` holds an older version than the latest."""
-    pages = client.get_paginator("list_permission_sets_provisioned_to_account").paginate(
-        InstanceArn=instance_arn, AccountId=account, ProvisioningStatus="LATEST_PERMISSION_SET_NOT_PROVISIONED"
+    return sorted(
+        identity_center.list_permission_sets_provisioned_to_account(
+            client, InstanceArn=instance_arn, AccountId=account, ProvisioningStatus="LATEST_PERMISSION_SET_NOT_PROVISIONED"
+        )
     )
-    return sorted(pages.build_full_result().get("PermissionSets", []))
 
 
 def outdated_accounts(client, instance_arn, arn, provisioned, known=None):
@@ -258,150 +208,16 @@ def outdated_accounts(client, instance_arn, arn, provisioned, known=None):
     return sorted(account for account in provisioned if arn in known[account])
 
 
-@IdentityCenterErrorHandler.common_error_handler("list the permission set's account assignments")
-@aws_retry()
-def list_assignments(client, instance_arn, arn, account):
-    pages = client.get_paginator("list_account_assignments").paginate(InstanceArn=instance_arn, AccountId=account, PermissionSetArn=arn)
-    return [
-        {"account_id": a["AccountId"], "principal_type": a["PrincipalType"], "principal_id": a["PrincipalId"]}
-        for a in pages.build_full_result()["AccountAssignments"]
-    ]
-
-
-@IdentityCenterErrorHandler.common_error_handler("create the permission set")
-@aws_retry()
-def create_permission_set(client, **kwargs):
-    return client.create_permission_set(**kwargs)["PermissionSet"]
-
-
-@IdentityCenterErrorHandler.common_error_handler("update the permission set")
-@aws_retry()
-def update_permission_set(client, **kwargs):
-    client.update_permission_set(**kwargs)
-
-
-@IdentityCenterErrorHandler.common_error_handler("delete the permission set")
-@aws_retry()
-def delete_permission_set(client, instance_arn, arn):
-    client.delete_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)
-
-
-@IdentityCenterErrorHandler.common_error_handler("put the permission set's inline policy")
-@aws_retry()
-def put_inline_policy(client, instance_arn, arn, policy):
-    client.put_inline_policy_to_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, InlinePolicy=json.dumps(policy, sort_keys=True))
-
-
-@IdentityCenterErrorHandler.common_error_handler("delete the permission set's inline policy")
-@aws_retry()
-def delete_inline_policy(client, instance_arn, arn):
-    client.delete_inline_policy_from_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)
-
-
-@IdentityCenterErrorHandler.common_error_handler("attach a managed policy")
-@aws_retry()
-def attach_managed_policy(client, instance_arn, arn, policy_arn):
-    client.attach_managed_policy_to_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, ManagedPolicyArn=policy_arn)
-
-
-@IdentityCenterErrorHandler.common_error_handler("detach a managed policy")
-@aws_retry()
-def detach_managed_policy(client, instance_arn, arn, policy_arn):
-    client.detach_managed_policy_from_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, ManagedPolicyArn=policy_arn)
-
-
-@IdentityCenterErrorHandler.common_error_handler("attach a customer managed policy")
-@aws_retry()
-def attach_customer_managed_policy(client, instance_arn, arn, ref):
-    client.attach_customer_managed_policy_reference_to_permission_set(
-        InstanceArn=instance_arn, PermissionSetArn=arn, CustomerManagedPolicyReference={"Name": ref["name"], "Path": ref["path"]}
-    )
-
-
-@IdentityCenterErrorHandler.common_error_handler("detach a customer managed policy")
-@aws_retry()
-def detach_customer_managed_policy(client, instance_arn, arn, ref):
-    client.detach_customer_managed_policy_reference_from_permission_set(
-        InstanceArn=instance_arn, PermissionSetArn=arn, CustomerManagedPolicyReference={"Name": ref["name"], "Path": ref["path"]}
-    )
-
-
-@IdentityCenterErrorHandler.common_error_handler("put the permissions boundary")
-@aws_retry()
-def put_permissions_boundary(client, instance_arn, arn, boundary):
-    client.put_permissions_boundary_to_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, PermissionsBoundary=boundary_to_api(boundary))
-
-
-@IdentityCenterErrorHandler.common_error_handler("delete the permissions boundary")
-@aws_retry()
-def delete_permissions_boundary(client, instance_arn, arn):
-    client.delete_permissions_boundary_from_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn)
-
-
-@IdentityCenterErrorHandler.common_error_handler("tag the permission set")
-@aws_retry()
-def tag_permission_set(client, instance_arn, arn, tags):
-    client.tag_resource(InstanceArn=instance_arn, ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(tags))
-
-
-@IdentityCenterErrorHandler.common_error_handler("untag the permission set")
-@aws_retry()
-def untag_permission_set(client, instance_arn, arn, keys):
-    client.untag_resource(InstanceArn=instance_arn, ResourceArn=arn, TagKeys=list(keys))
-
-
-@IdentityCenterErrorHandler.common_error_handler("provision the permission set")
-@aws_retry()
-def provision(client, instance_arn, arn, account):
-    return client.provision_permission_set(InstanceArn=instance_arn, PermissionSetArn=arn, TargetType="AWS_ACCOUNT", TargetId=account)[
-        "PermissionSetProvisioningStatus"
-    ]
-
-
-@IdentityCenterErrorHandler.common_error_handler("read the provisioning status")
-@aws_retry()
-def provisioning_status(client, instance_arn, request_id):
-    return client.describe_permission_set_provisioning_status(InstanceArn=instance_arn, ProvisionPermissionSetRequestId=request_id)[
-        "PermissionSetProvisioningStatus"
-    ]
-
-
-@IdentityCenterErrorHandler.common_error_handler("create an account assignment")
-@aws_retry()
-def create_assignment(client, instance_arn, arn, assignment):
-    return client.create_account_assignment(
+def _assignment_request(instance_arn, arn, assignment):
+    """Create/DeleteAccountAssignment's request for an assignment in the module's shape."""
+    return dict(
         InstanceArn=instance_arn,
         TargetId=assignment["account_id"],
         TargetType="AWS_ACCOUNT",
         PermissionSetArn=arn,
         PrincipalType=assignment["principal_type"],
         PrincipalId=assignment["principal_id"],
-    )["AccountAssignmentCreationStatus"]
-
-
-@IdentityCenterErrorHandler.common_error_handler("delete an account assignment")
-@aws_retry()
-def delete_assignment(client, instance_arn, arn, assignment):
-    return client.delete_account_assignment(
-        InstanceArn=instance_arn,
-        TargetId=assignment["account_id"],
-        TargetType="AWS_ACCOUNT",
-        PermissionSetArn=arn,
-        PrincipalType=assignment["principal_type"],
-        PrincipalId=assignment["principal_id"],
-    )["AccountAssignmentDeletionStatus"]
-
-
-@IdentityCenterErrorHandler.common_error_handler("read an account assignment's status")
-@aws_retry()
-def assignment_status(client, instance_arn, request_id, deletion):
-    if deletion:
-        return client.describe_account_assignment_deletion_status(InstanceArn=instance_arn, AccountAssignmentDeletionRequestId=request_id)[
-            "AccountAssignmentDeletionStatus"
-        ]
-    return client.describe_account_assignment_creation_status(InstanceArn=instance_arn, AccountAssignmentCreationRequestId=request_id)[
-        "AccountAssignmentCreationStatus"
-    ]
+    )
 
 
 # ---------------------------------------------------------------- normalized shapes
@@ -485,11 +301,11 @@ def find_permission_set(client, instance_arn, name, known_arn=None, known=None):
     if known and known.get("name") == name:
         return dict((member, known[option]) for option, member in DESCRIBED_FIELDS if known.get(option) is not None)
     if known_arn:
-        described = describe_permission_set(client, instance_arn, known_arn)
+        described = identity_center.describe_permission_set(client, InstanceArn=instance_arn, PermissionSetArn=known_arn)
         if described and described["Name"] == name:
             return described
-    for arn in list_permission_sets(client, instance_arn):
-        described = describe_permission_set(client, instance_arn, arn)
+    for arn in identity_center.list_permission_sets(client, InstanceArn=instance_arn):
+        described = identity_center.describe_permission_set(client, InstanceArn=instance_arn, PermissionSetArn=arn)
         if described and described["Name"] == name:
             return described
     return None
@@ -502,12 +318,15 @@ def read_current(client, instance_arn, described, assignment_accounts=(), with_b
     ``known_outdated`` is outdated_accounts' ``known``.
     """
     arn = described["PermissionSetArn"]
-    inline = get_inline_policy(client, instance_arn, arn)
+    ps = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
+    inline = identity_center.get_inline_policy_for_permission_set(client, **ps).get("InlinePolicy") or ""
     provisioned = list_provisioned_accounts(client, instance_arn, arn)
     accounts = sorted(set(provisioned) | set(assignment_accounts))
-    assignments = []
-    for account in accounts:
-        assignments.extend(list_assignments(client, instance_arn, arn, account))
+    assignments = [
+        {"account_id": a["AccountId"], "principal_type": a["PrincipalType"], "principal_id": a["PrincipalId"]}
+        for account in accounts
+        for a in identity_center.list_account_assignments(client, AccountId=account, **ps)
+    ]
     current = {
         "name": described["Name"],
         "permission_set_arn": arn,
@@ -515,16 +334,18 @@ def read_current(client, instance_arn, described, assignment_accounts=(), with_b
         "session_duration": described.get("SessionDuration"),
         "relay_state": described.get("RelayState"),
         "inline_policy": json.loads(inline) if inline else {},
-        "managed_policies": sorted(list_managed_policies(client, instance_arn, arn)),
-        "customer_managed_policies": _refs(list_customer_managed_policies(client, instance_arn, arn)),
-        "tags": list_tags(client, instance_arn, arn),
+        "managed_policies": sorted(p["Arn"] for p in identity_center.list_managed_policies_in_permission_set(client, **ps)),
+        "customer_managed_policies": _refs(
+            {"name": r["Name"], "path": r.get("Path", "/")} for r in identity_center.list_customer_managed_policy_references_in_permission_set(client, **ps)
+        ),
+        "tags": boto3_tag_list_to_ansible_dict(identity_center.list_tags_for_resource(client, InstanceArn=instance_arn, ResourceArn=arn)),
         "provisioned_accounts": provisioned,
         # Accounts whose role is older than the permission set (an earlier provisioning failed or never ran).
         "outdated_accounts": outdated_accounts(client, instance_arn, arn, provisioned, known_outdated),
         "assignments": _assignments(assignments),
     }
     if with_boundary:
-        current["permissions_boundary"] = boundary_from_api(get_permissions_boundary(client, instance_arn, arn))
+        current["permissions_boundary"] = boundary_from_api(identity_center.get_permissions_boundary_for_permission_set(client, **ps))
     return current
 
 
@@ -629,6 +450,19 @@ def _wait_request(what, describe, timeout):
     return wait_for_status(describe, what, ready=("SUCCEEDED",), failed=("FAILED",), timeout=timeout, first_delay=0.2, max_delay=5)
 
 
+def _unassign(client, instance_arn, arn, assignments, timeout):
+    """Remove each assignment, waiting for each removal."""
+    for assignment in assignments:
+        status = identity_center.delete_account_assignment(client, **_assignment_request(instance_arn, arn, assignment))
+        _wait_request(
+            "removal of %s %s from account %s" % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
+            lambda request_id=status["RequestId"]: identity_center.describe_account_assignment_deletion_status(
+                client, InstanceArn=instance_arn, AccountAssignmentDeletionRequestId=request_id
+            ),
+            timeout,
+        )
+
+
 def _public(state):
     if not state:
         return {}
@@ -680,64 +514,68 @@ def ensure_present(client, identitystore, params, check_mode):
             kwargs["RelayState"] = desired["relay_state"]
         if desired["tags"]:
             kwargs["Tags"] = ansible_dict_to_boto3_tag_list(desired["tags"])
-        arn = create_permission_set(client, **kwargs)["PermissionSetArn"]
+        arn = identity_center.create_permission_set(client, **kwargs)["PermissionSetArn"]
     else:
         arn = current["permission_set_arn"]
+    ps = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
     if changes.get("update"):
-        kwargs = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
+        kwargs = dict(ps)
         for key, member in (("description", "Description"), ("session_duration", "SessionDuration"), ("relay_state", "RelayState")):
             if key in changes["update"] and desired[key] is not None:
                 kwargs[member] = desired[key]
-        update_permission_set(client, **kwargs)
+        identity_center.update_permission_set(client, **kwargs)
     if "inline_policy" in changes:
         if changes["inline_policy"]:
-            put_inline_policy(client, instance_arn, arn, changes["inline_policy"])
+            identity_center.put_inline_policy_to_permission_set(client, InlinePolicy=json.dumps(changes["inline_policy"], sort_keys=True), **ps)
         else:
-            delete_inline_policy(client, instance_arn, arn)
+            identity_center.delete_inline_policy_from_permission_set(client, **ps)
     for policy_arn in changes.get("detach_managed", []):
-        detach_managed_policy(client, instance_arn, arn, policy_arn)
+        identity_center.detach_managed_policy_from_permission_set(client, ManagedPolicyArn=policy_arn, **ps)
     for ref in changes.get("detach_customer", []):
-        detach_customer_managed_policy(client, instance_arn, arn, ref)
+        identity_center.detach_customer_managed_policy_reference_from_permission_set(
+            client, CustomerManagedPolicyReference={"Name": ref["name"], "Path": ref["path"]}, **ps
+        )
     for policy_arn in changes.get("attach_managed", []):
-        attach_managed_policy(client, instance_arn, arn, policy_arn)
+        identity_center.attach_managed_policy_to_permission_set(client, ManagedPolicyArn=policy_arn, **ps)
     for ref in changes.get("attach_customer", []):
-        attach_customer_managed_policy(client, instance_arn, arn, ref)
+        identity_center.attach_customer_managed_policy_reference_to_permission_set(
+            client, CustomerManagedPolicyReference={"Name": ref["name"], "Path": ref["path"]}, **ps
+        )
     if "boundary" in changes:
         if changes["boundary"]:
-            put_permissions_boundary(client, instance_arn, arn, changes["boundary"])
+            identity_center.put_permissions_boundary_to_permission_set(client, PermissionsBoundary=boundary_to_api(changes["boundary"]), **ps)
         else:
-            delete_permissions_boundary(client, instance_arn, arn)
+            identity_center.delete_permissions_boundary_from_permission_set(client, **ps)
     if changes.get("untag"):
-        untag_permission_set(client, instance_arn, arn, changes["untag"])
+        identity_center.untag_resource(client, InstanceArn=instance_arn, ResourceArn=arn, TagKeys=list(changes["untag"]))
     if changes.get("tag"):
-        tag_permission_set(client, instance_arn, arn, changes["tag"])
+        identity_center.tag_resource(client, InstanceArn=instance_arn, ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(changes["tag"]))
 
     # The accounts that already have the role get the new content only when provisioned again.
     content_changed = any(k in changes for k in PROVISIONED_CHANGES)
     to_provision = current["provisioned_accounts"] if current and content_changed else changes.get("provision", [])
     if to_provision:
         for account in to_provision:
-            status = provision(client, instance_arn, arn, account)
+            status = identity_center.provision_permission_set(client, TargetType="AWS_ACCOUNT", TargetId=account, **ps)
             _wait_request(
                 "provisioning of permission set %s to account %s" % (desired["name"], account),
-                lambda request_id=status["RequestId"]: provisioning_status(client, instance_arn, request_id),
+                lambda request_id=status["RequestId"]: identity_center.describe_permission_set_provisioning_status(
+                    client, InstanceArn=instance_arn, ProvisionPermissionSetRequestId=request_id
+                ),
                 timeout,
             )
     for assignment in changes.get("assign", []):
-        status = create_assignment(client, instance_arn, arn, assignment)
+        status = identity_center.create_account_assignment(client, **_assignment_request(instance_arn, arn, assignment))
         _wait_request(
             "assignment of %s %s to account %s" % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
-            lambda request_id=status["RequestId"]: assignment_status(client, instance_arn, request_id, False),
+            lambda request_id=status["RequestId"]: identity_center.describe_account_assignment_creation_status(
+                client, InstanceArn=instance_arn, AccountAssignmentCreationRequestId=request_id
+            ),
             timeout,
         )
-    for assignment in changes.get("unassign", []):
-        status = delete_assignment(client, instance_arn, arn, assignment)
-        _wait_request(
-            "removal of %s %s from account %s" % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
-            lambda request_id=status["RequestId"]: assignment_status(client, instance_arn, request_id, True),
-            timeout,
-        )
-    after = read_current(client, instance_arn, describe_permission_set(client, instance_arn, arn), params.get("accounts") or [], with_boundary)
+    _unassign(client, instance_arn, arn, changes.get("unassign", []), timeout)
+    described = identity_center.describe_permission_set(client, **ps)
+    after = read_current(client, instance_arn, described, params.get("accounts") or [], with_boundary)
     return True, _public(current), _public(after)
 
 
@@ -754,14 +592,8 @@ def ensure_absent(client, params, check_mode):
         return True, _public(current), {}
     arn = current["permission_set_arn"]
     timeout = params.get("wait_timeout", 600)
-    for assignment in current["assignments"]:
-        status = delete_assignment(client, instance_arn, arn, assignment)
-        _wait_request(
-            "removal of %s %s from account %s" % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
-            lambda request_id=status["RequestId"]: assignment_status(client, instance_arn, request_id, True),
-            timeout,
-        )
-    delete_permission_set(client, instance_arn, arn)
+    _unassign(client, instance_arn, arn, current["assignments"], timeout)
+    identity_center.delete_permission_set(client, InstanceArn=instance_arn, PermissionSetArn=arn)
     return True, _public(current), {}
 
 

@@ -30,7 +30,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, read_settled, wait_for_status
 
 SHARING = {"lend": "Lend", "dont_lend": "DontLend", "lend_and_borrow": "LendAndBorrow"}
 PREEMPT = {"never": "Never", "lower_priority": "LowerPriority"}
@@ -423,15 +423,8 @@ class QuotaManager(engine.Manager):
         return result
 
     def wait(self, quota_id):
-        if not self.params.get("wait", True):
-            return sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id)
-        return wait_for_status(
-            lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id),
-            "compute quota %s" % self.name,
-            ready=SETTLED,
-            failed=FAILED,
-            timeout=self.timeout,
-        )
+        describe = lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id)
+        return read_settled(describe, "compute quota %s" % self.name, self.params.get("wait", True), SETTLED, FAILED, self.timeout)
 
     # present
 

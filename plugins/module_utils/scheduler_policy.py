@@ -20,7 +20,7 @@ import re
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, read_settled, wait_for_status
 
 TASK_GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
 
@@ -203,15 +203,8 @@ class SchedulerPolicyManager(engine.Manager):
         return config
 
     def wait(self, config_id, ready):
-        if not self.params.get("wait", True):
-            return sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config_id)
-        return wait_for_status(
-            lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config_id),
-            "cluster scheduler config %s" % self.name,
-            ready=ready,
-            failed=FAILED,
-            timeout=self.timeout,
-        )
+        describe = lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config_id)
+        return read_settled(describe, "cluster scheduler config %s" % self.name, self.params.get("wait", True), ready, FAILED, self.timeout)
 
     @staticmethod
     def result(config):

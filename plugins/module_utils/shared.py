@@ -87,10 +87,10 @@ def permission_sets(sso_admin, instance_arn, names):
     returns spares each team's module its own DescribePermissionSet.
     """
     wanted, found = set(names), {}
-    for arn in permission_set.list_permission_sets(sso_admin, instance_arn):
+    for arn in identity_center.list_permission_sets(sso_admin, InstanceArn=instance_arn):
         if wanted <= set(found):
             break
-        described = permission_set.describe_permission_set(sso_admin, instance_arn, arn)
+        described = identity_center.describe_permission_set(sso_admin, InstanceArn=instance_arn, PermissionSetArn=arn)
         if described and described["Name"] in wanted:
             found[described["Name"]] = permission_set.known_from_described(described)
     return found

@@ -40,3 +40,10 @@ def wait_for_status(describe, what, ready, failed=(), timeout=1800, status_key="
             raise HyperPodError(message="Timed out after %ss waiting for %s to be %s (status: %s)" % (timeout, what, "/".join(str(r) for r in ready), status))
         time.sleep(delay)
         delay = min(delay * 2, max_delay)
+
+
+def read_settled(describe, what, wait, ready, failed=(), timeout=1800):
+    """``describe()``'s resource: read once when ``wait`` is off, else once its status is in ``ready`` (``wait_for_status``)."""
+    if not wait:
+        return describe()
+    return wait_for_status(describe, what, ready=ready, failed=failed, timeout=timeout)

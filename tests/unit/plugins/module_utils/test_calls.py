@@ -6,7 +6,7 @@ import boto3
 import pytest
 from ansible_collections.amazon.aws.plugins.module_utils import cloud
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, iam, identity_center, sagemaker
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksError, SageMakerError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksError, IdentityCenterError, SageMakerError
 from botocore.stub import Stubber
 
 QUOTA_ID = "q1q1q1q1q1q1"
@@ -163,4 +163,16 @@ def test_an_invalid_parameter_that_is_no_propagation_fails_at_once(sleeps):
                           service_message="The kubernetesGroups can't start with system:, eks:: system:masters.", http_status_code=400)
     with stub, pytest.raises(EksError, match="Failed to create the access entry"):
         eks.create_access_entry(client, clusterName="ml", principalArn="arn:aws:iam::123456789012:role/r", kubernetesGroups=["system:masters"])
+    assert sleeps == []
+
+
+def test_a_read_that_follows_the_resources_describe_raises_when_it_is_missing(sleeps):
+    client, stub = stubbed("sso-admin")
+    instance, arn = "arn:aws:sso:::instance/ssoins-0123456789abcdef", "arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-0123456789abcdef"
+    stub.add_client_error("describe_permission_set", service_error_code="ResourceNotFoundException", http_status_code=400)
+    stub.add_client_error("get_inline_policy_for_permission_set", service_error_code="ResourceNotFoundException", http_status_code=400)
+    with stub:
+        assert identity_center.describe_permission_set(client, InstanceArn=instance, PermissionSetArn=arn) is None
+        with pytest.raises(IdentityCenterError, match="read the permission set's inline policy"):
+            identity_center.get_inline_policy_for_permission_set(client, InstanceArn=instance, PermissionSetArn=arn)
     assert sleeps == []
