@@ -88,6 +88,7 @@ describe_account_assignment_deletion_status = read(
     missing_ok=False,
 )
 
+
 def instances(sso_admin, instance_arn=None):
     """The account's Identity Center instances (only ``instance_arn``'s when given: ``[]`` if it is not one of them)."""
     return [i for i in list_instances(sso_admin) if not instance_arn or i["InstanceArn"] == instance_arn]

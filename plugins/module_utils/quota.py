@@ -423,8 +423,10 @@ class QuotaManager(engine.Manager):
         return result
 
     def wait(self, quota_id):
-        describe = lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id)
-        return read_settled(describe, "compute quota %s" % self.name, self.params.get("wait", True), SETTLED, FAILED, self.timeout)
+        return read_settled(
+            lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id),
+            "compute quota %s" % self.name, self.params.get("wait", True), SETTLED, FAILED, self.timeout,
+        )
 
     # present
 

@@ -203,8 +203,10 @@ class SchedulerPolicyManager(engine.Manager):
         return config
 
     def wait(self, config_id, ready):
-        describe = lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config_id)
-        return read_settled(describe, "cluster scheduler config %s" % self.name, self.params.get("wait", True), ready, FAILED, self.timeout)
+        return read_settled(
+            lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config_id),
+            "cluster scheduler config %s" % self.name, self.params.get("wait", True), ready, FAILED, self.timeout,
+        )
 
     @staticmethod
     def result(config):
