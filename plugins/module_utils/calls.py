@@ -4,6 +4,9 @@
 
 """How a one-call API wrapper is made: the service's error handler around the collection's retry.
 
+``retry_codes`` are error codes the call also retries (IAM's ConcurrentModification, Cost Explorer's
+LimitExceededException), besides throttling and IAM propagation.
+
 Each service file (``sagemaker.py``, ``eks.py``, ``identity_center.py``, ...) declares its calls with
 these, so that every call has one contract (its boto3 keyword arguments in, one documented value
 out) and goes through the same retry (``retry.aws_retry``: it wraps the function, so it takes
@@ -29,7 +32,7 @@ def _named(function, operation):
     return function
 
 
-def read(handler, what, operation, key=None, default=None, missing_ok=True):
+def read(handler, what, operation, key=None, default=None, missing_ok=True, retry_codes=()):
     """``client.<operation>(**request)`` (its ``key``, or the response less its metadata); ``default`` when missing.
 
     With ``missing_ok=False`` a missing resource raises, as any other error (a read that only follows another read of the resource).
@@ -37,29 +40,29 @@ def read(handler, what, operation, key=None, default=None, missing_ok=True):
     guard = handler.list_error_handler(what, default) if missing_ok else handler.common_error_handler(what)
 
     @guard
-    @aws_retry()
+    @aws_retry(extra_codes=retry_codes)
     def call(client, **request):
         return _pick(getattr(client, operation)(**request), key)
 
     return _named(call, operation)
 
 
-def write(handler, what, operation, key=None):
+def write(handler, what, operation, key=None, retry_codes=()):
     """``client.<operation>(**request)`` (its ``key``, or the response less its metadata); any error raises."""
 
     @handler.common_error_handler(what)
-    @aws_retry()
+    @aws_retry(extra_codes=retry_codes)
     def call(client, **request):
         return _pick(getattr(client, operation)(**request), key)
 
     return _named(call, operation)
 
 
-def delete(handler, what, operation):
+def delete(handler, what, operation, retry_codes=()):
     """``client.<operation>(**request)``: True when deleted, False when it was already gone."""
 
     @handler.deletion_error_handler(what)
-    @aws_retry()
+    @aws_retry(extra_codes=retry_codes)
     def call(client, **request):
         getattr(client, operation)(**request)
         return True
@@ -67,7 +70,7 @@ def delete(handler, what, operation):
     return _named(call, operation)
 
 
-def listing(handler, what, operation, key, page_size=None, missing_ok=True):
+def listing(handler, what, operation, key, page_size=None, missing_ok=True, retry_codes=()):
     """Every item under ``key`` of every page of ``operation``, as a list.
 
     A missing parent gives ``[]`` (or raises, with ``missing_ok=False``). ``page_size`` asks for
@@ -76,7 +79,7 @@ def listing(handler, what, operation, key, page_size=None, missing_ok=True):
     guard = handler.list_error_handler(what, None) if missing_ok else handler.common_error_handler(what)
 
     @guard
-    @aws_retry()
+    @aws_retry(extra_codes=retry_codes)
     def pages(client, **request):
         if page_size:
             request["PaginationConfig"] = {"PageSize": page_size}

@@ -17,8 +17,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostError, CostErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import ce
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostError
 
 NOT_SEEN_CODE = "TagKeysNotFoundException"
 NOT_SEEN_REASON = (
@@ -29,18 +29,10 @@ UPDATE_BATCH = 20
 LIST_FILTER_BATCH = 100
 STATUS = {"active": "Active", "inactive": "Inactive"}
 
-_retry = aws_retry(extra_codes=["LimitExceededException"])
-
 
 def _chunks(items, size):
     for start in range(0, len(items), size):
         yield items[start:start + size]
-
-
-@CostErrorHandler.common_error_handler("list cost allocation tags")
-@_retry
-def _list_page(client, **kwargs):
-    return client.list_cost_allocation_tags(**kwargs)
 
 
 def list_tags(client, keys):
@@ -49,7 +41,7 @@ def list_tags(client, keys):
     for batch in _chunks(sorted(set(keys)), LIST_FILTER_BATCH):
         kwargs = {"TagKeys": batch, "MaxResults": 1000}
         while True:
-            page = _list_page(client, **kwargs)
+            page = ce.list_cost_allocation_tags(client, **kwargs)
             for tag in page.get("CostAllocationTags", []):
                 found[tag["TagKey"]] = tag
             if not page.get("NextToken"):
@@ -58,17 +50,11 @@ def list_tags(client, keys):
     return found
 
 
-@CostErrorHandler.common_error_handler("update cost allocation tags status")
-@_retry
-def _update(client, entries):
-    return client.update_cost_allocation_tags_status(CostAllocationTagsStatus=entries)
-
-
 def update_status(client, entries):
     """Apply ``entries`` ([{TagKey, Status}]) in batches of 20; return the per-key errors."""
     errors = []
     for batch in _chunks(entries, UPDATE_BATCH):
-        errors.extend(_update(client, batch).get("Errors") or [])
+        errors.extend(ce.update_cost_allocation_tags_status(client, CostAllocationTagsStatus=batch).get("Errors") or [])
     return errors
 
 

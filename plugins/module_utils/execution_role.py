@@ -37,9 +37,8 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
     compare_aws_tags,
 )
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IamErrorHandler, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
 TEAM_DATA_POLICY = "team-data"
 CLUSTER_POLICY = "hyperpod-cluster"
@@ -60,9 +59,6 @@ ACCOUNT_ID_PATTERN = r"\d{12}"
 BUCKET_PATTERN = r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
 
 _OWN_KEYS = dict(OWN_POLICIES)
-
-# IAM answers a write that races another writer with ConcurrentModification; retry it like throttling.
-_retry = aws_retry(extra_codes=("ConcurrentModification",))
 
 
 # --- what is wanted -------------------------------------------------------------
@@ -214,100 +210,6 @@ def validate(params):
 # --- API helpers ----------------------------------------------------------------
 
 
-@IamErrorHandler.list_error_handler("get role", None)
-@_retry
-def get_role(client, name):
-    return client.get_role(RoleName=name)["Role"]
-
-
-@IamErrorHandler.list_error_handler("list role inline policies", None)
-@_retry
-def list_role_policies(client, name):
-    paginator = client.get_paginator("list_role_policies")
-    return paginator.paginate(RoleName=name).build_full_result()["PolicyNames"]
-
-
-@IamErrorHandler.list_error_handler("get role inline policy", None)
-@_retry
-def get_role_policy(client, name, policy_name):
-    return client.get_role_policy(RoleName=name, PolicyName=policy_name)["PolicyDocument"]
-
-
-@IamErrorHandler.list_error_handler("list role attached policies", None)
-@_retry
-def list_attached_role_policies(client, name):
-    paginator = client.get_paginator("list_attached_role_policies")
-    return paginator.paginate(RoleName=name).build_full_result()["AttachedPolicies"]
-
-
-@IamErrorHandler.list_error_handler("list instance profiles of role", None)
-@_retry
-def list_instance_profiles_for_role(client, name):
-    paginator = client.get_paginator("list_instance_profiles_for_role")
-    return paginator.paginate(RoleName=name).build_full_result()["InstanceProfiles"]
-
-
-@IamErrorHandler.common_error_handler("create role")
-@_retry
-def create_role(client, name, trust, description, tags):
-    kwargs = {"RoleName": name, "AssumeRolePolicyDocument": json.dumps(trust), "Tags": ansible_dict_to_boto3_tag_list(tags)}
-    if description is not None:
-        kwargs["Description"] = description
-    return client.create_role(**kwargs)["Role"]
-
-
-@IamErrorHandler.common_error_handler("update role trust policy")
-@_retry
-def update_assume_role_policy(client, name, trust):
-    client.update_assume_role_policy(RoleName=name, PolicyDocument=json.dumps(trust))
-
-
-@IamErrorHandler.common_error_handler("update role description")
-@_retry
-def update_role_description(client, name, description):
-    # Always send Description: an UpdateRole without it must not be taken to mean "no description".
-    client.update_role(RoleName=name, Description=description)
-
-
-@IamErrorHandler.common_error_handler("put role inline policy")
-@_retry
-def put_role_policy(client, name, policy_name, document):
-    client.put_role_policy(RoleName=name, PolicyName=policy_name, PolicyDocument=json.dumps(document))
-
-
-@IamErrorHandler.deletion_error_handler("delete role inline policy")
-@_retry
-def delete_role_policy(client, name, policy_name):
-    client.delete_role_policy(RoleName=name, PolicyName=policy_name)
-    return True
-
-
-@IamErrorHandler.deletion_error_handler("detach role policy")
-@_retry
-def detach_role_policy(client, name, policy_arn):
-    client.detach_role_policy(RoleName=name, PolicyArn=policy_arn)
-    return True
-
-
-@IamErrorHandler.common_error_handler("tag role")
-@_retry
-def tag_role(client, name, tags):
-    client.tag_role(RoleName=name, Tags=ansible_dict_to_boto3_tag_list(tags))
-
-
-@IamErrorHandler.common_error_handler("untag role")
-@_retry
-def untag_role(client, name, keys):
-    client.untag_role(RoleName=name, TagKeys=list(keys))
-
-
-@IamErrorHandler.deletion_error_handler("delete role")
-@_retry
-def delete_role(client, name):
-    client.delete_role(RoleName=name)
-    return True
-
-
 # --- reading, comparing, planning -------------------------------------------------
 
 
@@ -323,14 +225,14 @@ def read(client, name):
 
     GetRolePolicy is called only for the policies of ours (``OWN_POLICIES``) that the role has.
     """
-    role = get_role(client, name)
+    role = iam.get_role(client, RoleName=name)
     if role is None:
         return None
-    inline = sorted(list_role_policies(client, name) or [])
+    inline = sorted(iam.list_role_policies(client, RoleName=name))
     current = {"role": role, "inline_policies": inline}
     for policy_name, key in OWN_POLICIES:
-        current[key] = policy_document(get_role_policy(client, name, policy_name)) if policy_name in inline else None
-    current["attached_policies"] = sorted(p["PolicyArn"] for p in list_attached_role_policies(client, name) or [])
+        current[key] = policy_document(iam.get_role_policy(client, RoleName=name, PolicyName=policy_name)) if policy_name in inline else None
+    current["attached_policies"] = sorted(p["PolicyArn"] for p in iam.list_attached_role_policies(client, RoleName=name))
     return current
 
 
@@ -441,23 +343,27 @@ def apply(client, name, actions):
     for action in actions:
         kind = action[0]
         if kind == "create_role":
-            created = create_role(client, action[1], action[2], action[3], action[4])
+            request = {"RoleName": action[1], "AssumeRolePolicyDocument": json.dumps(action[2]), "Tags": ansible_dict_to_boto3_tag_list(action[4])}
+            if action[3] is not None:
+                request["Description"] = action[3]
+            created = iam.create_role(client, **request)
         elif kind == "update_assume_role_policy":
-            update_assume_role_policy(client, name, action[1])
+            iam.update_assume_role_policy(client, RoleName=name, PolicyDocument=json.dumps(action[1]))
         elif kind == "update_role_description":
-            update_role_description(client, name, action[1])
+            # Always send Description: an UpdateRole without it must not be taken to mean "no description".
+            iam.update_role(client, RoleName=name, Description=action[1])
         elif kind == "untag_role":
-            untag_role(client, name, action[1])
+            iam.untag_role(client, RoleName=name, TagKeys=list(action[1]))
         elif kind == "tag_role":
-            tag_role(client, name, action[1])
+            iam.tag_role(client, RoleName=name, Tags=ansible_dict_to_boto3_tag_list(action[1]))
         elif kind == "delete_role_policy":
-            delete_role_policy(client, name, action[1])
+            iam.delete_role_policy(client, RoleName=name, PolicyName=action[1])
         elif kind == "detach_role_policy":
-            detach_role_policy(client, name, action[1])
+            iam.detach_role_policy(client, RoleName=name, PolicyArn=action[1])
         elif kind == "put_role_policy":
-            put_role_policy(client, name, action[1], action[2])
+            iam.put_role_policy(client, RoleName=name, PolicyName=action[1], PolicyDocument=json.dumps(action[2]))
         elif kind == "delete_role":
-            delete_role(client, name)
+            iam.delete_role(client, RoleName=name)
     return created
 
 
@@ -504,7 +410,7 @@ def ensure_absent(client, name, check_mode, owner=None):
         return False, {}, {}
     if owner is not None:
         owner(before)
-    profiles = list_instance_profiles_for_role(client, name) or []
+    profiles = iam.list_instance_profiles_for_role(client, RoleName=name)
     if profiles:
         raise InputError(
             message="team_execution_role: role %s is in instance profile(s) %s; IAM cannot delete it until it is removed from them"

@@ -8,13 +8,32 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import listing
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, listing, read, write
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IamErrorHandler as Handler
 
 # Where IAM Identity Center puts the roles it makes for a permission set in each account.
 SSO_ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
 
 list_roles = listing(Handler, "list IAM roles", "list_roles", "Roles", missing_ok=False)
+
+# A role and its policies: IAM answers ConcurrentModification to a write racing another on the same role.
+ROLE_RETRY = ("ConcurrentModification",)
+get_role = read(Handler, "get role", "get_role", "Role", retry_codes=ROLE_RETRY)
+list_role_policies = listing(Handler, "list role inline policies", "list_role_policies", "PolicyNames", retry_codes=ROLE_RETRY)
+get_role_policy = read(Handler, "get role inline policy", "get_role_policy", "PolicyDocument", retry_codes=ROLE_RETRY)
+list_attached_role_policies = listing(Handler, "list role attached policies", "list_attached_role_policies", "AttachedPolicies", retry_codes=ROLE_RETRY)
+list_instance_profiles_for_role = listing(
+    Handler, "list instance profiles of role", "list_instance_profiles_for_role", "InstanceProfiles", retry_codes=ROLE_RETRY
+)
+create_role = write(Handler, "create role", "create_role", "Role", retry_codes=ROLE_RETRY)
+update_assume_role_policy = write(Handler, "update role trust policy", "update_assume_role_policy", retry_codes=ROLE_RETRY)
+update_role = write(Handler, "update role description", "update_role", retry_codes=ROLE_RETRY)
+put_role_policy = write(Handler, "put role inline policy", "put_role_policy", retry_codes=ROLE_RETRY)
+delete_role_policy = delete(Handler, "delete role inline policy", "delete_role_policy", retry_codes=ROLE_RETRY)
+detach_role_policy = delete(Handler, "detach role policy", "detach_role_policy", retry_codes=ROLE_RETRY)
+tag_role = write(Handler, "tag role", "tag_role", retry_codes=ROLE_RETRY)
+untag_role = write(Handler, "untag role", "untag_role", retry_codes=ROLE_RETRY)
+delete_role = delete(Handler, "delete role", "delete_role", retry_codes=ROLE_RETRY)
 
 
 def sso_roles(client):

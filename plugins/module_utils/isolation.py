@@ -447,8 +447,9 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
     ListUserProfiles/ListSpaces/ListApps per domain, one ListComputeQuotas,
     DescribeAccessEntry per permission set role. What does not exist is left out.
     """
-    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, execution_role, team_namespace
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, team_namespace
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import sagemaker as sm
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_calls
 
     account_id, region = shared["account_id"], shared.get("region") or context.region
     iam, sagemaker = context.client("iam"), context.client("sagemaker")
@@ -470,14 +471,14 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
             if shared.get("eks_cluster_name"):
                 entry = access_entry.describe_access_entry(context.client("eks"), shared["eks_cluster_name"], sso_role)
                 found["access_entry_arn"] = (entry or {}).get("accessEntryArn")
-        role = execution_role.get_role(iam, naming.studio_execution_role_name(team, prefix))
+        role = iam_calls.get_role(iam, RoleName=naming.studio_execution_role_name(team, prefix))
         if role:
             principals.append({"id": role["Arn"], "team": team, "kind": "execution_role", "arn": role["Arn"]})
             found["roles"].append(role["Arn"])
         # The Pod Identity role the namespace layer makes (team_namespace.pod_role_name), unless given.
         pod_role = (pod_identity_roles or {}).get(team)
         if not pod_role:
-            pod_role = (execution_role.get_role(iam, team_namespace.pod_role_name(team, prefix)) or {}).get("Arn")
+            pod_role = (iam_calls.get_role(iam, RoleName=team_namespace.pod_role_name(team, prefix)) or {}).get("Arn")
         if pod_role:
             principals.append({"id": pod_role, "team": team, "kind": "pod_identity", "arn": pod_role})
             found["roles"].append(pod_role)

@@ -1,0 +1,22 @@
+# -*- coding: utf-8 -*-
+# Copyright: hyperpod.tenancy contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The Cost Explorer calls of cost-allocation tag activation, one wrapper per call (``calls.py``), with the cost handler.
+
+Each takes the boto3 client and the operation's own keyword arguments and returns the response less
+its metadata. Cost Explorer answers LimitExceededException when called too often: retried as throttling.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import read, write
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler as Handler
+
+RETRY = ("LimitExceededException",)
+
+# One page (the caller follows NextToken: the tag keys are asked in batches of the filter's size).
+list_cost_allocation_tags = read(Handler, "list cost allocation tags", "list_cost_allocation_tags", missing_ok=False, retry_codes=RETRY)
+update_cost_allocation_tags_status = write(Handler, "update cost allocation tags status", "update_cost_allocation_tags_status", retry_codes=RETRY)
