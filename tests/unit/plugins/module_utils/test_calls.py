@@ -176,3 +176,14 @@ def test_a_read_that_follows_the_resources_describe_raises_when_it_is_missing(sl
         with pytest.raises(IdentityCenterError, match="read the permission set's inline policy"):
             identity_center.get_inline_policy_for_permission_set(client, InstanceArn=instance, PermissionSetArn=arn)
     assert sleeps == []
+
+
+def test_a_role_write_racing_another_is_retried(sleeps):
+    client, stub = stubbed("iam")
+    request = {"RoleName": "hyperpod-vision-execution", "PolicyName": "team-data", "PolicyDocument": "{}"}
+    stub.add_client_error("put_role_policy", service_error_code="ConcurrentModification", http_status_code=409)
+    stub.add_response("put_role_policy", {}, request)
+    with stub:
+        iam.put_role_policy(client, **request)
+    stub.assert_no_pending_responses()
+    assert len(sleeps) == 1
