@@ -298,9 +298,10 @@ def team_network(built, kube_cluster, tmp_path):
     Yields (node, {role: (IP, network namespace)}); the pods are deleted after, so offboarding finds none."""
     problem = network_node.available()
     assert problem is None, problem
-    cluster_node = network_node.Node(kube_cluster.directory, tmp_path / "node").start()
+    cluster_node = network_node.Node(kube_cluster.directory, tmp_path / "node")
     made = []
     try:
+        cluster_node.start()
         where = {}
         for team in (A, B):
             for role in ("server", "client"):
