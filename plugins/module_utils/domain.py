@@ -423,6 +423,19 @@ def profiles_by_domain(client, domain_ids):
     return found
 
 
+def profile_arn(domain, name, profile=None):
+    """The ARN of the user profile ``name`` of ``domain``: DescribeUserProfile's ``UserProfileArn`` when at hand.
+
+    Otherwise built from the domain's ARN in the form the Service Authorization Reference gives for the
+    ``user-profile`` resource type (Amazon SageMaker AI, "Resource types"):
+    ``arn:${Partition}:sagemaker:${Region}:${Account}:user-profile/${DomainId}/${UserProfileName}``, so a run reads a
+    profile's tags (ListTags) without describing it.
+    """
+    if profile and profile.get("UserProfileArn"):
+        return profile["UserProfileArn"]
+    return "%s:user-profile/%s/%s" % (domain["DomainArn"].split(":domain/", 1)[0], domain["DomainId"], name)
+
+
 def app_request(app):
     """The DeleteApp request for a ListApps summary."""
     return dict((k, app[k]) for k in ("DomainId", "UserProfileName", "SpaceName", "AppType", "AppName") if app.get(k))
@@ -688,12 +701,24 @@ class DomainManager:
                     )
         if problems:
             raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
-        if current == desired:
+        existing = current.get("user_profiles") or {}
+        kept = set(existing) & set(desired["user_profiles"])
+        # The profiles this run would change or delete (with adopt_user_profiles, every existing one it keeps, to mark it).
+        touched = set(existing) - kept
+        touched.update(kept if self.params.get("adopt_user_profiles") else (
+            name for name in kept if update_profile_request(domain["DomainId"], name, existing[name], desired["user_profiles"][name])))
+        if current == desired and not touched:
             return False, current, desired, self.result(domain, tags, profiles, group_ids)
         if listed is not None and not self.check_mode:
             # Profiles listed earlier in the run only tell that nothing changes: a write is planned from a live read.
             self.params = dict(self.params, known_user_profiles=None)
             return self.ensure_present()
+        adopted = sorted(kept.intersection(self.check_profile_owners(domain, profiles, touched)))
+        if adopted:
+            # Taken over: the run marks them, and says so in its diff.
+            current = before = dict(current, unmarked_user_profiles=adopted)
+        if current == desired:
+            return False, current, desired, self.result(domain, tags, profiles, group_ids)
         if self.check_mode:
             statuses = dict((name, profile.get("Status")) for name, profile in profiles.items())
             return True, current, desired, self.predicted(desired, domain, current, statuses)
@@ -703,6 +728,8 @@ class DomainManager:
             self._yield_to_an_earlier_twin(created["DomainId"])
             current = current_view(domain, desired["tags"], {}, [])
         else:
+            for name in adopted:
+                sagemaker.add_tags(self.client, profile_arn(domain, name, profiles.get(name)), self.profile_tags())
             self._update_domain(domain, current, desired, to_set, to_unset)
         # The group is assigned to the domain's application before its members' profiles are made:
         # "a user in IAM Identity Center, or a group containing that user, must be assigned to the
@@ -758,9 +785,38 @@ class DomainManager:
         if to_unset:
             sagemaker.delete_tags(self.client, domain["DomainArn"], to_unset)
 
+    def profile_tags(self):
+        """The tags of the team's user profiles: its team tags, the ownership mark among them."""
+        return naming.team_tags(self.params["team"], self.params.get("cost_center"), self.params.get("tag_keys"), extra=self.params.get("tags") or {})
+
+    def check_profile_owners(self, domain, profiles, names):
+        """Refuse, all at once and before any write, the profiles of ``names`` the collection did not make for the team.
+
+        A profile made in the team's domain by hand or by another tool carries no mark: it is neither changed nor
+        deleted unless the team adopts ``user_profiles`` (``adopt_user_profiles``); one marked for another team never
+        is. One ListTags per profile, made only for the profiles a run would change or delete (or adopts). Returns the
+        unmarked profiles that are adopted.
+        """
+        team, tag_keys = self.params["team"], self.params.get("tag_keys")
+        adopt = bool(self.params.get("adopt_user_profiles"))
+        problems, unmarked = [], []
+        for name in sorted(names):
+            tags = sagemaker.list_tags(self.client, profile_arn(domain, name, profiles.get(name)))
+            what = "user profile %s of SageMaker domain %s (%s)" % (name, self.name, domain["DomainId"])
+            if naming.ownership_problem(what, team, tags, tag_keys) is None:
+                continue
+            problem = naming.ownership_problem(what, team, tags, tag_keys, adopt, "user_profiles")
+            if problem:
+                problems.append(problem)
+            else:
+                unmarked.append(name)
+        if problems:
+            raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
+        return unmarked
+
     def _sync_profiles(self, domain_id, current, desired):
         waiting = []
-        profile_tags = naming.team_tags(self.params["team"], self.params.get("cost_center"), self.params.get("tag_keys"), extra=self.params.get("tags") or {})
+        profile_tags = self.profile_tags()
         creating = self.new_profile_settings(desired, current)
         for name in sorted(set(current.get("user_profiles", {})) - set(desired["user_profiles"])):
             self.remove_profile(domain_id, name)
@@ -904,6 +960,7 @@ class DomainManager:
         if domain is None:
             return False, {}, {}, {}, {}
         self.check_owner(domain, tags)
+        self.check_profile_owners(domain, profiles, profiles)
         before = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
         retain = self.params.get("retain_home_efs", True)
         retained = {"home_efs_file_system_id": domain.get("HomeEfsFileSystemId")} if retain and domain.get("HomeEfsFileSystemId") else {}
@@ -961,6 +1018,7 @@ MODULE_OPTIONS = dict(
         retain_home_efs=dict(type="bool", default=True),
         revoke_only=dict(type="bool", default=False),
         adopt=dict(type="bool", default=False),
+        adopt_user_profiles=dict(type="bool", default=False),
         cost_center=dict(type="str"),
         tag_keys=dict(type="dict", no_log=False),
         tags=dict(type="dict", aliases=["resource_tags"]),

@@ -137,8 +137,9 @@ def _team_key(tag_keys=None):
     return (tag_keys or {}).get("team") or DEFAULT_TAG_KEYS["team"]
 
 
-# The layers a team file may name in ``adopt``: an existing, unmarked resource of that layer is taken over.
-ADOPTABLE = ("permission_set", "access_entry", "execution_role", "domain", "quota", "s3_prefix", "directories", "budget")
+# The layers a team file may name in ``adopt``: an existing, unmarked resource of that layer is taken over
+# (``user_profiles``: the unmarked user profiles in the team's domain, the domain layer's ``adopt_user_profiles``).
+ADOPTABLE = ("permission_set", "access_entry", "execution_role", "domain", "user_profiles", "quota", "s3_prefix", "directories", "budget")
 
 
 def ownership_problem(what, team, tags, tag_keys=None, adopt=False, layer=None):

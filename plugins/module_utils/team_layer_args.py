@@ -280,6 +280,10 @@ def _budget(t):
     )
 
 
+# An adopt entry that is no layer of its own: (its layer, the option of that layer it sets).
+ADOPT_OPTIONS = {"user_profiles": ("domain", "adopt_user_profiles")}
+
+
 def team_layer_args(team, shared, settings=None, layers=None):
     """The options of hyperpod.tenancy.team_resources for one normalized team: a layer each, none for a layer the team does not use.
 
@@ -305,7 +309,8 @@ def team_layer_args(team, shared, settings=None, layers=None):
     options = {"team": t.name}
     options.update((layer, build(t)) for layer, build in used.items() if layers is None or layer in layers)
     # The team file's adopt list: an existing resource of these layers that carries no mark is taken over.
-    for layer in team["adopt"]:
+    for adopted in team["adopt"]:
+        layer, option = ADOPT_OPTIONS.get(adopted, (adopted, "adopt"))
         if layer in options and layer != "team":
-            options[layer]["adopt"] = True
+            options[layer][option] = True
     return options

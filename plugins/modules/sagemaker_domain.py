@@ -158,6 +158,17 @@ options:
       - Delete the user profiles not in O(user_profiles), after their apps and the spaces they own.
     type: bool
     default: false
+  adopt_user_profiles:
+    description:
+      - A user profile of the domain is changed or deleted (by O(purge_user_profiles), or with O(state=absent)) only when
+        it carries the team's ownership mark, the tags C(managed-by=hyperpod.tenancy) and the team tag naming O(team),
+        which every profile this module creates carries. Any other, for instance one made by hand in the team's domain,
+        is refused before any write, with an error naming it and its tags. The mark is read (C(ListTags) on the
+        profile) only for the profiles the run would change or delete.
+      - V(true) takes over the profiles of the domain that carry no mark and marks them (the team file's C(adopt)
+        list with C(user_profiles); docs/team-file.md). One marked for another team is refused even then.
+    type: bool
+    default: false
   identity_center_group:
     description:
       - Display name of the team's Identity Center group, assigned to the domain. V(SSO) domains only.

@@ -255,3 +255,11 @@ def test_a_budget_shared_info_listed_is_passed_only_for_its_account_and_names():
     assert team_layer_args(vision, SHARED)["budget"]["known_budget"] == {"budget": None, "notifications": []}
     for settings in ({"budget_name_prefix": "finops"}, {"budget_account_id": "210987654321"}):
         assert "known_budget" not in team_layer_args(vision, SHARED, settings)["budget"]
+
+
+def test_the_adopt_list_sets_each_layers_adopt_option_and_user_profiles_the_domains_own():
+    vision = dict(next(team for team in SAMPLE if team["name"] == "vision"), adopt=["domain", "user_profiles", "budget"])
+    layers = team_layer_args(normalized([vision])["vision"], SHARED)
+    assert layers["domain"]["adopt"] is True and layers["domain"]["adopt_user_profiles"] is True and layers["budget"]["adopt"] is True
+    assert "adopt" not in layers["permission_set"] and "adopt_user_profiles" not in layers["budget"]
+    assert ArgumentSpecValidator(**OPTIONS["domain"]).validate(layers["domain"]).error_messages == []

@@ -179,3 +179,100 @@ def test_onboarding_changes_only_an_access_entry_marked_for_the_team_or_adopted(
     changed, _before, after = present(adopt=True)
     assert changed and after["kubernetes_groups"] == ["hyperpod-ns-platform-namespace-level-group"]
     assert present() == (False, after, after), "marked now: no adopt needed, nothing to change"
+
+
+# ---------------------------------------------------------------- user profiles in the team's domain
+
+
+def _domain_params(seed, **overrides):
+    base = {
+        "state": "present", "team": "vision", "name_prefix": "hyperpod", "vpc_id": seed["vpc_id"], "subnet_ids": seed["subnet_ids"],
+        "security_group_ids": seed["security_group_ids"], "app_network_access_type": "VpcOnly",
+        "execution_role": seed["cluster_execution_role_arn"], "identity_center_group": "TeamVision",
+        "identity_store_id": seed["identity_store_id"], "user_profiles": [{"name": "alice"}], "purge_user_profiles": True,
+        "cost_center": "CC-1001", "wait_timeout": 60,
+    }
+    base.update(overrides)
+    return base
+
+
+def _profiles(sm, domain_id):
+    return sorted(p["UserProfileName"] for p in sm.list_user_profiles(DomainIdEquals=domain_id)["UserProfiles"] if p["Status"] != "Deleting")
+
+
+@pytest.fixture
+def team_domain(seeded):
+    """The team vision's domain, made by the collection with alice's profile, and bob's profile made in it by hand."""
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import domain
+
+    sandbox, seed = seeded
+    clients = sandbox.boto3_client
+    unused, unused_2, unused_3, made = domain.DomainManager(clients, _domain_params(seed)).ensure_present()
+    sm = clients("sagemaker")
+    sm.create_user_profile(
+        DomainId=made["domain_id"], UserProfileName="bob", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="bob",
+        Tags=[{"Key": "owner", "Value": "platform-admins"}],
+    )
+    domain.DomainManager(clients, _domain_params(seed))._settle_profile(made["domain_id"], "bob")
+    sandbox.clear_requests()
+    return sandbox, seed, made["domain_id"]
+
+
+BOB_CHANGED = [{"name": "alice"}, {"name": "bob", "execution_role": "arn:aws:iam::123456789012:role/someone-elses"}]
+
+
+@pytest.mark.parametrize("what, overrides", [
+    ("purged", {}),
+    ("updated", {"user_profiles": BOB_CHANGED, "purge_user_profiles": False}),
+    ("offboarded", {"state": "absent"}),
+])
+def test_a_profile_made_by_hand_in_the_teams_domain_is_neither_changed_nor_deleted(team_domain, what, overrides):
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import domain
+
+    sandbox, seed, domain_id = team_domain
+    for check_mode in (True, False):
+        manager = domain.DomainManager(sandbox.boto3_client, _domain_params(seed, **overrides), check_mode=check_mode)
+        with pytest.raises(InputError) as refused:
+            manager.ensure_absent() if what == "offboarded" else manager.ensure_present()
+        message = refused.value.message
+        assert f"user profile bob of SageMaker domain hyperpod-vision ({domain_id}) exists and was not made by hyperpod.tenancy for team vision" in message
+        assert "its tags: owner=platform-admins" in message and "add user_profiles to the team's adopt list" in message
+        assert "user profile alice" not in message
+    assert sandbox.writes() == []
+    assert _profiles(sandbox.boto3_client("sagemaker"), domain_id) == ["alice", "bob"]
+
+
+def test_another_teams_profile_is_refused_even_adopted(team_domain):
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import domain
+
+    sandbox, seed, domain_id = team_domain
+    sm = sandbox.boto3_client("sagemaker")
+    arn = sm.describe_user_profile(DomainId=domain_id, UserProfileName="bob")["UserProfileArn"]
+    sm.add_tags(ResourceArn=arn, Tags=[{"Key": "managed-by", "Value": "hyperpod.tenancy"}, {"Key": "team", "Value": "nlp"}])
+    sandbox.clear_requests()
+    with pytest.raises(InputError, match=r"user profile bob of SageMaker domain hyperpod-vision \(d-\w+\) belongs to team nlp \(tag team=nlp\)"):
+        domain.DomainManager(sandbox.boto3_client, _domain_params(seed, adopt_user_profiles=True)).ensure_present()
+    assert sandbox.writes() == []
+
+
+def test_an_adopted_profile_is_marked_then_managed_and_offboarded(team_domain):
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import domain
+
+    sandbox, seed, domain_id = team_domain
+    sm = sandbox.boto3_client("sagemaker")
+    arn = sm.describe_user_profile(DomainId=domain_id, UserProfileName="bob")["UserProfileArn"]
+    wanted = _domain_params(seed, user_profiles=[{"name": "alice"}, {"name": "bob"}], adopt_user_profiles=True)
+    check = domain.DomainManager(sandbox.boto3_client, wanted, check_mode=True).ensure_present()
+    assert check[0] and check[1]["unmarked_user_profiles"] == ["bob"] and "unmarked_user_profiles" not in check[2]
+    assert sandbox.writes() == []
+    changed, before, after, unused = domain.DomainManager(sandbox.boto3_client, wanted).ensure_present()
+    assert changed and before == check[1] and after == check[2]
+    assert [w["operation"] for w in sandbox.writes()] == ["AddTags"]
+    tags = {t["Key"]: t["Value"] for t in sm.list_tags(ResourceArn=arn)["Tags"]}
+    assert tags["managed-by"] == "hyperpod.tenancy" and tags["team"] == "vision" and tags["owner"] == "platform-admins"
+    # Marked now: managed without adopt, and a rerun reads no profile's tags.
+    sandbox.clear_requests()
+    assert domain.DomainManager(sandbox.boto3_client, dict(wanted, adopt_user_profiles=False)).ensure_present()[0] is False
+    assert sandbox.counts()[("sagemaker", "ListTags", "read")] == 1  # the domain's
+    changed, unused, after, unused_2, unused_3 = domain.DomainManager(sandbox.boto3_client, _domain_params(seed, state="absent")).ensure_absent()
+    assert changed and after == {}
