@@ -450,15 +450,27 @@ def _wait_request(what, describe, timeout):
     return wait_for_status(describe, what, ready=("SUCCEEDED",), failed=("FAILED",), timeout=timeout, first_delay=0.2, max_delay=5)
 
 
-def _unassign(client, instance_arn, arn, assignments, timeout):
-    """Remove each assignment, waiting for each removal."""
+# Per direction: the request, the read of its status, that read's request id member, what the wait names.
+_ASSIGNMENT_CHANGES = {
+    "assign": (
+        identity_center.create_account_assignment, identity_center.describe_account_assignment_creation_status,
+        "AccountAssignmentCreationRequestId", "assignment of %s %s to account %s",
+    ),
+    "unassign": (
+        identity_center.delete_account_assignment, identity_center.describe_account_assignment_deletion_status,
+        "AccountAssignmentDeletionRequestId", "removal of %s %s from account %s",
+    ),
+}
+
+
+def _change_assignments(client, instance_arn, arn, direction, assignments, timeout):
+    """Create (``assign``) or delete (``unassign``) each assignment, waiting for each request."""
+    request, status_of, request_id_member, what = _ASSIGNMENT_CHANGES[direction]
     for assignment in assignments:
-        status = identity_center.delete_account_assignment(client, **_assignment_request(instance_arn, arn, assignment))
+        status = request(client, **_assignment_request(instance_arn, arn, assignment))
         _wait_request(
-            "removal of %s %s from account %s" % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
-            lambda request_id=status["RequestId"]: identity_center.describe_account_assignment_deletion_status(
-                client, InstanceArn=instance_arn, AccountAssignmentDeletionRequestId=request_id
-            ),
+            what % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
+            lambda request_id=status["RequestId"]: status_of(client, InstanceArn=instance_arn, **{request_id_member: request_id}),
             timeout,
         )
 
@@ -564,16 +576,8 @@ def ensure_present(client, identitystore, params, check_mode):
                 ),
                 timeout,
             )
-    for assignment in changes.get("assign", []):
-        status = identity_center.create_account_assignment(client, **_assignment_request(instance_arn, arn, assignment))
-        _wait_request(
-            "assignment of %s %s to account %s" % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
-            lambda request_id=status["RequestId"]: identity_center.describe_account_assignment_creation_status(
-                client, InstanceArn=instance_arn, AccountAssignmentCreationRequestId=request_id
-            ),
-            timeout,
-        )
-    _unassign(client, instance_arn, arn, changes.get("unassign", []), timeout)
+    _change_assignments(client, instance_arn, arn, "assign", changes.get("assign", []), timeout)
+    _change_assignments(client, instance_arn, arn, "unassign", changes.get("unassign", []), timeout)
     described = identity_center.describe_permission_set(client, **ps)
     after = read_current(client, instance_arn, described, params.get("accounts") or [], with_boundary)
     return True, _public(current), _public(after)
@@ -592,7 +596,7 @@ def ensure_absent(client, params, check_mode):
         return True, _public(current), {}
     arn = current["permission_set_arn"]
     timeout = params.get("wait_timeout", 600)
-    _unassign(client, instance_arn, arn, current["assignments"], timeout)
+    _change_assignments(client, instance_arn, arn, "unassign", current["assignments"], timeout)
     identity_center.delete_permission_set(client, InstanceArn=instance_arn, PermissionSetArn=arn)
     return True, _public(current), {}
 
