@@ -57,19 +57,20 @@ def delay() -> float:
         return _delay[0]
 
 
-def _role(account_id: str, role_arn: str):
+def role(account_id: str, role_arn: str):
+    """The IAM role of ``account_id`` whose ARN is ``role_arn``, or None."""
     from moto.iam.models import iam_backends
 
     iam = iam_backends[account_id]["global"]
-    return next((role for role in iam.roles.values() if role.arn == role_arn), None)
+    return next((found for found in iam.roles.values() if found.arn == role_arn), None)
 
 
 def propagating(account_id: str, role_arn: str) -> bool:
     """Whether ``role_arn`` exists and was created less than ``delay()`` seconds ago."""
-    role = _role(account_id, role_arn)
-    if role is None:
+    found = role(account_id, role_arn)
+    if found is None:
         return False
-    return (utcnow() - role.create_date).total_seconds() < delay()
+    return (utcnow() - found.create_date).total_seconds() < delay()
 
 
 def refuse_new_role(operation: str, account_id: str, role_arn: str) -> None:

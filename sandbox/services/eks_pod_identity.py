@@ -10,7 +10,13 @@ Create/Describe/Update/Delete/ListPodIdentityAssociation(s), as EKS behaves
 - an unknown cluster or association is a ResourceNotFoundException;
 - ids are ``a-`` and 17 lower-case letters and digits; the ARN is
   ``arn:aws:eks:<region>:<account>:podidentityassociation/<cluster>/<id>``;
-- only the role (and session-tag settings) can be updated; namespace and service account cannot.
+- only the role (and session-tag settings) can be updated; namespace and service account cannot;
+- a role IAM does not have is refused ("Role provided in the request does not exist"), and so is one whose trust
+  policy does not let ``pods.eks.amazonaws.com`` call both ``sts:AssumeRole`` and ``sts:TagSession`` ("Trust policy
+  of the role provided is invalid"), both InvalidParameterException, at create and update (the trust AWS documents for Pod Identity,
+  https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html; the answer EKS gives a role trusting only a
+  web identity: hashicorp/terraform-provider-aws#41483). Conditions are not evaluated here: EKS has no pod to
+  evaluate them with until a pod asks (sandbox/services/eks_auth.py).
 
 The pods that run as the service account get the role's credentials from the
 ``eks-pod-identity-agent`` add-on, with the session tags ``eks-cluster-arn``, ``eks-cluster-name``,
@@ -19,7 +25,10 @@ The pods that run as the service account get the role's credentials from the
 
 from __future__ import annotations
 
+import fnmatch
+import json
 import string
+from urllib.parse import unquote
 
 import moto.eks.models
 import moto.eks.responses
@@ -36,7 +45,40 @@ URL_PATHS = {
     "{0}/clusters/(?P<name>[^/]+)/pod-identity-associations$": "dispatch",
     "{0}/clusters/(?P<name>[^/]+)/pod-identity-associations/(?P<associationId>[^/]+)$": "dispatch",
 }
+PRINCIPAL = "pods.eks.amazonaws.com"
+TRUST_ACTIONS = ("sts:AssumeRole", "sts:TagSession")
 SUMMARY_KEYS = ("clusterName", "namespace", "serviceAccount", "associationArn", "associationId", "ownerArn")
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def trusts_pod_identity(trust_document: str) -> bool:
+    """Whether one Allow statement of the trust policy gives EKS Pod Identity both actions it calls."""
+    try:
+        document = json.loads(trust_document)
+    except ValueError:
+        document = json.loads(unquote(trust_document))
+    for statement in _as_list(document.get("Statement", [])):
+        principal = statement.get("Principal")
+        services = _as_list(principal.get("Service", [])) if isinstance(principal, dict) else []
+        actions = [action.lower() for action in _as_list(statement.get("Action", []))]
+        if statement.get("Effect") == "Allow" and PRINCIPAL in services and all(
+            any(fnmatch.fnmatchcase(wanted.lower(), action) for action in actions) for wanted in TRUST_ACTIONS
+        ):
+            return True
+    return False
+
+
+def refuse_role(account_id: str, role_arn: str) -> None:
+    """EKS's answer for a role it cannot use: one IAM does not have (a role IAM has not propagated yet gets the
+    same answer, sandbox/iam_propagation.py), or one that does not trust Pod Identity."""
+    role = iam_propagation.role(account_id, role_arn)
+    if role is None:
+        raise invalid_parameter("Role provided in the request does not exist")
+    if not trusts_pod_identity(role.assume_role_policy_document):
+        raise invalid_parameter("Trust policy of the role provided is invalid. Follow the official documentation to resolve the issue.")
 
 
 class PodIdentityBackend:
@@ -60,6 +102,7 @@ class PodIdentityBackend:
     def create_pod_identity_association(self, params: dict) -> dict:
         associations = self._associations(params["clusterName"])
         iam_propagation.refuse_new_role("CreatePodIdentityAssociation", self.account_id, params["roleArn"])
+        refuse_role(self.account_id, params["roleArn"])
         for other in associations.values():
             if (other["namespace"], other["serviceAccount"]) == (params["namespace"], params["serviceAccount"]):
                 raise in_use(f"Association already exists: {other['associationId']}", clusterName=params["clusterName"])
@@ -86,6 +129,8 @@ class PodIdentityBackend:
 
     def update_pod_identity_association(self, params: dict) -> dict:
         association = self._association(params["clusterName"], params["associationId"])
+        if "roleArn" in params:
+            refuse_role(self.account_id, params["roleArn"])
         for key in ("roleArn", "disableSessionTags", "targetRoleArn", "policy"):
             if key in params:
                 association[key] = params[key]

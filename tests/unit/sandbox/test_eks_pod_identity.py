@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import boto3
 import pytest
 from botocore.config import Config
@@ -13,15 +15,23 @@ ROLE = "arn:aws:iam::123456789012:role/hyperpod-vision-pods"
 EKS_ROLE = "arn:aws:iam::123456789012:role/eks-cluster"
 
 
+def pod_trust(*actions: str, service: str = "pods.eks.amazonaws.com") -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": list(actions)}]})
+
+
 @pytest.fixture
 def eks(sandbox):
+    iam = sandbox.boto3_client("iam")
+    for name in ("hyperpod-vision-pods", "hyperpod-vision2-pods"):
+        iam.create_role(RoleName=name, AssumeRolePolicyDocument=pod_trust("sts:AssumeRole", "sts:TagSession"))
     client = sandbox.boto3_client("eks")
     client.create_cluster(name="ml-eks", roleArn=EKS_ROLE, resourcesVpcConfig={"subnetIds": ["subnet-1"]})
     return client
 
 
-def create(eks, namespace="hyperpod-ns-vision", service_account="hyperpod-vision", **extra):
-    return eks.create_pod_identity_association(clusterName="ml-eks", namespace=namespace, serviceAccount=service_account, roleArn=ROLE, **extra)["association"]
+def create(eks, namespace="hyperpod-ns-vision", service_account="hyperpod-vision", role_arn=ROLE, **extra):
+    request = dict(clusterName="ml-eks", namespace=namespace, serviceAccount=service_account, roleArn=role_arn, **extra)
+    return eks.create_pod_identity_association(**request)["association"]
 
 
 def code(excinfo) -> str:
@@ -74,3 +84,33 @@ def test_unknown_cluster_and_invalid_requests(sandbox, eks):
         unchecked.create_pod_identity_association(clusterName="ml-eks", namespace="n", serviceAccount="s")
     assert code(missing) == "InvalidParameterException"
     assert "roleArn" in str(missing.value)
+
+
+@pytest.mark.parametrize(
+    "trust",
+    [
+        pod_trust("sts:AssumeRole"),  # no TagSession: the agent's session tags could not be set
+        pod_trust("sts:AssumeRole", "sts:TagSession", service="eks.amazonaws.com"),
+        json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Principal": {"Service": "pods.eks.amazonaws.com"}, "Action": "sts:*"}]}),
+    ],
+    ids=["no-tag-session", "another-service", "deny"],
+)
+def test_a_role_that_does_not_trust_pod_identity_is_refused(sandbox, eks, trust):
+    untrusting = sandbox.boto3_client("iam").create_role(RoleName="untrusting", AssumeRolePolicyDocument=trust)["Role"]["Arn"]
+    with pytest.raises(ClientError) as created:
+        eks.create_pod_identity_association(clusterName="ml-eks", namespace="ns", serviceAccount="sa", roleArn=untrusting)
+    assert (code(created), created.value.response["Error"]["Message"]) == (
+        "InvalidParameterException", "Trust policy of the role provided is invalid. Follow the official documentation to resolve the issue.")
+    association = create(eks)
+    with pytest.raises(ClientError) as updated:
+        eks.update_pod_identity_association(clusterName="ml-eks", associationId=association["associationId"], roleArn=untrusting)
+    assert code(updated) == "InvalidParameterException"
+    assert eks.describe_pod_identity_association(clusterName="ml-eks", associationId=association["associationId"])["association"]["roleArn"] == ROLE
+
+
+def test_a_wildcard_action_trusts_pod_identity_and_a_missing_role_is_refused(sandbox, eks):
+    wildcard = sandbox.boto3_client("iam").create_role(RoleName="wildcard", AssumeRolePolicyDocument=pod_trust("sts:*"))["Role"]["Arn"]
+    assert create(eks, service_account="wild", role_arn=wildcard)["roleArn"] == wildcard
+    with pytest.raises(ClientError) as missing:
+        create(eks, service_account="missing", role_arn=ROLE.replace("vision-pods", "nobody"))
+    assert (code(missing), missing.value.response["Error"]["Message"]) == ("InvalidParameterException", "Role provided in the request does not exist")

@@ -7,7 +7,9 @@ import json
 import pytest
 from botocore.exceptions import ClientError
 
-TRUST = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "eks.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": ["eks.amazonaws.com", "pods.eks.amazonaws.com"]}, "Action": ["sts:AssumeRole", "sts:TagSession"]},
+]})  # fmt: skip
 
 
 @pytest.fixture
