@@ -4,7 +4,9 @@ It answers the calls the community.grafana modules and the observability roles m
 (health, folders and their permissions, dashboards, search, teams, data sources) the way
 Grafana 10 documents them, keeps what it was given in memory, and records every request
 so a test can assert paths and JSON bodies. It listens on 127.0.0.1 only, needs a bearer
-token, writes the port it got to --port-file, and stops on POST /_stub/shutdown or after
+token (--token signs in as the service account sa-hyperpod-tenancy, --member-token as the user alice, an org
+Editor: each request acts as its token's identity, as GET /api/user and a folder's createdBy/updatedBy say),
+writes the port it got to --port-file, and stops on POST /_stub/shutdown or after
 --lifetime seconds, whichever comes first.
 
 Admin endpoints (not recorded): GET|DELETE /_stub/requests, GET /_stub/state, POST /_stub/shutdown.
@@ -42,7 +44,7 @@ class State:
 
 class Handler(BaseHTTPRequestHandler):
     state: State
-    token: str
+    tokens: dict  # bearer token -> the login it signs in as
     server_version = "GrafanaStub/1"
 
     def log_message(self, *args):  # quiet
@@ -76,11 +78,14 @@ class Handler(BaseHTTPRequestHandler):
             return self._admin(method, path)
         with self.state.lock:
             self.state.requests.append({"method": method, "path": path, "query": {k: v[0] for k, v in query.items()}, "body": body})
-        if self.headers.get("Authorization") != "Bearer %s" % self.token:
+        scheme, unused, token = (self.headers.get("Authorization") or "").partition(" ")
+        login = self.tokens.get(token) if scheme == "Bearer" else None
+        if login is None:
             return self._send(401, {"message": "Unauthorized"})
         if isinstance(body, dict) and "__invalid__" in body:
             return self._send(400, {"message": "bad request data"})
         with self.state.lock:
+            self.login = login
             status, payload = self._route(method, path, query, body)
         return self._send(status, payload)
 
@@ -124,6 +129,9 @@ class Handler(BaseHTTPRequestHandler):
             return 200, {"commit": "stub", "database": "ok", "version": VERSION}
         if path == "/api/frontend/settings":
             return 200, {"buildInfo": {"version": VERSION}}
+        if path == "/api/user" and method == "GET":
+            # The signed-in identity (Grafana's User HTTP API, "Actual user"): a service account is a user of the org.
+            return 200, {"id": 1 + sorted(self.tokens.values()).index(self.login), "login": self.login, "isGrafanaAdmin": False}
 
         # folders
         if path == "/api/folders" and method == "GET":
@@ -136,7 +144,10 @@ class Handler(BaseHTTPRequestHandler):
                 return 409, {"message": "a folder with the same name already exists"}
             if len(uid) > 40 or not re.fullmatch(r"[a-zA-Z0-9_-]+", uid):
                 return 400, {"message": "uid contains illegal characters"}
-            folder = {"id": s.new_id(), "uid": uid, "title": title, "url": "/dashboards/f/%s/" % uid, "version": 1}
+            # Grafana keeps who created the folder (createdBy, never changed by an update) and who updated it last.
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            folder = {"id": s.new_id(), "uid": uid, "title": title, "url": "/dashboards/f/%s/" % uid, "version": 1,
+                      "createdBy": self.login, "created": now, "updatedBy": self.login, "updated": now}
             s.folders[uid] = folder
             # Grafana's default: editors may edit, viewers may view; the team role replaces this.
             s.folder_permissions[uid] = [{"role": "Editor", "permission": 2}, {"role": "Viewer", "permission": 1}]
@@ -148,6 +159,15 @@ class Handler(BaseHTTPRequestHandler):
                 return 404, {"message": "folder not found"}
             if method == "GET":
                 return 200, s.folders[uid]
+            if method == "PUT":
+                folder = s.folders[uid]
+                if not (body or {}).get("title"):
+                    return 400, {"message": "folder title cannot be empty"}
+                if not body.get("overwrite") and body.get("version") != folder["version"]:
+                    return 412, {"message": "the folder has been changed by someone else"}
+                folder.update(title=body["title"], version=folder["version"] + 1, updatedBy=self.login,
+                              updated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                return 200, folder
             if method == "DELETE":
                 folder = s.folders.pop(uid)
                 s.folder_permissions.pop(uid, None)
@@ -304,10 +324,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--token", required=True)
+    parser.add_argument("--member-token")
     parser.add_argument("--lifetime", type=float, default=600)
     args = parser.parse_args()
     Handler.state = State()
-    Handler.token = args.token
+    Handler.tokens = {args.token: "sa-hyperpod-tenancy"}
+    if args.member_token:
+        Handler.tokens[args.member_token] = "alice"
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     with open(args.port_file + ".tmp", "w") as out:
         out.write(str(server.server_address[1]))
