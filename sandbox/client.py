@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.error
 import urllib.request
 from collections import Counter
 
@@ -17,6 +18,10 @@ SANDBOX_CREDENTIALS = {
 }
 
 
+class SandboxError(Exception):
+    """An administrative call the sandbox refused or failed, with what the sandbox said (its traceback on a 500)."""
+
+
 class SandboxClient:
     def __init__(self, endpoint: str | None = None) -> None:
         self.endpoint = (endpoint or os.environ.get("HYPERPOD_SANDBOX_URL") or f"http://127.0.0.1:{DEFAULT_PORT}").rstrip("/")
@@ -25,13 +30,16 @@ class SandboxClient:
         data = json.dumps(payload).encode() if payload is not None else None
         request = urllib.request.Request(self.endpoint + path, data=data, method=method)
         request.add_header("Content-Type", "application/json")
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.loads(response.read() or b"{}")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as error:
+            raise SandboxError(f"{method} {path}: {error.code} {error.read().decode(errors='replace')}") from None
 
     def healthy(self) -> bool:
         try:
             return self._call("GET", "/_sandbox/health").get("status") == "ok"
-        except OSError:
+        except (OSError, SandboxError):
             return False
 
     def requests(self) -> list[dict]:

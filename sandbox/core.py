@@ -120,7 +120,17 @@ def validate_request(service: str, operation: str, params: dict) -> None:
         raise validation_error(f"{count} validation {noun} detected: " + "; ".join(problems))
 
 
-_SETTLING = threading.RLock()
+# Held while a status settles and while the sandbox resets: what a settling status does in the cluster
+# (on_settle) never interleaves with a reset emptying it.
+SETTLING = threading.RLock()
+# Bumped by every reset: a resource of an earlier generation (a request still in flight when the reset came)
+# settles without acting, so nothing it would make reappears in the emptied sandbox.
+_generation = 0
+
+
+def next_generation() -> None:
+    global _generation
+    _generation += 1
 
 
 class Lifecycle:
@@ -135,6 +145,7 @@ class Lifecycle:
 
     def __init__(self, transitional: str, settled: str, on_settle: Callable[[str], None] | None = None):
         self.on_settle = on_settle
+        self._generation = _generation
         self.move(transitional, settled)
 
     def move(self, transitional: str, settled: str) -> None:
@@ -149,11 +160,11 @@ class Lifecycle:
         self._latch()
 
     def _latch(self) -> None:
-        with _SETTLING:
+        with SETTLING:
             self._settling = True
             self._latched = True
             try:
-                if self.on_settle is not None:
+                if self.on_settle is not None and self._generation == _generation:
                     self.on_settle(self._settled)
             finally:
                 self._settling = False
@@ -164,7 +175,7 @@ class Lifecycle:
             return True
         # Once settled, a status stays settled even if the delay is raised afterwards. A reader in another
         # thread waits while on_settle runs; on_settle itself (same thread) reads the settled status.
-        with _SETTLING:
+        with SETTLING:
             if not self._latched and time.monotonic() - self._since >= status_delay():
                 self._latch()
             return self._latched

@@ -25,6 +25,7 @@ import random
 import re
 import threading
 import time
+import traceback
 from dataclasses import asdict, dataclass, field
 from urllib.parse import parse_qs
 
@@ -238,6 +239,14 @@ class SandboxApp:
         return self.moto_app(environ, recording_start_response)
 
     def admin(self, environ, start_response):
+        try:
+            return self._admin(environ, start_response)
+        except Exception as error:  # noqa: BLE001 - the test that called says what went wrong, not only "500"
+            body = json.dumps({"message": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}).encode()
+            start_response("500 Internal Server Error", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+            return [body]
+
+    def _admin(self, environ, start_response):
         request = Request(environ)
         route = (request.method, request.path)
         payload: object
@@ -285,9 +294,16 @@ def reset_state() -> None:
 
     from sandbox.kube import task_governance
 
-    moto_api_backend.reset()
-    # The cluster's contents go with the AWS resources that made them.
-    task_governance.reset()
+    with core.SETTLING:
+        core.next_generation()
+        moto_api_backend.reset()
+        # The cluster's contents go with the AWS resources that made them. A second try when the API server failed the
+        # first (an answer slower than the client's timeout on a loaded machine); the first failure goes to the log.
+        try:
+            task_governance.reset()
+        except (kube_api.KubeError, OSError):
+            traceback.print_exc()
+            task_governance.reset()
 
 
 def build_app() -> SandboxApp:

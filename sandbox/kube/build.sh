@@ -9,7 +9,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 module="$here/apiserver"
 version=$(awk '$1 == "k8s.io/kubernetes" {print $2}' "$module/go.mod")
 etcd_version=$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2}' "$module/go.mod")
-dir="${KUBE_CACHE_DIR:-/var/cache/hyperpod-tenancy}/kube-$version-etcd-$etcd_version"
+cache="${KUBE_CACHE_DIR:-/var/cache/hyperpod-tenancy}"
+dir="$cache/kube-$version-etcd-$etcd_version"
+# One build at a time per machine: pytest's workers each ask for the binaries at start, and two builds of one
+# binary race on its .tmp file. A second caller waits here, then finds the binaries built.
+mkdir -p "$cache"
+exec 9>"$cache/build.lock"
+flock 9
 go_bin=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 minor=${version#v1.}; minor=${minor%%.*}
 version_flags="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1"
@@ -41,7 +47,7 @@ rm -rf "$dir/gocache"
 netpol="$here/netpol"
 netpol_version=$(awk '$1 == "sigs.k8s.io/kube-network-policies" {print $2}' "$netpol/go.mod")
 netpol_hash=$(cat "$netpol"/go.mod "$netpol"/go.sum "$netpol"/main.go "$netpol"/*.patch | sha256sum | cut -c1-12)
-netpol_dir="${KUBE_CACHE_DIR:-/var/cache/hyperpod-tenancy}/kube-network-policies-$netpol_version-$netpol_hash"
+netpol_dir="$cache/kube-network-policies-$netpol_version-$netpol_hash"
 if [ ! -x "$netpol_dir/bin/kube-network-policies" ]; then
   echo "building kube-network-policies $netpol_version into $netpol_dir (once per machine)" >&2
   rm -rf "$netpol_dir/src"

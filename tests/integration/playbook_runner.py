@@ -112,6 +112,18 @@ class Result:
                         changed.add((host, task["task"]["name"]))
         return changed
 
+    def changed_layers(self) -> set[tuple[str, str, str]]:
+        """(host, task, layer) for each layer of a team_resources task that reported a change: one task runs every
+        layer of a team, so a layer whose prediction is wrong hides behind another's change in ``changed_tasks``."""
+        changed = set()
+        for play in self.report.get("plays", []):
+            for task in play["tasks"]:
+                for host, result in task["hosts"].items():
+                    for layer, outcome in (result.get("layers") or {}).items():
+                        if isinstance(outcome, dict) and outcome.get("changed"):
+                            changed.add((host, task["task"]["name"], layer))
+        return changed
+
     def failures(self) -> list[str]:
         """One line per failed task: host, task and message."""
         found = []

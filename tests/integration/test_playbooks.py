@@ -96,6 +96,8 @@ def test_check_mode_predicts_exactly_what_onboarding_changes(sample):
     assert_ok(done, "add_team")
     assert predicted.changed_tasks() == done.changed_tasks()
     assert predicted.changed_tasks(), "onboarding changed nothing: the comparison proves nothing"
+    assert predicted.changed_layers() == done.changed_layers()
+    assert {layer for _host, _task, layer in done.changed_layers()} >= {"permission_set", "namespace", "quota"}, done.changed_layers()
 
 
 def test_add_team_refuses_a_team_not_in_the_file(sample):

@@ -10,6 +10,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 from sandbox import core
+from sandbox.client import SandboxError
 
 
 def test_request_log_counts_reads_and_writes_across_protocols(sandbox):
@@ -136,6 +137,23 @@ def test_lifecycle_settles_after_the_configured_delay(monkeypatch):
     assert status.status == "Updating"
     status.settle_as("UpdateFailed")
     assert status.status == "UpdateFailed"
+
+
+def test_a_status_from_before_a_reset_settles_without_acting(monkeypatch):
+    """A request still in flight when the sandbox reset (a cancelled run's) makes nothing in the emptied cluster."""
+    monkeypatch.setitem(core.SETTINGS, "status_delay", 0)
+    acted = []
+    before = core.Lifecycle("Creating", "Created", on_settle=acted.append)
+    core.next_generation()
+    after = core.Lifecycle("Creating", "Created", on_settle=acted.append)
+    assert before.status == "Created" and after.status == "Created"
+    assert acted == ["Created"]
+
+
+def test_a_failed_administrative_call_says_why(sandbox):
+    # A test whose reset fails learns the cause from the error, not from a server log in a temporary directory.
+    with pytest.raises(SandboxError, match=r"PUT /_sandbox/faults: 500 .*TypeError: .*unexpected keyword argument 'no_such_fault'"):
+        sandbox.set_faults(no_such_fault=1)
 
 
 def test_status_delay_is_configurable_over_http(sandbox):

@@ -171,3 +171,16 @@ def test_reset_empties_the_cluster(env, sandbox):
     assert api.get("ServiceAccount", "left-behind", NAMESPACE) is None
     assert api.list("PersistentVolumeClaim", NAMESPACE) == []
     assert api.request("GET", f"/api/v1/namespaces/{NAMESPACE}/configmaps")["items"] == []
+
+
+def test_reset_empties_a_namespace_that_is_already_terminating(sandbox, kube_cluster):
+    """A run cut short leaves a namespace terminating (deleted, not yet emptied by the namespace controller)."""
+    api = KubeApi(kube_cluster.directory)
+    api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+    api.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "left-behind", "namespace": NAMESPACE}})
+    api.request("DELETE", f"/api/v1/namespaces/{NAMESPACE}")
+    assert api.get("Namespace", NAMESPACE)["status"]["phase"] == "Terminating"
+
+    sandbox.reset()
+
+    assert api.get("Namespace", NAMESPACE) is None
