@@ -60,6 +60,23 @@ def test_round_trip(eks):
     assert code(gone) == "ResourceNotFoundException"
 
 
+def test_an_association_is_tagged_by_its_arn(eks):
+    """TagResource is how an association made without tags gets them (UpdatePodIdentityAssociation takes none)."""
+    created = create(eks)
+    arn = created["associationArn"]
+    eks.tag_resource(resourceArn=arn, tags={"team": "vision", "managed-by": "hyperpod.tenancy"})
+    eks.untag_resource(resourceArn=arn, tagKeys=["managed-by"])
+    assert eks.list_tags_for_resource(resourceArn=arn)["tags"] == {"team": "vision"}
+    assert eks.describe_pod_identity_association(clusterName="ml-eks", associationId=created["associationId"])["association"]["tags"] == {"team": "vision"}
+    with pytest.raises(ClientError) as too_many:
+        eks.tag_resource(resourceArn=arn, tags={f"k{i}": "v" for i in range(50)})
+    assert code(too_many) == "InvalidParameterException"
+    # The cluster's own tags are still moto's.
+    cluster = eks.describe_cluster(name="ml-eks")["cluster"]["arn"]
+    eks.tag_resource(resourceArn=cluster, tags={"env": "test"})
+    assert eks.list_tags_for_resource(resourceArn=cluster)["tags"] == {"env": "test"}
+
+
 def test_one_association_per_namespace_and_service_account(eks):
     first = create(eks)
     with pytest.raises(ClientError) as second:
