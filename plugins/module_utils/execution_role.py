@@ -378,11 +378,13 @@ def check_owner(before, params, adopt=False):
         raise InputError(message=problem)
 
 
-def ensure_present(client, want, check_mode, account_id=None, owner=None):
+def ensure_present(client, want, check_mode, account_id=None, owner=None, before=None):
     """(changed, before, after). ``account_id`` is a callable, asked only for a new role's ARN in check mode;
-    ``owner(before)`` refuses an existing role that is not the team's."""
+    ``owner(before)`` refuses an existing role that is not the team's; ``before``, the role's ``view`` when the caller
+    already read it ({} for none), is not read again."""
     name = want["role_name"]
-    before = view(read(client, name))
+    if before is None:
+        before = view(read(client, name))
     if before and owner is not None:
         owner(before)
     actions = plan_present(before, want)
@@ -399,13 +401,14 @@ def ensure_present(client, want, check_mode, account_id=None, owner=None):
     return True, before, predict(before, actions, arn)
 
 
-def ensure_absent(client, name, check_mode, owner=None):
+def ensure_absent(client, name, check_mode, owner=None, before=None):
     """(changed, before, after). Refuses, before any write, a role that is in an instance profile.
 
     Instance profiles belong to whoever made them: this module never removes the role from one,
-    and IAM refuses to delete a role that is still in one (DeleteConflict).
+    and IAM refuses to delete a role that is still in one (DeleteConflict). ``before`` as for ``ensure_present``.
     """
-    before = view(read(client, name))
+    if before is None:
+        before = view(read(client, name))
     if not before:
         return False, {}, {}
     if owner is not None:

@@ -139,9 +139,11 @@ def _team_key(tag_keys=None):
 
 # The layers a team file may name in ``adopt``: an existing, unmarked resource of that layer is taken over
 # (``user_profiles``: the unmarked user profiles in the team's domain, the domain layer's ``adopt_user_profiles``;
-# ``grafana_folder``: the team's Grafana folder made by another identity, role team_observability).
+# ``grafana_folder``: the team's Grafana folder made by another identity, role team_observability; ``pod_role``: the
+# role of the team's pods and its Pod Identity association, the namespace layer's ``adopt_pod_role``).
 ADOPTABLE = (
     "permission_set", "access_entry", "execution_role", "domain", "user_profiles", "quota", "s3_prefix", "directories", "budget", "grafana_folder",
+    "pod_role",
 )
 
 

@@ -281,7 +281,7 @@ def _budget(t):
 
 
 # An adopt entry that is no layer of its own: (its layer, the option of that layer it sets).
-ADOPT_OPTIONS = {"user_profiles": ("domain", "adopt_user_profiles")}
+ADOPT_OPTIONS = {"user_profiles": ("domain", "adopt_user_profiles"), "pod_role": ("namespace", "adopt_pod_role")}
 
 
 def team_layer_args(team, shared, settings=None, layers=None):

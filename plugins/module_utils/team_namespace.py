@@ -29,7 +29,9 @@ when an object of that name exists without that mark:
 - with ``pod_identity``, an IAM role ``<prefix>-<team>-pods`` that may use only the team's S3 prefix,
   trusted by ``pods.eks.amazonaws.com`` (``sts:AssumeRole``, ``sts:TagSession``) for that cluster and
   the team namespace only, and the EKS Pod Identity association of the team's ServiceAccount to it
-  (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html).
+  (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html). Both are found by the team's names and
+  changed or deleted only when their tags carry the team's mark (``naming.ownership_problem``, as every layer's
+  resources), or carry none and the team adopts ``pod_role`` (``adopt_pod_role``); checked before any write.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -49,6 +51,7 @@ try:
 except ImportError:
     HAS_KUBERNETES = False
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, fsx, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
@@ -447,7 +450,9 @@ def _association_view(association):
         "cluster_name": "clusterName", "namespace": "namespace", "service_account": "serviceAccount",
         "role_arn": "roleArn", "association_id": "associationId", "association_arn": "associationArn",
     }  # fmt: skip
-    return {key: association.get(camel) for key, camel in keys.items()}
+    view = {key: association.get(camel) for key, camel in keys.items()}
+    view["tags"] = dict(association.get("tags") or {})
+    return view
 
 
 def _current_association(eks, cluster_name, namespace, service_account):
@@ -455,12 +460,39 @@ def _current_association(eks, cluster_name, namespace, service_account):
     return describe_association(eks, cluster_name, found[0]["associationId"]) if found else None
 
 
-def ensure_pod_identity(context, team, prefix, pod_identity, tags, state):
-    """The team's pod role and its association: (changed, before, after)."""
+def read_pod_identity(context, team, prefix, pod_identity, tag_keys=None, adopt=False):
+    """The team's pod role (``execution_role.view``, {} when missing) and its service account's association (None when
+    missing), read before any write; refused with an ``InputError`` naming each that is not the team's.
+
+    The rule is every layer's, ``naming.ownership_problem``: the role and the association (by their tags) must carry
+    the team's mark, or carry none and be adopted (``pod_role``); one marked for another team never is. Offboarding
+    passes no ``adopt``: what the collection did not make is not deleted.
+    """
+    n = names(team, prefix)
+    cluster_name = pod_identity["cluster_name"]
+    association = _current_association(context.client("eks"), cluster_name, n["namespace"], n["service_account"])
+    role = execution_role.view(execution_role.read(context.client("iam"), pod_role_name(team, prefix)))
+    problems = []
+    if role:
+        problems.append(naming.ownership_problem("IAM role %s" % role["arn"], team, role["tags"], tag_keys, adopt, "pod_role"))
+    if association is not None:
+        what = "Pod Identity association %s of service account %s/%s on cluster %s (role %s)" % (
+            association["associationId"], n["namespace"], n["service_account"], cluster_name, association.get("roleArn"),
+        )  # fmt: skip
+        problems.append(naming.ownership_problem(what, team, association.get("tags"), tag_keys, adopt, "pod_role"))
+    problems = [problem for problem in problems if problem]
+    if problems:
+        raise InputError(message="; ".join(problems))
+    return role, association
+
+
+def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found):
+    """The team's pod role and its association: (changed, before, after). ``found`` is what ``read_pod_identity`` read
+    (and checked): nothing is read again."""
     iam, eks = context.client("iam"), context.client("eks")
     n = names(team, prefix)
     cluster_name = pod_identity["cluster_name"]
-    current = _current_association(eks, cluster_name, n["namespace"], n["service_account"])
+    role_before, current = found
     before = {"association": _association_view(current)}
     if state == "absent":
         changed = False
@@ -468,7 +500,7 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state):
             changed = True
             if not context.check_mode:
                 delete_association(eks, cluster_name, current["associationId"])
-        role_changed, before["role"], after_role = execution_role.ensure_absent(iam, pod_role_name(team, prefix), context.check_mode)
+        role_changed, before["role"], after_role = execution_role.ensure_absent(iam, pod_role_name(team, prefix), context.check_mode, before=role_before)
         return changed or role_changed, before, {"association": {}, "role": after_role}
     account_id = pod_identity.get("account_id") or context.account_id()
     want = {
@@ -479,19 +511,28 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state):
         "tags": dict((k, "" if v is None else str(v)) for k, v in tags.items()),
         "purge_tags": False,
     }
-    role_changed, before["role"], role = execution_role.ensure_present(iam, want, context.check_mode, account_id=lambda: account_id)
+    role_changed, before["role"], role = execution_role.ensure_present(iam, want, context.check_mode, account_id=lambda: account_id, before=role_before)
     wanted = {"cluster_name": cluster_name, "namespace": n["namespace"], "service_account": n["service_account"], "role_arn": role["arn"]}
     if current is None:
-        after = dict(wanted, association_id=None, association_arn=None)
+        after = dict(wanted, association_id=None, association_arn=None, tags=dict(want["tags"]))
         if not context.check_mode:
             after = _association_view(create_association(eks, cluster_name, n["namespace"], n["service_account"], role["arn"], tags))
         return True, before, {"association": after, "role": role}
+    after = dict(before["association"])
+    changed = role_changed
     if current["roleArn"] != role["arn"]:
-        after = dict(before["association"], role_arn=role["arn"])
+        changed = True
+        after["role_arn"] = role["arn"]
         if not context.check_mode:
             after = _association_view(update_association(eks, cluster_name, current["associationId"], role["arn"]))
-        return True, before, {"association": after, "role": role}
-    return role_changed, before, {"association": before["association"], "role": role}
+    # The team tags, on an adopted association the mark the next run checks (EKS takes them with TagResource only).
+    missing = dict((k, v) for k, v in want["tags"].items() if after["tags"].get(k) != v)
+    if missing:
+        changed = True
+        if not context.check_mode:
+            eks_api.tag_resource(eks, resourceArn=current["associationArn"], tags=missing)
+        after["tags"] = dict(after["tags"], **missing)
+    return changed, before, {"association": after, "role": role}
 
 
 MODULE_OPTIONS = dict(
@@ -513,6 +554,7 @@ MODULE_OPTIONS = dict(
         ),
         cost_center=dict(type="str"),
         tag_keys=dict(type="dict", no_log=False),
+        adopt_pod_role=dict(type="bool", default=False),
         volume=dict(
             type="dict",
             options=dict(
@@ -558,18 +600,21 @@ def converge(context, params):
     check(p)
     cluster = Cluster(p["kubeconfig"], p.get("context"))
     objects = desired(p["team"], p["name_prefix"], p["pod_security"], _volume(context, p) if p["state"] == "present" else None)
-    identity = None
+    identity = found = None
+    if p.get("pod_identity"):
+        # The pod role and its association are checked before anything is written, in the cluster or in AWS.
+        found = read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), p["state"] == "present" and p["adopt_pod_role"])
     if p["state"] == "absent":
-        if p.get("pod_identity"):
-            identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], {}, "absent")
+        if found is not None:
+            identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], {}, "absent", found)
         # A volume the team no longer names is still the team's: removing it does not need its attributes.
         objects += desired(p["team"], p["name_prefix"], p["pod_security"], _ABSENT_VOLUME)[len(objects):]
         changed, before, after = ensure_absent(cluster, p["team"], objects, context.check_mode)
     else:
         changed, before, after = ensure_present(cluster, p["team"], objects, context.check_mode)
-        if p.get("pod_identity"):
+        if found is not None:
             tags = naming.team_tags(p["team"], p.get("cost_center"), p.get("tag_keys"))
-            identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present")
+            identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present", found)
     result = summary(p["team"], p["name_prefix"], objects, after)
     if identity is not None:
         changed = changed or identity[0]

@@ -26,7 +26,8 @@ description:
   - With O(volume), a static PersistentVolume C(<name_prefix>-<team>-fsx) for the team's FSx for Lustre directory
     (driver C(fsx.csi.aws.com), C(dnsname) and C(mountname) C(<MountName>/<directory>)), C(Retain)ed and reserved by
     C(claimRef) for the claim of the same name in the team namespace, and that claim.
-  - With O(pod_identity), an IAM role for the team's pods and the EKS Pod Identity association of its ServiceAccount to it.
+  - With O(pod_identity), an IAM role for the team's pods and the EKS Pod Identity association of its ServiceAccount to it,
+    each changed or deleted only when the collection made it for the team (O(adopt_pod_role)).
   - Every object but the namespace carries C(app.kubernetes.io/managed-by=hyperpod.tenancy) and C(hyperpod.tenancy/team=<team>);
     an object of the same name without them is refused, never changed.
   - Check mode and diff come from the same apply with C(dryRun=All), as the API server itself predicts it; when the
@@ -82,6 +83,18 @@ options:
       account_id:
         description: The account; by default the caller's (STS).
         type: str
+  adopt_pod_role:
+    description:
+      - The pod role and the Pod Identity association of O(pod_identity) are changed or deleted only when they carry the
+        collection's ownership mark for O(team), the tags C(managed-by=hyperpod.tenancy) and the team tag naming O(team),
+        which both carry when this module made them. Any other, for instance a role of that name made by hand, is refused
+        before any write (to the cluster or to AWS), building and with O(state=absent), in check mode too, with an error
+        naming the team, the role or association and its tags.
+      - V(true) takes over a role and an association that carry no mark and marks them (the team file's C(adopt) list with
+        C(pod_role); docs/team-file.md), and the role's policies and trust become the team's. One marked for another team
+        is refused even then, and so is an unmarked one with O(state=absent).
+    type: bool
+    default: false
   volume:
     description: The team's FSx for Lustre directory as a PersistentVolume and claim; without it the team has no volume.
     type: dict

@@ -50,6 +50,27 @@ def delete_user_profile(client, team: str) -> str:
     return f"{team}: user profile {profile} deleted"
 
 
+def hand_made_pod_role(client, seed: dict, team: str) -> dict:
+    """A role named as the team's pod role, made for pods by someone else (an admin policy, trusted by every cluster's
+    pods, tagged by its owner), and the association of the team's service account to it: what the collection must not
+    take over. Returns {"role": the role, "association": the association}."""
+    iam, eks = client.boto3_client("iam"), client.boto3_client("eks")
+    trust = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": "pods.eks.amazonaws.com"}, "Action": ["sts:AssumeRole", "sts:TagSession"]}],
+    }
+    name = f"{PREFIX}-{team}-pods"
+    role = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), Tags=[{"Key": "owner", "Value": "ml-infra"}])["Role"]
+    admin = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+    policy = iam.create_policy(PolicyName=f"{name}-admin", PolicyDocument=json.dumps(admin))["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName=name, PolicyArn=policy)
+    cluster = seed["eks_cluster_arn"].rsplit("/", 1)[1]
+    association = eks.create_pod_identity_association(
+        clusterName=cluster, namespace=f"hyperpod-ns-{team}", serviceAccount=f"{PREFIX}-{team}", roleArn=role["Arn"]
+    )["association"]
+    return {"role": role, "association": association}
+
+
 def main() -> None:
     state = Path(os.environ.get("SANDBOX_STATE_DIR", Path(__file__).resolve().parents[2] / ".sandbox"))
     client = SandboxClient(os.environ.get("HYPERPOD_SANDBOX_URL") or (state / "endpoint").read_text().strip())

@@ -2,7 +2,8 @@
 
 The reproduction of issue 19 item 2: a team named ``platform`` and an account that already has a
 ``hyperpod-platform`` permission set (AdministratorAccess, assigned to PlatformAdmins) and an FSx
-directory ``/fsx/platform`` that someone else made.
+directory ``/fsx/platform`` that someone else made; and (issue 22) a ``hyperpod-platform-pods`` role
+with an admin policy and the association of the team's service account to it, made by hand.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import copy
 import os
 
 from sandbox.seed import seed
+from tests.integration.out_of_band import hand_made_pod_role
 from tests.integration.playbook_runner import SAMPLE, Playbooks, assert_ok
 
 ADMIN = "arn:aws:iam::aws:policy/AdministratorAccess"
@@ -86,3 +88,86 @@ def test_a_team_named_platform_takes_over_nothing_unless_it_adopts(sandbox, tmp_
     rerun = playbooks.run("playbooks/add_team.yml", "-e", "team=platform", env=env)
     assert_ok(rerun, "add_team without adopt")
     assert rerun.changed_tasks() == set()
+
+
+# With a quota, so that Task Governance makes its namespace and the namespace layer gives its pods an identity.
+PODS_TEAM = {
+    "name": "platform",
+    "identity_center_group": "TeamPlatform",
+    "members": [{"name": "pat", "uid": 10100}],
+    "cost_center": "CC-1100",
+    "workspace": {"enabled": False},
+    "quota": {"resources": [{"instance_type": "ml.g5.12xlarge", "count": 2}], "sharing": "lend", "preempt": "never", "fair_share_weight": 10},
+}
+
+
+def pod_role_view(iam, name: str) -> dict:
+    role = iam.get_role(RoleName=name)["Role"]
+    return {
+        "trust": role["AssumeRolePolicyDocument"],
+        "tags": {t["Key"]: t["Value"] for t in role.get("Tags", [])},
+        "attached": [p["PolicyArn"] for p in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]],
+        "inline": iam.list_role_policies(RoleName=name)["PolicyNames"],
+    }
+
+
+def identity_writes(client) -> list[str]:
+    """The writes a run made to IAM and to EKS Pod Identity associations (their tags included)."""
+    return [
+        f"{r['service']}:{r['operation']}"
+        for r in client.writes()
+        if r["service"] == "iam" or (r["service"] == "eks" and ("PodIdentity" in r["operation"] or r["operation"] in ("TagResource", "UntagResource")))
+    ]
+
+
+def test_a_pod_role_made_by_hand_is_refused_building_and_offboarding_unless_adopted(sandbox, tmp_path):
+    settings = copy.deepcopy(SAMPLE)
+    settings["hyperpod_teams"] = [copy.deepcopy(PODS_TEAM)]
+    found = seed(sandbox, settings)
+    made = hand_made_pod_role(sandbox, found, "platform")
+    role, association = made["role"], made["association"]
+    playbooks = Playbooks(sandbox, found, tmp_path, settings)
+    iam, eks = sandbox.boto3_client("iam"), sandbox.boto3_client("eks")
+    cluster = found["eks_cluster_arn"].rsplit("/", 1)[1]
+    before = pod_role_view(iam, role["RoleName"])
+
+    def assert_refused(result, what):
+        assert result.returncode != 0, what
+        text = " ".join(result.stdout.split())
+        assert f"IAM role {role['Arn']} exists and was not made by hyperpod.tenancy for team platform" in text, (what, text[-3000:])
+        assert "its tags: owner=ml-infra" in text and "add pod_role to the team's adopt list" in text, what
+        assert f"Pod Identity association {association['associationId']} of service account hyperpod-ns-platform/hyperpod-platform" in text, what
+        assert pod_role_view(iam, role["RoleName"]) == before, what
+        described = eks.describe_pod_identity_association(clusterName=cluster, associationId=association["associationId"])["association"]
+        assert (described["roleArn"], described["tags"]) == (role["Arn"], {}), what
+
+    # Building: the first run builds the cluster and the team's other layers, and stops at the pod role before any
+    # write to it, to its association or to the namespace's objects; then check mode and a rerun write nothing at all.
+    sandbox.clear_requests()
+    assert_refused(playbooks.run("site.yml"), "site.yml")
+    assert identity_writes(sandbox) == []
+    for check in (["--check"], []):
+        sandbox.clear_requests()
+        assert_refused(playbooks.run("playbooks/add_team.yml", "-e", "team=platform", *check), f"add_team {check}")
+        assert sandbox.writes() == [], check
+
+    # Offboarding revokes the team's access first (by design), then refuses to delete the role and its association,
+    # and stops there: the quota (and with it the namespace) stays.
+    settings["hyperpod_teams"][0]["state"] = "absent"
+    playbooks.write_settings(settings)
+    sandbox.clear_requests()
+    assert_refused(playbooks.run("playbooks/remove_team.yml", "-e", "team=platform"), "remove_team")
+    assert identity_writes(sandbox) == []
+    assert "DeleteComputeQuota" not in [r["operation"] for r in sandbox.writes()]
+
+    # Adopted: the role gets the team's trust and policy only, the association stays the same one, and both the mark.
+    settings["hyperpod_teams"][0].update(state="present", adopt=["pod_role"])
+    playbooks.write_settings(settings)
+    assert_ok(playbooks.run("playbooks/add_team.yml", "-e", "team=platform"), "add_team adopting the pod role")
+    adopted = pod_role_view(iam, role["RoleName"])
+    assert adopted["attached"] == [] and adopted["inline"] == ["team-data"]
+    assert adopted["trust"]["Statement"][0]["Condition"]["StringEquals"]["aws:RequestTag/kubernetes-namespace"] == "hyperpod-ns-platform"
+    assert (adopted["tags"]["managed-by"], adopted["tags"]["team"]) == ("hyperpod.tenancy", "platform")
+    described = eks.describe_pod_identity_association(clusterName=cluster, associationId=association["associationId"])["association"]
+    assert described["roleArn"] == role["Arn"]
+    assert (described["tags"]["managed-by"], described["tags"]["team"]) == ("hyperpod.tenancy", "platform")

@@ -263,3 +263,13 @@ def test_the_adopt_list_sets_each_layers_adopt_option_and_user_profiles_the_doma
     assert layers["domain"]["adopt"] is True and layers["domain"]["adopt_user_profiles"] is True and layers["budget"]["adopt"] is True
     assert "adopt" not in layers["permission_set"] and "adopt_user_profiles" not in layers["budget"]
     assert ArgumentSpecValidator(**OPTIONS["domain"]).validate(layers["domain"]).error_messages == []
+
+
+def test_adopting_the_pod_role_sets_the_namespace_layers_own_option():
+    vision = dict(next(team for team in SAMPLE if team["name"] == "vision"), adopt=["pod_role"])
+    layers = team_layer_args(normalized([vision])["vision"], SHARED, {"kubeconfig": "/kube/config"})
+    assert layers["namespace"]["adopt_pod_role"] is True
+    assert not [layer for layer, options in layers.items() if layer != "team" and "adopt" in options]
+    assert ArgumentSpecValidator(**OPTIONS["namespace"]).validate(layers["namespace"]).error_messages == []
+    # No kubeconfig, no namespace layer: nothing to adopt, and nothing else is set.
+    assert "namespace" not in team_layer_args(normalized([vision])["vision"], SHARED)

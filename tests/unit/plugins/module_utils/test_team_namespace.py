@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
@@ -136,3 +138,114 @@ def test_the_volume_is_the_team_directory_reserved_for_the_team_claim():
     assert volume["claimRef"] == {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": NAMESPACE, "name": "hyperpod-vision-fsx"}
     assert volume["persistentVolumeReclaimPolicy"] == "Retain"
     assert objects["PersistentVolumeClaim"]["spec"]["volumeName"] == "hyperpod-vision-fsx"
+
+
+# --- the pod role and its Pod Identity association: the team's only -------------------------------
+
+CLUSTER = "ml-eks"
+ADMIN_DOCUMENT = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+POD_TRUST = {
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Principal": {"Service": "pods.eks.amazonaws.com"}, "Action": ["sts:AssumeRole", "sts:TagSession"]}],
+}
+
+
+class AwsContext(Context):
+    """A context whose AWS clients are the sandbox's."""
+
+    def __init__(self, check_mode, sandbox):
+        super().__init__(check_mode)
+        self.sandbox = sandbox
+
+    def client(self, service):
+        return self.sandbox.boto3_client(service)
+
+    def account_id(self):
+        return "123456789012"
+
+
+def identity_params(kube_cluster, **changes):
+    arn = f"arn:aws:eks:us-east-1:123456789012:cluster/{CLUSTER}"
+    pod_identity = {"cluster_name": CLUSTER, "cluster_arn": arn, "data_bucket": "hyperpod-team-data", "account_id": None}
+    return params(kube_cluster, pod_identity=pod_identity, cost_center=None, tag_keys=None, adopt_pod_role=False) | changes
+
+
+@pytest.fixture
+def hand_made(sandbox, api):
+    """The cluster, and a role hyperpod-vision-pods with an admin policy that someone made for pods by hand, with an
+    association of the team's service account to it: neither carries the collection's mark."""
+    eks, iam = sandbox.boto3_client("eks"), sandbox.boto3_client("iam")
+    eks.create_cluster(name=CLUSTER, roleArn="arn:aws:iam::123456789012:role/eks-cluster", resourcesVpcConfig={"subnetIds": ["subnet-1"]})
+    owner = [{"Key": "owner", "Value": "ml-infra"}]
+    role = iam.create_role(RoleName="hyperpod-vision-pods", AssumeRolePolicyDocument=json.dumps(POD_TRUST), Tags=owner)["Role"]
+    admin = iam.create_policy(PolicyName="ml-infra-admin", PolicyDocument=json.dumps(ADMIN_DOCUMENT))["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName="hyperpod-vision-pods", PolicyArn=admin)
+    association = eks.create_pod_identity_association(clusterName=CLUSTER, namespace=NAMESPACE, serviceAccount="hyperpod-vision", roleArn=role["Arn"])
+    sandbox.clear_requests()
+    return role, association["association"]
+
+
+def role_state(sandbox):
+    iam = sandbox.boto3_client("iam")
+    role = iam.get_role(RoleName="hyperpod-vision-pods")["Role"]
+    return {
+        "trust": role["AssumeRolePolicyDocument"],
+        "tags": {t["Key"]: t["Value"] for t in role.get("Tags", [])},
+        "attached": [p["PolicyArn"] for p in iam.list_attached_role_policies(RoleName="hyperpod-vision-pods")["AttachedPolicies"]],
+        "inline": iam.list_role_policies(RoleName="hyperpod-vision-pods")["PolicyNames"],
+    }
+
+
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check", "run"])
+@pytest.mark.parametrize("state", ["present", "absent"])
+def test_a_pod_role_made_by_hand_is_refused_before_any_write(hand_made, sandbox, kube_cluster, state, check_mode):
+    role, association = hand_made
+    before = role_state(sandbox)
+    mark = len(kube_cluster.audit_events())
+    with pytest.raises(InputError) as refused:
+        team_namespace.converge(AwsContext(check_mode, sandbox), identity_params(kube_cluster, state=state, volume=None if state == "absent" else VOLUME))
+    message = refused.value.message
+    assert f"IAM role {role['Arn']} exists and was not made by hyperpod.tenancy for team vision" in message
+    assert "its tags: owner=ml-infra" in message and "add pod_role to the team's adopt list" in message
+    assert f"Pod Identity association {association['associationId']} of service account {NAMESPACE}/hyperpod-vision on cluster {CLUSTER}" in message
+    assert sandbox.writes() == []
+    assert writes(kube_cluster, mark) == []
+    assert role_state(sandbox) == before
+
+
+def test_a_pod_role_marked_for_another_team_is_refused_even_adopted(sandbox, api, kube_cluster):
+    eks, iam = sandbox.boto3_client("eks"), sandbox.boto3_client("iam")
+    eks.create_cluster(name=CLUSTER, roleArn="arn:aws:iam::123456789012:role/eks-cluster", resourcesVpcConfig={"subnetIds": ["subnet-1"]})
+    tags = [{"Key": "managed-by", "Value": "hyperpod.tenancy"}, {"Key": "team", "Value": "nlp"}]
+    iam.create_role(RoleName="hyperpod-vision-pods", AssumeRolePolicyDocument=json.dumps(POD_TRUST), Tags=tags)
+    sandbox.clear_requests()
+    with pytest.raises(InputError, match=r"IAM role \S+hyperpod-vision-pods belongs to team nlp \(tag team=nlp\), not to team vision"):
+        team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster, adopt_pod_role=True))
+    assert sandbox.writes() == []
+
+
+def test_an_adopted_pod_role_and_association_become_the_team_s(hand_made, sandbox, kube_cluster):
+    role, association = hand_made
+    adopted = identity_params(kube_cluster, adopt_pod_role=True)
+    predicted = team_namespace.converge(AwsContext(True, sandbox), adopted)
+    assert predicted["changed"] is True and sandbox.writes() == []
+    done = team_namespace.converge(AwsContext(False, sandbox), adopted)
+    assert done["diff"]["after"]["pod_identity"] == predicted["diff"]["after"]["pod_identity"]
+    # The role's policies and trust are the team's now, and it carries the mark.
+    after = role_state(sandbox)
+    assert after["attached"] == [] and after["inline"] == ["team-data"]
+    assert after["trust"] == team_namespace.pod_trust_policy("123456789012", adopted["pod_identity"]["cluster_arn"], NAMESPACE)
+    assert after["tags"] == {"owner": "ml-infra", "managed-by": "hyperpod.tenancy", "team": "vision"}
+    # The association is the same one, marked.
+    eks = sandbox.boto3_client("eks")
+    described = eks.describe_pod_identity_association(clusterName=CLUSTER, associationId=association["associationId"])["association"]
+    assert described["tags"] == {"managed-by": "hyperpod.tenancy", "team": "vision"} and described["roleArn"] == role["Arn"]
+    assert done["namespace"]["pod_identity_association"] == association["associationId"]
+    # Marked: the adopt option is no longer needed, a rerun changes nothing, and offboarding deletes both.
+    sandbox.clear_requests()
+    assert team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster))["changed"] is False
+    assert sandbox.writes() == []
+    team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster, state="absent", volume=None))
+    assert eks.list_pod_identity_associations(clusterName=CLUSTER)["associations"] == []
+    with pytest.raises(sandbox.boto3_client("iam").exceptions.NoSuchEntityException):
+        sandbox.boto3_client("iam").get_role(RoleName="hyperpod-vision-pods")
