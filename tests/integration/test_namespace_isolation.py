@@ -373,10 +373,25 @@ def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built, san
     playbooks, admin, _clients = built
     settings = copy.deepcopy(SAMPLE)
     settings["hyperpod_teams"][0]["state"] = "absent"
+    # The data is storage.on_remove's, left to its default: keep.
+    assert "on_remove" not in (settings["hyperpod_teams"][0].get("storage") or {})
     playbooks.write_settings(settings)
+    eks, iam, s3 = (sandbox_server.boto3_client(service) for service in ("eks", "iam", "s3"))
+    s3.put_object(Bucket=BUCKET, Key=f"{A}/results/run-1.json", Body=b"{}")
+    kept = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix=f"{A}/")["Contents"])
+    assert eks.list_pod_identity_associations(clusterName=CLUSTER, namespace=f"hyperpod-ns-{A}")["associations"] != []
     assert_ok(playbooks.run("playbooks/remove_team.yml", "-e", f"team={A}"), "remove_team")
     assert admin.get("Namespace", f"hyperpod-ns-{A}") is None
     assert admin.get("PersistentVolume", f"hyperpod-{A}-fsx") is None
+    # The team's pods lost their identity: no association of its namespace, no pod role; the other team's stay.
+    assert eks.list_pod_identity_associations(clusterName=CLUSTER, namespace=f"hyperpod-ns-{A}")["associations"] == []
+    with pytest.raises(iam.exceptions.NoSuchEntityException):
+        iam.get_role(RoleName=f"hyperpod-{A}-pods")
+    [other] = eks.list_pod_identity_associations(clusterName=CLUSTER, namespace=f"hyperpod-ns-{B}")["associations"]
+    assert other["serviceAccount"] == f"hyperpod-{B}"
+    assert iam.get_role(RoleName=f"hyperpod-{B}-pods")["Role"]["RoleName"] == f"hyperpod-{B}-pods"
+    # The team's S3 prefix keeps every object it had.
+    assert sorted(o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix=f"{A}/").get("Contents", [])) == kept
     # Studio's way in went with the team's; the other team's stays.
     eks = sandbox_server.boto3_client("eks")
     entries = eks.list_access_entries(clusterName=CLUSTER)["accessEntries"]
