@@ -134,17 +134,36 @@ def demo(sandbox, api: KubeApi, bucket: str) -> list[str]:
 
 
 def main() -> int:
+    """Print the demo's lines; fail (2) when there is nothing to show, which means the demo did not build what it shows.
+
+    ``make demo`` runs it after site.yml in ``python -m sandbox run``, which gives the sandbox's API server as
+    ``K8S_AUTH_KUBECONFIG``: without one (``SANDBOX_KUBERNETES=off``) site.yml made no namespace objects and no
+    Pod Identity association, so a demo that exits 0 there would claim what it did not show.
+    """
     from sandbox.client import SandboxClient
     from sandbox.seed import load_vars
 
     kubeconfig = os.environ.get("K8S_AUTH_KUBECONFIG")
-    if not kubeconfig:
-        print("no Kubernetes API server (K8S_AUTH_KUBECONFIG): no pods to ask for credentials", file=sys.stderr)
-        return 0
+    if not kubeconfig or not Path(kubeconfig).is_file():
+        where = f"{kubeconfig} does not exist" if kubeconfig else "K8S_AUTH_KUBECONFIG is not set"
+        print(
+            f"pod_identity_agent: no Kubernetes API server ({where}), so no pod to ask EKS Auth for credentials. Run it in "
+            "`python -m sandbox run` with the sandbox's API server (not SANDBOX_KUBERNETES=off), after site.yml, as make demo does.",
+            file=sys.stderr,
+        )
+        return 2
     root = Path(__file__).resolve().parents[2]
     bucket = load_vars(root / "group_vars" / "all").get("hyperpod_data_bucket", "hyperpod-team-data")
+    lines = demo(SandboxClient(), KubeApi(Path(kubeconfig).parent), bucket)
+    if not lines:
+        print(
+            "pod_identity_agent: no Pod Identity association in the sandbox's EKS clusters; site.yml gives each team's service account "
+            "one when hyperpod_kubernetes.kubeconfig is set (the sandbox inventory sets it from K8S_AUTH_KUBECONFIG)",
+            file=sys.stderr,
+        )
+        return 2
     print(f"Pod Identity: what each team's pods may put, get and list in s3://{bucket}/ (a pod's token exchanged with EKS Auth, then S3)")
-    for line in demo(SandboxClient(), KubeApi(Path(kubeconfig).parent), bucket):
+    for line in lines:
         print("  " + line)
     return 0
 

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -75,13 +78,21 @@ def pod(name: str, namespace: str, **container) -> dict:
 
 
 @pytest.fixture(scope="module")
-def built(sandbox_server, kube_cluster, tmp_path_factory):
-    """The sample teams after site.yml; (playbooks, admin client, team clients by team)."""
+def site(sandbox_server, kube_cluster, tmp_path_factory):
+    """The one site.yml run of the module, on the sample teams: (playbooks, its result)."""
     sandbox_server.reset()
     sandbox_server.configure(status_delay=0.2)
     result = seed(sandbox_server, load_vars(ROOT / "group_vars" / "all"))
     playbooks = Playbooks(sandbox_server, result, tmp_path_factory.mktemp("site"), copy.deepcopy(SAMPLE))
-    assert_ok(playbooks.run("site.yml"), "site.yml")
+    run = playbooks.run("site.yml")
+    assert_ok(run, "site.yml")
+    return playbooks, run
+
+
+@pytest.fixture(scope="module")
+def built(site, sandbox_server, kube_cluster):
+    """The sample teams after site.yml; (playbooks, admin client, team clients by team)."""
+    playbooks, _run = site
     eks = sandbox_server.boto3_client("eks")
     clients = {}
     for team in TEAMS:
@@ -367,6 +378,51 @@ def test_the_team_network_policies_are_enforced(built, team_network):
             assert time.monotonic() < deadline, f"A's pod still cannot reach B's with B admitting it: {cluster_node.log_tail()}"
     finally:
         admin.request("DELETE", f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/admit-a")
+
+
+def summary_rows(run) -> dict:
+    """The summary table site.yml prints (playbooks/summary.yml), as {team: {column title: cell}}."""
+    [lines] = [
+        result["msg"]
+        for play in run.report["plays"] for task in play["tasks"] if task["task"]["name"] == "Print what each team has"
+        for result in task["hosts"].values()
+    ]  # fmt: skip
+    # summary_table pads each cell and joins them with two spaces; no cell holds two spaces in a row.
+    header, *rows = [re.split(r"\s{2,}", line.strip()) for line in lines]
+    return {row[0]: dict(zip(header, row, strict=True)) for row in rows}
+
+
+def test_site_prints_each_team_namespace_service_account_role_and_volume_and_what_its_pods_may_do(site, built, sandbox_server):
+    """What `make demo` prints after site.yml: the summary table (playbooks/summary.yml) and the Pod Identity demo
+    (``python -m sandbox.kube.pod_identity_agent``, run as the Makefile runs it), each team's own and true."""
+    _playbooks, run = site
+    playbooks, admin, _clients = built
+    rows = summary_rows(run)
+    assert sorted(rows) == sorted(team["name"] for team in SAMPLE["hyperpod_teams"])
+    for team in TEAMS:
+        row = rows[team]
+        shown = {column: row[column] for column in ("namespace", "service account", "role", "volume")}
+        assert shown == {
+            "namespace": f"hyperpod-ns-{team}", "service account": f"hyperpod-{team}",
+            "role": f"hyperpod-ns-{team}-namespace-role", "volume": f"hyperpod-{team}-fsx",
+        }, row  # fmt: skip
+        # Each is what the API server holds for the team.
+        namespace = shown["namespace"]
+        assert admin.request("GET", f"/api/v1/namespaces/{namespace}/serviceaccounts/{shown['service account']}") is not None
+        assert admin.request("GET", f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{shown['role']}") is not None
+        assert admin.request("GET", f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{shown['volume']}")["spec"]["volumeName"] == shown["volume"]
+
+    demo = subprocess.run(
+        [sys.executable, "-m", "sandbox.kube.pod_identity_agent"], cwd=ROOT, env=playbooks.env, capture_output=True, text=True, timeout=300
+    )
+    assert demo.returncode == 0, demo.stderr[-3000:]
+    lines = [line.strip() for line in demo.stdout.splitlines()[1:]]
+    assert len(lines) == len(TEAMS), demo.stdout
+    for team in TEAMS:
+        [line] = [line for line in lines if line.startswith(f"{team}: ")]
+        cells = {f"{other}/ {'allowed' if other == team else 'denied'}" for other in TEAMS} | {"(the bucket root) denied"}
+        assert line.startswith(f"{team}: a pod of hyperpod-ns-{team}/hyperpod-{team} runs as role hyperpod-{team}-pods: "), line
+        assert set(line.split(": ", 2)[2].split(", ")) == cells, line
 
 
 def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built, sandbox_server):
