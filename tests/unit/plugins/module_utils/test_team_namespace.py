@@ -249,3 +249,18 @@ def test_an_adopted_pod_role_and_association_become_the_team_s(hand_made, sandbo
     assert eks.list_pod_identity_associations(clusterName=CLUSTER)["associations"] == []
     with pytest.raises(sandbox.boto3_client("iam").exceptions.NoSuchEntityException):
         sandbox.boto3_client("iam").get_role(RoleName="hyperpod-vision-pods")
+
+
+def test_a_new_pod_identity_is_made_marked_and_a_rerun_changes_nothing(sandbox, api, kube_cluster):
+    eks = sandbox.boto3_client("eks")
+    eks.create_cluster(name=CLUSTER, roleArn="arn:aws:iam::123456789012:role/eks-cluster", resourcesVpcConfig={"subnetIds": ["subnet-1"]})
+    sandbox.clear_requests()
+    predicted = team_namespace.converge(AwsContext(True, sandbox), identity_params(kube_cluster))
+    assert predicted["changed"] is True and sandbox.writes() == []
+    done = team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster))
+    association = done["diff"]["after"]["pod_identity"]["association"]
+    assert association["tags"] == predicted["diff"]["after"]["pod_identity"]["association"]["tags"] == {"managed-by": "hyperpod.tenancy", "team": "vision"}
+    sandbox.clear_requests()
+    for check_mode in (True, False):
+        assert team_namespace.converge(AwsContext(check_mode, sandbox), identity_params(kube_cluster))["changed"] is False
+    assert sandbox.writes() == []
