@@ -36,6 +36,10 @@ def test_the_grafana_token_appears_in_no_output_event_or_file(seeded, aws_env, t
     plays[0]["vars"]["hyperpod_drift"] = True
     playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
     events, drift = tmp_path / "job_events.jsonl", tmp_path / "drift.json"
+    # The roles' scratch files (the rendered dashboards, the stub's files) are removed by the end of the run;
+    # the job-events callback copies them as they stand after each task, so the scan below reads them too.
+    scratch, scratch_copies = tmp_path / "scratch", tmp_path / "scratch-copies"
+    scratch.mkdir()
     env = dict(
         aws_env,
         ANSIBLE_ROLES_PATH=str(TARGETS),
@@ -46,6 +50,9 @@ def test_the_grafana_token_appears_in_no_output_event_or_file(seeded, aws_env, t
         ANSIBLE_CALLBACKS_ENABLED="hyperpod.tenancy.drift,job_events",
         HYPERPOD_JOB_EVENTS=str(events),
         HYPERPOD_DRIFT_REPORT=str(drift),
+        TMPDIR=str(scratch),
+        HYPERPOD_SCRATCH_DIR=str(scratch),
+        HYPERPOD_SCRATCH_COPIES=str(scratch_copies),
     )
     run = subprocess.run(
         [str(Path(sys.executable).with_name("ansible-playbook")), "-i", "localhost,", str(playbook), "-vvv",
@@ -58,6 +65,9 @@ def test_the_grafana_token_appears_in_no_output_event_or_file(seeded, aws_env, t
     recorded = events.read_text()
     assert '"community.grafana.grafana_folder"' in recorded and '"task_args"' in recorded
     assert json.loads(drift.read_text()), "the drift callback recorded nothing: the run's changes were not seen"
+    dashboards = yaml.safe_load((ROOT / "roles/team_observability/defaults/main.yml").read_text())["team_observability_dashboards"]
+    rendered = {path.name for path in files_under(scratch_copies) if path.parent.name.endswith("-dashboards")}
+    assert rendered == {f"{name}.json" for name in dashboards}, "the scan did not see the rendered dashboards"
     leaks = [name for name, text in (("stdout", run.stdout), ("stderr", run.stderr)) if TOKEN in text]
     leaks += [str(path.relative_to(tmp_path)) for path in files_under(tmp_path) if TOKEN in path.read_text(errors="replace")]
     counts = {"stdout": run.stdout.count(TOKEN), "job events": recorded.count(TOKEN)}
