@@ -13,11 +13,17 @@ access entry, ``RoleName`` for a role, ``ResourceArn`` for SageMaker's tagging c
 IAM action AWS authorizes (``S3_ACTIONS``, the Budgets actions), plus the actions that are no API call
 (``iam:PassRole``, versioned S3 actions).
 
+The resources the teams *share* (``SHARED_KINDS``: the data bucket itself, the EKS cluster, its add-ons and Pod
+Identity associations, the HyperPod cluster and its scheduler configuration, the FSx file system and its data
+repository associations, the Grafana workspace, the Identity Center instance and its identity store) are kinds too,
+one resource each whatever the number of teams (``shared_resources``), owned by ``SHARED_OWNER``: every action the
+models list for them is expected denied to every team principal, but the few of ``SHARED_ALLOWED``.
+
 ``matrix(principals, resources, decide)`` asks ``decide(principal, [(resource, actions)])`` for decisions,
 once per principal (the local evaluator, or IAM's SimulatePrincipalPolicy on a live account, batched over
 the resources that share actions and condition keys) and classifies each cell:
-an allow on another team's resource is a *leak*; a denial of an action the team needs on its own
-resource (``NEEDED``) is a *gap*.
+an allow on another team's resource, or on a shared resource outside ``SHARED_ALLOWED``, is a *leak*; a denial
+of an action the team needs on its own resource (``NEEDED``) is a *gap*.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -62,6 +68,33 @@ S3_ACTIONS = {
     "DeletePublicAccessBlock": "s3:PutBucketPublicAccessBlock",
     "PutBucketNotificationConfiguration": "s3:PutBucketNotification",
     "GetBucketNotificationConfiguration": "s3:GetBucketNotification",
+    # Bucket-level operations of the shared data bucket (kind shared_bucket).
+    "GetBucketLifecycle": "s3:GetLifecycleConfiguration",
+    "PutBucketLifecycle": "s3:PutLifecycleConfiguration",
+    "GetBucketReplication": "s3:GetReplicationConfiguration",
+    "PutBucketReplication": "s3:PutReplicationConfiguration",
+    "DeleteBucketReplication": "s3:PutReplicationConfiguration",
+    "DeleteBucketOwnershipControls": "s3:PutBucketOwnershipControls",
+    "GetBucketAccelerateConfiguration": "s3:GetAccelerateConfiguration",
+    "PutBucketAccelerateConfiguration": "s3:PutAccelerateConfiguration",
+    "GetBucketAnalyticsConfiguration": "s3:GetAnalyticsConfiguration",
+    "ListBucketAnalyticsConfigurations": "s3:GetAnalyticsConfiguration",
+    "PutBucketAnalyticsConfiguration": "s3:PutAnalyticsConfiguration",
+    "DeleteBucketAnalyticsConfiguration": "s3:PutAnalyticsConfiguration",
+    "GetBucketIntelligentTieringConfiguration": "s3:GetIntelligentTieringConfiguration",
+    "ListBucketIntelligentTieringConfigurations": "s3:GetIntelligentTieringConfiguration",
+    "PutBucketIntelligentTieringConfiguration": "s3:PutIntelligentTieringConfiguration",
+    "DeleteBucketIntelligentTieringConfiguration": "s3:PutIntelligentTieringConfiguration",
+    "GetBucketInventoryConfiguration": "s3:GetInventoryConfiguration",
+    "ListBucketInventoryConfigurations": "s3:GetInventoryConfiguration",
+    "PutBucketInventoryConfiguration": "s3:PutInventoryConfiguration",
+    "DeleteBucketInventoryConfiguration": "s3:PutInventoryConfiguration",
+    "GetBucketMetricsConfiguration": "s3:GetMetricsConfiguration",
+    "ListBucketMetricsConfigurations": "s3:GetMetricsConfiguration",
+    "PutBucketMetricsConfiguration": "s3:PutMetricsConfiguration",
+    "DeleteBucketMetricsConfiguration": "s3:PutMetricsConfiguration",
+    "GetObjectLockConfiguration": "s3:GetBucketObjectLockConfiguration",
+    "PutObjectLockConfiguration": "s3:PutBucketObjectLockConfiguration",
 }
 # With a versionId these act on one version: s3:GetObjectVersion, s3:DeleteObjectVersion, ...
 S3_VERSIONED = ("s3:GetObject", "s3:DeleteObject", "s3:GetObjectTagging", "s3:PutObjectTagging", "s3:DeleteObjectTagging", "s3:GetObjectAcl", "s3:PutObjectAcl")
@@ -83,6 +116,86 @@ NEEDED = {
     },
 }
 NEEDED["pod_identity"] = NEEDED["execution_role"]
+
+# --- shared resources -----------------------------------------------------------------------------
+#
+# What every team uses and no team owns: the data bucket itself (its policy, ACL, ownership, encryption,
+# lifecycle, replication, ...), the EKS cluster (access entries, Pod Identity associations, add-ons, its
+# configuration), the HyperPod cluster (its instance groups, software, nodes, scheduler configuration, new compute
+# quotas), the FSx file system (data repository tasks and associations, backups, updates), the Grafana workspace
+# (permissions, API keys, service accounts) and the Identity Center instance and its identity store (permission
+# sets, account assignments, users, groups and their memberships). A team that may change one of them reaches
+# every other team, so every action botocore's models list for them is expected *denied* to every team principal,
+# but for the few in SHARED_ALLOWED.
+SHARED_OWNER = "(shared)"  # the owner of a shared resource in cells; no team is named so (naming.name_problems)
+
+# The one allow-list: what a team principal is given on a shared resource, from the rendered policies
+# (team_policy.render_team_policy, execution_role.cluster_policy; the Pod Identity role has the team data policy
+# only). Reads of the clusters, nothing else; listing the data bucket is its own kind (s3_listing, the team's
+# prefix only). Every entry is granted by the rendered policies (test_isolation_matrix), and an allowed action
+# that is not here is a leak. A denial of one of them is no leak and, unlike NEEDED, no gap either: a team
+# without a HyperPod cluster yet has a Studio role without its cluster policy.
+SHARED_ALLOWED = {
+    "permission_set": {
+        # aws eks update-kubeconfig; HyperPod's console and CLI views of the cluster and its nodes.
+        "eks_cluster": list(team_policy.EKS_READ_ACTIONS),
+        "hyperpod_cluster": list(team_policy.CLUSTER_READ_ACTIONS),
+    },
+    "execution_role": {
+        # Studio's HyperPod integration (execution_role.cluster_policy): the cluster, its Kubernetes API, its add-ons.
+        "eks_cluster": ["eks:AccessKubernetesApi", "eks:DescribeCluster"],
+        "eks_addon": ["eks:DescribeAddon"],
+        "hyperpod_cluster": ["sagemaker:DescribeCluster"],
+    },
+    "pod_identity": {},
+}
+
+# Each shared kind: the botocore service, the IAM prefix, which of its operations act on that resource (by the
+# members of their input), and whether its tagging calls apply. An operation that names a sub-resource by id
+# (an add-on, a Pod Identity association, a scheduler configuration, a data repository association) is asked on
+# that sub-resource's kind; one that creates it, on the parent.
+_CLUSTER_CHILDREN = ("addonName", "associationId")
+
+
+def _eks_cluster_operation(name, members):
+    if "EksAnywhereSubscription" in name:
+        return False
+    if not members & set(("clusterName", "name")):
+        return False
+    return not (members & set(_CLUSTER_CHILDREN) and "clusterName" in members and not name.startswith("Create"))
+
+
+SHARED_KINDS = (
+    # kind, botocore service, IAM prefix, operation selector, tagging operations
+    ("shared_bucket", "s3", "s3", lambda n, m: "Bucket" in m and "Key" not in m and n not in ("DeleteObjects", "CreateSession"), ()),
+    ("eks_cluster", "eks", "eks", _eks_cluster_operation, ("TagResource", "UntagResource", "ListTagsForResource")),
+    (
+        "eks_addon",
+        "eks",
+        "eks",
+        lambda n, m: "addonName" in m and "clusterName" in m and not n.startswith("Create"),
+        ("TagResource", "UntagResource", "ListTagsForResource"),
+    ),
+    ("eks_pod_identity_association", "eks", "eks", lambda n, m: "associationId" in m, ("TagResource", "UntagResource", "ListTagsForResource")),
+    (
+        "hyperpod_cluster",
+        "sagemaker",
+        "sagemaker",
+        lambda n, m: bool(m & set(("ClusterName", "ClusterArn"))) and not m & set(("ClusterSchedulerConfigId", "ComputeQuotaId")),
+        ("AddTags", "DeleteTags", "ListTags"),
+    ),
+    ("cluster_scheduler_config", "sagemaker", "sagemaker", lambda n, m: "ClusterSchedulerConfigId" in m, ("AddTags", "DeleteTags", "ListTags")),
+    ("fsx_file_system", "fsx", "fsx", lambda n, m: "FileSystemId" in m, ("TagResource", "UntagResource", "ListTagsForResource")),
+    ("fsx_association", "fsx", "fsx", lambda n, m: "AssociationId" in m, ("TagResource", "UntagResource", "ListTagsForResource")),
+    ("grafana_workspace", "grafana", "grafana", lambda n, m: "workspaceId" in m, ("TagResource", "UntagResource", "ListTagsForResource")),
+    ("identity_center", "sso-admin", "sso", lambda n, m: "InstanceArn" in m, ()),
+    ("identity_store", "identitystore", "identitystore", lambda n, m: "IdentityStoreId" in m, ()),
+)
+# Actions that are no API call, by shared kind.
+SHARED_EXTRA_ACTIONS = {"eks_cluster": ["eks:AccessKubernetesApi"]}
+# The id a sub-resource probe carries: a statement that reaches it reaches every one of its kind under the parent
+# unless it names the id (the collection names none of these).
+PROBE = "isolation-probe"
 
 
 def s3_action(operation):
@@ -141,7 +254,53 @@ def actions_by_kind():
         if "RoleName" in members:
             kinds["role"].add("iam:" + name)
     kinds["role"].update(["iam:PassRole", "sts:AssumeRole", "sts:TagSession"])
+    models = {}
+    for kind, service, prefix, selected, tagging in SHARED_KINDS:
+        if service not in models:
+            models[service] = list(_operations(service))
+        found = kinds.setdefault(kind, set(SHARED_EXTRA_ACTIONS.get(kind, [])))
+        for name, members in models[service]:
+            if selected(name, members) or name in tagging:
+                found.add(s3_action(name) if service == "s3" else "%s:%s" % (prefix, name))
     return dict((k, sorted(v)) for k, v in kinds.items())
+
+
+def shared_resources(found, account_id, region, partition="aws"):
+    """The shared resources to probe, one per shared kind whose parent is known.
+
+    ``found``: ``bucket``, ``eks_cluster_arn``, ``hyperpod_cluster_arn``, ``fsx_file_system_id``, ``grafana_workspace_id``,
+    ``identity_center_instance_arn``, ``identity_store_id``; missing ones are skipped. Sub-resources (an add-on, a Pod
+    Identity association, a scheduler configuration, a data repository association) are probes under their parent,
+    named PROBE. No read: their number does not grow with the teams.
+    """
+    found = dict((k, v) for k, v in found.items() if v)
+    resources = []
+
+    def add(kind, arn):
+        resources.append({"team": SHARED_OWNER, "kind": kind, "arn": arn, "context": {}, "shared": True})
+
+    if "bucket" in found:
+        add("shared_bucket", "arn:%s:s3:::%s" % (partition, found["bucket"]))
+    if "eks_cluster_arn" in found:
+        arn = found["eks_cluster_arn"]
+        base, name = arn.split(":cluster/", 1)
+        add("eks_cluster", arn)
+        add("eks_addon", "%s:addon/%s/%s/00000000-0000-0000-0000-000000000000" % (base, name, PROBE))
+        add("eks_pod_identity_association", "%s:podidentityassociation/%s/a-%s" % (base, name, PROBE))
+    if "hyperpod_cluster_arn" in found:
+        add("hyperpod_cluster", found["hyperpod_cluster_arn"])
+        add("cluster_scheduler_config", "arn:%s:sagemaker:%s:%s:cluster-scheduler-config/%s" % (partition, region, account_id, PROBE))
+    if "fsx_file_system_id" in found:
+        fsx = "arn:%s:fsx:%s:%s:" % (partition, region, account_id)
+        add("fsx_file_system", "%sfile-system/%s" % (fsx, found["fsx_file_system_id"]))
+        add("fsx_association", "%sassociation/%s/dra-%s" % (fsx, found["fsx_file_system_id"], PROBE))
+    if "grafana_workspace_id" in found:
+        add("grafana_workspace", "arn:%s:grafana:%s:%s:/workspaces/%s" % (partition, region, account_id, found["grafana_workspace_id"]))
+    if "identity_center_instance_arn" in found:
+        add("identity_center", found["identity_center_instance_arn"])
+    if "identity_store_id" in found:
+        add("identity_store", "arn:%s:identitystore::%s:identitystore/%s" % (partition, account_id, found["identity_store_id"]))
+    return resources
 
 
 # --- resources ------------------------------------------------------------------------------------
@@ -268,21 +427,27 @@ def matrix(principals, resources, decide, actions=None):
     """Every cell, and the leaks and gaps among them.
 
     ``principals``: [{"id", "team", "kind" (permission_set / execution_role / pod_identity), "arn"}].
+    ``resources``: team_resources' and shared_resources' (``"shared": True``, owner SHARED_OWNER).
     ``decide(principal, [(resource, actions)])`` answers each resource's decisions, once per principal.
-    Returns {"cells": [...], "leaks": [...], "gaps": [...], "summary": {...}}.
+    Returns {"cells": [...], "leaks": [...], "gaps": [...], "summary": {...}}; a shared resource's cells are
+    counted in ``shared_cells``, not in ``cross_team_cells``.
     """
     actions = actions or actions_by_kind()
     cells, leaks, gaps = [], [], []
     for principal in principals:
         needed = NEEDED.get(principal["kind"], {})
+        permitted = SHARED_ALLOWED.get(principal["kind"], {})
         asks = []
         for resource in resources:
             wanted = list(actions.get(resource["kind"], []))
-            if resource["team"] == principal["team"]:
+            if resource.get("shared"):
+                wanted = sorted(set(wanted) | set(permitted.get(resource["kind"], [])))
+            elif resource["team"] == principal["team"]:
                 wanted = sorted(set(wanted) | set(needed.get(resource["kind"], [])))
             asks.append((resource, wanted))
         for (resource, wanted), decisions in zip(asks, decide(principal, asks)):
-            own = resource["team"] == principal["team"]
+            shared = resource.get("shared", False)
+            own = not shared and resource["team"] == principal["team"]
             for action in wanted:
                 decision = decisions.get(action, iam_evaluation.IMPLICIT_DENY)
                 allowed = decision == iam_evaluation.ALLOWED
@@ -297,17 +462,22 @@ def matrix(principals, resources, decide, actions=None):
                     "decision": decision,
                 }
                 cells.append(cell)
-                if allowed and not own:
+                if shared:
+                    if allowed and action not in permitted.get(resource["kind"], []):
+                        leaks.append(cell)
+                elif allowed and not own:
                     leaks.append(cell)
                 elif own and not allowed and action in needed.get(resource["kind"], []):
                     gaps.append(cell)
     summary = {
         "cells": len(cells),
-        "cross_team_cells": sum(1 for c in cells if c["team"] != c["owner"]),
+        "cross_team_cells": sum(1 for c in cells if c["team"] != c["owner"] and c["owner"] != SHARED_OWNER),
+        "shared_cells": sum(1 for c in cells if c["owner"] == SHARED_OWNER),
         "leaks": len(leaks),
         "gaps": len(gaps),
         "principals": len(principals),
         "resources": len(resources),
+        "shared_resources": sum(1 for r in resources if r.get("shared")),
     }
     return {"cells": cells, "leaks": leaks, "gaps": gaps, "summary": summary}
 
@@ -358,7 +528,7 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None)
     actions = actions or actions_by_kind()
     checks, findings = 0, []
     for principal in principals:
-        for owner in sorted(set(r["team"] for r in resources) - set([principal["team"]])):
+        for owner in sorted(set(r["team"] for r in resources if not r.get("shared")) - set([principal["team"]])):
             for kind in ANALYZED_KINDS:
                 arns = [r["arn"] for r in resources if r["team"] == owner and r["kind"] == kind]
                 for policy_name, document in documents.get(principal["id"], []):
@@ -414,7 +584,11 @@ def render_html(result, title="Team isolation"):
         "<!doctype html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
         "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}.leak{background:#fbb}.own{color:#555}</style></head><body>",
         "<h1>%s</h1>" % html.escape(title),
-        "<p>%(cells)d cells (%(cross_team_cells)d across teams); %(leaks)d cross-team allows; %(gaps)d denials of what a team needs.</p>" % result["summary"],
+        (
+            "<p>%(cells)d cells (%(cross_team_cells)d across teams, %(shared_cells)d on shared resources); "
+            "%(leaks)d cross-team allows; %(gaps)d denials of what a team needs.</p>"
+        )
+        % result["summary"],
         "<table><tr><th>team</th><th>principal</th><th>resources of</th><th>resource</th><th>allowed</th><th>denied</th><th>cross-team allows</th></tr>",
     ]
     for row in rows:
@@ -440,12 +614,13 @@ def render_html(result, title="Team isolation"):
 # --- a live account -------------------------------------------------------------------------------
 
 
-def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None, pod_identity_roles=None):
+def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None, pod_identity_roles=None, grafana_workspace_id=None):
     """(principals, resources) of ``teams`` in the account, from ``shared`` (shared_info's hyperpod_shared) and reads.
 
     Reads: GetRole per execution role and per Pod Identity role (``<prefix>-<team>-pods``),
     ListUserProfiles/ListSpaces/ListApps per domain, one ListComputeQuotas,
     DescribeAccessEntry per permission set role. What does not exist is left out.
+    The shared resources (``shared_resources``) come from ``shared`` and ``grafana_workspace_id`` without a read.
     """
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, team_namespace
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import sagemaker as sm
@@ -490,6 +665,16 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
             apps = sm.list_apps(sagemaker, DomainIdEquals=domain_id)
             found["apps"] = [(a.get("UserProfileName") or a.get("SpaceName") or "", a["AppType"], a["AppName"]) for a in apps]
         resources.extend(team_resources(team, account_id, region, found, tag_keys))
+    common = {
+        "bucket": shared.get("data_bucket"),
+        "eks_cluster_arn": shared.get("eks_cluster_arn"),
+        "hyperpod_cluster_arn": shared.get("cluster_arn"),
+        "fsx_file_system_id": shared.get("fsx_file_system_id"),
+        "grafana_workspace_id": grafana_workspace_id,
+        "identity_center_instance_arn": shared.get("identity_center_instance_arn"),
+        "identity_store_id": shared.get("identity_store_id"),
+    }
+    resources.extend(shared_resources(common, account_id, region))
     return principals, resources
 
 
@@ -504,6 +689,8 @@ def matrix_lines(result):
             verdict = "CROSS-TEAM ALLOW (%d of %d actions)" % (row["allowed"], row["allowed"] + row["denied"])
         elif key in gapped:
             verdict = "NEEDED ACTION DENIED"
+        elif row["owner"] == SHARED_OWNER:
+            verdict = "shared: %d allowed (SHARED_ALLOWED), %d denied" % (row["allowed"], row["denied"])
         elif row["team"] == row["owner"]:
             verdict = "own: %d allowed, %d denied" % (row["allowed"], row["denied"])
         else:
@@ -516,9 +703,10 @@ def problem_lines(result, limit=50):
     """One sentence per leak and gap (the first ``limit``), for the failure message."""
     lines = []
     for cell in result["leaks"]:
+        whose = "the teams' shared" if cell["owner"] == SHARED_OWNER else "%s's" % cell["owner"]
         lines.append(
-            "%s's %s (%s) is allowed %s on %s's %s %s"
-            % (cell["team"], cell["principal"], cell["principal_arn"], cell["action"], cell["owner"], cell["resource_kind"], cell["resource"])
+            "%s's %s (%s) is allowed %s on %s %s %s"
+            % (cell["team"], cell["principal"], cell["principal_arn"], cell["action"], whose, cell["resource_kind"], cell["resource"])
         )
     for cell in result["gaps"]:
         lines.append(

@@ -19,8 +19,17 @@ description:
     permission set, execution role, Pod Identity role), asks IAM C(SimulatePrincipalPolicy) about every action
     botocore's service models list for that kind of resource, with the resource's team tag and the listing's
     C(s3:prefix) as context entries.
-  - An allow on another team's resource is a I(leak); a denial of an action a team needs on its own
-    resources is a I(gap).
+  - The resources the teams share are crossed with every team principal too, one of each whatever the number of
+    teams: the data bucket itself (its policy, ACL, ownership, encryption, lifecycle, replication, deletion, ...),
+    the EKS cluster (access entries, Pod Identity associations, add-ons, its configuration), an add-on and a Pod
+    Identity association of it, the HyperPod cluster (updates, software, nodes, scheduler configuration, new compute
+    quotas) and a scheduler configuration, the FSx file system (data repository tasks and associations, backups,
+    updates) and a data repository association of it, the Grafana workspace (O(grafana_workspace_id): permissions,
+    API keys, service accounts), the Identity Center instance (permission sets, account assignments) and its
+    identity store (users, groups, memberships). Every action the models list for them is expected denied, but
+    the reads of the clusters the rendered policies grant (C(isolation.SHARED_ALLOWED)).
+  - An allow on another team's resource, or on a shared resource beyond those reads, is a I(leak); a denial of
+    an action a team needs on its own resources is a I(gap).
   - IAM Access Analyzer C(CheckAccessNotGranted) checks each policy of each team principal (the role's inline and
     attached policies) against every other team's S3 objects and roles with the actions botocore lists for them; a
     policy it says may grant them (a condition counts as met by some request) is a I(finding). Kinds isolated by a
@@ -47,6 +56,11 @@ options:
         that M(hyperpod.tenancy.team_namespace) makes (that one is found by name; a team without either has no Pod Identity principal).
     type: dict
     default: {}
+  grafana_workspace_id:
+    description:
+      - The Amazon Managed Grafana workspace the teams share (C(hyperpod_grafana.workspace_id)), probed as a shared
+        resource. Without it the workspace is left out of the matrix.
+    type: str
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.team.name_prefix
@@ -71,13 +85,14 @@ EXAMPLES = r"""
 RETURN = r"""
 summary:
   description:
-    - How many cells were asked, how many cross teams, how many leaks and gaps were found, and how many
+    - How many cells were asked, how many cross teams, how many are on shared resources (C(shared_cells), on
+      C(shared_resources) resources), how many leaks and gaps were found, and how many
       C(SimulatePrincipalPolicy) calls it took (C(simulate_calls), one per group of resources asked the same
       actions with the same condition keys, per 50 actions and 100 resources).
   returned: always
   type: dict
-  sample: {"cells": 3872, "cross_team_cells": 2904, "leaks": 0, "gaps": 0, "principals": 6, "resources": 24, "simulate_calls": 90,
-           "access_analyzer_checks": 48, "access_analyzer_findings": 0}
+  sample: {"cells": 3872, "cross_team_cells": 2904, "shared_cells": 2502, "leaks": 0, "gaps": 0, "principals": 6, "resources": 33,
+           "shared_resources": 9, "simulate_calls": 90, "access_analyzer_checks": 48, "access_analyzer_findings": 0}
 matrix:
   description: The matrix at a glance, one line per team principal, owner and resource kind.
   returned: always
@@ -99,10 +114,10 @@ leaks:
       description: The principal's role ARN.
       type: str
     owner:
-      description: The team whose resource it is.
+      description: The team whose resource it is, C((shared)) for a resource the teams share.
       type: str
     resource_kind:
-      description: The kind of resource.
+      description: The kind of resource (C(shared_bucket), C(eks_cluster), C(hyperpod_cluster), ... for a shared one).
       type: str
     resource:
       description: The resource's ARN.
@@ -168,6 +183,7 @@ MODULE_OPTIONS = options(
         teams=dict(type="list", elements="str", required=True),
         shared=dict(type="dict", required=True),
         pod_identity_roles=dict(type="dict", default={}),
+        grafana_workspace_id=dict(type="str"),
     ),
     NAME_PREFIX,
 )
@@ -175,7 +191,9 @@ MODULE_OPTIONS = options(
 
 def converge(context, p):
     shared = p["shared"]
-    principals, resources = isolation.discover(context, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"])
+    principals, resources = isolation.discover(
+        context, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"], p["grafana_workspace_id"]
+    )
     iam = context.client("iam")
     decide = isolation.simulate_decider(iam)
     found = isolation.matrix(principals, resources, decide)

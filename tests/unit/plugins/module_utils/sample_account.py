@@ -12,5 +12,9 @@ REGION = "us-east-1"
 BUCKET = "hyperpod-team-data"
 HYPERPOD_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/p1a2b3c4d5e6"
 EKS_ARN = f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/ml-shared-eks"
+FSX_ID = "fs-0123456789abcdef0"
+GRAFANA_ID = "g-0123456789"
+INSTANCE_ARN = "arn:aws:sso:::instance/ssoins-0123456789abcdef"
+IDENTITY_STORE_ID = "d-0123456789"
 # The sample teams, plus "vis", whose name is a prefix of "vision".
 TEAMS = sorted({t["name"] for t in yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]} | {"vis"})

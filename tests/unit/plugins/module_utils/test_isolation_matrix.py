@@ -16,7 +16,18 @@ import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, isolation, naming, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 
-from tests.unit.plugins.module_utils.sample_account import ACCOUNT, BUCKET, EKS_ARN, HYPERPOD_ARN, REGION, TEAMS
+from tests.unit.plugins.module_utils.sample_account import (
+    ACCOUNT,
+    BUCKET,
+    EKS_ARN,
+    FSX_ID,
+    GRAFANA_ID,
+    HYPERPOD_ARN,
+    IDENTITY_STORE_ID,
+    INSTANCE_ARN,
+    REGION,
+    TEAMS,
+)
 
 ACTIONS = isolation.actions_by_kind()
 
@@ -65,8 +76,20 @@ def _principals() -> list:
     return found
 
 
+SHARED = {
+    "bucket": BUCKET,
+    "eks_cluster_arn": EKS_ARN,
+    "hyperpod_cluster_arn": HYPERPOD_ARN,
+    "fsx_file_system_id": FSX_ID,
+    "grafana_workspace_id": GRAFANA_ID,
+    "identity_center_instance_arn": INSTANCE_ARN,
+    "identity_store_id": IDENTITY_STORE_ID,
+}
+
+
 def _resources() -> list:
-    return [r for team in TEAMS for r in isolation.team_resources(team, ACCOUNT, REGION, _found(team))]
+    owned = [r for team in TEAMS for r in isolation.team_resources(team, ACCOUNT, REGION, _found(team))]
+    return owned + isolation.shared_resources(SHARED, ACCOUNT, REGION)
 
 
 def _matrix(policies: dict) -> dict:
@@ -80,8 +103,100 @@ def test_the_rendered_policies_isolate_the_teams():
     # Every resource kind is probed, for every principal, with every action the models list.
     kinds = {c["resource_kind"] for c in result["cells"]}
     assert kinds == set(ACTIONS)
-    expected = sum(len(ACTIONS[r["kind"]]) for p in _principals() for r in _resources() if r["team"] != p["team"])
+    owned = [r for r in _resources() if not r.get("shared")]
+    expected = sum(len(ACTIONS[r["kind"]]) for p in _principals() for r in owned if r["team"] != p["team"])
     assert result["summary"]["cross_team_cells"] == expected
+    # The shared resources: one of each shared kind, crossed with every principal of every team.
+    shared = isolation.shared_resources(SHARED, ACCOUNT, REGION)
+    assert sorted(r["kind"] for r in shared) == sorted(kind for kind, *_rest in isolation.SHARED_KINDS)
+    assert result["summary"]["shared_resources"] == len(shared)
+    expected_shared = sum(len(set(ACTIONS[r["kind"]]) | set(isolation.SHARED_ALLOWED[p["kind"]].get(r["kind"], []))) for p in _principals() for r in shared)
+    assert result["summary"]["shared_cells"] == expected_shared
+
+
+def test_the_shared_allow_list_is_what_the_rendered_policies_grant():
+    """SHARED_ALLOWED is minimal: each entry is granted to each team's principal of that kind, and on a shared resource
+    nothing else is (the matrix's leaks); the writes of the audit's list are in none of it."""
+    result = _matrix(_rendered())
+    granted = {}
+    for cell in result["cells"]:
+        if cell["owner"] == isolation.SHARED_OWNER and cell["decision"] == "allowed":
+            granted.setdefault((cell["team"], cell["principal"]), set()).add((cell["resource_kind"], cell["action"]))
+    for principal in _principals():
+        allowed = {(kind, action) for kind, actions in isolation.SHARED_ALLOWED[principal["kind"]].items() for action in actions}
+        assert granted.get((principal["team"], principal["kind"]), set()) == allowed, principal["id"]
+    every = {a for actions in isolation.SHARED_ALLOWED.values() for listed in actions.values() for a in listed}
+    assert every == {
+        "eks:AccessKubernetesApi",
+        "eks:DescribeAddon",
+        "eks:DescribeCluster",
+        "sagemaker:DescribeCluster",
+        "sagemaker:DescribeClusterNode",
+        "sagemaker:ListClusterNodes",
+    }
+
+
+def test_the_shared_kinds_hold_the_writes_that_reach_every_team():
+    """Each shared kind lists the writes and administrative actions the audit tried, from botocore's models."""
+    wanted = {
+        "shared_bucket": [
+            "s3:PutBucketPolicy",
+            "s3:DeleteBucketPolicy",
+            "s3:PutBucketAcl",
+            "s3:DeleteBucket",
+            "s3:PutBucketOwnershipControls",
+            "s3:PutBucketPublicAccessBlock",
+            "s3:PutEncryptionConfiguration",
+            "s3:PutLifecycleConfiguration",
+            "s3:PutReplicationConfiguration",
+            "s3:PutBucketVersioning",
+            "s3:ListBucket",
+        ],
+        "eks_cluster": [
+            "eks:CreateAccessEntry",
+            "eks:CreatePodIdentityAssociation",
+            "eks:CreateAddon",
+            "eks:UpdateClusterConfig",
+            "eks:DeleteCluster",
+            "eks:AssociateAccessPolicy",
+            "eks:TagResource",
+        ],
+        "eks_addon": ["eks:UpdateAddon", "eks:DeleteAddon"],
+        "eks_pod_identity_association": ["eks:UpdatePodIdentityAssociation", "eks:DeletePodIdentityAssociation"],
+        "hyperpod_cluster": [
+            "sagemaker:UpdateCluster",
+            "sagemaker:DeleteCluster",
+            "sagemaker:UpdateClusterSoftware",
+            "sagemaker:BatchDeleteClusterNodes",
+            "sagemaker:CreateClusterSchedulerConfig",
+            "sagemaker:CreateComputeQuota",
+        ],
+        "cluster_scheduler_config": ["sagemaker:UpdateClusterSchedulerConfig", "sagemaker:DeleteClusterSchedulerConfig"],
+        "fsx_file_system": [
+            "fsx:CreateDataRepositoryTask",
+            "fsx:CreateDataRepositoryAssociation",
+            "fsx:UpdateFileSystem",
+            "fsx:DeleteFileSystem",
+            "fsx:CreateBackup",
+        ],
+        "fsx_association": ["fsx:UpdateDataRepositoryAssociation", "fsx:DeleteDataRepositoryAssociation"],
+        "grafana_workspace": [
+            "grafana:UpdatePermissions",
+            "grafana:UpdateWorkspace",
+            "grafana:DeleteWorkspace",
+            "grafana:CreateWorkspaceApiKey",
+            "grafana:CreateWorkspaceServiceAccountToken",
+        ],
+        "identity_center": ["sso:CreatePermissionSet", "sso:CreateAccountAssignment", "sso:DeleteAccountAssignment", "sso:PutInlinePolicyToPermissionSet"],
+        "identity_store": [
+            "identitystore:CreateGroupMembership",
+            "identitystore:DeleteGroupMembership",
+            "identitystore:CreateUser",
+            "identitystore:UpdateGroup",
+        ],
+    }
+    missing = {kind: sorted(set(actions) - set(ACTIONS[kind])) for kind, actions in wanted.items() if set(actions) - set(ACTIONS[kind])}
+    assert missing == {}
 
 
 def test_the_page_names_the_leaks():
@@ -141,6 +256,7 @@ def _edit_cluster_policy(sid, action, resource):
 
 
 SM = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}"
+BUCKET_ARN = f"arn:aws:s3:::{BUCKET}"
 WIDENINGS = {
     # The 13 of issue 19 item 8 ...
     "PassRole on every team's execution role": (_add("permission_set"), _statement("iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/*")),
@@ -189,7 +305,56 @@ WIDENINGS = {
     "trust rewrites of the pods roles": (_add("execution_role"), _statement("iam:UpdateAssumeRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/*-pods")),
     "policy attachment to the pods roles": (_add("pod_identity"), _statement("iam:AttachRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/hyperpod-*-pods")),
     "execution role's cluster statement on every EKS action and resource": (_edit_cluster_policy("UseEksCluster", "eks:*", "*"), None),
+    # The resources the teams share (SHARED_KINDS): what the audit added to vision's policies ...
+    "joining another team's group": (_add("permission_set"), _statement("identitystore:CreateGroupMembership", "*")),
+    "bucket policy writes": (_add("permission_set"), _statement("s3:PutBucketPolicy", BUCKET_ARN)),
+    "bucket ACL writes": (_add("permission_set"), _statement("s3:PutBucketAcl", BUCKET_ARN)),
+    "bucket deletion": (_add("permission_set"), _statement("s3:DeleteBucket", BUCKET_ARN)),
+    "access entries on the EKS cluster": (_add("permission_set"), _statement("eks:CreateAccessEntry", EKS_ARN)),
+    "Pod Identity associations on the EKS cluster": (_add("permission_set"), _statement("eks:CreatePodIdentityAssociation", EKS_ARN)),
+    "FSx data repository tasks": (_add("permission_set"), _statement("fsx:CreateDataRepositoryTask", "*")),
+    "HyperPod cluster updates": (_add("permission_set"), _statement("sagemaker:UpdateCluster", HYPERPOD_ARN)),
+    "scheduler configuration updates": (_add("permission_set"), _statement("sagemaker:UpdateClusterSchedulerConfig", "*")),
+    "compute quota creation": (_add("permission_set"), _statement("sagemaker:CreateComputeQuota", "*")),
+    "permission set creation": (_add("permission_set"), _statement("sso:CreatePermissionSet", "*")),
+    "Grafana permission updates": (_add("permission_set"), _statement("grafana:UpdatePermissions", "*")),
+    # ... and more, on the three principals.
+    "bucket-level writes on the bucket": (_add("permission_set"), _statement("s3:PutBucket*", BUCKET_ARN)),
+    "EKS cluster read widened to every EKS action": (_edit("permission_set", _set("SharedEksClusterRead", "Action", "eks:*")), None),
+    "HyperPod cluster read widened to every cluster action": (
+        _edit("permission_set", _set("SharedHyperPodClusterRead", "Action", "sagemaker:*Cluster*")),
+        None,
+    ),
+    "account assignments on the Identity Center instance": (_add("permission_set"), _statement("sso:CreateAccountAssignment", "arn:aws:sso:::instance/*")),
+    "identity store writes scoped to the store": (_add("permission_set"), _statement("identitystore:*", f"arn:aws:identitystore::{ACCOUNT}:identitystore/*")),
+    "Grafana API keys of the workspace": (
+        _add("permission_set"),
+        _statement("grafana:CreateWorkspaceApiKey", f"arn:aws:grafana:{REGION}:{ACCOUNT}:/workspaces/*"),
+    ),
+    "execution role: access entries on the EKS cluster": (_add("execution_role"), _statement("eks:CreateAccessEntry", EKS_ARN)),
+    "execution role: joining another team's group": (_add("execution_role"), _statement("identitystore:CreateGroupMembership", "*")),
+    "execution role's HyperPod statement on every SageMaker action": (_edit_cluster_policy("DescribeHyperPodCluster", "sagemaker:*", HYPERPOD_ARN), None),
+    "execution role's EKS statement on every add-on action": (
+        _edit_cluster_policy("UseEksCluster", ["eks:DescribeCluster", "eks:*Addon"], f"{EKS_ARN}*"),
+        None,
+    ),
+    "execution role: FSx file system deletion": (_add("execution_role"), _statement("fsx:DeleteFileSystem", f"arn:aws:fsx:{REGION}:{ACCOUNT}:file-system/*")),
+    "pods role: bucket policy writes": (_add("pod_identity"), _statement("s3:PutBucketPolicy", BUCKET_ARN)),
+    "pods role: bucket lifecycle and replication": (
+        _add("pod_identity"),
+        _statement(["s3:PutLifecycleConfiguration", "s3:PutReplicationConfiguration"], BUCKET_ARN),
+    ),
+    "pods role: HyperPod cluster updates": (_add("pod_identity"), _statement("sagemaker:UpdateCluster", "*")),
+    "pods role: Pod Identity association rewrites": (
+        _add("pod_identity"),
+        _statement("eks:UpdatePodIdentityAssociation", f"arn:aws:eks:{REGION}:{ACCOUNT}:podidentityassociation/*"),
+    ),
+    "pods role: FSx data repository association deletion": (_add("pod_identity"), _statement("fsx:DeleteDataRepositoryAssociation", "*")),
+    "pods role: Identity Center account assignments": (_add("pod_identity"), _statement("sso:CreateAccountAssignment", "*")),
+    "pods role: Grafana workspace deletion": (_add("pod_identity"), _statement("grafana:DeleteWorkspace", "*")),
 }
+# The widenings of the shared resources, each reported on a shared resource (test below).
+SHARED_WIDENINGS = sorted(list(WIDENINGS)[list(WIDENINGS).index("joining another team's group") :])
 
 
 @pytest.mark.parametrize(
@@ -217,3 +382,15 @@ def test_every_widening_is_reported_as_a_cross_team_allow(name):
     assert leaks, f"widening {name!r} went unnoticed"
     assert {c["team"] for c in leaks} == {"vision"}
     assert all(c["owner"] != "vision" for c in leaks)
+
+
+@pytest.mark.parametrize("name", SHARED_WIDENINGS)
+def test_every_widening_of_a_shared_resource_is_reported_on_it(name):
+    widen, statement = WIDENINGS[name]
+    policies = copy.deepcopy(_rendered())
+    widen(policies, statement)
+    leaks = _matrix(policies)["leaks"]
+    shared = [c for c in leaks if c["owner"] == isolation.SHARED_OWNER]
+    assert shared, f"widening {name!r} of a shared resource went unnoticed"
+    assert not [c for c in shared if c["action"] in isolation.SHARED_ALLOWED[c["principal"]].get(c["resource_kind"], [])]
+    assert "the teams' shared" in isolation.problem_lines({"leaks": shared, "gaps": []})[0]
