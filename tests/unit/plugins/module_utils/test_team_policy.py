@@ -15,7 +15,18 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evalua
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from parliament import analyze_policy_string, enhance_finding
 
-from tests.unit.plugins.module_utils.sample_account import ACCOUNT, BUCKET, EKS_ARN, HYPERPOD_ARN, REGION, TEAMS
+from tests.unit.plugins.module_utils.sample_account import (
+    ACCOUNT,
+    BUCKET,
+    EKS_ARN,
+    FSX_ID,
+    GRAFANA_ID,
+    HYPERPOD_ARN,
+    IDENTITY_STORE_ID,
+    INSTANCE_ARN,
+    REGION,
+    TEAMS,
+)
 
 SEVERITY = {"INFO": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
 
@@ -106,6 +117,19 @@ def test_a_team_cannot_widen_its_reach(team):
         ("eks:DescribeCluster", f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/another", {}),
         ("eks:CreateAccessEntry", EKS_ARN, {}),
         ("eks:AssociateAccessPolicy", EKS_ARN, {}),
+        ("eks:CreatePodIdentityAssociation", EKS_ARN, {}),
+        ("sagemaker:UpdateClusterSchedulerConfig", f"{sm}:cluster-scheduler-config/abcdef123456", {}),
+        ("sagemaker:CreateComputeQuota", HYPERPOD_ARN, {}),
+        ("sagemaker:CreateComputeQuota", f"{sm}:compute-quota/abcdef123456", {"aws:RequestTag/team": team}),
+        # the shared bucket itself, the file system, the Grafana workspace
+        ("s3:PutBucketAcl", f"arn:aws:s3:::{BUCKET}", {}),
+        ("s3:DeleteBucket", f"arn:aws:s3:::{BUCKET}", {}),
+        ("fsx:CreateDataRepositoryTask", f"arn:aws:fsx:{REGION}:{ACCOUNT}:file-system/{FSX_ID}", {}),
+        ("grafana:UpdatePermissions", f"arn:aws:grafana:{REGION}:{ACCOUNT}:/workspaces/{GRAFANA_ID}", {}),
+        # Identity Center: a permission set of one's own, another team's group
+        ("sso:CreatePermissionSet", INSTANCE_ARN, {}),
+        ("identitystore:CreateGroupMembership", f"arn:aws:identitystore::{ACCOUNT}:identitystore/{IDENTITY_STORE_ID}", {}),
+        ("identitystore:CreateGroupMembership", "arn:aws:identitystore:::group/9067d4d8-1081-7012-49a3-2ef1f1d8a6c2", {}),
         # identity
         ("iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/HyperPodClusterExecution", {}),
         ("sts:AssumeRole", f"arn:aws:iam::{ACCOUNT}:role/anything", {}),
