@@ -91,8 +91,8 @@ summary:
       actions with the same condition keys, per 50 actions and 100 resources).
   returned: always
   type: dict
-  sample: {"cells": 3872, "cross_team_cells": 2904, "shared_cells": 2502, "leaks": 0, "gaps": 0, "principals": 6, "resources": 33,
-           "shared_resources": 9, "simulate_calls": 90, "access_analyzer_checks": 48, "access_analyzer_findings": 0}
+  sample: {"cells": 6102, "cross_team_cells": 2538, "shared_cells": 2295, "leaks": 0, "gaps": 0, "principals": 9, "resources": 43,
+           "shared_resources": 10, "simulate_calls": 333, "access_analyzer_checks": 48, "access_analyzer_findings": 0}
 matrix:
   description: The matrix at a glance, one line per team principal, owner and resource kind.
   returned: always

@@ -1,9 +1,12 @@
 """playbooks/verify_isolation.yml on the built sample teams: it passes, prints the matrix and writes the page;
-a statement added by hand to one team's role, Pod Identity role or permission set role makes it (and the drift job) fail, naming it."""
+a statement added by hand to one team's role, Pod Identity role or permission set role, on another team's resources or on one the
+teams share, makes it (and the drift job) fail, naming it."""
 
 from __future__ import annotations
 
 import json
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation
 
 from tests.integration.playbook_runner import SAMPLE, assert_ok
 
@@ -38,7 +41,12 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     assert {line.split()[1] for line in asked["matrix"][1:]} == {"permission_set", "execution_role", "pod_identity"}
     kinds = {line.split()[3] for line in asked["matrix"][1:]}
     assert {"s3_objects", "s3_listing", "domain", "user_profile", "compute_quota", "budget", "access_entry", "permission_set", "role"} <= kinds
-    assert summary["cross_team_cells"] > 0 and summary["cells"] > summary["cross_team_cells"]
+    assert summary["cross_team_cells"] > 0 and summary["cells"] > summary["cross_team_cells"] + summary["shared_cells"]
+    # The resources the teams share, one of each (the sample has no Grafana workspace: observability is off).
+    shared = {line.split()[3] for line in asked["matrix"][1:] if line.split()[2] == "(shared)"}
+    assert shared == {kind for kind, *_rest in isolation.SHARED_KINDS} - {"grafana_workspace"}
+    assert summary["shared_resources"] == len(shared) and summary["shared_cells"] > 0
+    print(f"verify_isolation on the sample teams: {summary}")
     # Batched: fewer calls than one per principal and resource.
     assert 0 < summary["simulate_calls"] < summary["principals"] * summary["resources"]
     printed = _task_result(passed, "Print the matrix")["msg"][-1]
@@ -59,6 +67,15 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     trust_writes = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "iam:UpdateAssumeRolePolicy", "Resource": vision_pods}]}
     research = _role(iam, "AWSReservedSSO_hyperpod-research_")["RoleName"]
     iam.put_role_policy(RoleName=research, PolicyName="added-by-hand", PolicyDocument=json.dumps(trust_writes))
+    # A shared resource: nlp's pods may rewrite the data bucket's policy and join any Identity Center group.
+    shared_writes = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Action": "s3:PutBucketPolicy", "Resource": f"arn:aws:s3:::{bucket}"},
+            {"Effect": "Allow", "Action": "identitystore:CreateGroupMembership", "Resource": "*"},
+        ],
+    }
+    iam.put_role_policy(RoleName="hyperpod-nlp-pods", PolicyName="added-by-hand", PolicyDocument=json.dumps(shared_writes))
 
     failed = sample.run("playbooks/verify_isolation.yml")
     assert failed.returncode == 2
@@ -68,6 +85,12 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
         ("nlp", "permission_set", "budgets:ModifyBudget"),
         ("vision", "pod_identity", "s3:GetObject"),
         ("research", "permission_set", "iam:UpdateAssumeRolePolicy"),
+        ("nlp", "pod_identity", "s3:PutBucketPolicy"),
+        ("nlp", "pod_identity", "identitystore:CreateGroupMembership"),
+    }
+    assert {(c["owner"], c["resource_kind"]) for c in leaks if c["team"] == "nlp" and c["principal"] == "pod_identity"} == {
+        ("(shared)", "shared_bucket"),
+        ("(shared)", "identity_store"),
     }
     assert {c["resource"] for c in leaks if c["action"] == "iam:UpdateAssumeRolePolicy"} == {vision_pods}
     # IAM Access Analyzer finds the same widenings in the policies (budgets are isolated by a tag condition it cannot judge).
@@ -79,9 +102,10 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
         | {("research", "permission_set", "added-by-hand", "vision", "role")}
     )
     assert {c["owner"] for c in leaks if c["team"] == "vision"} == set(TEAMS) - {"vision"}
-    assert {c["owner"] for c in leaks if c["principal"] == "pod_identity"} == set(TEAMS) - {"vision"}
+    assert {c["owner"] for c in leaks if c["principal"] == "pod_identity" and c["team"] == "vision"} == set(TEAMS) - {"vision"}
     message = "\n".join(_task_result(failed, "Fail on a cross-team allow or a denial of what a team needs")["msg"])
     assert "vision's execution_role" in message and "s3:GetObjectVersion" in message
+    assert any("nlp's pod_identity" in line and "s3:PutBucketPolicy on the teams' shared shared_bucket" in line for line in message.splitlines())
 
     # The hourly drift job reports it too.
     drift = sample.run("playbooks/drift.yml")
