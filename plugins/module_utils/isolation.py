@@ -190,6 +190,9 @@ SHARED_KINDS = (
     ("grafana_workspace", "grafana", "grafana", lambda n, m: "workspaceId" in m, ("TagResource", "UntagResource", "ListTagsForResource")),
     ("identity_center", "sso-admin", "sso", lambda n, m: "InstanceArn" in m, ()),
     ("identity_store", "identitystore", "identitystore", lambda n, m: "IdentityStoreId" in m, ()),
+    # The teams' Identity Center groups: joining one is joining its team (its permission set, its Studio domain).
+    # A team manages no group, its own included, so all of them are one kind, asked together.
+    ("identity_center_group", "identitystore", "identitystore", lambda n, m: "GroupId" in m, ()),
 )
 # Actions that are no API call, by shared kind.
 SHARED_EXTRA_ACTIONS = {"eks_cluster": ["eks:AccessKubernetesApi"]}
@@ -269,9 +272,10 @@ def shared_resources(found, account_id, region, partition="aws"):
     """The shared resources to probe, one per shared kind whose parent is known.
 
     ``found``: ``bucket``, ``eks_cluster_arn``, ``hyperpod_cluster_arn``, ``fsx_file_system_id``, ``grafana_workspace_id``,
-    ``identity_center_instance_arn``, ``identity_store_id``; missing ones are skipped. Sub-resources (an add-on, a Pod
-    Identity association, a scheduler configuration, a data repository association) are probes under their parent,
-    named PROBE. No read: their number does not grow with the teams.
+    ``identity_center_instance_arn``, ``identity_store_id``, ``group_ids`` (the teams' Identity Center group ids);
+    missing ones are skipped. Sub-resources (an add-on, a Pod Identity association, a scheduler configuration, a data
+    repository association) are probes under their parent, named PROBE. No read. One resource per kind, but a group
+    per team, all asked in one call per principal (up to 100 groups).
     """
     found = dict((k, v) for k, v in found.items() if v)
     resources = []
@@ -300,6 +304,8 @@ def shared_resources(found, account_id, region, partition="aws"):
         add("identity_center", found["identity_center_instance_arn"])
     if "identity_store_id" in found:
         add("identity_store", "arn:%s:identitystore::%s:identitystore/%s" % (partition, account_id, found["identity_store_id"]))
+    for group_id in sorted(found.get("group_ids", [])):
+        add("identity_center_group", "arn:%s:identitystore:::group/%s" % (partition, group_id))
     return resources
 
 
@@ -673,6 +679,7 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
         "grafana_workspace_id": grafana_workspace_id,
         "identity_center_instance_arn": shared.get("identity_center_instance_arn"),
         "identity_store_id": shared.get("identity_store_id"),
+        "group_ids": list((shared.get("identity_center_group_ids") or {}).values()),
     }
     resources.extend(shared_resources(common, account_id, region))
     return principals, resources

@@ -20,14 +20,14 @@ description:
     botocore's service models list for that kind of resource, with the resource's team tag and the listing's
     C(s3:prefix) as context entries.
   - The resources the teams share are crossed with every team principal too, one of each whatever the number of
-    teams: the data bucket itself (its policy, ACL, ownership, encryption, lifecycle, replication, deletion, ...),
+    teams. They are the data bucket itself (its policy, ACL, ownership, encryption, lifecycle, replication, deletion, ...),
     the EKS cluster (access entries, Pod Identity associations, add-ons, its configuration), an add-on and a Pod
     Identity association of it, the HyperPod cluster (updates, software, nodes, scheduler configuration, new compute
     quotas) and a scheduler configuration, the FSx file system (data repository tasks and associations, backups,
-    updates) and a data repository association of it, the Grafana workspace (O(grafana_workspace_id): permissions,
-    API keys, service accounts), the Identity Center instance (permission sets, account assignments) and its
-    identity store (users, groups, memberships). Every action the models list for them is expected denied, but
-    the reads of the clusters the rendered policies grant (C(isolation.SHARED_ALLOWED)).
+    updates) and a data repository association of it, the Grafana workspace named by O(grafana_workspace_id)
+    (permissions, API keys, service accounts), the Identity Center instance (permission sets, account assignments),
+    its identity store (users, groups, memberships) and the teams' Identity Center groups. Every action the models
+    list for them is expected denied, but the reads of the clusters the rendered policies grant (C(isolation.SHARED_ALLOWED)).
   - An allow on another team's resource, or on a shared resource beyond those reads, is a I(leak); a denial of
     an action a team needs on its own resources is a I(gap).
   - IAM Access Analyzer C(CheckAccessNotGranted) checks each policy of each team principal (the role's inline and

@@ -84,6 +84,7 @@ SHARED = {
     "grafana_workspace_id": GRAFANA_ID,
     "identity_center_instance_arn": INSTANCE_ARN,
     "identity_store_id": IDENTITY_STORE_ID,
+    "group_ids": [f"9067d4d8-1081-7012-49a3-{index:012d}" for index in range(len(TEAMS))],
 }
 
 
@@ -108,7 +109,8 @@ def test_the_rendered_policies_isolate_the_teams():
     assert result["summary"]["cross_team_cells"] == expected
     # The shared resources: one of each shared kind, crossed with every principal of every team.
     shared = isolation.shared_resources(SHARED, ACCOUNT, REGION)
-    assert sorted(r["kind"] for r in shared) == sorted(kind for kind, *_rest in isolation.SHARED_KINDS)
+    assert sorted({r["kind"] for r in shared}) == sorted(kind for kind, *_rest in isolation.SHARED_KINDS)
+    assert len([r for r in shared if r["kind"] == "identity_center_group"]) == len(TEAMS)
     assert result["summary"]["shared_resources"] == len(shared)
     expected_shared = sum(len(set(ACTIONS[r["kind"]]) | set(isolation.SHARED_ALLOWED[p["kind"]].get(r["kind"], []))) for p in _principals() for r in shared)
     assert result["summary"]["shared_cells"] == expected_shared
@@ -194,6 +196,7 @@ def test_the_shared_kinds_hold_the_writes_that_reach_every_team():
             "identitystore:CreateUser",
             "identitystore:UpdateGroup",
         ],
+        "identity_center_group": ["identitystore:CreateGroupMembership", "identitystore:UpdateGroup", "identitystore:DeleteGroup"],
     }
     missing = {kind: sorted(set(actions) - set(ACTIONS[kind])) for kind, actions in wanted.items() if set(actions) - set(ACTIONS[kind])}
     assert missing == {}
@@ -352,6 +355,7 @@ WIDENINGS = {
     "pods role: FSx data repository association deletion": (_add("pod_identity"), _statement("fsx:DeleteDataRepositoryAssociation", "*")),
     "pods role: Identity Center account assignments": (_add("pod_identity"), _statement("sso:CreateAccountAssignment", "*")),
     "pods role: Grafana workspace deletion": (_add("pod_identity"), _statement("grafana:DeleteWorkspace", "*")),
+    "joining a group named by its ARN": (_add("permission_set"), _statement("identitystore:CreateGroupMembership", "arn:aws:identitystore:::group/*")),
 }
 # The widenings of the shared resources, each reported on a shared resource (test below).
 SHARED_WIDENINGS = sorted(list(WIDENINGS)[list(WIDENINGS).index("joining another team's group") :])
