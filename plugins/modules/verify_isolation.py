@@ -91,8 +91,8 @@ summary:
       actions with the same condition keys, per 50 actions and 100 resources).
   returned: always
   type: dict
-  sample: {"cells": 6102, "cross_team_cells": 2538, "shared_cells": 2295, "leaks": 0, "gaps": 0, "principals": 9, "resources": 43,
-           "shared_resources": 10, "simulate_calls": 333, "access_analyzer_checks": 48, "access_analyzer_findings": 0}
+  sample: {"cells": 6264, "cross_team_cells": 2538, "shared_cells": 2457, "leaks": 0, "gaps": 0, "principals": 9, "resources": 46,
+           "shared_resources": 13, "simulate_calls": 342, "access_analyzer_checks": 48, "access_analyzer_findings": 0}
 matrix:
   description: The matrix at a glance, one line per team principal, owner and resource kind.
   returned: always

@@ -92,6 +92,7 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     assert {(c["owner"], c["resource_kind"]) for c in leaks if c["team"] == "nlp" and c["principal"] == "pod_identity"} == {
         ("(shared)", "shared_bucket"),
         ("(shared)", "identity_store"),
+        ("(shared)", "identity_center_group"),
     }
     assert {c["resource"] for c in leaks if c["action"] == "iam:UpdateAssumeRolePolicy"} == {vision_pods}
     # IAM Access Analyzer finds the same widenings in the policies (budgets are isolated by a tag condition it cannot judge).
