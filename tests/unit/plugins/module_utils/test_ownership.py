@@ -276,3 +276,120 @@ def test_an_adopted_profile_is_marked_then_managed_and_offboarded(team_domain):
     assert sandbox.counts()[("sagemaker", "ListTags", "read")] == 1  # the domain's
     changed, unused, after, unused_2, unused_3 = domain.DomainManager(sandbox.boto3_client, _domain_params(seed, state="absent")).ensure_absent()
     assert changed and after == {}
+
+
+# ---------------------------------------------------------------- every other layer, through its own converge
+
+
+class SandboxContext:
+    """What a layer takes from its module (layer.LayerContext), with the sandbox's clients."""
+
+    layer = None
+
+    def __init__(self, sandbox, check_mode):
+        self.sandbox, self.check_mode = sandbox, check_mode
+
+    def client(self, service):
+        return self.sandbox.boto3_client(service)
+
+    def account_id(self):
+        return "123456789012"
+
+    def warn(self, message):
+        raise AssertionError(f"unexpected warning: {message}")
+
+
+OWNER_TAGS = {"owner": "ml-infra"}
+
+
+def _hand_made_execution_role(sandbox, seed):
+    iam, name = sandbox.boto3_client("iam"), naming.studio_execution_role_name("platform")
+    trust = '{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}, "Action": "sts:AssumeRole"}]}'
+    arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=trust, Tags=[{"Key": "owner", "Value": "ml-infra"}])["Role"]["Arn"]
+
+    def state():
+        return {t["Key"]: t["Value"] for t in iam.list_role_tags(RoleName=name)["Tags"]}
+
+    return f"IAM role {arn}", {"data_bucket": seed["data_bucket"], "account_id": "123456789012"}, {}, state
+
+
+def _hand_made_budget(sandbox, seed):
+    budgets, name = sandbox.boto3_client("budgets"), naming.budget_name("platform")
+    budgets.create_budget(
+        AccountId="123456789012",
+        Budget={"BudgetName": name, "BudgetLimit": {"Amount": "5000", "Unit": "USD"}, "TimeUnit": "MONTHLY", "BudgetType": "COST"},
+        ResourceTags=[{"Key": "owner", "Value": "ml-infra"}],
+    )
+
+    def state():
+        arn = f"arn:aws:budgets::123456789012:budget/{name}"
+        return {t["Key"]: t["Value"] for t in budgets.list_tags_for_resource(ResourceARN=arn)["ResourceTags"]}
+
+    return f"budget {name} (account 123456789012)", {"monthly_usd": 100, "account_id": "123456789012"}, {}, state
+
+
+def _hand_made_s3_prefix(sandbox, seed):
+    s3, bucket = sandbox.boto3_client("s3"), seed["data_bucket"]
+    s3.put_object(Bucket=bucket, Key="platform/datasets/imagenet.tar", Body=b"someone else's data")
+
+    def state():
+        return sorted(o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix="platform/").get("Contents", []))
+
+    # Keeping the data is never refused: only a deletion touches what is under the prefix.
+    return f"S3 prefix s3://{bucket}/platform/", {"bucket": bucket}, {"on_remove": "delete", "confirm_delete": "platform"}, state
+
+
+def _hand_made_quota(sandbox, seed):
+    from tests.unit.sandbox.test_sagemaker_scheduler import create_hyperpod_cluster
+
+    sm, name = sandbox.boto3_client("sagemaker"), naming.quota_name("platform")
+    cluster_arn = create_hyperpod_cluster(sandbox, "ml-owned", seed["eks_cluster_arn"])
+    quota_id = sm.create_compute_quota(
+        Name=name, ClusterArn=cluster_arn,
+        ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": "ml.g5.12xlarge", "Count": 1}]},
+        ComputeQuotaTarget={"TeamName": "platform", "FairShareWeight": 1}, Tags=[{"Key": "owner", "Value": "ml-infra"}],
+    )["ComputeQuotaId"]
+
+    def state():
+        described = sm.describe_compute_quota(ComputeQuotaId=quota_id)
+        return described["ComputeQuotaConfig"], {t["Key"]: t["Value"] for t in sm.list_tags(ResourceArn=described["ComputeQuotaArn"])["Tags"]}
+
+    options = {"cluster": "ml-owned", "resources": [{"instance_type": "ml.g5.12xlarge", "count": 1}], "borrow_limit": 50, "wait_timeout": 60}
+    return f"compute quota {name}", options, {}, state
+
+
+HAND_MADE = {
+    "execution_role": _hand_made_execution_role, "budget": _hand_made_budget, "s3_prefix": _hand_made_s3_prefix, "quota": _hand_made_quota,
+}
+
+
+@pytest.mark.parametrize("layer", sorted(HAND_MADE))
+def test_a_resource_of_the_teams_name_made_by_hand_is_refused_then_taken_over_only_when_adopted(seeded, layer):
+    """Issue 19's take-over by name, for the layers not covered above: refused when built (and predicted) and when
+    offboarded, naming the resource, with no write; taken over only when adopted, then managed and offboarded."""
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS
+
+    sandbox, seed = seeded
+    what, options, offboarding, state = HAND_MADE[layer](sandbox, seed)
+    (module,) = [entry for entry in LAYERS if entry[0] == layer]
+    untouched = state()
+    sandbox.clear_requests()
+
+    def converge(check_mode, **changes):
+        checked = ArgumentSpecValidator(**module[2]).validate({"team": "platform", **options, **changes})
+        assert not checked.error_messages, checked.error_messages
+        return module[4](SandboxContext(sandbox, check_mode), checked.validated_parameters)
+
+    for changes in ({}, {"state": "absent", **offboarding}):
+        for check_mode in (True, False):
+            with pytest.raises(InputError) as refused:
+                converge(check_mode, **changes)
+            message = refused.value.message
+            assert message.startswith(what) and "hyperpod.tenancy for team platform" in message, message
+            assert f"add {layer} to the team's adopt list" in message, message
+    assert sandbox.writes() == [] and state() == untouched
+
+    assert converge(False, adopt=True)["changed"]
+    assert converge(False)["changed"] is False, "marked once adopted: the next run needs no adopt and changes nothing"
+    assert converge(False, state="absent", **offboarding)["changed"]
