@@ -242,6 +242,8 @@ def test_a_team_claim_binds_its_own_volume_and_no_other(built):
 
 def test_a_team_pod_uses_its_own_s3_prefix_and_no_other(built, sandbox_server):
     _playbooks, admin, _clients = built
+    # On EKS the agent that trades a pod's token for these credentials is an add-on: site.yml installs it.
+    assert sandbox_server.boto3_client("eks").describe_addon(clusterName=CLUSTER, addonName="eks-pod-identity-agent")["addon"]["status"] == "ACTIVE"
     sandbox_server.boto3_client("s3").put_object(Bucket=BUCKET, Key="shared/readme.txt", Body=b"not a team's")
     for team in TEAMS:
         answer = node.credentials_of(sandbox_server, admin, CLUSTER, f"hyperpod-ns-{team}", f"hyperpod-{team}", "train")
