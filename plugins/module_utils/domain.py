@@ -414,6 +414,15 @@ def new_domain_problems(desired):
 PROFILE_SUMMARY_FIELDS = ("DomainId", "UserProfileName", "Status")
 
 
+def owner_problem(team, name, domain_id, tags, tag_keys=None, adopt=False):
+    """Why the team's domain ``name`` (with ``tags``) must not be changed for ``team``; None when it may.
+
+    The rule is naming.ownership_problem's; this layer's check and shared_info's check of every team before the
+    run's first write both ask here.
+    """
+    return naming.ownership_problem("SageMaker domain %s (%s)" % (name, domain_id), team, tags, tag_keys, adopt, "domain")
+
+
 def profiles_by_domain(client, domain_ids):
     """{domain id: its user profile summaries} for ``domain_ids``, from one ListUserProfiles of every domain."""
     found = dict((domain_id, []) for domain_id in domain_ids)
@@ -522,11 +531,11 @@ class DomainManager:
         failed = FAILED if GONE not in ready else ()
         return wait_for_status(lambda: self.describe(domain_id), "domain %s" % self.name, ready=ready, failed=failed, timeout=self.timeout)
 
-    def read(self, domain_id, described=None, listed_profiles=None):
+    def read(self, domain_id, described=None, listed_profiles=None, listed_tags=None):
         """DescribeDomain once it leaves a transitional status, with tags, profiles and assignments.
 
         ``described`` is a DescribeDomain answer already at hand, ``listed_profiles`` the domain's
-        ListUserProfiles summaries. Profiles are described only when the run compares something on
+        ListUserProfiles summaries, ``listed_tags`` its tags as listed earlier in the run. Profiles are described only when the run compares something on
         them (``keys_for``).
         """
         if described is not None and described.get("Status") not in TRANSITIONAL:
@@ -537,7 +546,7 @@ class DomainManager:
             )
         if domain is None:
             return None, {}, {}, []
-        tags = sagemaker.list_tags(self.client, domain["DomainArn"])
+        tags = dict(listed_tags) if listed_tags is not None else sagemaker.list_tags(self.client, domain["DomainArn"])
         keys = self.keys_for(domain)
         profiles = {}
         for summary in sagemaker.list_user_profiles(self.client, DomainIdEquals=domain_id) if listed_profiles is None else listed_profiles:
@@ -656,9 +665,11 @@ class DomainManager:
         if problems:
             raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
         domain_id, described = self.find()
-        # shared_info listed the profiles of the domain it resolved, not of one found since.
-        listed = self.params.get("known_user_profiles") if domain_id and domain_id == self.params.get("domain_id") else None
-        domain, tags, profiles, group_ids = self.read(domain_id, described, listed) if domain_id else (None, {}, {}, [])
+        # shared_info listed the profiles and the tags of the domain it resolved, not of one found since.
+        resolved = domain_id and domain_id == self.params.get("domain_id")
+        listed = self.params.get("known_user_profiles") if resolved else None
+        known_tags = self.params.get("known_tags") if resolved else None
+        domain, tags, profiles, group_ids = self.read(domain_id, described, listed, known_tags) if domain_id else (None, {}, {}, [])
         if domain is None and self.params.get("domain_id"):
             raise InputError(message="domain %s (%s) was deleted while this run read it; run again" % (self.name, self.params["domain_id"]))
         if domain is not None:
@@ -709,9 +720,9 @@ class DomainManager:
             name for name in kept if update_profile_request(domain["DomainId"], name, existing[name], desired["user_profiles"][name])))
         if current == desired and not touched:
             return False, current, desired, self.result(domain, tags, profiles, group_ids)
-        if listed is not None and not self.check_mode:
-            # Profiles listed earlier in the run only tell that nothing changes: a write is planned from a live read.
-            self.params = dict(self.params, known_user_profiles=None)
+        if (listed is not None or known_tags is not None) and not self.check_mode:
+            # Profiles and tags listed earlier in the run only tell that nothing changes: a write is planned from a live read.
+            self.params = dict(self.params, known_user_profiles=None, known_tags=None)
             return self.ensure_present()
         adopted = sorted(kept.intersection(self.check_profile_owners(domain, profiles, touched)))
         if adopted:
@@ -917,9 +928,8 @@ class DomainManager:
             call(sso_admin, ApplicationArn=changes["application"], PrincipalId=group_id, PrincipalType="GROUP")
 
     def check_owner(self, domain, tags, adopt=False):
-        """Refuse a domain this collection did not make for the team (naming.ownership_problem)."""
-        what = "SageMaker domain %s (%s)" % (self.name, domain["DomainId"])
-        problem = naming.ownership_problem(what, self.params["team"], tags, self.params.get("tag_keys"), adopt, "domain")
+        """Refuse a domain this collection did not make for the team (``owner_problem``)."""
+        problem = owner_problem(self.params["team"], self.name, domain["DomainId"], tags, self.params.get("tag_keys"), adopt)
         if problem:
             raise InputError(message=problem)
 
@@ -1015,6 +1025,7 @@ MODULE_OPTIONS = dict(
         identity_center_group_ids=dict(type="dict"),
         domain_id=dict(type="str"),
         known_user_profiles=dict(type="list", elements="dict"),
+        known_tags=dict(type="dict", no_log=False),
         retain_home_efs=dict(type="bool", default=True),
         revoke_only=dict(type="bool", default=False),
         adopt=dict(type="bool", default=False),

@@ -286,9 +286,17 @@ DESCRIBED_FIELDS = (
 )
 
 
-def known_from_described(described):
-    """The ``known_permission_set`` option for a DescribePermissionSet answer."""
-    return dict((option, described.get(member)) for option, member in DESCRIBED_FIELDS)
+def known_from_described(described, tags=None):
+    """The ``known_permission_set`` option for a DescribePermissionSet answer (and the permission set's tags, when read)."""
+    known = dict((option, described.get(member)) for option, member in DESCRIBED_FIELDS)
+    if tags is not None:
+        known["tags"] = tags
+    return known
+
+
+def read_tags(client, instance_arn, arn):
+    """{key: value} of the permission set's tags."""
+    return boto3_tag_list_to_ansible_dict(identity_center.list_tags_for_resource(client, InstanceArn=instance_arn, ResourceArn=arn))
 
 
 def find_permission_set(client, instance_arn, name, known_arn=None, known=None):
@@ -311,11 +319,12 @@ def find_permission_set(client, instance_arn, name, known_arn=None, known=None):
     return None
 
 
-def read_current(client, instance_arn, described, assignment_accounts=(), with_boundary=True, known_outdated=None):
+def read_current(client, instance_arn, described, assignment_accounts=(), with_boundary=True, known_outdated=None, known_tags=None):
     """The permission set in the module's normalized shape, with its assignments.
 
     Without ``with_boundary`` the boundary, which the run then leaves as it is, is not read.
-    ``known_outdated`` is outdated_accounts' ``known``.
+    ``known_outdated`` is outdated_accounts' ``known``; ``known_tags`` the tags read earlier in the run
+    (shared_info reads them to check the owner of every team's permission set before the run's first write).
     """
     arn = described["PermissionSetArn"]
     ps = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
@@ -338,7 +347,7 @@ def read_current(client, instance_arn, described, assignment_accounts=(), with_b
         "customer_managed_policies": _refs(
             {"name": r["Name"], "path": r.get("Path", "/")} for r in identity_center.list_customer_managed_policy_references_in_permission_set(client, **ps)
         ),
-        "tags": boto3_tag_list_to_ansible_dict(identity_center.list_tags_for_resource(client, InstanceArn=instance_arn, ResourceArn=arn)),
+        "tags": dict(known_tags) if known_tags is not None else read_tags(client, instance_arn, arn),
         "provisioned_accounts": provisioned,
         # Accounts whose role is older than the permission set (an earlier provisioning failed or never ran).
         "outdated_accounts": outdated_accounts(client, instance_arn, arn, provisioned, known_outdated),
@@ -483,13 +492,21 @@ def _public(state):
     return result
 
 
+def owner_problem(team, name, arn, tags, tag_keys=None, adopt=False):
+    """Why the team's permission set ``name`` (with ``tags``) must not be changed for ``team``; None when it may.
+
+    The rule is naming.ownership_problem's; this layer's check and shared_info's check of every team before the
+    run's first write both ask here.
+    """
+    return naming.ownership_problem("permission set %s (%s)" % (name, arn), team, tags, tag_keys, adopt, "permission_set")
+
+
 def check_owner(params, current, adopt=False):
-    """Refuse a team's permission set that this collection did not make for the team (naming.ownership_problem)."""
+    """Refuse a team's permission set that this collection did not make for the team (``owner_problem``)."""
     if not params.get("team"):
         return
-    what = "permission set %s (%s)" % (current["name"], current["permission_set_arn"])
     tag_keys = (params.get("team_policy") or {}).get("tag_keys") or params.get("tag_keys")
-    problem = naming.ownership_problem(what, params["team"], current.get("tags"), tag_keys, adopt, "permission_set")
+    problem = owner_problem(params["team"], current["name"], current["permission_set_arn"], current.get("tags"), tag_keys, adopt)
     if problem:
         raise InputError(message=problem)
 
@@ -499,12 +516,17 @@ def ensure_present(client, identitystore, params, check_mode):
     validate(params)
     instance_arn, store_id = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
     group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])), params.get("identity_center_group_ids"))
-    described = find_permission_set(client, instance_arn, params["name"], params.get("permission_set_arn"), params.get("known_permission_set"))
+    known = params.get("known_permission_set")
+    described = find_permission_set(client, instance_arn, params["name"], params.get("permission_set_arn"), known)
+    # The tags shared_info read with the description, for the permission set it described.
+    known_tags = known.get("tags") if known and described and known.get("permission_set_arn") == described["PermissionSetArn"] else None
     # A boundary the task does not set is left as it is, so it is not read either.
     with_boundary = params.get("permissions_boundary") is not None
     current = None
     if described:
-        current = read_current(client, instance_arn, described, params.get("accounts") or [], with_boundary, params.get("outdated_permission_sets"))
+        current = read_current(
+            client, instance_arn, described, params.get("accounts") or [], with_boundary, params.get("outdated_permission_sets"), known_tags
+        )
         check_owner(params, current, adopt=params.get("adopt"))
     desired = desired_state(params, current, group_ids)
     changes = plan(current, desired)
@@ -620,6 +642,7 @@ MODULE_OPTIONS = dict(
                 description=dict(type="str"),
                 session_duration=dict(type="str"),
                 relay_state=dict(type="str"),
+                tags=dict(type="dict", no_log=False),
             ),
         ),
         name=dict(type="str"),

@@ -175,6 +175,8 @@ def _domain(t):
             # shared_info listed the domains and their profiles once per run: the module describes this one instead.
             domain_id=domain_id,
             known_user_profiles=(t.shared.get("user_profiles") or {}).get(domain_id) if domain_id else None,
+            # ... and read its tags, to check its owner before the run's first write.
+            known_tags=(t.shared.get("domain_tags") or {}).get(domain_id) if domain_id else None,
         )
     )
 

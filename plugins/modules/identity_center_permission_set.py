@@ -62,8 +62,9 @@ options:
     description:
       - The permission set as C(DescribePermissionSet) returned it earlier in the run, as
         M(hyperpod.tenancy.shared_info) returns it (RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.permission_sets)).
-      - The module compares against it instead of describing the permission set again; everything
-        else (policies, tags, assignments, provisioning) it reads itself. One of another name is ignored.
+      - The module compares against it instead of describing the permission set again, and against its
+        C(tags) when given; everything else (policies, assignments, provisioning) it reads itself. One of another
+        name is ignored.
       - It only tells that nothing changes; outside check mode, a difference makes the module read the
         permission set again and plan its writes from that.
     type: dict
@@ -85,6 +86,12 @@ options:
       relay_state:
         description: The relay state.
         type: str
+      tags:
+        description:
+          - The permission set's tags as C(ListTagsForResource) returned them earlier in the run
+            (M(hyperpod.tenancy.shared_info) reads them to check every team's permission set's owner before the run's first write).
+          - When omitted the module reads them.
+        type: dict
   outdated_permission_sets:
     description:
       - The permission sets whose latest version is not provisioned, by account, as

@@ -75,6 +75,14 @@ options:
         domain again and plan its writes from that.
     type: list
     elements: dict
+  known_tags:
+    description:
+      - The tags of the domain O(domain_id) as C(ListTags) returned them earlier in the run, as
+        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.domain_tags) returns them by domain id
+        (M(hyperpod.tenancy.shared_info) reads them to check every team's domain's owner before the run's first write).
+      - The module takes them instead of listing the domain's tags. Used only with O(domain_id); like
+        O(known_user_profiles), they only tell that nothing changes.
+    type: dict
   auth_mode:
     description:
       - How users sign in. V(SSO) is IAM Identity Center; cannot change on an existing domain.

@@ -203,6 +203,10 @@ def test_a_resolved_domain_id_is_passed_for_the_team_domain_alone():
     # The profiles shared_info listed go with the domain id they were listed for.
     assert team_layer_args(teams["vision"], SHARED)["domain"]["known_user_profiles"] == SHARED["user_profiles"]["d-vision123456"]
     assert "known_user_profiles" not in team_layer_args(teams["nlp"], SHARED)["domain"] and "known_user_profiles" not in prefixed
+    # So do the tags it read to check the domain's owner.
+    tagged = dict(SHARED, domain_tags={"d-vision123456": {"team": "vision"}})
+    assert team_layer_args(teams["vision"], tagged)["domain"]["known_tags"] == {"team": "vision"}
+    assert "known_tags" not in team_layer_args(teams["nlp"], tagged)["domain"] and "known_tags" not in team_layer_args(teams["vision"], SHARED)["domain"]
 
 
 def test_the_shared_cluster_capacity_is_passed_with_the_cluster_arn():

@@ -124,3 +124,23 @@ def test_a_run_writes_from_live_reads_not_from_what_was_read_earlier(assigned):
     # The live read has the description; what is left is provisioning the account the hand-made update left outdated.
     assert changed and before["description"] == "Team vision" and before["outdated_accounts"] == [ACCOUNT]
     assert [w["operation"] for w in sandbox.writes()] == ["ProvisionPermissionSet"]
+
+
+def test_tags_read_earlier_in_the_run_are_not_read_again_and_decide_the_owner(assigned):
+    sandbox, sso, unused_store, instance, arn, unused_group = assigned
+    described = sso.describe_permission_set(InstanceArn=instance["InstanceArn"], PermissionSetArn=arn)["PermissionSet"]
+    marked = {"managed-by": "hyperpod.tenancy", "team": "vision"}
+    sso.tag_resource(InstanceArn=instance["InstanceArn"], ResourceArn=arn, Tags=[{"Key": k, "Value": v} for k, v in marked.items()])
+    known = ps.known_from_described(described, ps.read_tags(sso, instance["InstanceArn"], arn))
+    sandbox.clear_requests()
+    changed, before, unused_after = converge(assigned, known_permission_set=known, tags=marked)
+    assert not changed and before["tags"] == marked
+    assert reads(sandbox, "ListTagsForResource") == []
+    # The team's check takes the tags it is given: unmarked ones are refused without a read.
+    with pytest.raises(ps.InputError, match="exists and was not made by hyperpod.tenancy for team vision"):
+        converge(assigned, team="vision", known_permission_set=dict(known, tags={}))
+    assert reads(sandbox, "ListTagsForResource") == []
+    # A tag to change: written from a live read of them.
+    changed, unused_before, after = converge(assigned, check_mode=False, known_permission_set=known, tags=dict(marked, extra="1"))
+    assert changed and after["tags"] == dict(marked, extra="1")
+    assert len(reads(sandbox, "ListTagsForResource")) >= 1
