@@ -12,6 +12,10 @@ whose latest version is not provisioned to the account, the teams' domain
 ids (SageMaker finds a domain by name only by listing every domain) and their user profiles, the HyperPod
 cluster's capacity per instance type (what each team's quota is checked against) and the teams'
 budgets with their notifications (two account-wide lists instead of two reads per team).
+
+The tags of the present teams' permission sets and domains are read with them: ``owner_problems`` refuses,
+for every team at once and before the run's first write, one the team must not change (the layers' own rule),
+and the layers take the tags instead of reading them again.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,7 +24,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, domain, eks, iam, identity_center, permission_set, quota, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, domain, eks, iam, identity_center, naming, permission_set, quota, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import read
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
@@ -80,11 +84,12 @@ def group_ids(identitystore, store_id, team_groups):
     return found
 
 
-def permission_sets(sso_admin, instance_arn, names):
+def permission_sets(sso_admin, instance_arn, names, tagged=()):
     """{name: the permission set as described} of those named in ``names`` that exist.
 
     Identity Center finds a permission set by name only by describing them: what that read
-    returns spares each team's module its own DescribePermissionSet.
+    returns spares each team's module its own DescribePermissionSet. Those named in ``tagged`` (the
+    present teams') come with their tags, which their module then does not read again.
     """
     wanted, found = set(names), {}
     for arn in identity_center.list_permission_sets(sso_admin, InstanceArn=instance_arn):
@@ -92,7 +97,8 @@ def permission_sets(sso_admin, instance_arn, names):
             break
         described = identity_center.describe_permission_set(sso_admin, InstanceArn=instance_arn, PermissionSetArn=arn)
         if described and described["Name"] in wanted:
-            found[described["Name"]] = permission_set.known_from_described(described)
+            tags = permission_set.read_tags(sso_admin, instance_arn, arn) if described["Name"] in tagged else None
+            found[described["Name"]] = permission_set.known_from_described(described, tags)
     return found
 
 
@@ -107,8 +113,8 @@ def sso_role_arns(client, names):
     return dict((name, arns[0]) for name, arns in by_name.items() if len(arns) == 1)
 
 
-def domain_ids(client, names):
-    """{domain name: domain id} of the domains named in ``names``, from one ListDomains in pages of 100.
+def domains(client, names):
+    """{domain name: its ListDomains summary} of the domains named in ``names``, from one ListDomains in pages of 100.
 
     A domain being deleted, and a name two domains share, are left out: sagemaker_domain then
     looks the domain up by name itself (and waits for the deletion, or reports the duplicate).
@@ -117,7 +123,12 @@ def domain_ids(client, names):
     for summary in sagemaker.list_domains(client):
         if summary["DomainName"] in wanted:
             found.setdefault(summary["DomainName"], []).append(summary)
-    return dict((name, same[0]["DomainId"]) for name, same in found.items() if len(same) == 1 and same[0].get("Status") != "Deleting")
+    return dict((name, same[0]) for name, same in found.items() if len(same) == 1 and same[0].get("Status") != "Deleting")
+
+
+def domain_ids(client, names):
+    """{domain name: domain id} of ``domains``."""
+    return dict((name, summary["DomainId"]) for name, summary in domains(client, names).items())
 
 
 def budgets(client, account_id, names):
@@ -126,24 +137,54 @@ def budgets(client, account_id, names):
     return dict((name, listed.get(name) or {"budget": None, "notifications": []}) for name in names)
 
 
-def read_team_lookups(context, shared, team_groups, permission_set_names, subnet_ids, domain_names=(), budget_names=()):
-    """The per-team lookups, made once for all teams (see the module docstring); ``context`` is a LayerContext."""
+def read_team_lookups(context, shared, team_groups, permission_set_names, subnet_ids, domain_names=(), budget_names=(), tagged_permission_sets=()):
+    """The per-team lookups, made once for all teams (see the module docstring); ``context`` is a LayerContext.
+
+    The tags of the present teams' permission sets (``tagged_permission_sets``) and domains (``domain_names``) are
+    read here, for ``owner_problems``, and handed to their modules, which do not read them again.
+    """
     lookups = {}
     if budget_names:
         lookups["budgets"] = budgets(context.client("budgets"), shared["account_id"], budget_names)
     if domain_names:
-        lookups["domain_ids"] = domain_ids(context.client("sagemaker"), domain_names)
+        found = domains(context.client("sagemaker"), domain_names)
+        lookups["domain_ids"] = dict((name, summary["DomainId"]) for name, summary in found.items())
         lookups["user_profiles"] = domain.profiles_by_domain(context.client("sagemaker"), lookups["domain_ids"].values())
+        lookups["domain_tags"] = dict((s["DomainId"], sagemaker.list_tags(context.client("sagemaker"), s["DomainArn"])) for s in found.values())
     if subnet_ids:
         lookups["vpc_id"] = vpc_of(context.client("ec2"), subnet_ids)
     if team_groups:
         lookups["identity_center_group_ids"] = group_ids(context.client("identitystore"), shared["identity_store_id"], team_groups)
     if permission_set_names:
         sso_admin, instance_arn, account = context.client("sso-admin"), shared["identity_center_instance_arn"], shared["account_id"]
-        lookups["permission_sets"] = permission_sets(sso_admin, instance_arn, permission_set_names)
+        lookups["permission_sets"] = permission_sets(sso_admin, instance_arn, permission_set_names, set(tagged_permission_sets))
         lookups["sso_role_arns"] = sso_role_arns(context.client("iam"), set(permission_set_names))
         lookups["outdated_permission_sets"] = {account: permission_set.list_outdated_in_account(sso_admin, instance_arn, account)}
     return lookups
+
+
+def owner_problems(teams, lookups, name_prefix, tag_keys=None):
+    """Every present team's existing resource, among those ``read_team_lookups`` read with their tags, that the team must not change.
+
+    The rule is each layer's (``permission_set.owner_problem``, ``domain.owner_problem``: naming.ownership_problem),
+    with the team's ``adopt`` list as the layer gets it; checked here for all teams before the run's first write,
+    so that one team's foreign resource refuses the whole run. One sentence per resource, naming the team.
+    """
+    problems = []
+    known_sets, resolved, domain_tags = (lookups.get(key) or {} for key in ("permission_sets", "domain_ids", "domain_tags"))
+    for team in sorted((t for t in teams if t.get("state", "present") == "present"), key=lambda t: t["name"]):
+        name, adopt = team["name"], set(team.get("adopt") or ())
+        found = []
+        known = known_sets.get(naming.permission_set_name(name, name_prefix))
+        if known and known.get("tags") is not None:
+            found.append(permission_set.owner_problem(
+                name, known["name"], known["permission_set_arn"], known["tags"], tag_keys, "permission_set" in adopt))
+        domain_id = resolved.get(naming.domain_name(name, name_prefix))
+        if domain_id in domain_tags:
+            found.append(domain.owner_problem(
+                name, naming.domain_name(name, name_prefix), domain_id, domain_tags[domain_id], tag_keys, "domain" in adopt))
+        problems.extend("team %r: %s" % (name, problem) for problem in found if problem)
+    return problems
 
 
 def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):

@@ -24,6 +24,10 @@ description:
     Center group, an Identity Center user of a present team's SSO domain, the EKS cluster, the data
     bucket (C(extra.data_bucket)), the FSx file system (C(extra.fsx_file_system_id)) - so that a run
     that starts with it stops before its first write.
+  - Fails the same way, listing every one at once with its team and its tags, when a present team's permission set
+    or SageMaker AI domain exists and is not the team's to change (not marked for it, unless the team's C(adopt)
+    lists its layer; never when marked for another team): the rule each of those layers applies, checked here for
+    all teams, with the tags read with the lookups above and handed to the layers, which do not read them again.
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -132,7 +136,7 @@ hyperpod_shared:
     permission_sets:
       description:
         - Each team's permission set that exists, by name, as C(DescribePermissionSet) returned it
-          (Identity Center finds a permission set by name only by describing them).
+          (Identity Center finds a permission set by name only by describing them), with its C(tags) for a present team.
         - M(hyperpod.tenancy.identity_center_permission_set) takes one as
           O(hyperpod.tenancy.identity_center_permission_set#module:known_permission_set) and does not describe it again.
       type: dict
@@ -161,6 +165,13 @@ hyperpod_shared:
         - M(hyperpod.tenancy.sagemaker_domain) takes a domain's as O(hyperpod.tenancy.sagemaker_domain#module:known_user_profiles).
       returned: when a present team has a workspace
       type: dict
+    domain_tags:
+      description:
+        - The tags of each domain of RV(hyperpod_shared.domain_ids), by domain id, from one C(ListTags) each.
+        - M(hyperpod.tenancy.sagemaker_domain) takes a domain's as O(hyperpod.tenancy.sagemaker_domain#module:known_tags).
+      returned: when a present team has a workspace
+      type: dict
+      sample: {"d-a1b2c3d4e5f6": {"managed-by": "hyperpod.tenancy", "team": "vision"}}
     budgets:
       description:
         - Each present team's budget (C(<name_prefix>-<team>-monthly)) with its notifications, by budget name, from one
@@ -175,7 +186,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, options
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import preflight_problems, read_shared, read_team_lookups
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import owner_problems, preflight_problems, read_shared, read_team_lookups
 
 MODULE_OPTIONS = options(
     dict(
@@ -224,12 +235,23 @@ def converge(context, p):
                 subnet_ids=p["subnet_ids"],
                 domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if (t.get("workspace") or {}).get("enabled", True)],
                 budget_names=[naming.budget_name(t["name"], p["name_prefix"]) for t in present if (t.get("budget") or {}).get("monthly_usd") is not None],
+                tagged_permission_sets=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in present],
             )
         )
     except HyperPodError as e:
         problems.insert(0, e.message)
-    if problems:
-        raise ModuleFailure("What the teams need is missing (nothing was changed):\n%s" % "\n".join(problems), problems=problems)
+    # Before the first write of the run too: every present team's existing resource it must not change, all at once.
+    foreign = owner_problems(present, shared, p["name_prefix"], extra.get("tag_keys") or None)
+    if problems or foreign:
+        raise ModuleFailure(
+            "%s (nothing was changed):\n%s" % (
+                "What the teams need is missing" if not foreign else
+                "What the teams need is missing, or exists and is not theirs to change" if problems else
+                "What the teams would change exists and is not theirs to change",
+                "\n".join(problems + foreign),
+            ),
+            problems=problems + foreign,
+        )
     shared.update(name_prefix=p["name_prefix"], subnet_ids=p["subnet_ids"])
     shared.update(extra)
     return dict(changed=False, hyperpod_shared=shared)

@@ -110,3 +110,106 @@ def test_a_run_makes_one_client_per_service():
     shared.read_team_lookups(context, facts, team_groups={}, permission_set_names=[], subnet_ids=[], domain_names=["hyperpod-vision"])
     # sagemaker serves the cluster, the domains and their profiles; sso-admin and sts are asked once each.
     assert sorted(clients.made) == ["eks", "sagemaker", "sso-admin", "sts"]
+
+
+MARK = {"managed-by": "hyperpod.tenancy"}
+PS_ARN = "arn:aws:sso:::permissionSet/ssoins-1/ps-%s"
+
+
+def lookups(ps_tags=None, domain_tags=None):
+    """What read_team_lookups returns for the teams vision and nlp: their permission sets and domains with these tags."""
+    found = {"permission_sets": {}, "domain_ids": {}, "domain_tags": {}}
+    for team, tags in (ps_tags or {}).items():
+        found["permission_sets"]["hyperpod-" + team] = {"permission_set_arn": PS_ARN % team, "name": "hyperpod-" + team, "tags": tags}
+    for team, tags in (domain_tags or {}).items():
+        found["domain_ids"]["hyperpod-" + team] = "d-" + team
+        found["domain_tags"]["d-" + team] = tags
+    return found
+
+
+def team(name, adopt=(), state="present"):
+    return {"name": name, "state": state, "adopt": list(adopt)}
+
+
+def test_every_teams_foreign_or_unmarked_resource_is_one_problem_naming_team_resource_and_owner():
+    found = lookups(
+        ps_tags={"vision": {"owner": "platform-admins"}, "nlp": dict(MARK, team="nlp")},
+        domain_tags={"vision": dict(MARK, team="vision"), "nlp": dict(MARK, team="research")},
+    )
+    problems = shared.owner_problems([team("vision"), team("nlp")], found, "hyperpod")
+    assert len(problems) == 2, problems
+    nlp, vision = problems
+    assert nlp.startswith("team 'nlp': SageMaker domain hyperpod-nlp (d-nlp) belongs to team research (tag team=research), not to team nlp")
+    arn = PS_ARN % "vision"
+    assert vision.startswith("team 'vision': permission set hyperpod-vision (%s) exists and was not made by hyperpod.tenancy for team vision" % arn)
+    assert "its tags: owner=platform-admins" in vision and "add permission_set to the team's adopt list" in vision
+
+
+def test_the_adopt_list_takes_over_an_unmarked_resource_but_never_another_teams():
+    found = lookups(ps_tags={"vision": {}}, domain_tags={"vision": dict(MARK, team="nlp")})
+    problems = shared.owner_problems([team("vision", adopt=["permission_set", "domain"])], found, "hyperpod")
+    assert len(problems) == 1 and "SageMaker domain hyperpod-vision (d-vision) belongs to team nlp" in problems[0]
+    assert shared.owner_problems([team("vision", adopt=["permission_set"])], lookups(ps_tags={"vision": {}}), "hyperpod") == []
+    # Adopting another layer is no adoption of this one.
+    assert len(shared.owner_problems([team("vision", adopt=["domain"])], lookups(ps_tags={"vision": {}}), "hyperpod")) == 1
+
+
+def test_marked_resources_absent_teams_and_untagged_lookups_are_left_alone():
+    found = lookups(ps_tags={"vision": dict(MARK, team="vision", extra="x")}, domain_tags={"vision": dict(MARK, team="vision")})
+    assert shared.owner_problems([team("vision")], found, "hyperpod") == []
+    # An offboarded team's permission set is its offboarding's to check; one read without its tags is its layer's.
+    assert shared.owner_problems([team("vision", state="absent")], lookups(ps_tags={"vision": {}}), "hyperpod") == []
+    untagged = lookups()
+    untagged["permission_sets"]["hyperpod-vision"] = {"permission_set_arn": PS_ARN % "vision", "name": "hyperpod-vision"}
+    assert shared.owner_problems([team("vision")], untagged, "hyperpod") == []
+
+
+def test_the_team_tag_key_and_the_name_prefix_are_the_layers():
+    found = {"permission_sets": {"ml-vision": {"permission_set_arn": PS_ARN % "vision", "name": "ml-vision", "tags": dict(MARK, Team="vision")}}}
+    assert shared.owner_problems([team("vision")], found, "ml", {"team": "Team"}) == []
+    assert "lacks the tags managed-by=hyperpod.tenancy, team=vision" in shared.owner_problems([team("vision")], found, "ml")[0]
+    assert shared.owner_problems([team("vision")], found, "hyperpod") == []
+
+
+class Tagged(Clients):
+    """The fake clients with permission sets and tags: each tag read recorded."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.sets = {PS_ARN % team: "hyperpod-" + team for team in ("vision", "nlp")}
+
+    def get_paginator(self, name):
+        pages = super().get_paginator(name)
+        fake = self
+
+        class Paged:
+            def paginate(self, **kwargs):
+                fake.calls.append((name, kwargs.get("ResourceArn")))
+                return self
+
+            def build_full_result(self):
+                if name == "list_permission_sets":
+                    return {"PermissionSets": sorted(fake.sets)}
+                if name in ("list_tags_for_resource", "list_tags"):
+                    return {"Tags": [{"Key": "managed-by", "Value": "hyperpod.tenancy"}]}
+                return pages.paginate().build_full_result()
+
+        return Paged()
+
+    def describe_permission_set(self, InstanceArn, PermissionSetArn):  # noqa: N803 - botocore's names
+        return {"PermissionSet": {"PermissionSetArn": PermissionSetArn, "Name": self.sets[PermissionSetArn], "SessionDuration": "PT8H"}}
+
+
+def test_the_tags_are_read_once_for_the_present_teams_and_handed_to_their_layers():
+    clients = Tagged(domains=[summary("hyperpod-vision", "d-vision")])
+    found = shared.read_team_lookups(
+        LayerContext(clients), {"identity_center_instance_arn": "arn:aws:sso:::instance/ssoins-1", "account_id": "123456789012"},
+        team_groups={}, permission_set_names=["hyperpod-vision", "hyperpod-nlp"], subnet_ids=[], domain_names=["hyperpod-vision"],
+        tagged_permission_sets=["hyperpod-vision"],
+    )
+    assert found["permission_sets"]["hyperpod-vision"]["tags"] == {"managed-by": "hyperpod.tenancy"}
+    # nlp is offboarded: its permission set is found, its tags are its offboarding's to read.
+    assert "tags" not in found["permission_sets"]["hyperpod-nlp"]
+    assert found["domain_tags"] == {"d-vision": {"managed-by": "hyperpod.tenancy"}}
+    tag_reads = [c for c in clients.calls if c[0] in ("list_tags_for_resource", "list_tags")]
+    assert sorted(tag_reads) == [("list_tags", "arn:aws:sagemaker:::domain/d-vision"), ("list_tags_for_resource", PS_ARN % "vision")]
