@@ -237,3 +237,59 @@ def test_what_the_teams_need_is_read_for_all_teams_before_the_first_write(seeded
     ):
         assert expected in run.stdout, (expected, run.stdout[-3000:])
     assert client.writes() == []
+
+
+def made_by_hand(client, seed, vision=True, research=False):
+    """Out of band, as someone with console access: an unmarked ``hyperpod-vision`` permission set (tagged by its maker)
+    and a ``hyperpod-research`` SageMaker domain marked for team nlp; the request log emptied. Their ids."""
+    made = {}
+    if vision:
+        sso = client.boto3_client("sso-admin")
+        made["vision"] = sso.create_permission_set(
+            InstanceArn=seed["identity_center_instance_arn"], Name="hyperpod-vision", SessionDuration="PT1H",
+            Tags=[{"Key": "owner", "Value": "platform-admins"}],
+        )["PermissionSet"]["PermissionSetArn"]
+    if research:
+        sagemaker = client.boto3_client("sagemaker")
+        made["research"] = sagemaker.create_domain(
+            DomainName="hyperpod-research", AuthMode="IAM", DefaultUserSettings={"ExecutionRole": seed["cluster_execution_role_arn"]},
+            Tags=[{"Key": "managed-by", "Value": "hyperpod.tenancy"}, {"Key": "team", "Value": "nlp"}],
+        )["DomainArn"].rsplit("/", 1)[1]
+    client.clear_requests()
+    return made
+
+
+def test_a_teams_resource_made_by_hand_refuses_the_run_before_its_first_write(seeded, aws_env, tmp_path):
+    client, seed = seeded
+    made = made_by_hand(client, seed)
+    run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None)
+    assert run.returncode == 2, run.stdout[-3000:]
+    text = " ".join(run.stdout.split())
+    assert (
+        f"team 'vision': permission set hyperpod-vision ({made['vision']}) exists and was not made by hyperpod.tenancy for team vision "
+        "(it lacks the tags managed-by=hyperpod.tenancy, team=vision; its tags: owner=platform-admins)" in text
+    ), text[-3000:]
+    # Not the cluster first, nor the teams before vision: nothing is written.
+    assert client.writes() == []
+
+
+def test_every_teams_resource_that_is_not_theirs_is_listed_in_one_failure_and_adopt_takes_over_only_its_own(seeded, aws_env, tmp_path):
+    client, seed = seeded
+    made = made_by_hand(client, seed, research=True)
+    run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None)
+    assert run.returncode == 2, run.stdout[-3000:]
+    text = " ".join(run.stdout.split())
+    for expected in (
+        f"team 'vision': permission set hyperpod-vision ({made['vision']}) exists and was not made by hyperpod.tenancy for team vision",
+        f"team 'research': SageMaker domain hyperpod-research ({made['research']}) belongs to team nlp (tag team=nlp), not to team research",
+    ):
+        assert expected in text, (expected, text[-3000:])
+    assert client.writes() == []
+    # vision adopts its permission set: the run is still refused, for research's domain only, which no adopt list takes over.
+    client.clear_requests()
+    (tmp_path / "adopting").mkdir()
+    run, client = run_site(seeded, aws_env, tmp_path / "adopting", team_change(0, ["adopt"], ["permission_set"]))
+    assert run.returncode == 2, run.stdout[-3000:]
+    text = " ".join(run.stdout.split())
+    assert "team 'research': SageMaker domain hyperpod-research" in text and "team 'vision'" not in text, text[-3000:]
+    assert client.writes() == []
