@@ -44,6 +44,8 @@ def test_a_team_named_platform_takes_over_nothing_unless_it_adopts(sandbox, tmp_
     env = dict(playbooks.env, SANDBOX_STATE_DIR=str(tmp_path / "state"))
     sso, instance, account = sandbox.boto3_client("sso-admin"), found["identity_center_instance_arn"], found["account_id"]
     admins = found["group_ids"]["PlatformAdmins"]
+    # The cluster first: with the permission set below, a run is refused before its first write, the cluster's too.
+    assert_ok(playbooks.run("site.yml", "--limit", "localhost", env=env), "cluster only")
     arn = sso.create_permission_set(InstanceArn=instance, Name="hyperpod-platform", SessionDuration="PT1H")["PermissionSet"]["PermissionSetArn"]
     sso.attach_managed_policy_to_permission_set(InstanceArn=instance, PermissionSetArn=arn, ManagedPolicyArn=ADMIN)
     sso.create_account_assignment(
@@ -54,7 +56,6 @@ def test_a_team_named_platform_takes_over_nothing_unless_it_adopts(sandbox, tmp_
     (datasets / "imagenet").mkdir()
     before = permission_set_view(sso, instance, account, arn)
     assert before["managed"] == [ADMIN] and before["assigned"] == [admins]
-    assert_ok(playbooks.run("site.yml", "--limit", "localhost", env=env), "cluster only")
 
     for check in (["--check"], []):
         refused = playbooks.run("playbooks/add_team.yml", "-e", "team=platform", *check, env=env)
