@@ -26,8 +26,8 @@ description:
     that starts with it stops before its first write.
   - Fails the same way, listing every one at once with its team and its tags, when a present team's permission set
     or SageMaker AI domain exists and is not the team's to change (not marked for it, unless the team's C(adopt)
-    lists its layer; never when marked for another team): the rule each of those layers applies, checked here for
-    all teams, with the tags read with the lookups above and handed to the layers, which do not read them again.
+    lists its layer; never when marked for another team). That is the rule each of those layers applies, checked here
+    for all teams, with the tags read with the lookups above and handed to the layers, which do not read them again.
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
