@@ -143,7 +143,7 @@ def read(client, account_id, name, known=None):
     """The budget with its notifications, subscribers and tags, or None.
 
     ``known`` (the budget and its notifications as list_account_budgets read them earlier in the
-    run; ``budget`` null when it did not exist) spares describing them.
+    run; ``budget`` null when it did not exist) spares describing them, and its ``tags``, when given, reading them.
     """
     if known is None:
         budget = budgets.describe_budget(client, AccountId=account_id, BudgetName=name)
@@ -158,7 +158,19 @@ def read(client, account_id, name, known=None):
         notifications[notification_key(plain)] = (
             plain, budgets.describe_subscribers_for_notification(client, AccountId=account_id, BudgetName=name, Notification=plain)
         )
-    return {"budget": budget, "notifications": notifications, "tags": budgets.list_tags(client, budget_arn(account_id, name)) or {}}
+    tags = (known or {}).get("tags")
+    if tags is None:
+        tags = budgets.list_tags(client, budget_arn(account_id, name))
+    return {"budget": budget, "notifications": notifications, "tags": tags or {}}
+
+
+def owner_problem(team, name, account_id, tags, tag_keys=None, adopt=False):
+    """Why the team's budget ``name`` (with ``tags``) must not be changed for ``team``; None when it may.
+
+    The rule is naming.ownership_problem's; this layer's check and shared_info's check of every team before the
+    run's first write both ask here.
+    """
+    return naming.ownership_problem("budget %s (account %s)" % (name, account_id), team, tags, tag_keys, adopt, "budget")
 
 
 def view(budget, notifications, tags):
@@ -296,7 +308,7 @@ MODULE_OPTIONS = dict(
         adopt=dict(type="bool", default=False),
         known_budget=dict(
             type="dict",
-            options=dict(budget=dict(type="dict"), notifications=dict(type="list", elements="dict", default=[])),
+            options=dict(budget=dict(type="dict"), notifications=dict(type="list", elements="dict", default=[]), tags=dict(type="dict", no_log=False)),
         ),
     ),
 )
@@ -318,7 +330,7 @@ def converge(context, params):
     account_id = p["account_id"] or context.account_id()
 
     def owner(tags, adopt=False):
-        problem = naming.ownership_problem("budget %s (account %s)" % (name, account_id), p["team"], tags, p["tag_keys"], adopt, "budget")
+        problem = owner_problem(p["team"], name, account_id, tags, p["tag_keys"], adopt)
         if problem:
             raise InputError(message=problem)
 

@@ -25,6 +25,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, domain, eks, iam, identity_center, naming, permission_set, quota, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets as budgets_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import read
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
@@ -132,9 +133,17 @@ def domain_ids(client, names):
 
 
 def budgets(client, account_id, names):
-    """{name: {budget, notifications}} for each of ``names``; ``budget`` is None for one that does not exist."""
+    """{name: {budget, notifications, tags}} for each of ``names``; ``budget`` is None for one that does not exist.
+
+    The tags of those that exist are read here (for ``owner_problems``); their module then does not read them.
+    """
     listed = budget.list_account_budgets(client, account_id)
-    return dict((name, listed.get(name) or {"budget": None, "notifications": []}) for name in names)
+    found = {}
+    for name in names:
+        found[name] = listed.get(name) or {"budget": None, "notifications": []}
+        if found[name]["budget"] is not None:
+            found[name] = dict(found[name], tags=budgets_api.list_tags(client, budget.budget_arn(account_id, name)) or {})
+    return found
 
 
 def read_team_lookups(context, shared, team_groups, permission_set_names, subnet_ids, domain_names=(), budget_names=(), tagged_permission_sets=()):
@@ -163,15 +172,17 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
     return lookups
 
 
-def owner_problems(teams, lookups, name_prefix, tag_keys=None):
+def owner_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, budget_prefix=None, budget_tag_keys=None):
     """Every present team's existing resource, among those ``read_team_lookups`` read with their tags, that the team must not change.
 
-    The rule is each layer's (``permission_set.owner_problem``, ``domain.owner_problem``: naming.ownership_problem),
-    with the team's ``adopt`` list as the layer gets it; checked here for all teams before the run's first write,
-    so that one team's foreign resource refuses the whole run. One sentence per resource, naming the team.
+    The rule is each layer's (``permission_set.owner_problem``, ``domain.owner_problem``, ``budget.owner_problem``:
+    naming.ownership_problem), with the team's ``adopt`` list as the layer gets it; checked here for all teams before
+    the run's first write, so that one team's foreign resource refuses the whole run. One sentence per resource,
+    naming the team. The budgets are named and tagged as the budget layer names and tags them (``budget_prefix``,
+    ``budget_tag_keys``, by default the team's).
     """
     problems = []
-    known_sets, resolved, domain_tags = (lookups.get(key) or {} for key in ("permission_sets", "domain_ids", "domain_tags"))
+    known_sets, resolved, domain_tags, known_budgets = (lookups.get(key) or {} for key in ("permission_sets", "domain_ids", "domain_tags", "budgets"))
     for team in sorted((t for t in teams if t.get("state", "present") == "present"), key=lambda t: t["name"]):
         name, adopt = team["name"], set(team.get("adopt") or ())
         found = []
@@ -183,6 +194,10 @@ def owner_problems(teams, lookups, name_prefix, tag_keys=None):
         if domain_id in domain_tags:
             found.append(domain.owner_problem(
                 name, naming.domain_name(name, name_prefix), domain_id, domain_tags[domain_id], tag_keys, "domain" in adopt))
+        budget_name = naming.budget_name(name, budget_prefix or name_prefix)
+        known = known_budgets.get(budget_name) or {}
+        if known.get("budget") is not None and known.get("tags") is not None:
+            found.append(budget.owner_problem(name, budget_name, account_id, known["tags"], budget_tag_keys or tag_keys, "budget" in adopt))
         problems.extend("team %r: %s" % (name, problem) for problem in found if problem)
     return problems
 

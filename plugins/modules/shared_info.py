@@ -24,8 +24,8 @@ description:
     Center group, an Identity Center user of a present team's SSO domain, the EKS cluster, the data
     bucket (C(extra.data_bucket)), the FSx file system (C(extra.fsx_file_system_id)) - so that a run
     that starts with it stops before its first write.
-  - Fails the same way, listing every one at once with its team and its tags, when a present team's permission set
-    or SageMaker AI domain exists and is not the team's to change (not marked for it, unless the team's C(adopt)
+  - Fails the same way, listing every one at once with its team and its tags, when a present team's permission set,
+    SageMaker AI domain or budget exists and is not the team's to change (not marked for it, unless the team's C(adopt)
     lists its layer; never when marked for another team). That is the rule each of those layers applies, checked here
     for all teams, with the tags read with the lookups above and handed to the layers, which do not read them again.
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
@@ -60,6 +60,20 @@ options:
     description: Values added to the result as they are (bucket, FSx, security groups, ...).
     type: dict
     default: {}
+  budget_name_prefix:
+    description:
+      - The prefix of the teams' budget names when it is not O(name_prefix) (the role C(cost)'s C(cost_name_prefix)).
+        The budgets are looked up and checked under the names M(hyperpod.tenancy.team_budget) gives them.
+    type: str
+  budget_tag_keys:
+    description:
+      - The tag keys of the teams' budgets when they are not C(extra.tag_keys) (C(cost_tag_keys)), for their owner check.
+    type: dict
+  budget_account_id:
+    description:
+      - The account of the teams' budgets (C(cost_account_id)). When it is another account than the one the module
+        reads, the budgets are neither listed nor checked here (M(hyperpod.tenancy.team_budget) checks them).
+    type: str
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.team.name_prefix
@@ -177,7 +191,8 @@ hyperpod_shared:
         - Each present team's budget (C(<name_prefix>-<team>-monthly)) with its notifications, by budget name, from one
           C(DescribeBudgets) and one C(DescribeBudgetNotificationsForAccount) for the account; C(budget) is null for
           a budget that does not exist yet.
-        - M(hyperpod.tenancy.team_budget) takes one as O(hyperpod.tenancy.team_budget#module:known_budget).
+        - M(hyperpod.tenancy.team_budget) takes one as O(hyperpod.tenancy.team_budget#module:known_budget), with the
+          C(tags) of a budget that exists.
       returned: when a present team has a budget
       type: dict
 """
@@ -196,6 +211,9 @@ MODULE_OPTIONS = options(
         teams=dict(type="list", elements="dict", default=[]),
         subnet_ids=dict(type="list", elements="str", default=[]),
         extra=dict(type="dict", default={}),
+        budget_name_prefix=dict(type="str"),
+        budget_tag_keys=dict(type="dict", no_log=False),
+        budget_account_id=dict(type="str"),
     ),
     NAME_PREFIX,
     IDENTITY_CENTER,
@@ -204,6 +222,8 @@ MODULE_OPTIONS = options(
 
 def converge(context, p):
     extra = p["extra"]
+    # The budgets as team_budget names them (team_layer_args: the cost role's prefix, else the teams').
+    budget_prefix = p["budget_name_prefix"] or p["name_prefix"]
     present = [t for t in p["teams"] if t.get("state", "present") == "present"]
     problems = []
     shared = read_shared(context, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
@@ -234,14 +254,18 @@ def converge(context, p):
                 permission_set_names=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
                 subnet_ids=p["subnet_ids"],
                 domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if (t.get("workspace") or {}).get("enabled", True)],
-                budget_names=[naming.budget_name(t["name"], p["name_prefix"]) for t in present if (t.get("budget") or {}).get("monthly_usd") is not None],
+                budget_names=[
+                    naming.budget_name(t["name"], budget_prefix) for t in present if (t.get("budget") or {}).get("monthly_usd") is not None
+                ] if p["budget_account_id"] in (None, "", shared["account_id"]) else [],
                 tagged_permission_sets=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in present],
             )
         )
     except HyperPodError as e:
         problems.insert(0, e.message)
     # Before the first write of the run too: every present team's existing resource it must not change, all at once.
-    foreign = owner_problems(present, shared, p["name_prefix"], extra.get("tag_keys") or None)
+    foreign = owner_problems(
+        present, shared, p["name_prefix"], extra.get("tag_keys") or None, shared.get("account_id"), budget_prefix, p["budget_tag_keys"] or None
+    )
     if problems or foreign:
         raise ModuleFailure(
             "%s (nothing was changed):\n%s" % (

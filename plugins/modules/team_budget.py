@@ -65,8 +65,8 @@ options:
       - The budget and its notifications as M(hyperpod.tenancy.shared_info) listed them earlier in the run for
         every budget of the account (C(DescribeBudgets) and C(DescribeBudgetNotificationsForAccount)), as
         RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.budgets) returns them.
-      - The module compares against it instead of describing the budget and its notifications; it still reads
-        each notification's subscribers and the budget's tags. It only tells that nothing changes; outside check
+      - The module compares against it instead of describing the budget and its notifications (and its tags, when
+        given); it still reads each notification's subscribers. It only tells that nothing changes; outside check
         mode, a difference makes the module read the budget again and plan its writes from that.
     type: dict
     suboptions:
@@ -78,6 +78,11 @@ options:
         type: list
         elements: dict
         default: []
+      tags:
+        description:
+          - The budget's tags, as M(hyperpod.tenancy.shared_info) read them to check every team's budget's owner before the
+            run's first write. When omitted the module reads them.
+        type: dict
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
   - hyperpod.tenancy.attributes

@@ -239,9 +239,10 @@ def test_what_the_teams_need_is_read_for_all_teams_before_the_first_write(seeded
     assert client.writes() == []
 
 
-def made_by_hand(client, seed, vision=True, research=False):
-    """Out of band, as someone with console access: an unmarked ``hyperpod-vision`` permission set (tagged by its maker)
-    and a ``hyperpod-research`` SageMaker domain marked for team nlp; the request log emptied. Their ids."""
+def made_by_hand(client, seed, vision=True, research=False, nlp=False):
+    """Out of band, as someone with console access: an unmarked ``hyperpod-vision`` permission set (tagged by its maker),
+    a ``hyperpod-research`` SageMaker domain marked for team nlp and an untagged ``hyperpod-nlp-monthly`` budget; the
+    request log emptied. Their ids."""
     made = {}
     if vision:
         sso = client.boto3_client("sso-admin")
@@ -255,6 +256,11 @@ def made_by_hand(client, seed, vision=True, research=False):
             DomainName="hyperpod-research", AuthMode="IAM", DefaultUserSettings={"ExecutionRole": seed["cluster_execution_role_arn"]},
             Tags=[{"Key": "managed-by", "Value": "hyperpod.tenancy"}, {"Key": "team", "Value": "nlp"}],
         )["DomainArn"].rsplit("/", 1)[1]
+    if nlp:
+        client.boto3_client("budgets").create_budget(
+            AccountId=seed["account_id"],
+            Budget={"BudgetName": "hyperpod-nlp-monthly", "BudgetLimit": {"Amount": "100", "Unit": "USD"}, "TimeUnit": "MONTHLY", "BudgetType": "COST"},
+        )
     client.clear_requests()
     return made
 
@@ -275,21 +281,28 @@ def test_a_teams_resource_made_by_hand_refuses_the_run_before_its_first_write(se
 
 def test_every_teams_resource_that_is_not_theirs_is_listed_in_one_failure_and_adopt_takes_over_only_its_own(seeded, aws_env, tmp_path):
     client, seed = seeded
-    made = made_by_hand(client, seed, research=True)
+    made = made_by_hand(client, seed, research=True, nlp=True)
     run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None)
     assert run.returncode == 2, run.stdout[-3000:]
     text = " ".join(run.stdout.split())
     for expected in (
         f"team 'vision': permission set hyperpod-vision ({made['vision']}) exists and was not made by hyperpod.tenancy for team vision",
         f"team 'research': SageMaker domain hyperpod-research ({made['research']}) belongs to team nlp (tag team=nlp), not to team research",
+        f"team 'nlp': budget hyperpod-nlp-monthly (account {seed['account_id']}) exists and was not made by hyperpod.tenancy for team nlp "
+        "(it lacks the tags managed-by=hyperpod.tenancy, team=nlp; its tags: no tags)",
     ):
         assert expected in text, (expected, text[-3000:])
     assert client.writes() == []
-    # vision adopts its permission set: the run is still refused, for research's domain only, which no adopt list takes over.
+    # vision adopts its permission set and nlp its budget: the run is still refused, for research's domain only, which no
+    # adopt list takes over.
+    def adopting(settings):
+        team_change(0, ["adopt"], ["permission_set"])(settings)
+        team_change(1, ["adopt"], ["budget"])(settings)
+
     client.clear_requests()
     (tmp_path / "adopting").mkdir()
-    run, client = run_site(seeded, aws_env, tmp_path / "adopting", team_change(0, ["adopt"], ["permission_set"]))
+    run, client = run_site(seeded, aws_env, tmp_path / "adopting", adopting)
     assert run.returncode == 2, run.stdout[-3000:]
     text = " ".join(run.stdout.split())
-    assert "team 'research': SageMaker domain hyperpod-research" in text and "team 'vision'" not in text, text[-3000:]
+    assert "team 'research': SageMaker domain hyperpod-research" in text and "team 'vision'" not in text and "team 'nlp'" not in text, text[-3000:]
     assert client.writes() == []

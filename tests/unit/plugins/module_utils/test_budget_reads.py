@@ -65,3 +65,21 @@ def test_a_budget_listed_as_missing_but_created_since_is_read_again_not_created_
     changed, before, after = converge(client, False, known={"budget": None, "notifications": []})
     assert not changed and before == after
     assert "CreateBudget" not in operations(sandbox) and "DescribeBudget" in operations(sandbox)
+
+
+def test_tags_read_earlier_in_the_run_are_not_read_again_and_decide_the_owner(sandbox):
+    client = sandbox.boto3_client("budgets")
+    converge(client, False)
+    known = dict(budget.list_account_budgets(client, ACCOUNT)["hyperpod-vision-monthly"], tags=dict(TAGS))
+    sandbox.clear_requests()
+    changed, before, unused_after = converge(client, True, known=known)
+    assert not changed and before["tags"] == TAGS
+    assert "ListTagsForResource" not in operations(sandbox)
+    # The owner check sees the tags it is given; the layer's and shared_info's check are one rule.
+    refused = []
+    wanted_budget, notifications = wanted()
+    budget.ensure_present(client, ACCOUNT, wanted_budget, notifications, TAGS, False, True, dict(known, tags={"owner": "finops"}), owner=refused.append)
+    assert refused == [{"owner": "finops"}] and "ListTagsForResource" not in operations(sandbox)
+    problem = budget.owner_problem("vision", "hyperpod-vision-monthly", ACCOUNT, {"owner": "finops"}, None, False)
+    assert problem.startswith("budget hyperpod-vision-monthly (account %s) exists and was not made by hyperpod.tenancy for team vision" % ACCOUNT)
+    assert budget.owner_problem("vision", "hyperpod-vision-monthly", ACCOUNT, {"owner": "finops"}, None, True) is None

@@ -213,3 +213,22 @@ def test_the_tags_are_read_once_for_the_present_teams_and_handed_to_their_layers
     assert found["domain_tags"] == {"d-vision": {"managed-by": "hyperpod.tenancy"}}
     tag_reads = [c for c in clients.calls if c[0] in ("list_tags_for_resource", "list_tags")]
     assert sorted(tag_reads) == [("list_tags", "arn:aws:sagemaker:::domain/d-vision"), ("list_tags_for_resource", PS_ARN % "vision")]
+
+
+def test_a_budget_is_checked_under_the_name_and_tag_keys_its_layer_gives_it():
+    listed = {"budget": {"BudgetName": "cost-vision-monthly"}, "notifications": [], "tags": {"owner": "finops"}}
+    found = {"budgets": {"cost-vision-monthly": listed, "hyperpod-nlp-monthly": dict(listed, tags=dict(MARK, Team="nlp"))}}
+    teams = [team("vision"), team("nlp")]
+    # Under the teams' prefix neither is vision's; the budget layer's prefix finds vision's, unmarked.
+    problems = shared.owner_problems(teams, found, "hyperpod", None, "123456789012", budget_prefix="cost", budget_tag_keys={"team": "Team"})
+    assert problems == [
+        "team 'vision': budget cost-vision-monthly (account 123456789012) exists and was not made by hyperpod.tenancy for team vision "
+        "(it lacks the tags Team=vision, managed-by=hyperpod.tenancy; its tags: owner=finops): refusing to change or delete it. "
+        "To take it over, add budget to the team's adopt list"
+    ]
+    assert shared.owner_problems([team("vision", adopt=["budget"])], found, "hyperpod", None, "1", budget_prefix="cost") == []
+    # nlp's budget, marked under the budget layer's tag keys, is nlp's; under the teams' keys it would not be.
+    assert shared.owner_problems([team("nlp")], found, "hyperpod", None, "1", budget_tag_keys={"team": "Team"}) == []
+    assert len(shared.owner_problems([team("nlp")], found, "hyperpod", None, "1")) == 1
+    # A budget that does not exist yet has nothing to check.
+    assert shared.owner_problems([team("vision")], {"budgets": {"hyperpod-vision-monthly": {"budget": None, "notifications": []}}}, "hyperpod") == []

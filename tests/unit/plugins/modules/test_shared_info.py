@@ -17,7 +17,7 @@ def params(**overrides):
     base = dict(
         cluster_name="ml-shared", eks_cluster_name="ml-shared-eks", identity_center_instance_arn=None, identity_center=None,
         teams=[{"name": "vision", "state": "present", "adopt": []}, {"name": "nlp", "state": "present", "adopt": []}],
-        subnet_ids=[], extra={}, name_prefix="hyperpod",
+        subnet_ids=[], extra={}, name_prefix="hyperpod", budget_name_prefix=None, budget_tag_keys=None, budget_account_id=None,
     )
     base.update(overrides)
     return base
@@ -27,7 +27,7 @@ def params(**overrides):
 def reads(monkeypatch):
     """shared_info's reads, faked: the EKS cluster (``eks``) and vision's hand-made permission set."""
     found = {"eks": "arn:aws:eks:us-east-1:123456789012:cluster/ml-shared-eks"}
-    monkeypatch.setattr(shared_info, "read_shared", lambda *args: {"eks_cluster_arn": found["eks"], "identity_store_id": "d-1"})
+    monkeypatch.setattr(shared_info, "read_shared", lambda *args: {"eks_cluster_arn": found["eks"], "identity_store_id": "d-1", "account_id": "123456789012"})
     monkeypatch.setattr(shared_info, "preflight_problems", lambda *args: [])
     monkeypatch.setattr(shared_info, "read_team_lookups", lambda *args, **kwargs: {"permission_sets": {"hyperpod-vision": dict(UNMARKED)}})
     return found
