@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from tests.integration.grafana_api import GrafanaStub
 from tests.integration.playbook_runner import SAMPLE, Playbooks
 
 
@@ -14,6 +15,14 @@ def sample(seeded, tmp_path):
     """The playbooks, run with the sample team file against a seeded sandbox of the test's own."""
     client, seed = seeded
     return Playbooks(client, seed, tmp_path, copy.deepcopy(SAMPLE))
+
+
+@pytest.fixture
+def grafana_stub(tmp_path):
+    """The Grafana HTTP API stub on 127.0.0.1 (tests/integration/grafana_api.py), stopped after the test."""
+    stub = GrafanaStub(tmp_path)
+    yield stub
+    stub.stop()
 
 
 @pytest.fixture(scope="session")

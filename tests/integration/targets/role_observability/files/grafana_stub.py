@@ -9,13 +9,20 @@ Editor: each request acts as its token's identity, as GET /api/user and a folder
 writes the port it got to --port-file, and stops on POST /_stub/shutdown or after
 --lifetime seconds, whichever comes first.
 
-Admin endpoints (not recorded): GET|DELETE /_stub/requests, GET /_stub/state, POST /_stub/shutdown.
+Admin endpoints (not recorded): GET|DELETE /_stub/requests, GET /_stub/state, POST /_stub/shutdown, and
+GET|PUT /_stub/faults, fault injection as the sandbox's ``/_sandbox/faults`` does it:
+``{"error_rate": 1.0, "denial_rate": 0, "operations": ["DELETE /api/folders/*"], "seed": 7}``, rates are
+probabilities per request of the operations named (``"<METHOD> <path pattern>"``, fnmatch, ``"*"`` for every
+request); an error answers 500 and a denial 403, as Grafana does, and the request is recorded with ``"fault"``.
+PUT ``{}`` clears them.
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
+import random
 import re
 import threading
 import time
@@ -26,9 +33,37 @@ VERSION = "10.4.1"
 PERMISSIONS = (1, 2, 4)  # View, Edit, Admin
 
 
+class Faults:
+    """What the sandbox's Faults are for AWS (sandbox/server.py), for the Grafana API: errors and denials by rate."""
+
+    def __init__(self, error_rate=0.0, denial_rate=0.0, operations=("*",), seed=None):
+        self.error_rate, self.denial_rate, self.operations, self.seed = float(error_rate), float(denial_rate), list(operations), seed
+        self._random = random.Random(seed)
+
+    def public(self):
+        return {"error_rate": self.error_rate, "denial_rate": self.denial_rate, "operations": self.operations, "seed": self.seed}
+
+    def draw(self, method, path):
+        """The fault of one request: ``"error"``, ``"deny"`` or ``""`` (drawn under the state's lock)."""
+        if not any(name == "*" or fnmatch.fnmatchcase("%s %s" % (method, path), name) for name in self.operations):
+            return ""
+        roll = self._random.random()
+        if roll < self.error_rate:
+            return "error"
+        return "deny" if roll < self.error_rate + self.denial_rate else ""
+
+
+# Grafana's answers: an unexpected server error, and the access control's refusal of an action the caller lacks.
+FAULT_ANSWERS = {
+    "error": (500, {"message": "Internal Server Error"}),
+    "deny": (403, {"accessErrorId": "ACE0000000000", "message": "You'll need additional permissions to perform this action."}),
+}
+
+
 class State:
     def __init__(self):
         self.lock = threading.Lock()
+        self.faults = Faults()
         self.requests = []
         self.next_id = 100
         self.folders = {}  # uid -> folder
@@ -75,13 +110,19 @@ class Handler(BaseHTTPRequestHandler):
         path, query = unquote(url.path), parse_qs(url.query)
         body = self._body() if method in ("POST", "PUT", "PATCH", "DELETE") else None
         if path.startswith("/_stub/"):
-            return self._admin(method, path)
+            return self._admin(method, path, body)
+        record = {"method": method, "path": path, "query": {k: v[0] for k, v in query.items()}, "body": body}
         with self.state.lock:
-            self.state.requests.append({"method": method, "path": path, "query": {k: v[0] for k, v in query.items()}, "body": body})
+            self.state.requests.append(record)
         scheme, unused, token = (self.headers.get("Authorization") or "").partition(" ")
         login = self.tokens.get(token) if scheme == "Bearer" else None
         if login is None:
             return self._send(401, {"message": "Unauthorized"})
+        with self.state.lock:
+            fault = self.state.faults.draw(method, path)
+        if fault:
+            record["fault"] = fault
+            return self._send(*FAULT_ANSWERS[fault])
         if isinstance(body, dict) and "__invalid__" in body:
             return self._send(400, {"message": "bad request data"})
         with self.state.lock:
@@ -101,7 +142,18 @@ class Handler(BaseHTTPRequestHandler):
     def do_DELETE(self):  # noqa: N802
         self._handle("DELETE")
 
-    def _admin(self, method, path):
+    def _admin(self, method, path, body=None):
+        if (method, path) == ("GET", "/_stub/faults"):
+            with self.state.lock:
+                return self._send(200, self.state.faults.public())
+        if (method, path) == ("PUT", "/_stub/faults"):
+            try:
+                faults = Faults(**(body if isinstance(body, dict) else {}))
+            except (TypeError, ValueError) as error:
+                return self._send(400, {"message": str(error)})
+            with self.state.lock:
+                self.state.faults = faults
+            return self._send(200, faults.public())
         if (method, path) == ("GET", "/_stub/requests"):
             with self.state.lock:
                 return self._send(200, {"requests": list(self.state.requests)})
