@@ -140,15 +140,16 @@ def test_each_team_namespace_has_its_guard_rails(built):
         assert volume["csi"]["volumeAttributes"]["mountname"].endswith(f"/{team}")
 
 
-def test_a_team_works_in_its_own_namespace_only(built):
+@pytest.mark.parametrize("team, other_team", [(a, b) for a in TEAMS for b in TEAMS if a != b])
+def test_a_team_works_in_its_own_namespace_only(built, team, other_team):
     _playbooks, _admin, clients = built
-    a = clients[A]
-    own, other = f"hyperpod-ns-{A}", f"hyperpod-ns-{B}"
+    a = clients[team]
+    own, other = f"hyperpod-ns-{team}", f"hyperpod-ns-{other_team}"
     assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/pods")) == 200
     assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/secrets")) == 200
-    assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/persistentvolumeclaims/hyperpod-{A}-fsx")) == 200
+    assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/persistentvolumeclaims/hyperpod-{team}-fsx")) == 200
     assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{own}/pods?dryRun=All", pod("job", own))) == 200
-    for path in ("pods", "secrets", f"persistentvolumeclaims/hyperpod-{B}-fsx"):
+    for path in ("pods", "secrets", f"persistentvolumeclaims/hyperpod-{other_team}-fsx"):
         assert status_of(lambda path=path: a.request("GET", f"/api/v1/namespaces/{other}/{path}")) == 403, path
     assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{other}/pods?dryRun=All", pod("job", other))) == 403
 
