@@ -252,7 +252,8 @@ def test_an_adopted_pod_role_and_association_become_the_team_s(hand_made, sandbo
     assert done["namespace"]["pod_identity_association"] == association["associationId"]
     # Marked: the adopt option is no longer needed, a rerun changes nothing, and offboarding deletes both.
     sandbox.clear_requests()
-    assert team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster))["changed"] is False
+    rerun = team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster))
+    assert rerun["changed"] is False, [key for key in rerun["diff"]["after"] if rerun["diff"]["before"].get(key) != rerun["diff"]["after"][key]]
     assert sandbox.writes() == []
     team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster, state="absent", volume=None))
     assert eks.list_pod_identity_associations(clusterName=CLUSTER)["associations"] == []
