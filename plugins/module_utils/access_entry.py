@@ -29,6 +29,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
@@ -348,15 +349,13 @@ def ensure_absent(eks, iam, params, check_mode):
 _SCOPE = dict(type=dict(type="str", choices=["cluster", "namespace"], required=True), namespaces=dict(type="list", elements="str"))
 
 # The keyword arguments of eks_access_entry's AnsibleAWSModule (and of team_resources' access_entry).
-MODULE_OPTIONS = dict(
-    argument_spec=dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+MODULE_OPTIONS = options(
+    dict(
         cluster_name=dict(type="str", required=True),
         principal_arn=dict(type="str"),
         team=dict(type="str"),
         principal=dict(type="str", choices=["permission_set", "execution_role"], default="permission_set"),
         account_id=dict(type="str"),
-        name_prefix=dict(type="str", default="hyperpod"),
         type=dict(type="str", choices=list(TYPES), default="STANDARD"),
         kubernetes_groups=dict(type="list", elements="str"),
         username=dict(type="str"),
@@ -365,11 +364,10 @@ MODULE_OPTIONS = dict(
             elements="dict",
             options=dict(policy_arn=dict(type="str"), name=dict(type="str"), access_scope=dict(type="dict", required=True, options=_SCOPE)),
         ),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
         tag_keys=dict(type="dict", no_log=False),
         adopt=dict(type="bool", default=False),
     ),
+    STATE, NAME_PREFIX, TAGS,
     required_one_of=[["principal_arn", "team"]],
 )
 

@@ -23,6 +23,7 @@ from decimal import Decimal, InvalidOperation
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
 # AWS Budgets quotas: at most 5 notifications per budget (the model's max of 10 is not what the service takes),
@@ -291,11 +292,9 @@ def ensure_absent(client, account_id, name, check_mode, owner=None):
 
 
 # The keyword arguments of team_budget's AnsibleAWSModule (and of team_resources' budget).
-MODULE_OPTIONS = dict(
-    argument_spec=dict(
+MODULE_OPTIONS = options(
+    dict(
         team=dict(type="str", required=True),
-        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
-        state=dict(type="str", choices=["present", "absent"], default="present"),
         monthly_usd=dict(type="float"),
         thresholds=dict(type="list", elements="float", default=[80, 100]),
         forecast_thresholds=dict(type="list", elements="float", default=[100]),
@@ -303,14 +302,13 @@ MODULE_OPTIONS = dict(
         cost_center=dict(type="str"),
         tag_keys=dict(type="dict", default=dict(naming.DEFAULT_TAG_KEYS), no_log=False),
         account_id=dict(type="str"),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
         adopt=dict(type="bool", default=False),
         known_budget=dict(
             type="dict",
             options=dict(budget=dict(type="dict"), notifications=dict(type="list", elements="dict", default=[]), tags=dict(type="dict", no_log=False)),
         ),
     ),
+    STATE, NAME_PREFIX, TAGS,
 )
 
 

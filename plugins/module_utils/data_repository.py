@@ -29,6 +29,7 @@ from urllib.parse import urlencode
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list, boto3_tag_list_to_ansible_dict
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import fsx, naming, s3
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TEAM_TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError, S3Error
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
@@ -265,18 +266,16 @@ def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_de
 
 
 # The keyword arguments of s3_team_prefix's AnsibleAWSModule (and of team_resources' s3_prefix).
-PREFIX_MODULE_OPTIONS = dict(
-    argument_spec=dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+PREFIX_MODULE_OPTIONS = options(
+    dict(
         team=dict(type="str", required=True),
         bucket=dict(type="str", required=True),
         on_remove=dict(type="str", choices=["keep", "delete"], default="keep"),
         confirm_delete=dict(type="str"),
-        cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", no_log=False),
         tags=dict(type="dict"),
         adopt=dict(type="bool", default=False),
     ),
+    STATE, TEAM_TAGS,
 )
 
 

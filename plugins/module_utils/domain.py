@@ -36,7 +36,9 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import (
+    IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options,
+)
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
 # botocore's patterns (DomainName, DomainId, UserProfileName, FileSystemPath, RoleArn, SingleSignOnUserValue).
@@ -989,11 +991,9 @@ class DomainManager:
 
 
 # The keyword arguments of sagemaker_domain's AnsibleAWSModule (and of team_resources' domain).
-MODULE_OPTIONS = dict(
-    argument_spec=dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+MODULE_OPTIONS = options(
+    dict(
         team=dict(type="str", required=True),
-        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
         name=dict(type="str"),
         auth_mode=dict(type="str", choices=["SSO", "IAM"]),
         vpc_id=dict(type="str"),
@@ -1030,13 +1030,9 @@ MODULE_OPTIONS = dict(
         revoke_only=dict(type="bool", default=False),
         adopt=dict(type="bool", default=False),
         adopt_user_profiles=dict(type="bool", default=False),
-        cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", no_log=False),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=1800),
-        **IDENTITY_CENTER
     ),
+    STATE, NAME_PREFIX, TEAM_TAGS, TAGS, IDENTITY_CENTER,
 )
 
 

@@ -38,6 +38,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
 )
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
 TEAM_DATA_POLICY = "team-data"
@@ -426,22 +427,17 @@ def ensure_absent(client, name, check_mode, owner=None, before=None):
 
 
 # The keyword arguments of team_execution_role's AnsibleAWSModule (and of team_resources' execution_role).
-MODULE_OPTIONS = dict(
-    argument_spec=dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+MODULE_OPTIONS = options(
+    dict(
         team=dict(type="str", required=True),
-        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
         description=dict(type="str"),
         data_bucket=dict(type="str"),
         hyperpod_cluster_arn=dict(type="str"),
         eks_cluster_arn=dict(type="str"),
         account_id=dict(type="str"),
-        cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", no_log=False),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
         adopt=dict(type="bool", default=False),
     ),
+    STATE, NAME_PREFIX, TEAM_TAGS, TAGS,
 )
 
 

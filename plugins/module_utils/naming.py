@@ -32,6 +32,10 @@ IAM_NAME_PATTERN = r"[\w+=,.@-]+"
 # A FIFO topic's .fifo suffix is left out: AWS Budgets publishes to standard topics.
 SNS_TOPIC_ARN_PATTERN = r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}"
 EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s]+"
+# SageMaker's description of a compute quota or a cluster scheduler config: at most 1024 characters, no control
+# characters but tab, line feed and carriage return.
+SAGEMAKER_DESCRIPTION_MAX = 1024
+SAGEMAKER_DESCRIPTION_FORBIDDEN = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
 
 # (what, pattern the AWS API enforces, longest value it accepts)
 TEAM_NAME_RULE = ("team name (Task Governance TeamName)", DNS_LABEL_PATTERN, 40)
@@ -266,4 +270,16 @@ def name_problems(team, prefix=DEFAULT_PREFIX):
     for what, value, pattern, longest in derived_names(team, prefix):
         if len(value) > longest or not re.fullmatch(pattern, value):
             problems.append("gives %s %r, longer than %d characters or outside pattern %s" % (what, value, longest, pattern))
+    return problems
+
+
+def description_problems(description):
+    """What SageMaker would refuse in the ``description`` option (unset: nothing)."""
+    if description is None:
+        return []
+    problems = []
+    if len(description) > SAGEMAKER_DESCRIPTION_MAX:
+        problems.append("description: longer than %d characters" % SAGEMAKER_DESCRIPTION_MAX)
+    if re.search(SAGEMAKER_DESCRIPTION_FORBIDDEN, description):
+        problems.append("description: control characters are not allowed")
     return problems

@@ -31,7 +31,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
 
@@ -626,9 +626,8 @@ def ensure_absent(client, params, check_mode):
 _POLICY_REFERENCE = dict(name=dict(type="str", required=True), path=dict(type="str", default="/"))
 
 # The keyword arguments of identity_center_permission_set's AnsibleAWSModule (and of team_resources' permission_set).
-MODULE_OPTIONS = dict(
-    argument_spec=dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+MODULE_OPTIONS = options(
+    dict(
         instance_arn=dict(type="str"),
         identity_store_id=dict(type="str"),
         identity_center_group_ids=dict(type="dict"),
@@ -647,7 +646,6 @@ MODULE_OPTIONS = dict(
         ),
         name=dict(type="str"),
         team=dict(type="str"),
-        name_prefix=dict(type="str", default="hyperpod"),
         team_policy=dict(
             type="dict",
             options=dict(
@@ -673,13 +671,11 @@ MODULE_OPTIONS = dict(
         groups=dict(type="list", elements="str"),
         accounts=dict(type="list", elements="str"),
         purge_assignments=dict(type="bool", default=True),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
         tag_keys=dict(type="dict", no_log=False),
         adopt=dict(type="bool", default=False),
         wait_timeout=dict(type="int", default=600),
-        **IDENTITY_CENTER
     ),
+    STATE, NAME_PREFIX, TAGS, IDENTITY_CENTER,
     required_together=[["groups", "accounts"]],
     required_one_of=[["name", "team"]],
     mutually_exclusive=[["name", "team"], ["inline_policy", "team_policy"]],

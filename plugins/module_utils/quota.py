@@ -28,6 +28,7 @@ import re
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, naming, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, read_settled, wait_for_status
@@ -54,7 +55,6 @@ MAX_AMOUNT = 10000000
 # https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ResourceSharingConfig.html); the model says 0-10000.
 BORROW_LIMIT_RANGE = (1, 500)
 WEIGHT_RANGE = (0, 100)
-MAX_DESCRIPTION = 1024
 CLUSTER_ARN_PATTERN = r"arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:cluster/[a-z0-9]{12}"
 AMOUNTS = (("count", "Count", int), ("accelerators", "Accelerators", int), ("vcpu", "VCpu", float), ("memory_gib", "MemoryInGiB", float))
 
@@ -252,12 +252,7 @@ def input_problems(params, current=None, instance_types=None, mig_profiles=None)
             if params.get(option):
                 shown = dict((v, k) for k, v in SHARING.items())[strategy]
                 problems.append("%s applies only to sharing lend_and_borrow (sharing is %s)" % (option, shown))
-    description = params.get("description")
-    if description is not None:
-        if len(description) > MAX_DESCRIPTION:
-            problems.append("description: longer than %d characters" % MAX_DESCRIPTION)
-        if re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", description):
-            problems.append("description: control characters are not allowed")
+    problems.extend(naming.description_problems(params.get("description")))
     return problems
 
 
@@ -569,12 +564,10 @@ def _resource_spec():
 
 
 # The keyword arguments of task_governance_quota's AnsibleAWSModule (and of team_resources' quota).
-MODULE_OPTIONS = dict(
-    argument_spec=dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+MODULE_OPTIONS = options(
+    dict(
         team=dict(type="str", required=True),
         cluster=dict(type="str", required=True),
-        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
         resources=dict(type="list", elements="dict", options=_resource_spec()),
         sharing=dict(type="str", choices=["lend", "dont_lend", "lend_and_borrow"]),
         borrow_limit=dict(type="int"),
@@ -583,15 +576,10 @@ MODULE_OPTIONS = dict(
         fair_share_weight=dict(type="int"),
         activation=dict(type="str", choices=["enabled", "disabled"]),
         description=dict(type="str"),
-        cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", no_log=False),
-        tags=dict(type="dict", aliases=["resource_tags"]),
-        purge_tags=dict(type="bool", default=True),
         adopt=dict(type="bool", default=False),
         cluster_capacity=dict(type="dict"),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=900),
     ),
+    STATE, NAME_PREFIX, TEAM_TAGS, TAGS, wait(900),
 )
 
 

@@ -39,7 +39,6 @@ MAX_PRIORITY_CLASS_NAME = 40
 WEIGHT_RANGE = (0, 100)
 ENTITY_NAME = naming.ENTITY_NAME_PATTERN
 MAX_ENTITY_NAME = 63
-MAX_DESCRIPTION = 1024
 
 ENABLED = {True: "Enabled", False: "Disabled"}
 
@@ -78,12 +77,7 @@ def input_problems(params):
             weight = item.get("weight")
             if weight is None or not WEIGHT_RANGE[0] <= weight <= WEIGHT_RANGE[1]:
                 problems.append("%s.weight: %s is outside %d..%d" % (label, weight, WEIGHT_RANGE[0], WEIGHT_RANGE[1]))
-    description = params.get("description")
-    if description is not None:
-        if len(description) > MAX_DESCRIPTION:
-            problems.append("description: longer than %d characters" % MAX_DESCRIPTION)
-        if re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", description):
-            problems.append("description: control characters are not allowed")
+    problems.extend(naming.description_problems(params.get("description")))
     return problems
 
 

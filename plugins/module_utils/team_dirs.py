@@ -36,6 +36,7 @@ import re
 import stat
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import data_repository, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TEAM_TAGS, options, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 
 HOME = "home"
@@ -546,10 +547,8 @@ def ensure_project_quota(root_path, path, quota, check_mode, run, which):
 
 
 # The keyword arguments of fsx_team_dir's AnsibleAWSModule (and of team_resources' directories).
-MODULE_OPTIONS = dict(
-    required_if=[("state", "present", ["gid"]), ("s3_link", True, ["file_system_id", "bucket"])],
-    argument_spec=dict(
-        state=dict(type="str", choices=["present", "absent"], default="present"),
+MODULE_OPTIONS = options(
+    dict(
         team=dict(type="str", required=True),
         root=dict(type="path", required=True),
         require_mount=dict(type="bool", default=True),
@@ -571,12 +570,10 @@ MODULE_OPTIONS = dict(
         s3_link=dict(type="bool", default=False),
         file_system_id=dict(type="str"),
         bucket=dict(type="str"),
-        cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", no_log=False),
         tags=dict(type="dict"),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=600),
     ),
+    STATE, TEAM_TAGS, wait(600),
+    required_if=[("state", "present", ["gid"]), ("s3_link", True, ["file_system_id", "bucket"])],
 )
 
 

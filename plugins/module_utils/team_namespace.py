@@ -53,6 +53,7 @@ except ImportError:
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, fsx, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TEAM_TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
@@ -535,11 +536,9 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found)
     return changed, before, {"association": after, "role": role}
 
 
-MODULE_OPTIONS = dict(
-    argument_spec=dict(
+MODULE_OPTIONS = options(
+    dict(
         team=dict(type="str", required=True),
-        name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
-        state=dict(type="str", choices=["present", "absent"], default="present"),
         kubeconfig=dict(type="raw", required=True),
         context=dict(type="str"),
         pod_security=dict(type="str", choices=list(POD_SECURITY_LEVELS), default="baseline"),
@@ -552,8 +551,6 @@ MODULE_OPTIONS = dict(
                 account_id=dict(type="str"),
             ),
         ),
-        cost_center=dict(type="str"),
-        tag_keys=dict(type="dict", no_log=False),
         adopt_pod_role=dict(type="bool", default=False),
         volume=dict(
             type="dict",
@@ -566,6 +563,7 @@ MODULE_OPTIONS = dict(
             ),
         ),
     ),
+    STATE, NAME_PREFIX, TEAM_TAGS,
 )
 
 
