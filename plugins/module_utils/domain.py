@@ -83,18 +83,7 @@ def _fsx_view(configs):
 
 def _user_settings_view(settings):
     settings = settings or {}
-    view = {}
-    if settings.get("ExecutionRole"):
-        view["execution_role"] = settings["ExecutionRole"]
-    if settings.get("SecurityGroups"):
-        view["security_group_ids"] = sorted(settings["SecurityGroups"])
-    if settings.get("CustomFileSystemConfigs"):
-        view["custom_file_systems"] = _fsx_view(settings["CustomFileSystemConfigs"])
-    if settings.get("StudioWebPortal"):
-        view["studio_web_portal"] = settings["StudioWebPortal"].lower()
-    if settings.get("DefaultLandingUri"):
-        view["default_landing_uri"] = settings["DefaultLandingUri"]
-    return view
+    return dict((key, to_view(settings[field])) for field, key, to_view, _to_request in USER_SETTINGS if settings.get(field))
 
 
 def profile_keys(params, auth_mode):
@@ -238,19 +227,23 @@ def _custom_file_systems_request(configs):
     return [fsx_config(c["fsx_lustre_file_system_id"], c["path"]) for c in configs if "fsx_lustre_file_system_id" in c]
 
 
+def _as_is(value):
+    return value
+
+
+# The user settings the module manages (a domain's DefaultUserSettings, a profile's UserSettings), each once:
+# (API field, view key, API value -> view, view value -> request). Unset or empty is left out both ways.
+USER_SETTINGS = (
+    ("ExecutionRole", "execution_role", _as_is, _as_is),
+    ("SecurityGroups", "security_group_ids", sorted, list),
+    ("CustomFileSystemConfigs", "custom_file_systems", _fsx_view, _custom_file_systems_request),
+    ("StudioWebPortal", "studio_web_portal", lambda value: value.lower(), lambda value: WEB_PORTAL[value]),
+    ("DefaultLandingUri", "default_landing_uri", _as_is, _as_is),
+)
+
+
 def user_settings_request(settings_view):
-    request = {}
-    if settings_view.get("execution_role"):
-        request["ExecutionRole"] = settings_view["execution_role"]
-    if settings_view.get("security_group_ids"):
-        request["SecurityGroups"] = list(settings_view["security_group_ids"])
-    if settings_view.get("custom_file_systems"):
-        request["CustomFileSystemConfigs"] = _custom_file_systems_request(settings_view["custom_file_systems"])
-    if settings_view.get("studio_web_portal"):
-        request["StudioWebPortal"] = WEB_PORTAL[settings_view["studio_web_portal"]]
-    if settings_view.get("default_landing_uri"):
-        request["DefaultLandingUri"] = settings_view["default_landing_uri"]
-    return request
+    return dict((field, to_request(settings_view[key])) for field, key, _to_view, to_request in USER_SETTINGS if settings_view.get(key))
 
 
 def create_domain_request(view):

@@ -624,6 +624,8 @@ def ensure_absent(client, params, check_mode):
 
 
 _POLICY_REFERENCE = dict(name=dict(type="str", required=True), path=dict(type="str", default="/"))
+# The permission set's own settings: options of the module and what known_permission_set carries of a described one.
+_SETTINGS = dict(description=dict(type="str"), session_duration=dict(type="str"), relay_state=dict(type="str"))
 
 # The keyword arguments of identity_center_permission_set's AnsibleAWSModule (and of team_resources' permission_set).
 MODULE_OPTIONS = options(
@@ -636,12 +638,7 @@ MODULE_OPTIONS = options(
         known_permission_set=dict(
             type="dict",
             options=dict(
-                permission_set_arn=dict(type="str", required=True),
-                name=dict(type="str", required=True),
-                description=dict(type="str"),
-                session_duration=dict(type="str"),
-                relay_state=dict(type="str"),
-                tags=dict(type="dict", no_log=False),
+                permission_set_arn=dict(type="str", required=True), name=dict(type="str", required=True), tags=dict(type="dict", no_log=False), **_SETTINGS
             ),
         ),
         name=dict(type="str"),
@@ -657,9 +654,6 @@ MODULE_OPTIONS = options(
                 tag_keys=dict(type="dict", no_log=False),
             ),
         ),
-        description=dict(type="str"),
-        session_duration=dict(type="str"),
-        relay_state=dict(type="str"),
         inline_policy=dict(type="raw"),
         managed_policies=dict(type="list", elements="str"),
         customer_managed_policies=dict(type="list", elements="dict", options=_POLICY_REFERENCE),
@@ -675,7 +669,7 @@ MODULE_OPTIONS = options(
         adopt=dict(type="bool", default=False),
         wait_timeout=dict(type="int", default=600),
     ),
-    STATE, NAME_PREFIX, TAGS, IDENTITY_CENTER,
+    _SETTINGS, STATE, NAME_PREFIX, TAGS, IDENTITY_CENTER,
     required_together=[["groups", "accounts"]],
     required_one_of=[["name", "team"]],
     mutually_exclusive=[["name", "team"], ["inline_policy", "team_policy"]],
