@@ -34,11 +34,6 @@ options:
       - With O(team) and O(state=absent), the entry is deleted only when it carries the collection's ownership mark for the
         team (C(managed-by=hyperpod.tenancy) and the team tag); any other is refused, naming it and its tags.
     type: dict
-  state:
-    description: Whether the access entry should exist.
-    type: str
-    choices: [present, absent]
-    default: present
   cluster_name:
     description: The EKS cluster.
     type: str
@@ -108,7 +103,7 @@ options:
             elements: str
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules

@@ -22,11 +22,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  state:
-    description: Whether the add-on should be installed.
-    type: str
-    choices: [present, absent]
-    default: present
   cluster_name:
     description: Name of the EKS cluster.
     type: str
@@ -61,7 +56,7 @@ options:
     type: int
     default: 1200
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

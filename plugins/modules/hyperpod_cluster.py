@@ -27,11 +27,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  state:
-    description: Whether the cluster should exist.
-    type: str
-    choices: [present, absent]
-    default: present
   name:
     description: The cluster's name.
     type: str
@@ -125,7 +120,7 @@ options:
     type: int
     default: 3600
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

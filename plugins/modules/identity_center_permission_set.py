@@ -32,11 +32,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  state:
-    description: Whether the permission set should exist.
-    type: str
-    choices: [present, absent]
-    default: present
   instance_arn:
     description:
       - The ARN of the Identity Center instance.
@@ -165,7 +160,8 @@ options:
     description: Customer managed policies to attach, by name and path; each must exist in every account the permission set is provisioned to.
     type: list
     elements: dict
-    suboptions:
+    # A customer managed policy reference, as O(permissions_boundary.customer_managed_policy_reference) takes it too.
+    suboptions: &policy_reference
       name:
         description: The policy's name.
         type: str
@@ -189,15 +185,7 @@ options:
       customer_managed_policy_reference:
         description: A customer managed policy, by name and path.
         type: dict
-        suboptions:
-          name:
-            description: The policy's name.
-            type: str
-            required: true
-          path:
-            description: The policy's path.
-            type: str
-            default: /
+        suboptions: *policy_reference
   groups:
     description:
       - Display names of Identity Center groups to assign the permission set to on each of O(accounts).
@@ -226,7 +214,7 @@ options:
     default: 600
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - hyperpod.tenancy.team.name_prefix
   - hyperpod.tenancy.identity_center
   - amazon.aws.common.modules

@@ -26,11 +26,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  state:
-    description: Whether the workspace should exist.
-    type: str
-    choices: [present, absent]
-    default: present
   name:
     description:
       - Name of the workspace (C([a-zA-Z0-9-._~]{1,255})).
@@ -122,7 +117,7 @@ options:
     type: int
     default: 1200
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - hyperpod.tenancy.identity_center
   - amazon.aws.common.modules
   - amazon.aws.region.modules

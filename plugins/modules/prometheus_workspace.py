@@ -24,11 +24,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  state:
-    description: Whether the workspace should exist.
-    type: str
-    choices: [present, absent]
-    default: present
   alias:
     description:
       - Alias of the workspace, 1 to 100 characters without blanks at either end; it identifies the workspace.
@@ -50,7 +45,7 @@ options:
     type: int
     default: 600
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

@@ -39,11 +39,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  state:
-    description: Whether the domain should exist.
-    type: str
-    choices: [present, absent]
-    default: present
   team:
     description:
       - The team the domain belongs to; names the domain C(<name_prefix>-<team>) and its tags.
@@ -224,7 +219,7 @@ notes:
     fails before any change.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
   - hyperpod.tenancy.identity_center

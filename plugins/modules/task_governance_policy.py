@@ -32,11 +32,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  state:
-    description: Whether the cluster policy should exist.
-    type: str
-    choices: [present, absent]
-    default: present
   cluster:
     description: Name or ARN of the HyperPod cluster.
     type: str
@@ -79,7 +74,7 @@ options:
     type: int
     default: 900
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -33,11 +33,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  state:
-    description: Whether the team's quota should exist.
-    type: str
-    choices: [present, absent]
-    default: present
   team:
     description:
       - The team, the quota's C(ComputeQuotaTarget.TeamName); the quota is C(<name_prefix>-<team>-quota).
@@ -68,7 +63,8 @@ options:
       - Required to create a quota.
     type: list
     elements: dict
-    suboptions:
+    # The same entries as O(absolute_borrow_limits) (quota.py: _resource_spec).
+    suboptions: &resource_entry
       instance_type:
         description: An instance type of the cluster, for example V(ml.p5.48xlarge).
         type: str
@@ -113,35 +109,7 @@ options:
         Only with V(lend_and_borrow). An empty list removes them.
     type: list
     elements: dict
-    suboptions:
-      instance_type:
-        description: An instance type of the cluster.
-        type: str
-        required: true
-      count:
-        description: Whole instances.
-        type: int
-      accelerators:
-        description: Accelerators.
-        type: int
-      vcpu:
-        description: vCPUs.
-        type: float
-      memory_gib:
-        description: Memory in GiB.
-        type: float
-      accelerator_partition:
-        description: Multi-Instance GPU partitions.
-        type: dict
-        suboptions:
-          type:
-            description: MIG profile.
-            type: str
-            required: true
-          count:
-            description: Number of partitions.
-            type: int
-            required: true
+    suboptions: *resource_entry
   preempt:
     description: Whether the team's higher-priority tasks preempt its own lower-priority ones.
     type: str
@@ -169,7 +137,7 @@ notes:
     O(purge_tags) removes other tags only when O(tags) is given.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules

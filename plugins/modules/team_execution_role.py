@@ -38,11 +38,6 @@ description:
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
-  state:
-    description: Whether the role should exist.
-    type: str
-    choices: [present, absent]
-    default: present
   team:
     description:
       - The team name. Lower-case letters, digits and inner hyphens.
@@ -79,7 +74,7 @@ notes:
   - Bad input (a team name, description, tag or bucket name IAM or S3 would refuse) fails before any call.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.attributes.state
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules

@@ -104,15 +104,17 @@ leaks:
   type: list
   elements: dict
   contains:
-    team:
-      description: The team of the principal.
-      type: str
-    principal:
-      description: C(permission_set), C(execution_role) or C(pod_identity).
-      type: str
-    principal_arn:
-      description: The principal's role ARN.
-      type: str
+    # The principal, as RV(access_analyzer) gives it too.
+    <<: &team_principal
+      team:
+        description: The team of the principal.
+        type: str
+      principal:
+        description: C(permission_set), C(execution_role) or C(pod_identity).
+        type: str
+      principal_arn:
+        description: The principal's role ARN.
+        type: str
     owner:
       description: The team whose resource it is, C((shared)) for a resource the teams share.
       type: str
@@ -139,15 +141,7 @@ access_analyzer:
   type: list
   elements: dict
   contains:
-    team:
-      description: The team of the principal.
-      type: str
-    principal:
-      description: C(permission_set), C(execution_role) or C(pod_identity).
-      type: str
-    principal_arn:
-      description: The principal's role ARN.
-      type: str
+    <<: *team_principal
     policy:
       description: The inline policy's name or the managed policy's ARN.
       type: str
