@@ -20,17 +20,6 @@ attributes:
     support: full
 """
 
-    # A module whose state means only whether its resource exists: the attributes above and module_options.STATE.
-    # A module whose V(absent) does more (offboards as an option says) extends DOCUMENTATION and documents its own state.
-    STATE = DOCUMENTATION + r"""
-options:
-  state:
-    description: Whether the resource should exist.
-    type: str
-    choices: [present, absent]
-    default: present
-"""
-
     # A module that only reads.
     INFO_MODULE = r"""
 attributes:

@@ -15,8 +15,8 @@ __metaclass__ = type
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.naming import DEFAULT_PREFIX
 
-# hyperpod.tenancy.attributes.state where state means only whether the module's resource exists; a module whose
-# absent does more (offboards as on_remove says, ...) extends hyperpod.tenancy.attributes and documents its own.
+# hyperpod.tenancy.state where state means only whether the module's resource exists; a module whose absent does
+# more (offboards as on_remove says, ...) documents its own.
 STATE = dict(state=dict(type="str", choices=["present", "absent"], default="present"))
 
 # amazon.aws.tags

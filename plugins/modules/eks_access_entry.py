@@ -103,7 +103,8 @@ options:
             elements: str
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
   - amazon.aws.region.modules

@@ -56,7 +56,8 @@ options:
     type: int
     default: 1200
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

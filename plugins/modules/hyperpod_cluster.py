@@ -120,7 +120,8 @@ options:
     type: int
     default: 3600
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

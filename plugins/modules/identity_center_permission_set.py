@@ -214,7 +214,8 @@ options:
     default: 600
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - hyperpod.tenancy.team.name_prefix
   - hyperpod.tenancy.identity_center
   - amazon.aws.common.modules

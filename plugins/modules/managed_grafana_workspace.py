@@ -117,7 +117,8 @@ options:
     type: int
     default: 1200
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - hyperpod.tenancy.identity_center
   - amazon.aws.common.modules
   - amazon.aws.region.modules

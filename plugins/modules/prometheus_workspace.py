@@ -45,7 +45,8 @@ options:
     type: int
     default: 600
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.tags

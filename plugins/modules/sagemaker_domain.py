@@ -219,7 +219,8 @@ notes:
     fails before any change.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
   - hyperpod.tenancy.identity_center

@@ -74,7 +74,8 @@ options:
     type: int
     default: 900
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -137,7 +137,8 @@ notes:
     O(purge_tags) removes other tags only when O(tags) is given.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules

@@ -74,7 +74,8 @@ notes:
   - Bad input (a team name, description, tag or bucket name IAM or S3 would refuse) fails before any call.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes.state
+  - hyperpod.tenancy.attributes
+  - hyperpod.tenancy.state
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
   - amazon.aws.common.modules
