@@ -8,6 +8,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from collections.abc import Mapping
+
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
@@ -26,10 +28,21 @@ def team_tag_keys(tag_keys=None):
     return naming.tag_keys_with_defaults(tag_keys)
 
 
+def _plain(value):
+    """``value`` rebuilt of plain dicts and lists. ansible-core 2.19 hands filters lazily templated containers, and the team
+    model deep-copies what it fills in: a deep copy of a lazy container copies its whole templating context (every variable
+    of the host) with each container, which made this filter cost seconds of CPU per team."""
+    if isinstance(value, Mapping):
+        return dict((key, _plain(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
 def team_layer_args(team, shared, settings=None, layers=None):
     """The options of hyperpod.tenancy.team_resources for one normalized team (module_utils/team_layer_args.py builds them)."""
     try:
-        return layer_args.team_layer_args(team, shared, settings, layers)
+        return layer_args.team_layer_args(_plain(team), shared, settings, layers)
     except layer_args.MissingSharedValue as e:
         raise AnsibleFilterError(str(e))
 

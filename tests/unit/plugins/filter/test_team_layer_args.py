@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -277,3 +280,40 @@ def test_adopting_the_pod_role_sets_the_namespace_layers_own_option():
     assert ArgumentSpecValidator(**OPTIONS["namespace"]).validate(layers["namespace"]).error_messages == []
     # No kubeconfig, no namespace layer: nothing to adopt, and nothing else is set.
     assert "namespace" not in team_layer_args(normalized([vision])["vision"], SHARED)
+
+
+
+# Run in a fresh interpreter: Ansible's collection loader must be installed before anything imports the collection.
+TEMPLATED_BY_ANSIBLE = """
+import copy, json, sys
+from ansible.plugins.loader import init_plugin_loader
+init_plugin_loader([sys.argv[1]])
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_model
+
+copied = []
+def recording_deepcopy(value, memo=None):
+    copied.append("%s.%s" % (type(value).__module__, type(value).__qualname__))
+    return copy.deepcopy(value, memo)
+
+team_model.copy = type("CopyModule", (), {"deepcopy": staticmethod(recording_deepcopy)})
+team, shared = json.load(sys.stdin)
+layers = Templar(loader=DataLoader(), variables={"team": team, "shared": shared}).template(
+    trust_as_template("{{ team | hyperpod.tenancy.team_layer_args(shared) }}"))
+print(json.dumps({"copied": sorted(set(copied)), "layers": layers}))
+"""
+
+
+def test_a_team_templated_by_ansible_reaches_the_team_model_as_plain_data():
+    """ansible-core 2.19 gives filters lazily templated containers. A deep copy of one copies its templating context,
+    every variable of the host, with each nested container: the team model's copy of the team cost about 5 CPU-s per team
+    (docs/performance.md). The filter must hand the team model plain dicts and lists, with the same result."""
+    team = normalized()["vision"]
+    run = subprocess.run(
+        [sys.executable, "-c", TEMPLATED_BY_ANSIBLE, str(ROOT / "collections")],
+        input=json.dumps([team, SHARED]), capture_output=True, text=True, check=True,
+    )
+    answer = json.loads(run.stdout)
+    assert answer["copied"] and all(kind.startswith("builtins.") for kind in answer["copied"]), answer["copied"]
+    assert answer["layers"] == json.loads(json.dumps(team_layer_args(team, SHARED)))
