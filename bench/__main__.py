@@ -3,7 +3,7 @@
 For a team file of 50 teams (``--teams``, comma-separated: ``--teams 50,500``) and each
 per-call latency (``--latency``, milliseconds the sandbox waits before it answers every AWS call,
 its ``/_sandbox/faults`` ``latency_ms``; 0 and 50 by default), against a sandbox of its own: a cold
-``site.yml``, a no-op rerun and a ``drift.yml`` check run. For each: wall time (in all and per team),
+``site.yml``, a no-op rerun and a ``drift.yml`` check run (``--runs`` picks some). For each: wall time (in all and per team),
 peak RSS of the largest process, CPU seconds, API reads and writes from the sandbox's request log
 (in all, and per team), the peak request rate per service (most requests that one service received
 within one second), and module invocations and seconds per module. Prints a table, how the cost per
@@ -86,7 +86,7 @@ def peak_rates(log: list[dict]) -> dict:
     return dict(sorted(peaks.items(), key=lambda item: -item[1]))
 
 
-def measure(count: int, latency_ms: int, workdir: Path) -> dict:
+def measure(count: int, latency_ms: int, workdir: Path, runs: tuple = RUNS) -> dict:
     with own_sandbox() as (server, client):
         settings = team_file(count)
         vars_file = workdir / f"teams-{count}.yml"
@@ -106,7 +106,7 @@ def measure(count: int, latency_ms: int, workdir: Path) -> dict:
             **SANDBOX_CREDENTIALS,
         )
         results = {}
-        for label, playbook, extra in RUNS:
+        for label, playbook, extra in runs:
             client.clear_requests()
             sandbox_cpu_before = process_cpu_seconds(server.pid)
             usage_file = workdir / f"{label}-{count}-{latency_ms}ms.rusage"
@@ -145,6 +145,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--teams", default="50", help="team counts, comma-separated (e.g. 50,500)")
     parser.add_argument("--latency", default="0,50", help="per-call latencies in milliseconds, comma-separated")
+    parser.add_argument("--runs", default=",".join(label for label, _, _ in RUNS),
+                        help="which runs, in this order, comma-separated: cold (needed before the others), noop, drift")
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs of failed runs)")
     args = parser.parse_args()
@@ -155,9 +157,10 @@ def main() -> int:
         "runs": {},
     }
     latencies = [int(n) for n in args.latency.split(",")]
+    selected = tuple(run for run in RUNS if run[0] in args.runs.split(","))
     for count in (int(n) for n in args.teams.split(",")):
         for latency in latencies:
-            figures["runs"][f"{count}@{latency}ms"] = measure(count, latency, workdir)
+            figures["runs"][f"{count}@{latency}ms"] = measure(count, latency, workdir, selected)
     print(
         f"{'teams':>5} {'lat ms':>6} {'run':<6} {'exit':>4} {'wall s':>8} {'s/team':>7} {'RSS MiB':>8} {'cpu s':>7} {'sbx cpu':>7}"
         f" {'reads':>6} {'writes':>6} {'r/team':>7} {'w/team':>7}  peak requests/s by service"
@@ -175,11 +178,13 @@ def main() -> int:
     if len(counts) > 1:
         print("\nhow the wall time per team grows with the team count (s/team, and x the smallest count's):")
         for latency in latencies:
-            for label, _, _ in RUNS:
+            for label, _, _ in selected:
                 base = figures["runs"][f"{counts[0]}@{latency}ms"][label]["wall_seconds_per_team"]
                 steps = [figures["runs"][f"{c}@{latency}ms"][label]["wall_seconds_per_team"] for c in counts]
                 print(f"  {latency:>3} ms {label:<6} " + "  ".join(f"{c} teams {v} (x{v / base:.2f})" for c, v in zip(counts, steps, strict=True)))
     for key, runs in figures["runs"].items():
+        if "noop" not in runs:
+            continue
         count = int(key.split("@")[0])
         print(f"\nper module, no-op rerun, {key} (invocations, seconds):")
         for action, figure in list(runs["noop"]["modules"].items())[:10]:
