@@ -1,6 +1,7 @@
-"""team_resources runs its module's code in the worker, and answers exactly as the module process does.
+"""The modules with an in-worker action (plugin_utils/in_worker.py) run their code in the worker, and answer exactly
+as the module process does.
 
-Two hosts run the same tasks: ``team_worker`` with this Python (the action plugin runs the module's ``main()`` in the
+For each such module, two hosts run the same tasks: ``team_worker`` with this Python (the action plugin runs the module's ``main()`` in the
 worker), ``team_module`` with a wrapper script that starts this Python (another interpreter path: the plugin sends
 the module as a module process). The results must be equal, task by task: argument validation, check mode and diff,
 ``no_log`` values masked, the task's ``environment:`` and the module's fallbacks on it. The tasks fail before any AWS
@@ -14,6 +15,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from tests.integration.playbook_runner import ANSIBLE_PLAYBOOK, ROOT
@@ -30,32 +32,46 @@ TASKS = [
     ("environment", {"team": "x", "budget": {"monthly_usd": 5, "account_id": "123456789012"}},
      {"environment": {"AWS_URL": "http://127.0.0.1:9", "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "x"}}),
 ]
+# What every other module refuses before any call: an option it does not have, with a no_log value given.
+REFUSED = [
+    ("unsupported option", {"region": "us-east-1", "bogus_option": 1}, {}),
+    ("secret masked", {"region": "us-east-1", "access_key": "AKIAEXAMPLE", "secret_key": SECRET, "bogus_option": SECRET}, {}),
+]
+IN_WORKER = sorted(path.stem for path in (ROOT / "plugins/action").glob("*.py") if "(InWorkerAction)" in path.read_text())
 
 
-def test_the_worker_answers_as_the_module_process(tmp_path):
+def test_the_modules_in_the_worker_are_those_the_runs_need_most():
+    assert {"team_resources", "shared_info", "hyperpod_cluster", "eks_addon", "task_governance_policy"} <= set(IN_WORKER)
+
+
+@pytest.mark.parametrize("module", IN_WORKER)
+def test_the_worker_answers_as_the_module_process(module, tmp_path):
+    tasks_given = TASKS if module == "team_resources" else REFUSED
     wrapper = tmp_path / "python-wrapper"
     calls = tmp_path / "wrapper-calls"
     wrapper.write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexec {sys.executable} "$@"\n')
     wrapper.chmod(0o755)
+    # Every module process leaves its AnsiballZ file in the remote tmp (ANSIBLE_KEEP_REMOTE_FILES): the worker's tasks none.
+    remote_tmp = str(tmp_path / "remote-tmp")
     hosts = {
-        "team_worker": {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"},
-        "team_module": {"ansible_connection": "local", "ansible_python_interpreter": str(wrapper)},
+        "team_worker": {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}", "ansible_remote_tmp": remote_tmp},
+        "team_module": {"ansible_connection": "local", "ansible_python_interpreter": str(wrapper), "ansible_remote_tmp": remote_tmp},
     }
     (tmp_path / "hosts.yml").write_text(yaml.safe_dump({"all": {"hosts": hosts}}))
     tasks = [
-        dict({"name": name, "hyperpod.tenancy.team_resources": args, "register": "r%d" % i, "ignore_errors": True}, **keywords)
-        for i, (name, args, keywords) in enumerate(TASKS)
+        dict({"name": name, "hyperpod.tenancy." + module: args, "register": "r%d" % i, "ignore_errors": True}, **keywords)
+        for i, (name, args, keywords) in enumerate(tasks_given)
     ]
     tasks.append({
         "name": "Write the results",
         "delegate_to": "localhost",
         "ansible.builtin.copy": {
-            "content": "{{ [%s] | to_json }}" % ", ".join("r%d" % i for i in range(len(TASKS))),
+            "content": "{{ [%s] | to_json }}" % ", ".join("r%d" % i for i in range(len(tasks_given))),
             "dest": str(tmp_path / "{{ inventory_hostname }}.json"),
         },
     })
     (tmp_path / "play.yml").write_text(yaml.safe_dump([{"hosts": "all", "gather_facts": False, "tasks": tasks}], sort_keys=False))
-    env = {"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = {"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ANSIBLE_KEEP_REMOTE_FILES": "1"}
     run = subprocess.run(
         [ANSIBLE_PLAYBOOK, "-i", str(tmp_path / "hosts.yml"), str(tmp_path / "play.yml")], env=env, cwd=ROOT,
         capture_output=True, text=True, timeout=600,
@@ -64,14 +80,20 @@ def test_the_worker_answers_as_the_module_process(tmp_path):
 
     in_worker = json.loads((tmp_path / "team_worker.json").read_text())
     in_process = json.loads((tmp_path / "team_module.json").read_text())
-    # team_module started a Python for each team_resources task; team_worker none (its interpreter is no wrapper).
-    assert len(calls.read_text().splitlines()) == len(TASKS)
-    names = [name for name, _args, _keywords in TASKS]
+    # team_module started a Python for each task, team_worker none.
+    assert len(calls.read_text().splitlines()) == len(tasks_given)
+    assert len(list((tmp_path / "remote-tmp").rglob("AnsiballZ_%s.py" % module))) == len(tasks_given)
+    names = [name for name, _args, _keywords in tasks_given]
     assert len(in_worker) == len(in_process) == len(names)
-    for name, worker, module in zip(names, in_worker, in_process, strict=True):
+    for name, worker, in_process_result in zip(names, in_worker, in_process, strict=True):
         assert worker["failed"] is True, (name, worker)
-        assert worker == module, name
+        assert worker == in_process_result, name
     by_name = dict(zip(names, in_worker, strict=True))
+    assert SECRET not in json.dumps(by_name["secret masked"])
+    if module != "team_resources":
+        refused = by_name["unsupported option"]["msg"]
+        assert "bogus_option" in refused or refused.startswith("missing required arguments: "), refused
+        return
     assert by_name["missing team"]["msg"] == "missing required arguments: team"
     assert "budget: team_resources only builds and converges" in by_name["offboarding refused, check mode and diff"]["msg"]
     assert by_name["a layer's check"]["msg"].startswith("team 'x': budget: "), by_name["a layer's check"]
