@@ -136,6 +136,15 @@ def describe_access_entry(eks, cluster, principal):
     return eks_api.describe_access_entry(eks, clusterName=cluster, principalArn=principal)
 
 
+# What ``current_state`` takes from DescribeAccessEntry's answer: what a caller hands on as ``known_access_entry`` (no dates).
+ENTRY_FIELDS = ("clusterName", "principalArn", "accessEntryArn", "type", "username", "kubernetesGroups", "tags")
+
+
+def known_entry(principal, entry):
+    """DescribeAccessEntry's answer (or None) for ``principal`` as ``known_access_entry`` takes it."""
+    return {"principal_arn": principal, "access_entry": dict((key, entry[key]) for key in ENTRY_FIELDS if key in entry) if entry else None}
+
+
 def list_associated(eks, cluster, principal):
     return eks_api.list_associated_access_policies(eks, clusterName=cluster, principalArn=principal)
 
@@ -264,22 +273,39 @@ def _check_cluster(eks, name):
     return cluster
 
 
+def owner_problem(team, cluster, principal, tags, tag_keys=None, adopt=False):
+    """Why the team's access entry of ``principal`` on ``cluster`` (with ``tags``) must not be changed for ``team``; None when it may.
+
+    The rule is naming.ownership_problem's; this layer's check and shared_info's check of every team before the
+    run's first write both ask here.
+    """
+    return naming.ownership_problem("access entry of %s on cluster %s" % (principal, cluster), team, tags, tag_keys, adopt, "access_entry")
+
+
 def check_owner(entry, principal, params, adopt=False):
-    """Refuse a team's access entry that this collection did not make for the team (naming.ownership_problem)."""
+    """Refuse a team's access entry that this collection did not make for the team (``owner_problem``)."""
     if not params.get("team"):
         return
-    problem = naming.ownership_problem("access entry of %s on cluster %s" % (principal, params["cluster_name"]), params["team"], entry.get("tags"),
-                                       params.get("tag_keys"), adopt, "access_entry")
+    problem = owner_problem(params["team"], params["cluster_name"], principal, entry.get("tags"), params.get("tag_keys"), adopt)
     if problem:
         raise InputError(message=problem)
 
 
 def ensure_present(eks, iam, params, check_mode):
-    """(changed, before, after)."""
+    """(changed, before, after).
+
+    ``known_access_entry`` (``{"principal_arn": ..., "access_entry": DescribeAccessEntry's answer or None}``, read earlier
+    in the run) spares the entry's DescribeAccessEntry when it is of the principal resolved here. It only tells that
+    nothing changes: outside check mode, a difference makes the entry read again, and the writes are planned from that.
+    """
     validate(params)
     cluster = params["cluster_name"]
     principal = resolve_principal(iam, params["principal_arn"], check_mode)
-    entry = describe_access_entry(eks, cluster, principal) if principal else None
+    known = params.get("known_access_entry")
+    if principal and known is not None and known.get("principal_arn") == principal:
+        entry = known.get("access_entry")
+    else:
+        known, entry = None, describe_access_entry(eks, cluster, principal) if principal else None
     if entry is not None:
         check_owner(entry, principal, params, params.get("adopt"))
     # An existing entry proves the cluster exists and takes access entries (EKS cannot go back to
@@ -291,6 +317,8 @@ def ensure_present(eks, iam, params, check_mode):
     current = current_state(entry, list_associated(eks, cluster, principal) if entry else [])
     desired = desired_state(params, current, principal)
     changes = plan(current, desired)
+    if changes and known is not None and not check_mode:
+        return ensure_present(eks, iam, dict(params, known_access_entry=None), check_mode)
     if not changes:
         return False, _public(current), _public(current)
     if check_mode:
@@ -366,6 +394,7 @@ MODULE_OPTIONS = options(
         ),
         tag_keys=dict(type="dict", no_log=False),
         adopt=dict(type="bool", default=False),
+        known_access_entry=dict(type="dict"),
     ),
     STATE, NAME_PREFIX, TAGS,
     required_one_of=[["principal_arn", "team"]],

@@ -190,24 +190,39 @@ def _delete_keys(client, bucket, keys):
                 len(answer["Errors"]), bucket, keys[0], first.get("Key"), first.get("Message")))
 
 
-def _prefix_state(client, bucket, team):
-    key = naming.s3_prefix(team)
-    # GetObjectTagging answers NoSuchKey for a missing marker: one read tells both whether it exists and its tags.
-    tagging = s3.get_object_tagging(client, Bucket=bucket, Key=key)
-    tags = None if tagging is None else boto3_tag_list_to_ansible_dict(tagging.get("TagSet", []))
-    return {"bucket": bucket, "prefix": key, "marker": tags is not None, "tags": tags or {}}
+def read_marker(client, bucket, team):
+    """The tags of the team's marker object ``<team>/``, None when it does not exist.
+
+    GetObjectTagging answers NoSuchKey for a missing marker: one read tells both whether it exists and its tags.
+    """
+    tagging = s3.get_object_tagging(client, Bucket=bucket, Key=naming.s3_prefix(team))
+    return None if tagging is None else boto3_tag_list_to_ansible_dict(tagging.get("TagSet", []))
 
 
-def prefix_ownership_problem(client, bucket, team, state, tag_keys=None, adopt=False):
+def holds_objects(client, bucket, team):
+    """Whether anything is under the team's prefix (one page of one key)."""
+    return bool(list_keys(client, bucket, naming.s3_prefix(team), limit=1))
+
+
+def _prefix_state(client, bucket, team, known=None):
+    """The prefix's marker; ``known`` is ``{"tags": read_marker's answer, "objects": holds_objects's or None}`` read
+    earlier in the run (shared_info's, for its owner check), then not read again."""
+    tags = read_marker(client, bucket, team) if known is None else known.get("tags")
+    return {"bucket": bucket, "prefix": naming.s3_prefix(team), "marker": tags is not None, "tags": tags or {}}
+
+
+def prefix_owner_problem(bucket, team, marker_tags, objects, tag_keys=None, adopt=False):
     """Why the team's prefix is not this collection's for ``team``; None when it is, or when nothing is under it yet.
 
-    The marker object's tags mark it. Objects under the prefix without a marker are someone else's data,
-    taken over only when adopted.
+    The marker object's tags (``marker_tags``, None without a marker) mark it. Objects under the prefix without a
+    marker are someone else's data, taken over only when adopted; ``objects`` is a callable that tells whether there
+    are any, asked only then. This layer's check and shared_info's check of every team before the run's first write
+    both ask here.
     """
     where = "s3://%s/%s" % (bucket, naming.s3_prefix(team))
-    if state["marker"]:
-        return naming.ownership_problem("S3 prefix %s (its marker object)" % where, team, state["tags"], tag_keys, adopt, "s3_prefix")
-    if adopt or not list_keys(client, bucket, naming.s3_prefix(team), limit=1):
+    if marker_tags is not None:
+        return naming.ownership_problem("S3 prefix %s (its marker object)" % where, team, marker_tags, tag_keys, adopt, "s3_prefix")
+    if adopt or not objects():
         return None
     return (
         "S3 prefix %s holds objects but no marker object %s made by hyperpod.tenancy for team %s: refusing to change or delete it. "
@@ -215,11 +230,22 @@ def prefix_ownership_problem(client, bucket, team, state, tag_keys=None, adopt=F
     )
 
 
-def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None, adopt=False):
-    """The ``<team>/`` marker object exists with exactly the team tags; ``(changed, before, after)``."""
+def prefix_ownership_problem(client, bucket, team, state, tag_keys=None, adopt=False, known=None):
+    """``prefix_owner_problem`` of a prefix ``_prefix_state`` read; whether it holds objects from ``known`` when it tells."""
+    known_objects = (known or {}).get("objects")
+    objects = (lambda: known_objects) if known_objects is not None else (lambda: holds_objects(client, bucket, team))
+    return prefix_owner_problem(bucket, team, state["tags"] if state["marker"] else None, objects, tag_keys, adopt)
+
+
+def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None, adopt=False, known=None):
+    """The ``<team>/`` marker object exists with exactly the team tags; ``(changed, before, after)``.
+
+    ``known`` (``_prefix_state``'s) only tells that nothing changes: outside check mode, a difference makes the
+    marker read again, and the write is planned from that.
+    """
     key = naming.s3_prefix(team)
-    before = _prefix_state(client, bucket, team)
-    problem = prefix_ownership_problem(client, bucket, team, before, tag_keys, adopt)
+    before = _prefix_state(client, bucket, team, known)
+    problem = prefix_ownership_problem(client, bucket, team, before, tag_keys, adopt, known)
     if problem:
         raise InputError(message=problem)
     after = dict(before, marker=True, tags=dict(tags))
@@ -227,6 +253,8 @@ def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None,
         return False, before, after
     if check_mode:
         return True, before, after
+    if known is not None:
+        return ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys, adopt)
     if not before["marker"]:
         s3.put_object(client, Bucket=bucket, Key=key, Body=b"", Tagging=urlencode(sorted(tags.items())))
     else:
@@ -274,6 +302,7 @@ PREFIX_MODULE_OPTIONS = options(
         confirm_delete=dict(type="str"),
         tags=dict(type="dict"),
         adopt=dict(type="bool", default=False),
+        known_marker=dict(type="dict"),
     ),
     STATE, TEAM_TAGS,
 )
@@ -297,7 +326,9 @@ def converge_prefix(context, params):
     client = context.client("s3")
     if p["state"] == "present":
         tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
-        changed, before, after = ensure_prefix_present(client, p["bucket"], p["team"], tags, context.check_mode, p["tag_keys"], p["adopt"])
+        # The marker as read earlier in the run (shared_info's), when it is this bucket's.
+        known = p["known_marker"] if (p["known_marker"] or {}).get("bucket") == p["bucket"] else None
+        changed, before, after = ensure_prefix_present(client, p["bucket"], p["team"], tags, context.check_mode, p["tag_keys"], p["adopt"], known)
         return dict(changed=changed, prefix=after, diff={"before": before, "after": after})
     changed, before, after, details = ensure_prefix_absent(
         client, p["bucket"], p["team"], p["on_remove"], context.check_mode, confirm_delete=p["confirm_delete"], tag_keys=p["tag_keys"],

@@ -221,12 +221,22 @@ def policy_document(document):
     return json.loads(unquote(document))
 
 
-def read(client, name):
+# What ``read`` and ``view`` take from GetRole's answer: what a caller hands on as ``known_role`` (no dates).
+ROLE_FIELDS = ("RoleName", "Arn", "Description", "AssumeRolePolicyDocument", "Tags")
+
+
+def known_role(role):
+    """GetRole's answer (or None) as ``known_role`` takes it: ``{"role": its ROLE_FIELDS or None}``."""
+    return {"role": dict((key, role[key]) for key in ROLE_FIELDS if key in role) if role else None}
+
+
+def read(client, name, known=None):
     """The role with its policies, or None: the reads of a run that changes nothing.
 
-    GetRolePolicy is called only for the policies of ours (``OWN_POLICIES``) that the role has.
+    GetRolePolicy is called only for the policies of ours (``OWN_POLICIES``) that the role has. ``known`` is
+    ``{"role": GetRole's answer or None}`` read earlier in the run (shared_info's, for its owner check): no GetRole then.
     """
-    role = iam.get_role(client, RoleName=name)
+    role = iam.get_role(client, RoleName=name) if known is None else known.get("role")
     if role is None:
         return None
     inline = sorted(iam.list_role_policies(client, RoleName=name))
@@ -371,24 +381,35 @@ def apply(client, name, actions):
 # --- ensure ---------------------------------------------------------------------
 
 
+def owner_problem(team, arn, tags, tag_keys=None, adopt=False):
+    """Why the team's existing execution role ``arn`` (with ``tags``, a dict) must not be changed for ``team``; None when it may.
+
+    The rule is naming.ownership_problem's; this layer's check and shared_info's check of every team before the
+    run's first write both ask here.
+    """
+    return naming.ownership_problem("IAM role %s" % arn, team, tags, tag_keys, adopt, "execution_role")
+
+
 def check_owner(before, params, adopt=False):
-    """Refuse an existing role this collection did not make for the team (naming.ownership_problem)."""
-    what = "IAM role %s" % before["arn"]
-    problem = naming.ownership_problem(what, params["team"], before["tags"], params.get("tag_keys"), adopt, "execution_role")
+    """Refuse an existing role (its ``view``) this collection did not make for the team (``owner_problem``)."""
+    problem = owner_problem(params["team"], before["arn"], before["tags"], params.get("tag_keys"), adopt)
     if problem:
         raise InputError(message=problem)
 
 
-def ensure_present(client, want, check_mode, account_id=None, owner=None, before=None):
+def ensure_present(client, want, check_mode, account_id=None, owner=None, before=None, known=None):
     """(changed, before, after). ``account_id`` is a callable, asked only for a new role's ARN in check mode;
     ``owner(before)`` refuses an existing role that is not the team's; ``before``, the role's ``view`` when the caller
-    already read it ({} for none), is not read again."""
+    already read it ({} for none), is not read again. ``known`` (``read``'s) only tells that nothing changes: outside
+    check mode, a difference makes the role read again, and the writes are planned from that."""
     name = want["role_name"]
     if before is None:
-        before = view(read(client, name))
+        before = view(read(client, name, known))
     if before and owner is not None:
         owner(before)
     actions = plan_present(before, want)
+    if actions and known is not None and not check_mode:
+        return ensure_present(client, want, check_mode, account_id, owner)
     if not actions:
         return False, before, before
     arn = before.get("arn")
@@ -436,6 +457,7 @@ MODULE_OPTIONS = options(
         eks_cluster_arn=dict(type="str"),
         account_id=dict(type="str"),
         adopt=dict(type="bool", default=False),
+        known_role=dict(type="dict"),
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS,
 )
@@ -456,6 +478,6 @@ def converge(context, params):
     else:
         changed, before, after = ensure_present(
             client, desired(params), context.check_mode, account_id=lambda: params["account_id"] or context.account_id(),
-            owner=lambda before: check_owner(before, params, params["adopt"]),
+            owner=lambda before: check_owner(before, params, params["adopt"]), known=params["known_role"],
         )
     return dict(changed=changed, role=after, diff={"before": before, "after": after})

@@ -322,6 +322,22 @@ def capacity_problems(cluster_name, capacity, desired, others):
     return problems
 
 
+def owner_problem(team, name, quota_id, tags, tag_keys=None, adopt=False):
+    """Why the team's compute quota ``name`` (``quota_id``, with ``tags``) must not be changed for ``team``; None when it may.
+
+    The rule is naming.ownership_problem's; this layer's check and shared_info's check of every team before the
+    run's first write both ask here.
+    """
+    return naming.ownership_problem("compute quota %s (%s)" % (name, quota_id), team, tags, tag_keys, adopt, "quota")
+
+
+def team_quotas(summaries):
+    """{team: its ListComputeQuotas summary} on one cluster, those deleted or being deleted left out (``read_quotas``'s rule)."""
+    return dict(
+        ((s.get("ComputeQuotaTarget") or {}).get("TeamName"), s) for s in summaries if s.get("Status") not in ("Deleting", "Deleted")
+    )
+
+
 # ---------------------------------------------------------------- the resource
 
 
@@ -369,24 +385,24 @@ class QuotaManager(engine.Manager):
         A quota of this team that is still being deleted is remembered in ``self.deleting``:
         its name and team are taken until it is gone.
         """
-        ours, others = None, {}
+        summaries = sagemaker.list_compute_quotas(self.client, ClusterArn=self.cluster_arn)
         self.deleting = None
-        for summary in sagemaker.list_compute_quotas(self.client, ClusterArn=self.cluster_arn):
-            team = (summary.get("ComputeQuotaTarget") or {}).get("TeamName")
-            if summary.get("Status") in ("Deleting", "Deleted"):
-                if team == self.team and summary.get("Status") == "Deleting":
-                    self.deleting = summary["ComputeQuotaId"]
-                continue
-            if team == self.team:
-                ours = summary
-            else:
-                others[team] = current_settings(summary)
+        for summary in summaries:
+            if (summary.get("ComputeQuotaTarget") or {}).get("TeamName") == self.team and summary.get("Status") == "Deleting":
+                self.deleting = summary["ComputeQuotaId"]
+        by_team = team_quotas(summaries)
+        ours = by_team.pop(self.team, None)
+        others = dict((team, current_settings(summary)) for team, summary in by_team.items())
         if ours is not None and ours.get("Name") != self.name:
             self.warn("team %s's compute quota on this cluster is named %s, not %s; managing it as it is" % (self.team, ours["Name"], self.name))
         return ours, others
 
-    def read(self, quota_id, settle=False):
-        """DescribeComputeQuota (after it leaves a transitional status when ``settle``) plus its tags."""
+    def read(self, quota_id, settle=False, known_tags=None):
+        """DescribeComputeQuota (after it leaves a transitional status when ``settle``) plus its tags.
+
+        ``known_tags`` ({quota id: tags}, read earlier in the run: shared_info's, for its owner check) spares the
+        ListTags of that quota.
+        """
         if settle:
             quota = wait_for_status(
                 lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id),
@@ -398,7 +414,8 @@ class QuotaManager(engine.Manager):
             quota = sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota_id)
         if quota is None:
             return None
-        quota["Tags"] = sagemaker.list_tags(self.client, quota["ComputeQuotaArn"])
+        known = (known_tags or {}).get(quota["ComputeQuotaId"])
+        quota["Tags"] = dict(known) if known is not None else sagemaker.list_tags(self.client, quota["ComputeQuotaArn"])
         return quota
 
     def desired_tags(self):
@@ -428,7 +445,8 @@ class QuotaManager(engine.Manager):
     def ensure_present(self):
         self.read_cluster()
         summary, others = self.read_quotas()
-        quota = self.read(summary["ComputeQuotaId"], settle=True) if summary else None
+        known_tags = self.params.get("known_tags")
+        quota = self.read(summary["ComputeQuotaId"], settle=True, known_tags=known_tags) if summary else None
         current = current_settings(quota)
         problems = input_problems(self.params, current, *self.model_enums())
         desired = desired_settings(self.params, current)
@@ -438,12 +456,15 @@ class QuotaManager(engine.Manager):
         if quota is None:
             return self._create(desired)
         self.check_owner(quota, self.params.get("adopt"))
+        if known_tags and not self.check_mode and any(self.tag_changes(quota["Tags"])):
+            # The tags read earlier in the run only tell that nothing changes: the writes are planned from a fresh read.
+            quota["Tags"] = sagemaker.list_tags(self.client, quota["ComputeQuotaArn"])
+            self.check_owner(quota, self.params.get("adopt"))
         return self._update(quota, current, desired)
 
     def check_owner(self, quota, adopt=False):
-        """Refuse a compute quota this collection did not make for the team (naming.ownership_problem)."""
-        what = "compute quota %s (%s)" % (quota.get("Name") or self.name, quota["ComputeQuotaId"])
-        problem = naming.ownership_problem(what, self.team, quota["Tags"], self.params.get("tag_keys"), adopt, "quota")
+        """Refuse a compute quota this collection did not make for the team (``owner_problem``)."""
+        problem = owner_problem(self.team, quota.get("Name") or self.name, quota["ComputeQuotaId"], quota["Tags"], self.params.get("tag_keys"), adopt)
         if problem:
             raise InputError(message=problem)
 
@@ -578,6 +599,7 @@ MODULE_OPTIONS = options(
         description=dict(type="str"),
         adopt=dict(type="bool", default=False),
         cluster_capacity=dict(type="dict"),
+        known_tags=dict(type="dict", no_log=False),
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS, wait(900),
 )

@@ -13,9 +13,10 @@ ids (SageMaker finds a domain by name only by listing every domain) and their us
 cluster's capacity per instance type (what each team's quota is checked against) and the teams'
 budgets with their notifications (two account-wide lists instead of two reads per team).
 
-The tags of the present teams' permission sets and domains are read with them: ``owner_problems`` refuses,
-for every team at once and before the run's first write, one the team must not change (the layers' own rule),
-and the layers take the tags instead of reading them again.
+The tags of the present teams' permission sets, domains and budgets are read with them, and ``read_team_resources``
+reads the teams' Studio execution roles, access entries, S3 prefix markers and compute quotas: ``owner_problems``
+refuses, for every team at once and before the run's first write, one the team must not change (the layers' own
+rule), and the layers take what was read instead of reading it again.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,7 +25,10 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, domain, eks, iam, identity_center, naming, permission_set, quota, sagemaker
+from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, data_repository, domain, eks, execution_role, iam, identity_center
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets as budgets_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import read
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
@@ -172,11 +176,84 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
     return lookups
 
 
+def _workspace(team):
+    return (team.get("workspace") or {}).get("enabled", True)
+
+
+def read_team_resources(context, shared, teams, name_prefix, data_bucket=None):
+    """The present teams' resources their layers would change, with their tags, for ``owner_problems``; ``context`` is a LayerContext.
+
+    Per team: GetRole of its Studio execution role (a team with a workspace), DescribeAccessEntry of the entries of its
+    permission set's role and of its execution role (when the EKS cluster exists), GetObjectTagging of its S3 prefix's marker
+    (when ``data_bucket`` exists; a prefix without one is listed, one key, to tell whether it holds objects), and for the
+    cluster one ListComputeQuotas and a ListTags per team quota. The layers take these answers instead of reading
+    them again, except the quotas' list: each team's capacity check counts the others' quotas as they are when it runs.
+    """
+    present = [t for t in teams if t.get("state", "present") == "present"]
+    found = {}
+    with_workspace = [t["name"] for t in present if _workspace(t)]
+    if with_workspace:
+        client = context.client("iam")
+        names = [execution_role.role_name(team, name_prefix) for team in with_workspace]
+        found["execution_roles"] = dict((name, execution_role.known_role(iam.get_role(client, RoleName=name))) for name in names)
+    if shared.get("eks_cluster_arn") and present:
+        client, sso_roles = context.client("eks"), shared.get("sso_role_arns") or {}
+        principals = [sso_roles.get(naming.permission_set_name(t["name"], name_prefix)) for t in present]
+        principals += [execution_role.role_arn(shared["account_id"], execution_role.role_name(team, name_prefix)) for team in with_workspace]
+        cluster = shared["eks_cluster_name"]
+        found["access_entries"] = dict(
+            (arn, access_entry.known_entry(arn, access_entry.describe_access_entry(client, cluster, arn))) for arn in principals if arn
+        )
+    if data_bucket and present:
+        client, markers = context.client("s3"), {}
+        for team in (t["name"] for t in present):
+            tags = data_repository.read_marker(client, data_bucket, team)
+            objects = None if tags is not None else data_repository.holds_objects(client, data_bucket, team)
+            markers[team] = {"bucket": data_bucket, "tags": tags, "objects": objects}
+        found["s3_markers"] = markers
+    with_quota = set(t["name"] for t in present if t.get("quota") is not None)
+    if shared.get("cluster_arn") and with_quota:
+        client = context.client("sagemaker")
+        summaries = quota.team_quotas(sagemaker.list_compute_quotas(client, ClusterArn=shared["cluster_arn"]))
+        found["compute_quotas"] = dict(
+            (team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": sagemaker.list_tags(client, s["ComputeQuotaArn"])})
+            for team, s in summaries.items() if team in with_quota
+        )
+    return found
+
+
+def _team_resource_problems(team, lookups, name_prefix, tag_keys, account_id, adopt):
+    """``owner_problems`` of one team's execution role, access entries, S3 prefix and compute quota (``read_team_resources``)."""
+    found = []
+    role = ((lookups.get("execution_roles") or {}).get(execution_role.role_name(team, name_prefix)) or {}).get("role")
+    if role:
+        tags = boto3_tag_list_to_ansible_dict(role.get("Tags") or [])
+        found.append(execution_role.owner_problem(team, role["Arn"], tags, tag_keys, "execution_role" in adopt))
+    principals = [
+        ((lookups.get("sso_role_arns") or {}).get(naming.permission_set_name(team, name_prefix)), "access_entry"),
+        (execution_role.role_arn(account_id, execution_role.role_name(team, name_prefix)) if account_id else None, "studio_access_entry"),
+    ]
+    for principal, layer in principals:
+        entry = ((lookups.get("access_entries") or {}).get(principal) or {}).get("access_entry")
+        if entry:
+            found.append(access_entry.owner_problem(team, lookups.get("eks_cluster_name"), principal, entry.get("tags"), tag_keys, layer in adopt))
+    marker = (lookups.get("s3_markers") or {}).get(team)
+    if marker is not None:
+        found.append(data_repository.prefix_owner_problem(
+            marker["bucket"], team, marker["tags"], lambda: marker["objects"], tag_keys, "s3_prefix" in adopt))
+    known = (lookups.get("compute_quotas") or {}).get(team)
+    if known is not None:
+        found.append(quota.owner_problem(team, known["name"], known["compute_quota_id"], known["tags"], tag_keys, "quota" in adopt))
+    return found
+
+
 def owner_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, budget_prefix=None, budget_tag_keys=None):
     """Every present team's existing resource, among those ``read_team_lookups`` read with their tags, that the team must not change.
 
-    The rule is each layer's (``permission_set.owner_problem``, ``domain.owner_problem``, ``budget.owner_problem``:
-    naming.ownership_problem), with the team's ``adopt`` list as the layer gets it; checked here for all teams before
+    The rule is each layer's (``permission_set.owner_problem``, ``domain.owner_problem``, ``budget.owner_problem``, and for
+    what ``read_team_resources`` read ``execution_role.owner_problem``, ``access_entry.owner_problem``,
+    ``data_repository.prefix_owner_problem``, ``quota.owner_problem``: naming.ownership_problem), with the team's ``adopt``
+    list as the layer gets it (team_layer_args: the Studio access entry is adopted by no entry of the list); checked here for all teams before
     the run's first write, so that one team's foreign resource refuses the whole run. One sentence per resource,
     naming the team. The budgets are named and tagged as the budget layer names and tags them (``budget_prefix``,
     ``budget_tag_keys``, by default the team's).
@@ -198,6 +275,7 @@ def owner_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, 
         known = known_budgets.get(budget_name) or {}
         if known.get("budget") is not None and known.get("tags") is not None:
             found.append(budget.owner_problem(name, budget_name, account_id, known["tags"], budget_tag_keys or tag_keys, "budget" in adopt))
+        found.extend(_team_resource_problems(name, lookups, name_prefix, tag_keys, account_id, adopt))
         problems.extend("team %r: %s" % (name, problem) for problem in found if problem)
     return problems
 

@@ -13,7 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_model
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import DESCRIPTION_MAX as PERMISSION_SET_DESCRIPTION_MAX
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import team_names as access_names
@@ -112,15 +112,24 @@ def _kubectl_access(t, names):
     )
 
 
+def _known_entry(t, principal):
+    """The entry of ``principal`` as shared_info read it (to check its owner before the run's first write), if it did."""
+    return _given(known_access_entry=(t.shared.get("access_entries") or {}).get(principal))
+
+
 def _access_entry(t):
     names = access_names(t.name, t.prefix)
     principal = (t.shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"]
-    return dict(_kubectl_access(t, names), principal_arn=principal)
+    return dict(_kubectl_access(t, names), principal_arn=principal, **_known_entry(t, principal))
 
 
 def _studio_access_entry(t):
     """The access entry of the team's Studio execution role: the same groups and policies as its users'."""
-    return dict(_kubectl_access(t, access_names(t.name, t.prefix)), principal="execution_role", **_given(account_id=t.shared.get("account_id") or None))
+    account = t.shared.get("account_id") or None
+    principal = execution_role.role_arn(account, execution_role.role_name(t.name, t.prefix)) if account else None
+    return dict(
+        _kubectl_access(t, access_names(t.name, t.prefix)), principal="execution_role", **dict(_given(account_id=account), **_known_entry(t, principal))
+    )
 
 
 def _execution_role(t):
@@ -136,6 +145,8 @@ def _execution_role(t):
                 account_id=t.shared.get("account_id") or None,
                 hyperpod_cluster_arn=t.shared.get("cluster_arn") or None,
                 eks_cluster_arn=t.shared.get("eks_cluster_arn") or None,
+                # shared_info read it (GetRole) to check its owner before the run's first write.
+                known_role=(t.shared.get("execution_roles") or {}).get(execution_role.role_name(t.name, t.prefix)),
             )
         )
     )
@@ -187,6 +198,8 @@ def _quota(t):
     # shared_info described the shared cluster once per run: its capacity spares each quota a DescribeCluster.
     shared_cluster = t.shared.get("cluster_arn") and cluster in (t.shared["cluster_arn"], t.shared.get("cluster_name"))
     capacity = t.shared.get("cluster_capacity") if shared_cluster else None
+    # shared_info read its tags on the shared cluster to check its owner before the run's first write.
+    known = (t.shared.get("compute_quotas") or {}).get(t.name) if shared_cluster else None
     return dict(
         team=t.name,
         cluster=t.shared["cluster_arn"] if capacity is not None else cluster,
@@ -205,13 +218,16 @@ def _quota(t):
                 activation=quota.get("activation") or None,
                 wait_timeout=t.settings.get("quota_wait_timeout"),
                 cluster_capacity=capacity,
+                known_tags={known["compute_quota_id"]: known["tags"]} if known else None,
             )
         )
     )
 
 
 def _s3_prefix(t):
-    return dict(team=t.name, bucket=t.need("data_bucket"), **dict(t.tag_options, **_given(tags=t.extra_tags)))
+    # shared_info read its marker to check its owner before the run's first write.
+    known = (t.shared.get("s3_markers") or {}).get(t.name)
+    return dict(team=t.name, bucket=t.need("data_bucket"), **dict(t.tag_options, **_given(tags=t.extra_tags, known_marker=known)))
 
 
 def _directories(t):

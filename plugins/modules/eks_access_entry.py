@@ -101,6 +101,16 @@ options:
             description: The namespaces, for a V(namespace) scope.
             type: list
             elements: str
+  known_access_entry:
+    description:
+      - The access entry as C(DescribeAccessEntry) returned it earlier in the run, as C(principal_arn) and
+        C(access_entry) (null when it did not exist), as
+        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.access_entries) returns it by principal ARN
+        (M(hyperpod.tenancy.shared_info) reads it to check every team's access entries' owner before the run's first write).
+      - The module takes it instead of describing the entry when C(principal_arn) is the principal it resolves. It only
+        tells that nothing changes; outside check mode, a difference makes the module describe the entry again and
+        plan its writes from that. Used with O(state=present).
+    type: dict
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
   - hyperpod.tenancy.attributes

@@ -53,6 +53,16 @@ options:
       - Extra tags on the marker. S3 allows at most 10 tags on an object, team tags included.
       - The marker's tags are set to exactly the team tags plus these.
     type: dict
+  known_marker:
+    description:
+      - The team's marker object as read earlier in the run, as RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.s3_markers)
+        returns it by team (M(hyperpod.tenancy.shared_info) reads it to check every team's prefix's owner before the run's
+        first write) - C(bucket), C(tags) (its tags, null without a marker) and C(objects) (whether a prefix without a
+        marker holds objects, else null).
+      - The module takes it instead of reading the marker's tags (and listing the prefix) when C(bucket) is O(bucket). It
+        only tells that nothing changes; outside check mode, a difference makes the module read the marker again and
+        plan its write from that. Used with O(state=present).
+    type: dict
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
   - hyperpod.tenancy.attributes

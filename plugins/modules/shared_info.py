@@ -25,9 +25,13 @@ description:
     bucket (C(extra.data_bucket)), the FSx file system (C(extra.fsx_file_system_id)) - so that a run
     that starts with it stops before its first write.
   - Fails the same way, listing every one at once with its team and its tags, when a present team's permission set,
-    SageMaker AI domain or budget exists and is not the team's to change (not marked for it, unless the team's C(adopt)
-    lists its layer; never when marked for another team). That is the rule each of those layers applies, checked here
-    for all teams, with the tags read with the lookups above and handed to the layers, which do not read them again.
+    SageMaker AI domain, budget, Studio execution role, EKS access entry (the team's and its Studio execution role's),
+    S3 prefix (its marker object, or objects without one) or compute quota exists and is not the team's to change (not
+    marked for it, unless the team's C(adopt) lists its layer; never when marked for another team). That is the rule
+    each of those layers applies, checked here for all teams, with the tags read with the lookups above (for the
+    role, the entries, the prefixes and the quotas, one C(GetRole), C(DescribeAccessEntry) and C(GetObjectTagging) each,
+    and one C(ListComputeQuotas) of the cluster with a C(ListTags) per quota) and handed to the layers, which do not read
+    them again (the quota layer still lists the cluster's quotas for its capacity check).
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -195,13 +199,45 @@ hyperpod_shared:
           C(tags) of a budget that exists.
       returned: when a present team has a budget
       type: dict
+    execution_roles:
+      description:
+        - Each present team's Studio execution role (C(<name_prefix>-<team>-studio-execution)) by role name, as
+          a mapping whose key C(role) holds what C(GetRole) returned (its name, ARN, description, trust policy and tags)
+          or null for a role that does not exist.
+        - M(hyperpod.tenancy.team_execution_role) takes one as O(hyperpod.tenancy.team_execution_role#module:known_role).
+      returned: when a present team has a workspace
+      type: dict
+    access_entries:
+      description:
+        - The EKS access entries of each present team's permission set role (when Identity Center made it) and of its
+          Studio execution role, by principal ARN, each as C(principal_arn) and C(access_entry) (what
+          C(DescribeAccessEntry) returned, or null for an entry that does not exist).
+        - M(hyperpod.tenancy.eks_access_entry) takes one as O(hyperpod.tenancy.eks_access_entry#module:known_access_entry).
+      returned: when a present team exists and the EKS cluster exists
+      type: dict
+    s3_markers:
+      description:
+        - Each present team's S3 prefix marker object (C(<team>/) in the data bucket) by team, as C(bucket), C(tags)
+          (null without a marker) and C(objects) (for a prefix without a marker, whether it holds objects).
+        - M(hyperpod.tenancy.s3_team_prefix) takes one as O(hyperpod.tenancy.s3_team_prefix#module:known_marker).
+      returned: when a present team exists and the data bucket exists
+      type: dict
+      sample: {"vision": {"bucket": "hyperpod-team-data", "tags": {"managed-by": "hyperpod.tenancy", "team": "vision"}, "objects": null}}
+    compute_quotas:
+      description:
+        - Each present team's compute quota on the HyperPod cluster, by team, from one C(ListComputeQuotas) (those deleted or
+          being deleted left out), with C(name), C(compute_quota_id) and C(tags) (one C(ListTags) each).
+        - M(hyperpod.tenancy.task_governance_quota) takes the tags as O(hyperpod.tenancy.task_governance_quota#module:known_tags).
+      returned: when a present team has a quota and the HyperPod cluster exists
+      type: dict
 """
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, options
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import owner_problems, preflight_problems, read_shared, read_team_lookups
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import owner_problems, preflight_problems, read_shared
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_team_lookups, read_team_resources
 
 MODULE_OPTIONS = options(
     dict(
@@ -260,6 +296,9 @@ def converge(context, p):
                 tagged_permission_sets=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in present],
             )
         )
+        # The resources the layers would change, read with their tags (the bucket's prefixes only when it exists).
+        bucket = extra.get("data_bucket") if not any(problem.startswith("hyperpod_data_bucket:") for problem in problems) else None
+        shared.update(read_team_resources(context, shared, present, p["name_prefix"], bucket))
     except HyperPodError as e:
         problems.insert(0, e.message)
     # Before the first write of the run too: every present team's existing resource it must not change, all at once.

@@ -54,6 +54,15 @@ options:
         and the quota is checked against this capacity before any write, as it is against the
         described one.
     type: dict
+  known_tags:
+    description:
+      - The tags of the team's quota as C(ListTags) returned them earlier in the run, by compute quota id, as
+        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.compute_quotas) gives them
+        (M(hyperpod.tenancy.shared_info) reads them to check every team's quota's owner before the run's first write).
+      - The module takes them instead of listing the tags of the quota with that id; it still lists the cluster's quotas
+        for its capacity check and describes its own. They only tell that nothing changes; outside check mode, a tag to
+        change makes the module list the tags again and plan its writes from that. Used with O(state=present).
+    type: dict
   resources:
     description:
       - What the team is guaranteed, per instance type (at most 15).

@@ -306,3 +306,76 @@ def test_every_teams_resource_that_is_not_theirs_is_listed_in_one_failure_and_ad
     text = " ".join(run.stdout.split())
     assert "team 'research': SageMaker domain hyperpod-research" in text and "team 'vision'" not in text and "team 'nlp'" not in text, text[-3000:]
     assert client.writes() == []
+
+
+TRUST_SAGEMAKER = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+
+
+def made_by_hand_too(client, seed):
+    """Out of band: vision's Studio execution role untagged; nlp's Studio role (marked for nlp) with an EKS access entry
+    marked for team research; objects under research's S3 prefix and no marker; the HyperPod cluster and, on it, an
+    untagged compute quota of team research. The request log emptied. The role's ARN, the entry's principal, the quota id."""
+    iam, eks, s3, sagemaker = (client.boto3_client(service) for service in ("iam", "eks", "s3", "sagemaker"))
+    made = {}
+    made["role"] = iam.create_role(
+        RoleName="hyperpod-vision-studio-execution", AssumeRolePolicyDocument=json.dumps(TRUST_SAGEMAKER), Tags=[{"Key": "owner", "Value": "ml-platform"}],
+    )["Role"]["Arn"]
+    made["entry"] = iam.create_role(
+        RoleName="hyperpod-nlp-studio-execution", AssumeRolePolicyDocument=json.dumps(TRUST_SAGEMAKER),
+        Tags=[{"Key": "managed-by", "Value": "hyperpod.tenancy"}, {"Key": "team", "Value": "nlp"}],
+    )["Role"]["Arn"]
+    eks.create_access_entry(
+        clusterName=GOOD["hyperpod_cluster"]["eks_cluster_name"], principalArn=made["entry"], tags={"managed-by": "hyperpod.tenancy", "team": "research"},
+    )
+    s3.put_object(Bucket=seed["data_bucket"], Key="research/results.csv", Body=b"a,b\n")
+    cluster = sagemaker.create_cluster(
+        ClusterName=GOOD["hyperpod_cluster"]["name"],
+        Orchestrator={"Eks": {"ClusterArn": seed["eks_cluster_arn"]}},
+        InstanceGroups=[{
+            "InstanceGroupName": "p5-workers", "InstanceType": "ml.p5.48xlarge", "InstanceCount": 8, "ExecutionRole": seed["cluster_execution_role_arn"],
+            "ThreadsPerCore": 1, "LifeCycleConfig": {"SourceS3Uri": "s3://%s/lifecycle/" % seed["data_bucket"], "OnCreate": "on_create.sh"},
+        }],
+        VpcConfig={"SecurityGroupIds": seed["security_group_ids"], "Subnets": seed["subnet_ids"]},
+    )["ClusterArn"]
+    made["quota"] = sagemaker.create_compute_quota(
+        Name="research-by-hand", ClusterArn=cluster,
+        ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}]},
+        ComputeQuotaTarget={"TeamName": "research", "FairShareWeight": 1},
+    )["ComputeQuotaId"]
+    client.clear_requests()
+    return made
+
+
+def test_every_teams_role_access_entry_s3_prefix_and_quota_not_theirs_is_refused_before_the_first_write_in_check_mode_too(seeded, aws_env, tmp_path):
+    client, seed = seeded
+    made = made_by_hand_too(client, seed)
+    # --check tells the same: shared_info reads for real in check mode, and refuses before anything is (or would be) written.
+    run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None, "site.yml", "--check")
+    assert run.returncode == 2, run.stdout[-3000:]
+    text = " ".join(run.stdout.split())
+    eks_cluster = GOOD["hyperpod_cluster"]["eks_cluster_name"]
+    for expected in (
+        f"team 'vision': IAM role {made['role']} exists and was not made by hyperpod.tenancy for team vision "
+        "(it lacks the tags managed-by=hyperpod.tenancy, team=vision; its tags: owner=ml-platform)",
+        f"team 'nlp': access entry of {made['entry']} on cluster {eks_cluster} belongs to team research (tag team=research), not to team nlp",
+        f"team 'research': S3 prefix s3://{seed['data_bucket']}/research/ holds objects but no marker object research/ made by hyperpod.tenancy "
+        "for team research",
+        f"team 'research': compute quota research-by-hand ({made['quota']}) exists and was not made by hyperpod.tenancy for team research",
+    ):
+        assert expected in text, (expected, text[-3000:])
+    assert client.writes() == []
+    # Each team adopts what it may: vision its role, research its prefix and its quota, nlp its access entry. The run is
+    # still refused, for nlp's Studio access entry only, which is marked for research and which no adopt list takes over.
+    def adopting(settings):
+        team_change(0, ["adopt"], ["execution_role"])(settings)
+        team_change(1, ["adopt"], ["access_entry"])(settings)
+        team_change(2, ["adopt"], ["s3_prefix", "quota"])(settings)
+
+    client.clear_requests()
+    (tmp_path / "adopting").mkdir()
+    run, client = run_site(seeded, aws_env, tmp_path / "adopting", adopting)
+    assert run.returncode == 2, run.stdout[-3000:]
+    text = " ".join(run.stdout.split())
+    assert f"team 'nlp': access entry of {made['entry']}" in text and "team 'vision'" not in text and "team 'research'" not in text, text[-3000:]
+    assert client.writes() == []

@@ -282,6 +282,33 @@ def test_adopting_the_pod_role_sets_the_namespace_layers_own_option():
     assert "namespace" not in team_layer_args(normalized([vision])["vision"], SHARED)
 
 
+def test_the_resources_shared_info_read_for_their_owners_go_to_their_layers_for_the_team_alone():
+    teams = normalized()
+    studio = "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution"
+    sso = SHARED["sso_role_arns"]["hyperpod-vision"]
+    read = dict(
+        SHARED,
+        execution_roles={"hyperpod-vision-studio-execution": {"role": {"Arn": studio, "Tags": []}}},
+        access_entries={sso: {"principal_arn": sso, "access_entry": {"tags": {}}}, studio: {"principal_arn": studio, "access_entry": None}},
+        s3_markers={"vision": {"bucket": "ml-shared-data", "tags": {"team": "vision"}, "objects": None}},
+        compute_quotas={"vision": {"name": "hyperpod-vision-quota", "compute_quota_id": "q-1", "tags": {"team": "vision"}}},
+    )
+    vision = team_layer_args(teams["vision"], read)
+    assert vision["execution_role"]["known_role"] == read["execution_roles"]["hyperpod-vision-studio-execution"]
+    assert vision["access_entry"]["known_access_entry"] == read["access_entries"][sso]
+    assert vision["studio_access_entry"]["known_access_entry"] == read["access_entries"][studio]
+    assert vision["s3_prefix"]["known_marker"] == read["s3_markers"]["vision"]
+    assert vision["quota"]["known_tags"] == {"q-1": {"team": "vision"}}
+    for option, params in vision.items():
+        if option != "team":
+            assert ArgumentSpecValidator(**OPTIONS[option]).validate(params).error_messages == [], option
+    nlp = team_layer_args(teams["nlp"], read)
+    known = ("known_role", "known_access_entry", "known_marker", "known_tags")
+    assert not [(option, key) for option, params in nlp.items() if option != "team" for key in known if key in params and option != "domain"]
+    # A quota on another cluster than the shared one is its layer's to read.
+    elsewhere = team_layer_args(teams["vision"], read, {"quota_cluster": "other-cluster"})
+    assert "known_tags" not in elsewhere["quota"]
+
 
 # Run in a fresh interpreter: Ansible's collection loader must be installed before anything imports the collection.
 TEMPLATED_BY_ANSIBLE = """

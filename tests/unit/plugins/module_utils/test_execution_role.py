@@ -454,3 +454,17 @@ def test_the_cluster_policy_is_removed_without_the_cluster_arns():
     current = existing(inline_policies=["hyperpod-cluster", "team-data"], cluster_policy=er.cluster_policy(HYPERPOD, EKS))
     assert er.plan_present(current, er.desired(params())) == [("delete_role_policy", "hyperpod-cluster")]
     assert er.predict(current, [("delete_role_policy", "hyperpod-cluster")]) == existing()
+
+
+def test_the_role_read_earlier_in_the_run_spares_get_role_and_a_difference_reads_it_again():
+    client = workspace_role()
+    known = er.known_role(dict(client.role, CreateDate="2026-12-02"))
+    assert "CreateDate" not in known["role"]
+    changed, _before, _after = er.ensure_present(client, er.desired(params()), check_mode=False, account_id=pytest.fail, known=known)
+    assert not changed and client.calls == ["ListRolePolicies", "GetRolePolicy", "ListAttachedRolePolicies"]
+    # The copy says the role is missing: check mode predicts from it, a real run reads the role again and finds it unchanged.
+    client.calls = []
+    assert er.ensure_present(client, er.desired(params()), check_mode=True, account_id=lambda: ACCOUNT, known={"role": None})[0] is True
+    assert client.calls == []
+    assert er.ensure_present(client, er.desired(params()), check_mode=False, account_id=pytest.fail, known={"role": None})[0] is False
+    assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "ListAttachedRolePolicies"]

@@ -393,3 +393,34 @@ def test_a_resource_of_the_teams_name_made_by_hand_is_refused_then_taken_over_on
     assert converge(False, adopt=True)["changed"]
     assert converge(False)["changed"] is False, "marked once adopted: the next run needs no adopt and changes nothing"
     assert converge(False, state="absent", **offboarding)["changed"]
+
+
+def test_the_access_entry_read_earlier_in_the_run_is_checked_and_spares_describing_it(seeded):
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry
+
+    eks, iam, cluster, role = platform_sso_role(seeded)
+    eks.create_access_entry(clusterName=cluster, principalArn=role["Arn"], tags={"managed-by": "hyperpod.tenancy", "team": "nlp"})
+    read = access_entry.known_entry(role["Arn"], eks.describe_access_entry(clusterName=cluster, principalArn=role["Arn"])["accessEntry"])
+    assert "createdAt" not in read["access_entry"]
+
+    class Counting:
+        """The EKS client, counting DescribeAccessEntry."""
+
+        described = 0
+
+        def __getattr__(self, name):
+            if name == "describe_access_entry":
+                Counting.described += 1
+            return getattr(eks, name)
+
+    params = {"team": "platform", "name_prefix": "hyperpod", "cluster_name": cluster, "state": "present", "principal_arn": role["Arn"],
+              "kubernetes_groups": None, "access_policies": None, "type": "STANDARD", "tags": None, "purge_tags": True, "adopt": True,
+              "known_access_entry": read}
+    # The copy is checked as the entry is: marked for nlp, never taken over, and not described again.
+    with pytest.raises(InputError, match="belongs to team nlp"):
+        access_entry.ensure_present(Counting(), iam, access_entry.apply_team(dict(params)), True)
+    assert Counting.described == 0
+    # A copy of another principal's entry is not taken.
+    with pytest.raises(InputError, match="belongs to team nlp"):
+        access_entry.ensure_present(Counting(), iam, access_entry.apply_team(dict(params, known_access_entry=dict(read, principal_arn="x"))), True)
+    assert Counting.described == 1

@@ -541,3 +541,32 @@ def test_check_mode_with_a_given_capacity_predicts_the_same_as_with_describe_clu
     given = params(borrow_limit=80, cluster=CLUSTER_ARN, cluster_capacity=P5_ONLY)
     given_run = q.QuotaManager(StubSageMaker(described()), given, check_mode=True).ensure_present()
     assert given_run == described_run
+
+
+class TagCounting(StubSageMaker):
+    """The stub, counting the quota's tag lists."""
+
+    tag_reads = 0
+
+    def get_paginator(self, name):
+        if name == "list_tags":
+            self.tag_reads += 1
+        return super().get_paginator(name)
+
+
+def test_tags_read_earlier_in_the_run_spare_list_tags_and_a_tag_to_change_is_read_again():
+    quota = described()
+    marked = {"team": "vision", "managed-by": "hyperpod.tenancy"}
+
+    def run(known_tags):
+        client = TagCounting(copy.deepcopy(quota))
+        # tags={} with purge_tags: the quota's tags are to be exactly the team's.
+        changed = q.QuotaManager(client, params(tags={}, known_tags=known_tags), warn=lambda _m: None).ensure_present()[0]
+        return changed, client.tag_reads
+
+    assert run(None) == (False, 1)
+    assert run({quota["ComputeQuotaId"]: marked}) == (False, 0)
+    # A copy with a tag the run would remove: the tags are listed again and the writes planned from them (none).
+    assert run({quota["ComputeQuotaId"]: dict(marked, stale="x")}) == (False, 1)
+    # Tags of another quota (one made again since) are not taken.
+    assert run({"other-id": marked}) == (False, 1)

@@ -232,3 +232,165 @@ def test_a_budget_is_checked_under_the_name_and_tag_keys_its_layer_gives_it():
     assert len(shared.owner_problems([team("nlp")], found, "hyperpod", None, "1")) == 1
     # A budget that does not exist yet has nothing to check.
     assert shared.owner_problems([team("vision")], {"budgets": {"hyperpod-vision-monthly": {"budget": None, "notifications": []}}}, "hyperpod") == []
+
+
+ACCOUNT = "123456789012"
+ENTRY_ARN = "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-%s_0123456789abcdef"
+STUDIO_ARN = "arn:aws:iam::123456789012:role/hyperpod-%s-studio-execution"
+
+
+def team_resources(role=None, entry=None, studio_entry=None, marker=None, quota=None, team_name="vision"):
+    """What read_team_resources returns for one team: each of its resources (tags, or a marker's state) when given."""
+    studio = shared.execution_role.role_arn(ACCOUNT, shared.execution_role.role_name(team_name, "hyperpod"))
+    found = {"eks_cluster_name": "ml-shared-eks", "sso_role_arns": {"hyperpod-" + team_name: ENTRY_ARN % team_name}}
+    if role is not None:
+        found["execution_roles"] = {studio.rsplit("/", 1)[1]: {"role": {"Arn": studio, "Tags": [{"Key": k, "Value": v} for k, v in role.items()]}}}
+    entries = {}
+    for principal, tags in ((ENTRY_ARN % team_name, entry), (studio, studio_entry)):
+        entries[principal] = {"principal_arn": principal, "access_entry": {"principalArn": principal, "tags": tags} if tags is not None else None}
+    found["access_entries"] = entries
+    if marker is not None:
+        found["s3_markers"] = {team_name: dict({"bucket": "hyperpod-team-data", "tags": None, "objects": None}, **marker)}
+    if quota is not None:
+        found["compute_quotas"] = {team_name: {"name": "hyperpod-%s-quota" % team_name, "compute_quota_id": "q-" + team_name, "tags": quota}}
+    return found
+
+
+def test_the_studio_execution_role_made_by_hand_is_the_teams_problem_unless_adopted():
+    found = team_resources(role={"owner": "ml-platform"})
+    problems = shared.owner_problems([team("vision")], found, "hyperpod", None, ACCOUNT)
+    assert problems == [
+        "team 'vision': IAM role %s exists and was not made by hyperpod.tenancy for team vision (it lacks the tags managed-by=hyperpod.tenancy, "
+        "team=vision; its tags: owner=ml-platform): refusing to change or delete it. To take it over, add execution_role to the team's adopt list"
+        % (STUDIO_ARN % "vision")
+    ]
+    assert shared.owner_problems([team("vision", adopt=["execution_role"])], found, "hyperpod", None, ACCOUNT) == []
+    assert shared.owner_problems([team("vision")], team_resources(role=dict(MARK, team="vision")), "hyperpod", None, ACCOUNT) == []
+    # Another team's role is never taken over.
+    other = team_resources(role=dict(MARK, team="nlp"))
+    assert "belongs to team nlp" in shared.owner_problems([team("vision", adopt=["execution_role"])], other, "hyperpod", None, ACCOUNT)[0]
+
+
+def test_both_access_entries_of_a_team_are_checked_and_only_its_own_is_adopted():
+    found = team_resources(entry={}, studio_entry=dict(MARK, team="research"))
+    problems = shared.owner_problems([team("vision")], found, "hyperpod", None, ACCOUNT)
+    assert len(problems) == 2, problems
+    assert problems[0].startswith(
+        "team 'vision': access entry of %s on cluster ml-shared-eks exists and was not made by hyperpod.tenancy for team vision" % (ENTRY_ARN % "vision"))
+    assert problems[1].startswith(
+        "team 'vision': access entry of %s on cluster ml-shared-eks belongs to team research (tag team=research)" % (STUDIO_ARN % "vision"))
+    # Adopting access_entry takes over the team's unmarked entry; the Studio entry, marked for research, stays refused.
+    assert shared.owner_problems([team("vision", adopt=["access_entry"])], found, "hyperpod", None, ACCOUNT) == problems[1:]
+    # Entries that do not exist (None) have nothing to check.
+    assert shared.owner_problems([team("vision")], team_resources(), "hyperpod", None, ACCOUNT) == []
+
+
+def test_the_s3_prefix_marker_and_unmarked_objects_are_checked_as_the_prefix_layer_checks_them():
+    foreign = team_resources(marker={"tags": dict(MARK, team="nlp")})
+    assert shared.owner_problems([team("vision", adopt=["s3_prefix"])], foreign, "hyperpod") == [
+        "team 'vision': S3 prefix s3://hyperpod-team-data/vision/ (its marker object) belongs to team nlp (tag team=nlp), not to team vision: "
+        "refusing to change or delete it"
+    ]
+    # Objects without a marker are someone's data: refused, unless adopted; an empty prefix is the team's to mark.
+    unmarked = team_resources(marker={"objects": True})
+    problems = shared.owner_problems([team("vision")], unmarked, "hyperpod")
+    assert len(problems) == 1 and problems[0].startswith("team 'vision': S3 prefix s3://hyperpod-team-data/vision/ holds objects but no marker object")
+    assert shared.owner_problems([team("vision", adopt=["s3_prefix"])], unmarked, "hyperpod") == []
+    assert shared.owner_problems([team("vision")], team_resources(marker={"objects": False}), "hyperpod") == []
+    assert shared.owner_problems([team("vision")], team_resources(marker={"tags": dict(MARK, team="vision")}), "hyperpod") == []
+
+
+def test_the_compute_quota_is_checked_by_its_tags_and_adopted_only_unmarked():
+    found = team_resources(quota={"owner": "ops"})
+    problems = shared.owner_problems([team("vision")], found, "hyperpod")
+    assert len(problems) == 1 and problems[0].startswith(
+        "team 'vision': compute quota hyperpod-vision-quota (q-vision) exists and was not made by hyperpod.tenancy for team vision")
+    assert "add quota to the team's adopt list" in problems[0]
+    assert shared.owner_problems([team("vision", adopt=["quota"])], found, "hyperpod") == []
+    research = team_resources(quota=dict(MARK, team="research"))
+    assert "belongs to team research" in shared.owner_problems([team("vision", adopt=["quota"])], research, "hyperpod")[0]
+    # An offboarded team's resources are its offboarding's to check.
+    assert shared.owner_problems([team("vision", state="absent")], found, "hyperpod") == []
+
+
+class Owned(Clients):
+    """The fake clients of read_team_resources: every call recorded by operation, with these answers."""
+
+    def __init__(self, roles=(), entries=(), markers=(), quotas=()):
+        super().__init__()
+        self.roles, self.entries, self.markers, self.quotas = set(roles), set(entries), dict(markers), list(quotas)
+
+    def _missing(self, code, operation):
+        return ClientError({"Error": {"Code": code, "Message": "missing"}}, operation)
+
+    def get_role(self, RoleName):  # noqa: N803 - botocore's names
+        self.calls.append(("GetRole", RoleName))
+        if RoleName not in self.roles:
+            raise self._missing("NoSuchEntity", "GetRole")
+        return {"Role": {"RoleName": RoleName, "Arn": "arn:aws:iam::123456789012:role/" + RoleName, "Tags": [], "CreateDate": "2026"}}
+
+    def describe_access_entry(self, clusterName, principalArn):  # noqa: N803 - botocore's names
+        self.calls.append(("DescribeAccessEntry", principalArn))
+        if principalArn not in self.entries:
+            raise self._missing("ResourceNotFoundException", "DescribeAccessEntry")
+        return {"accessEntry": {"principalArn": principalArn, "tags": {}, "createdAt": "2026"}}
+
+    def get_object_tagging(self, Bucket, Key):  # noqa: N803 - botocore's names
+        self.calls.append(("GetObjectTagging", Key))
+        if Key not in self.markers:
+            raise self._missing("NoSuchKey", "GetObjectTagging")
+        return {"TagSet": [{"Key": k, "Value": v} for k, v in self.markers[Key].items()]}
+
+    def list_objects_v2(self, Bucket, Prefix, MaxKeys):  # noqa: N803 - botocore's names
+        self.calls.append(("ListObjectsV2", Prefix))
+        return {"Contents": [{"Key": Prefix + "data.csv"}]}
+
+    def get_paginator(self, name):
+        fake = self
+
+        class Paged:
+            def paginate(self, **kwargs):
+                fake.calls.append((name, kwargs.get("ClusterArn") or kwargs.get("ResourceArn")))
+                return self
+
+            def build_full_result(self):
+                if name == "list_compute_quotas":
+                    return {"ComputeQuotaSummaries": fake.quotas}
+                return {"Tags": [{"Key": "team", "Value": "vision"}]}
+
+        return Paged()
+
+
+def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as_their_layers_take_them():
+    studio = "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution"
+    quotas = [
+        {"Name": name, "ComputeQuotaId": quota_id, "ComputeQuotaArn": "arn:" + quota_id, "Status": status, "ComputeQuotaTarget": {"TeamName": owner}}
+        for name, quota_id, status, owner in (
+            ("hyperpod-vision-quota", "q-1", "Created", "vision"), ("old", "q-0", "Deleting", "nlp"), ("hyperpod-nlp-quota", "q-2", "Created", "nlp"),
+        )
+    ]
+    clients = Owned(roles=["hyperpod-vision-studio-execution"], entries=[ENTRY_ARN % "vision"], markers={"vision/": {"team": "vision"}}, quotas=quotas)
+    facts = {"account_id": ACCOUNT, "eks_cluster_arn": "arn:eks", "eks_cluster_name": "ml-shared-eks", "cluster_arn": CLUSTER_ARN,
+             "sso_role_arns": {"hyperpod-vision": ENTRY_ARN % "vision"}}
+    teams = [dict(team("vision"), quota={"resources": []}), dict(team("nlp"), workspace={"enabled": False}), team("research", state="absent")]
+    found = shared.read_team_resources(LayerContext(clients), facts, teams, "hyperpod", "hyperpod-team-data")
+    # What each layer would change, once: vision's role and entries, both teams' markers (nlp's missing one listed), one quota list.
+    assert clients.calls == [
+        ("GetRole", "hyperpod-vision-studio-execution"),
+        ("DescribeAccessEntry", ENTRY_ARN % "vision"), ("DescribeAccessEntry", studio),
+        ("GetObjectTagging", "vision/"), ("GetObjectTagging", "nlp/"), ("ListObjectsV2", "nlp/"),
+        ("list_compute_quotas", CLUSTER_ARN), ("list_tags", "arn:q-1"),
+    ]
+    # Without their dates, as the layers' known_* options take them.
+    assert found["execution_roles"] == {"hyperpod-vision-studio-execution": {"role": {
+        "RoleName": "hyperpod-vision-studio-execution", "Arn": "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution", "Tags": []}}}
+    assert found["access_entries"] == {
+        ENTRY_ARN % "vision": {"principal_arn": ENTRY_ARN % "vision", "access_entry": {"principalArn": ENTRY_ARN % "vision", "tags": {}}},
+        studio: {"principal_arn": studio, "access_entry": None},
+    }
+    assert found["s3_markers"] == {
+        "vision": {"bucket": "hyperpod-team-data", "tags": {"team": "vision"}, "objects": None},
+        "nlp": {"bucket": "hyperpod-team-data", "tags": None, "objects": True},
+    }
+    # nlp has no quota in its team file: its quota is no layer's to change.
+    assert found["compute_quotas"] == {"vision": {"name": "hyperpod-vision-quota", "compute_quota_id": "q-1", "tags": {"team": "vision"}}}

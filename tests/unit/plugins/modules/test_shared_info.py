@@ -30,6 +30,7 @@ def reads(monkeypatch):
     monkeypatch.setattr(shared_info, "read_shared", lambda *args: {"eks_cluster_arn": found["eks"], "identity_store_id": "d-1", "account_id": "123456789012"})
     monkeypatch.setattr(shared_info, "preflight_problems", lambda *args: [])
     monkeypatch.setattr(shared_info, "read_team_lookups", lambda *args, **kwargs: {"permission_sets": {"hyperpod-vision": dict(UNMARKED)}})
+    monkeypatch.setattr(shared_info, "read_team_resources", lambda *args: {})
     return found
 
 
