@@ -43,9 +43,7 @@ options:
     default: active
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+  - hyperpod.tenancy.aws
 """
 
 EXAMPLES = r"""
