@@ -286,3 +286,36 @@ def state(backend: object, name: str, factory=dict):
     if name not in backend.__dict__:
         backend.__dict__[name] = factory()
     return backend.__dict__[name]
+
+
+def tag_by_arn(backend_cls: type, find: Callable[[object, str], dict | None], too_many: Callable[[], AwsError]) -> None:
+    """Let ``backend_cls``'s TagResource/UntagResource/ListTagsForResource reach a sub-resource moto does not tag.
+
+    ``find(backend, arn)`` is the sub-resource (a dict with a ``tags`` dict) of that ARN, or None for any other ARN,
+    which goes to the methods as they were: wrapped, not replaced, so that each addition chains its own resources.
+    ``too_many()`` is the error for more than the 50 tags AWS allows.
+    """
+    tag, untag, list_tags = backend_cls.tag_resource, backend_cls.untag_resource, backend_cls.list_tags_for_resource
+
+    def tag_resource(self, resource_arn, tags):
+        resource = find(self, resource_arn)
+        if resource is None:
+            return tag(self, resource_arn, tags)
+        if len({**resource["tags"], **tags}) > 50:
+            raise too_many()
+        resource["tags"].update(tags)
+
+    def untag_resource(self, resource_arn, tag_keys):
+        resource = find(self, resource_arn)
+        if resource is None:
+            return untag(self, resource_arn, tag_keys)
+        for key in tag_keys if isinstance(tag_keys, list) else [tag_keys]:
+            resource["tags"].pop(key, None)
+
+    def list_tags_for_resource(self, resource_arn):
+        resource = find(self, resource_arn)
+        return list_tags(self, resource_arn) if resource is None else dict(resource["tags"])
+
+    backend_cls.tag_resource = tag_resource
+    backend_cls.untag_resource = untag_resource
+    backend_cls.list_tags_for_resource = list_tags_for_resource

@@ -25,7 +25,8 @@ from ansible.utils.unsafe_proxy import wrap_var
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_layer_args import team_layer_args
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places, without_refused
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places, problems_message
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import wanted_team_problems, without_refused
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import validated_layers
 
 try:  # ansible-core 2.19+: where a value was loaded from
@@ -157,15 +158,9 @@ class ActionModule(ActionBase):
                 where = _walk(raw_teams[index], "")
                 located.append("%s%s" % ("%s: " % where if where else "", message))
         wanted = p["team"]
-        if wanted:
-            match = [team for team in normalized if team.get("name") == wanted]
-            if not match:
-                located.append("team %r: not in the team file (teams: %s)" % (wanted, ", ".join(str(t.get("name")) for t in normalized) or "none"))
-            elif p["expect_state"] and match[0]["state"] != p["expect_state"]:
-                located.append("team %r: state: is %r, expected %r" % (wanted, match[0]["state"], p["expect_state"]))
+        located.extend(wanted_team_problems(normalized, wanted, p["expect_state"]))
         if located:
-            count = len(located)
-            msg = "The team file has %d problem%s:\n%s" % (count, "" if count == 1 else "s", "\n".join(located))
+            msg = problems_message(located)
             others = sorted(set(_team_name(raw_teams, i) for i in blocked) - set([wanted]))
             if wanted and others:
                 msg = "Team %r cannot be changed while the team file has problems: the entr%s of team%s %s block%s it (ops fix the file first).\n%s" % (

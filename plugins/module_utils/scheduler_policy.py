@@ -249,15 +249,8 @@ class SchedulerPolicyManager(engine.Manager):
         before.update(status=config["Status"], failure_reason=config.get("FailureReason"))
         if self.check_mode:
             return self._create(before)
-        sagemaker.delete_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"])
         # One config per cluster: the next one can only be created once this one is Deleted.
-        wait_for_status(
-            lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"]),
-            "cluster scheduler config %s" % config["Name"],
-            ready=(DELETED, GONE),
-            failed=("DeleteFailed", "DeleteRollbackFailed"),
-            timeout=self.timeout,
-        )
+        self._delete(config, wait=True)
         return self._create(before)
 
     def _update(self, config):
@@ -313,8 +306,13 @@ class SchedulerPolicyManager(engine.Manager):
         before = comparable(current_settings(config), self.name, config["ClusterArn"])
         if self.check_mode:
             return True, before, {}, {}
+        self._delete(config, wait=self.params.get("wait", True))
+        return True, before, {}, {}
+
+    def _delete(self, config, wait):
+        """Delete ``config`` (``find`` named the manager after it) and, when ``wait``, wait until it is Deleted."""
         sagemaker.delete_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"])
-        if self.params.get("wait", True):
+        if wait:
             wait_for_status(
                 lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"]),
                 "cluster scheduler config %s" % self.name,
@@ -322,4 +320,3 @@ class SchedulerPolicyManager(engine.Manager):
                 failed=("DeleteFailed", "DeleteRollbackFailed"),
                 timeout=self.timeout,
             )
-        return True, before, {}, {}

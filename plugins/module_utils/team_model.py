@@ -682,3 +682,21 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
     if capacity:
         _check_capacity(problems, normalized, capacity)
     return problems.items, normalized, capacity or {}, problems.places
+
+
+def wanted_team_problems(teams, wanted, expect_state=None):
+    """What keeps a run for the team ``wanted`` (with ``state: expect_state`` when given) from the normalized ``teams``."""
+    if not wanted:
+        return []
+    match = [team for team in teams if team.get("name") == wanted]
+    if not match:
+        return ["team %r: not in the team file (teams: %s)" % (wanted, ", ".join(str(t.get("name")) for t in teams) or "none")]
+    if expect_state and match[0]["state"] != expect_state:
+        return ["team %r: state: is %r, expected %r" % (wanted, match[0]["state"], expect_state)]
+    return []
+
+
+def problems_message(problems):
+    """The failure message of a team file with ``problems``."""
+    count = len(problems)
+    return "The team file has %d problem%s:\n%s" % (count, "" if count == 1 else "s", "\n".join(problems))

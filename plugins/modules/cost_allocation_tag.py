@@ -43,9 +43,7 @@ options:
     default: active
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+  - hyperpod.tenancy.aws
 """
 
 EXAMPLES = r"""
@@ -69,7 +67,7 @@ cost_allocation_tags:
   type: list
   elements: dict
   contains:
-    tag_key:
+    tag_key: &tag_key
       description: The tag key.
       type: str
       sample: team
@@ -97,10 +95,7 @@ pending:
   type: list
   elements: dict
   contains:
-    tag_key:
-      description: The tag key.
-      type: str
-      sample: cost-center
+    tag_key: *tag_key
     reason:
       description: Why it is pending.
       type: str

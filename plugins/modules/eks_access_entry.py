@@ -116,10 +116,8 @@ extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.state
   - hyperpod.tenancy.team.name_prefix
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
+  - hyperpod.tenancy.aws
   - amazon.aws.tags
-  - amazon.aws.boto3
 """
 
 EXAMPLES = r"""

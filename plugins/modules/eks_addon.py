@@ -58,10 +58,8 @@ options:
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.state
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
+  - hyperpod.tenancy.aws
   - amazon.aws.tags
-  - amazon.aws.boto3
 """
 
 EXAMPLES = r"""

@@ -150,9 +150,7 @@ extends_documentation_fragment:
   - hyperpod.tenancy.ownership
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.team
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+  - hyperpod.tenancy.aws
 """
 
 EXAMPLES = r"""

@@ -120,10 +120,8 @@ extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.state
   - hyperpod.tenancy.identity_center
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
+  - hyperpod.tenancy.aws
   - amazon.aws.tags
-  - amazon.aws.boto3
 """
 
 EXAMPLES = r"""

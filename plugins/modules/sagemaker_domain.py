@@ -224,10 +224,8 @@ extends_documentation_fragment:
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
   - hyperpod.tenancy.identity_center
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
+  - hyperpod.tenancy.aws
   - amazon.aws.tags
-  - amazon.aws.boto3
 """
 
 EXAMPLES = r"""

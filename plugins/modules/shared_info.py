@@ -82,9 +82,7 @@ extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.team.name_prefix
   - hyperpod.tenancy.identity_center
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+  - hyperpod.tenancy.aws
 """
 
 EXAMPLES = r"""

@@ -76,9 +76,7 @@ options:
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.state
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+  - hyperpod.tenancy.aws
 """
 
 EXAMPLES = r"""

@@ -88,10 +88,8 @@ extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.tags
-  - amazon.aws.boto3"""
+  - hyperpod.tenancy.aws
+  - amazon.aws.tags"""
 
 EXAMPLES = r"""
 - name: Give team vision a monthly budget of 40000 USD

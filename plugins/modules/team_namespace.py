@@ -122,9 +122,7 @@ extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3"""
+  - hyperpod.tenancy.aws"""
 
 EXAMPLES = r"""
 - name: Give team vision its guard rails, service account, role and FSx volume

@@ -81,9 +81,7 @@ notes:
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.identity_center
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+  - hyperpod.tenancy.aws
 """
 
 EXAMPLES = r"""

@@ -109,7 +109,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, options
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file, problems_message, wanted_team_problems
 
 MODULE_OPTIONS = options(
     dict(
@@ -130,16 +130,9 @@ def converge(context, p):
     problems, teams, capacity = check_team_file(
         p["teams"], p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"], identity_center_connection=p["identity_center"]
     )
-    wanted = p["team"]
-    if wanted:
-        match = [team for team in teams if team.get("name") == wanted]
-        if not match:
-            problems.append("team %r: not in the team file (teams: %s)" % (wanted, ", ".join(str(t.get("name")) for t in teams) or "none"))
-        elif p["expect_state"] and match[0]["state"] != p["expect_state"]:
-            problems.append("team %r: state: is %r, expected %r" % (wanted, match[0]["state"], p["expect_state"]))
+    problems.extend(wanted_team_problems(teams, p["team"], p["expect_state"]))
     if problems:
-        count = len(problems)
-        raise ModuleFailure("The team file has %d problem%s:\n%s" % (count, "" if count == 1 else "s", "\n".join(problems)), problems=problems)
+        raise ModuleFailure(problems_message(problems), problems=problems)
     return dict(changed=False, teams=teams, capacity=capacity)
 
 

@@ -64,9 +64,7 @@ options:
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.team.name_prefix
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+  - hyperpod.tenancy.aws
 """
 
 EXAMPLES = r"""

@@ -29,7 +29,7 @@ import moto.eks.urls
 from moto.core.responses import ActionResult, EmptyResult
 
 from sandbox import iam_propagation
-from sandbox.core import AwsError, graft, now_epoch, page_answer, validate_request
+from sandbox.core import AwsError, graft, now_epoch, page_answer, tag_by_arn, validate_request
 
 POLICY_ARN_PREFIX = "arn:aws:eks::aws:cluster-access-policy/"
 # The access policies EKS publishes (ListAccessPolicies), HyperPod's among them.
@@ -339,45 +339,17 @@ class EksRegionFromHost:
         return moto.core.responses.BaseResponse.get_region_from_url(self, request, urlsplit(full_url).netloc)
 
 
-def _wrap_tagging() -> None:
-    """TagResource/UntagResource/ListTagsForResource on access entries (moto tags clusters only).
-    Chained: another addition may wrap these again for its own resources."""
-    backend_cls = moto.eks.models.EKSBackend
-    tag, untag, list_tags = backend_cls.tag_resource, backend_cls.untag_resource, backend_cls.list_tags_for_resource
-
-    def _entry_by_arn(self, resource_arn):
-        for cluster in self.clusters.values():
-            for entry in cluster.__dict__.get("sandbox_access_entries", {}).values():
-                if entry["accessEntryArn"] == resource_arn:
-                    return entry
-        return None
-
-    def tag_resource(self, resource_arn, tags):
-        entry = _entry_by_arn(self, resource_arn)
-        if entry is None:
-            return tag(self, resource_arn, tags)
-        if len({**entry["tags"], **tags}) > 50:
-            raise _invalid_parameter("An access entry can have at most 50 tags.")
-        entry["tags"].update(tags)
-
-    def untag_resource(self, resource_arn, tag_keys):
-        entry = _entry_by_arn(self, resource_arn)
-        if entry is None:
-            return untag(self, resource_arn, tag_keys)
-        for key in tag_keys if isinstance(tag_keys, list) else [tag_keys]:
-            entry["tags"].pop(key, None)
-
-    def list_tags_for_resource(self, resource_arn):
-        entry = _entry_by_arn(self, resource_arn)
-        return list_tags(self, resource_arn) if entry is None else dict(entry["tags"])
-
-    backend_cls.tag_resource = tag_resource
-    backend_cls.untag_resource = untag_resource
-    backend_cls.list_tags_for_resource = list_tags_for_resource
+def _entry_by_arn(backend, resource_arn):
+    """The access entry of ``resource_arn``, or None: EKS tags access entries by their ARN (moto tags clusters only)."""
+    for cluster in backend.clusters.values():
+        for entry in cluster.__dict__.get("sandbox_access_entries", {}).values():
+            if entry["accessEntryArn"] == resource_arn:
+                return entry
+    return None
 
 
 def install() -> None:
-    _wrap_tagging()
+    tag_by_arn(moto.eks.models.EKSBackend, _entry_by_arn, lambda: _invalid_parameter("An access entry can have at most 50 tags."))
     graft(moto.eks.responses.EKSResponse, EksRegionFromHost)
     graft(moto.eks.models.EKSBackend, EksAccessBackend)
     graft(moto.eks.responses.EKSResponse, EksAccessResponse)

@@ -39,7 +39,7 @@ from moto.core.utils import utcnow
 from moto.moto_api._internal import mock_random as random
 
 from sandbox import iam_propagation
-from sandbox.core import graft, page_answer, state
+from sandbox.core import graft, page_answer, state, tag_by_arn
 from sandbox.services.eks_addons import in_use, invalid_parameter, not_found, request_params
 
 URL_PATHS = {
@@ -175,46 +175,19 @@ class PodIdentityResponse:
         return ActionResult(page_answer("associations", self.eks_backend.list_pod_identity_associations(params), params, invalid_parameter))
 
 
-def _wrap_tagging() -> None:
-    """TagResource/UntagResource/ListTagsForResource on associations, by their ARN, as EKS takes them (the way to mark an
-    association made without tags: UpdatePodIdentityAssociation takes none). Chained, as eks_access's and eks_addons' are."""
-    backend_cls = moto.eks.models.EKSBackend
-    tag, untag, list_tags = backend_cls.tag_resource, backend_cls.untag_resource, backend_cls.list_tags_for_resource
-
-    def _by_arn(self, resource_arn):
-        for associations in state(self, "pod_identity_associations").values():
-            for association in associations.values():
-                if association["associationArn"] == resource_arn:
-                    return association
-        return None
-
-    def tag_resource(self, resource_arn, tags):
-        association = _by_arn(self, resource_arn)
-        if association is None:
-            return tag(self, resource_arn, tags)
-        if len({**association["tags"], **tags}) > 50:
-            raise invalid_parameter("A Pod Identity association can have at most 50 tags.")
-        association["tags"].update(tags)
-
-    def untag_resource(self, resource_arn, tag_keys):
-        association = _by_arn(self, resource_arn)
-        if association is None:
-            return untag(self, resource_arn, tag_keys)
-        for key in tag_keys if isinstance(tag_keys, list) else [tag_keys]:
-            association["tags"].pop(key, None)
-
-    def list_tags_for_resource(self, resource_arn):
-        association = _by_arn(self, resource_arn)
-        return list_tags(self, resource_arn) if association is None else dict(association["tags"])
-
-    backend_cls.tag_resource = tag_resource
-    backend_cls.untag_resource = untag_resource
-    backend_cls.list_tags_for_resource = list_tags_for_resource
+def _association_by_arn(backend, resource_arn):
+    """The association of ``resource_arn``, or None: EKS tags associations by their ARN (the way to mark an association
+    made without tags: UpdatePodIdentityAssociation takes none)."""
+    for associations in state(backend, "pod_identity_associations").values():
+        for association in associations.values():
+            if association["associationArn"] == resource_arn:
+                return association
+    return None
 
 
 def install() -> None:
     graft(moto.eks.models.EKSBackend, PodIdentityBackend)
-    _wrap_tagging()
+    tag_by_arn(moto.eks.models.EKSBackend, _association_by_arn, lambda: invalid_parameter("A Pod Identity association can have at most 50 tags."))
     graft(moto.eks.responses.EKSResponse, PodIdentityResponse)
     for path in URL_PATHS:
         moto.eks.urls.url_paths[path] = moto.eks.urls.response.dispatch

@@ -558,15 +558,15 @@ class StudioBackend:
         profile.modified = utcnow()
         profile.lifecycle.move("Deleting", GONE)
 
-    def studio_list_user_profiles(self, params: dict) -> list:
-        validate_request("sagemaker", "ListUserProfiles", params)
+    def _studio_list(self, operation: str, params: dict, store: dict, **filters) -> list:
+        """The answer of the List operation of a domain's user profiles, spaces or apps: the request checked, what is
+        gone purged, then ``_listed`` with DomainIdEquals (they all take it) and the operation's other ``filters``."""
+        validate_request("sagemaker", operation, params)
         self.studio_purge()
-        return _listed(
-            self._studio_profiles().values(),
-            params,
-            DomainIdEquals=lambda p, value: p.domain_id == value,
-            UserProfileNameContains=lambda p, value: value in p.name,
-        )
+        return _listed(store.values(), params, DomainIdEquals=lambda item, value: item.domain_id == value, **filters)
+
+    def studio_list_user_profiles(self, params: dict) -> list:
+        return self._studio_list("ListUserProfiles", params, self._studio_profiles(), UserProfileNameContains=lambda p, value: value in p.name)
 
     # ------------------------------------------------------------ spaces, apps
 
@@ -599,14 +599,7 @@ class StudioBackend:
         space.lifecycle.move("Deleting", GONE)
 
     def studio_list_spaces(self, params: dict) -> list:
-        validate_request("sagemaker", "ListSpaces", params)
-        self.studio_purge()
-        return _listed(
-            self._studio_spaces().values(),
-            params,
-            DomainIdEquals=lambda s, value: s.domain_id == value,
-            SpaceNameContains=lambda s, value: value in s.name,
-        )
+        return self._studio_list("ListSpaces", params, self._studio_spaces(), SpaceNameContains=lambda s, value: value in s.name)
 
     def studio_create_app(self, params: dict) -> dict:
         validate_request("sagemaker", "CreateApp", params)
@@ -647,13 +640,9 @@ class StudioBackend:
         app.lifecycle.move("Deleting", "Deleted")
 
     def studio_list_apps(self, params: dict) -> list:
-        validate_request("sagemaker", "ListApps", params)
-        self.studio_purge()
         # ListApps sorts by CreationTime only (its SortBy enum).
-        return _listed(
-            self._studio_apps().values(),
-            params,
-            DomainIdEquals=lambda a, value: a.domain_id == value,
+        return self._studio_list(
+            "ListApps", params, self._studio_apps(),
             UserProfileNameEquals=lambda a, value: a.user == value,
             SpaceNameEquals=lambda a, value: a.space == value,
         )

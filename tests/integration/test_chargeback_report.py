@@ -9,31 +9,23 @@ import sys
 from pathlib import Path
 
 from sandbox.services.ce_tags import queue_cost_and_usage
+from tests.integration.usage_month import CLUSTER, G5, MONTH, P5
 
 ROOT = Path(__file__).resolve().parents[2]
-MONTH = "2026-02"  # 28 days: 672 hours
 PERIOD = {"Start": "2026-02-01", "End": "2026-03-01"}
 
 # The team file of this test: p5 capacity 8 (vision 4, nlp 3: one instance unallocated),
 # g5 capacity 6 (nlp 2, research 4: fully allocated).
 TEAM_FILE = {
-    "hyperpod_cluster": {
-        "name": "ml-shared",
-        "eks_cluster_name": "ml-shared-eks",
-        "node_recovery": "automatic",
-        "instance_groups": [
-            {"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 8, "threads_per_core": 1},
-            {"name": "g5", "instance_type": "ml.g5.12xlarge", "count": 6, "threads_per_core": 1},
-        ],
-    },
+    "hyperpod_cluster": CLUSTER,
     "hyperpod_teams": [
-        {"name": "vision", "identity_center_group": "TeamVision", "quota": {"resources": [{"instance_type": "ml.p5.48xlarge", "count": 4}]}},
+        {"name": "vision", "identity_center_group": "TeamVision", "quota": {"resources": [{"instance_type": P5, "count": 4}]}},
         {
             "name": "nlp",
             "identity_center_group": "TeamNLP",
-            "quota": {"resources": [{"instance_type": "ml.p5.48xlarge", "count": 3}, {"instance_type": "ml.g5.12xlarge", "count": 2}]},
+            "quota": {"resources": [{"instance_type": P5, "count": 3}, {"instance_type": G5, "count": 2}]},
         },
-        {"name": "research", "identity_center_group": "TeamResearch", "quota": {"resources": [{"instance_type": "ml.g5.12xlarge", "count": 4}]}},
+        {"name": "research", "identity_center_group": "TeamResearch", "quota": {"resources": [{"instance_type": G5, "count": 4}]}},
     ],
 }
 
@@ -132,7 +124,7 @@ def test_report_matches_the_sums_done_by_hand(seeded, aws_env, tmp_path):
 def test_usage_split_charges_measured_use_and_shows_idle_capacity(seeded, aws_env, tmp_path):
     client, _seed = seeded
     queue_cost_and_usage(client.endpoint, SEEDED)
-    usage = {"chargeback_method": "usage", "chargeback_usage": {"vision": {"ml.p5.48xlarge": 672 * 5}, "research": {"ml.g5.12xlarge": 672 * 3}}}
+    usage = {"chargeback_method": "usage", "chargeback_usage": {"vision": {P5: 672 * 5}, "research": {G5: 672 * 3}}}
     _run_, _out, rows = _run(client, aws_env, tmp_path, "-e", json.dumps(usage))
     assert rows["vision"]["cluster_share_usage_usd"] == "5000.00"  # used five p5 instances all month: borrowed one
     assert rows["vision"]["cluster_share_allocation_usd"] == "4000.00"

@@ -105,20 +105,22 @@ def test_check_mode_predicts_exactly_what_onboarding_changes(sample):
     assert {layer for _host, _task, layer in done.changed_layers()} >= {"permission_set", "namespace", "quota"}, done.changed_layers()
 
 
-def test_add_team_refuses_a_team_not_in_the_file(sample):
+@pytest.mark.parametrize(
+    "playbook, team, refusal, calls",
+    [
+        # A team not in the file: refused before any call.
+        ("add_team", "robotics", "team 'robotics': not in the team file", "requests"),
+        # A team still present is removed only when confirmed: refused before any write.
+        ("remove_team", "nlp", "Team nlp is still state: present", "writes"),
+    ],
+    ids=["add_team-a-team-not-in-the-file", "remove_team-a-team-still-present-unless-confirmed"],
+)
+def test_team_playbooks_refuse(sample, playbook, team, refusal, calls):
     sample.client.clear_requests()
-    result = sample.run("playbooks/add_team.yml", "-e", "team=robotics")
+    result = sample.run("playbooks/%s.yml" % playbook, "-e", "team=%s" % team)
     assert result.returncode == 2
-    assert "team 'robotics': not in the team file" in result.stdout
-    assert sample.client.requests() == []
-
-
-def test_remove_team_refuses_a_team_still_present_unless_confirmed(sample):
-    sample.client.clear_requests()
-    result = sample.run("playbooks/remove_team.yml", "-e", "team=nlp")
-    assert result.returncode == 2
-    assert "Team nlp is still state: present" in result.stdout
-    assert sample.client.writes() == []
+    assert refusal in result.stdout
+    assert getattr(sample.client, calls)() == []
 
 
 def test_two_onboardings_of_one_team_at_once_make_one_set_of_resources(sample):

@@ -17,23 +17,12 @@ from pathlib import Path
 import yaml
 
 from sandbox.services.ce_tags import queue_cost_and_usage
-from tests.integration.usage_month import CAPACITY, CLUSTER_COST, G5, IDLE, MONTH, P5, SHARES, TEAMS
+from tests.integration.usage_month import CLUSTER, CLUSTER_COST, G5, IDLE, MONTH, P5, SHARES, TEAMS
 
 ROOT = Path(__file__).resolve().parents[2]
 PERIOD = {"Start": "2026-02-01", "End": "2026-03-01"}
 GROUPS = {"vision": "TeamVision", "nlp": "TeamNLP", "research": "TeamResearch", "audio": "TeamAudio"}
-TEAM_FILE = {
-    "hyperpod_cluster": {
-        "name": "ml-shared",
-        "eks_cluster_name": "ml-shared-eks",
-        "node_recovery": "automatic",
-        "instance_groups": [
-            {"name": "p5", "instance_type": P5, "count": CAPACITY[P5], "threads_per_core": 1},
-            {"name": "g5", "instance_type": G5, "count": CAPACITY[G5], "threads_per_core": 1},
-        ],
-    },
-    "hyperpod_teams": [dict(team, identity_center_group=GROUPS[team["name"]]) for team in TEAMS],
-}
+TEAM_FILE = {"hyperpod_cluster": CLUSTER, "hyperpod_teams": [dict(team, identity_center_group=GROUPS[team["name"]]) for team in TEAMS]}
 OWN = {"vision": "1000.00", "nlp": "500.00", "research": "250.00"}
 CLUSTER_TOTAL = sum(CLUSTER_COST.values())
 

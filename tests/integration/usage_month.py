@@ -30,6 +30,16 @@ TEAMS = [
     {"name": "audio", "quota": {"resources": [{"instance_type": P5, "count": 1}], "sharing": "lend_and_borrow"}},
 ]
 CAPACITY = {P5: 8, G5: 6}
+# The team file's cluster of that capacity (the usage and the chargeback tests' team files).
+CLUSTER = {
+    "name": "ml-shared",
+    "eks_cluster_name": "ml-shared-eks",
+    "node_recovery": "automatic",
+    "instance_groups": [
+        {"name": "p5", "instance_type": P5, "count": CAPACITY[P5], "threads_per_core": 1},
+        {"name": "g5", "instance_type": G5, "count": CAPACITY[G5], "threads_per_core": 1},
+    ],
+}
 SCENARIO = Scenario(
     month=MONTH,
     capacity=CAPACITY,

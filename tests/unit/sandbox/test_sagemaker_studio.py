@@ -36,6 +36,14 @@ def studio(seeded):
     return client, seed, client.boto3_client("sagemaker", seed["region"])
 
 
+@pytest.fixture
+def slow_studio(studio):
+    """``studio`` whose transitional statuses last long enough for a loaded machine to see them, for tests that assert them."""
+    client, _seed, _sm = studio
+    client.configure(status_delay=2.0)
+    return studio
+
+
 def _create(sm, seed, name="hyperpod-vision", auth="SSO", **extra):
     settings = {
         "ExecutionRole": seed["cluster_execution_role_arn"],
@@ -66,10 +74,8 @@ def _assign_group(client, seed, sm, domain_id, group="TeamVision"):
     sso.create_application_assignment(ApplicationArn=application, PrincipalId=seed["group_ids"][group], PrincipalType="GROUP")
 
 
-def test_domain_is_pending_then_in_service_with_sso_application(studio):
-    client, seed, sm = studio
-    # Transitional statuses are asserted below: hold them long enough for a loaded machine.
-    client.configure(status_delay=2.0)
+def test_domain_is_pending_then_in_service_with_sso_application(slow_studio):
+    client, seed, sm = slow_studio
     created = _create(sm, seed)
     assert re.fullmatch(r"d-[a-z0-9]{12}", created["DomainId"])
     first = sm.describe_domain(DomainId=created["DomainId"])
@@ -135,10 +141,8 @@ def test_describe_missing_domain_is_resource_not_found(studio):
     assert _error(excinfo)[0] == "ResourceNotFound"
 
 
-def test_update_domain_changes_settings_in_place_and_refuses_vpc_change(studio):
-    client, seed, sm = studio
-    # Transitional statuses are asserted below: hold them long enough for a loaded machine.
-    client.configure(status_delay=2.0)
+def test_update_domain_changes_settings_in_place_and_refuses_vpc_change(slow_studio):
+    client, seed, sm = slow_studio
     domain_id = _create(sm, seed)["DomainId"]
     with pytest.raises(ClientError) as excinfo:
         sm.update_domain(DomainId=domain_id, DefaultUserSettings={"StudioWebPortal": "ENABLED"})
@@ -158,10 +162,8 @@ def test_update_domain_changes_settings_in_place_and_refuses_vpc_change(studio):
     assert _error(excinfo)[0] == "ValidationException"
 
 
-def test_user_profiles_need_sso_user_and_follow_their_lifecycle(studio):
-    client, seed, sm = studio
-    # Transitional statuses are asserted below: hold them long enough for a loaded machine.
-    client.configure(status_delay=2.0)
+def test_user_profiles_need_sso_user_and_follow_their_lifecycle(slow_studio):
+    client, seed, sm = slow_studio
     domain_id = _create(sm, seed)["DomainId"]
     with pytest.raises(ClientError) as excinfo:
         sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="alice")

@@ -83,17 +83,18 @@ def test_s3_link_needs_file_system_and_bucket(tmp_path, capsys, no_aws):
     assert result["failed"] and "file_system_id" in result["msg"]
 
 
-def sandbox_connection(sandbox, seed):
-    """The module's connection options for the sandbox, with its admin key."""
-    return {"endpoint_url": sandbox.endpoint, "region": seed["region"], "access_key": "sandbox", "secret_key": SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]}
+def linked(sandbox, seed, root, **team):
+    """The module's options for a team's directory linked to the seeded bucket, through the sandbox with its admin key."""
+    return dict(
+        endpoint_url=sandbox.endpoint, region=seed["region"], access_key="sandbox", secret_key=SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        root=str(root), require_mount=False, s3_link=True, file_system_id=seed["fsx_file_system_id"], bucket=seed["data_bucket"], **team
+    )
 
 
 @as_root
 def test_association_through_the_sandbox(seeded, tmp_path, capsys):
     sandbox, seed = seeded
-    aws = sandbox_connection(sandbox, seed)
-    args = dict(aws, team="vision", root=str(tmp_path), require_mount=False, gid=2500, s3_link=True,
-                file_system_id=seed["fsx_file_system_id"], bucket=seed["data_bucket"], cost_center="CC-1001")
+    args = linked(sandbox, seed, tmp_path, team="vision", gid=2500, cost_center="CC-1001")
     created = run_module(args, capsys)
     assert created["changed"]
     association = created["association"]
@@ -117,9 +118,7 @@ def test_association_through_the_sandbox(seeded, tmp_path, capsys):
 @as_root
 def test_association_drift_is_corrected_in_place(seeded, tmp_path, capsys):
     sandbox, seed = seeded
-    aws = sandbox_connection(sandbox, seed)
-    args = dict(aws, team="nlp", root=str(tmp_path), require_mount=False, gid=2600, s3_link=True,
-                file_system_id=seed["fsx_file_system_id"], bucket=seed["data_bucket"], cost_center="CC-1002")
+    args = linked(sandbox, seed, tmp_path, team="nlp", gid=2600, cost_center="CC-1002")
     created = run_module(args, capsys)["association"]
     fsx = sandbox.boto3_client("fsx", seed["region"])
     assert created["s3"]["auto_import_policy"]["events"] == []  # export only: S3 metadata never sets owner, mode or links
