@@ -18,7 +18,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from concurrent.futures import ThreadPoolExecutor
+
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+# How many of one service's reads shared_info keeps in flight when it reads one thing per team: a read waits on
+# AWS's latency, not on this process, and four at once stay far below the request rates the services allow.
+READS_IN_FLIGHT = 4
 
 
 def _pick(response, key):
@@ -100,3 +106,13 @@ def crud(handler, noun, name, list_key, page_size=None):
         write(handler, "update %s" % noun, "update_%s" % name),
         delete(handler, "delete %s" % noun, "delete_%s" % name),
     )
+
+
+def each(function, items, workers=READS_IN_FLIGHT):
+    """``[function(item) for item in items]`` with up to ``workers`` calls in flight at once (boto3 clients are
+    thread-safe); the first error, in the items' order, is raised."""
+    items = list(items)
+    if len(items) < 2 or workers < 2:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
+        return list(pool.map(function, items))

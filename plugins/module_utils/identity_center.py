@@ -14,7 +14,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, listing, read, write
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, each, listing, read, write
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler as Handler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
@@ -113,16 +113,10 @@ user_id = _id_by("look up the Identity Center user", "get_user_id", "userName", 
 
 def group_ids(identitystore, store_id, names, known=None):
     """({display name: group id}, [names the store has no group of]); ``known`` ids (read once per run) are not looked up."""
-    found, missing = {}, []
-    for name in names:
-        if name in found or name in missing:
-            continue
-        gid = (known or {}).get(name) or group_id(identitystore, store_id, name)
-        if gid is None:
-            missing.append(name)
-        else:
-            found[name] = gid
-    return found, missing
+    names = list(dict.fromkeys(names))
+    gids = each(lambda name: (known or {}).get(name) or group_id(identitystore, store_id, name), names)
+    found = dict((name, gid) for name, gid in zip(names, gids) if gid is not None)
+    return found, [name for name, gid in zip(names, gids) if gid is None]
 
 
 @Handler.common_error_handler("list the Identity Center users")

@@ -30,7 +30,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_ta
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, data_repository, domain, eks, execution_role, iam, identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets as budgets_api
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import read
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, read
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
@@ -97,13 +97,16 @@ def permission_sets(sso_admin, instance_arn, names, tagged=()):
     present teams') come with their tags, which their module then does not read again.
     """
     wanted, found = set(names), {}
-    for arn in identity_center.list_permission_sets(sso_admin, InstanceArn=instance_arn):
+    arns = identity_center.list_permission_sets(sso_admin, InstanceArn=instance_arn)
+    # Described a few at once, and no more once every wanted one is found.
+    for start in range(0, len(arns), READS_IN_FLIGHT):
         if wanted <= set(found):
             break
-        described = identity_center.describe_permission_set(sso_admin, InstanceArn=instance_arn, PermissionSetArn=arn)
-        if described and described["Name"] in wanted:
-            tags = permission_set.read_tags(sso_admin, instance_arn, arn) if described["Name"] in tagged else None
-            found[described["Name"]] = permission_set.known_from_described(described, tags)
+        described = each(lambda arn: identity_center.describe_permission_set(sso_admin, InstanceArn=instance_arn, PermissionSetArn=arn),
+                         arns[start:start + READS_IN_FLIGHT])
+        ours = [d for d in described if d and d["Name"] in wanted]
+        tags = each(lambda d: permission_set.read_tags(sso_admin, instance_arn, d["PermissionSetArn"]) if d["Name"] in tagged else None, ours)
+        found.update((d["Name"], permission_set.known_from_described(d, t)) for d, t in zip(ours, tags))
     return found
 
 
@@ -142,11 +145,10 @@ def budgets(client, account_id, names):
     The tags of those that exist are read here (for ``owner_problems``); their module then does not read them.
     """
     listed = budget.list_account_budgets(client, account_id)
-    found = {}
-    for name in names:
-        found[name] = listed.get(name) or {"budget": None, "notifications": []}
-        if found[name]["budget"] is not None:
-            found[name] = dict(found[name], tags=budgets_api.list_tags(client, budget.budget_arn(account_id, name)) or {})
+    found = dict((name, listed.get(name) or {"budget": None, "notifications": []}) for name in names)
+    existing = [name for name in names if found[name]["budget"] is not None]
+    for name, tags in zip(existing, each(lambda name: budgets_api.list_tags(client, budget.budget_arn(account_id, name)), existing)):
+        found[name] = dict(found[name], tags=tags or {})
     return found
 
 
@@ -160,10 +162,13 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
     if budget_names:
         lookups["budgets"] = budgets(context.client("budgets"), shared["account_id"], budget_names)
     if domain_names:
-        found = domains(context.client("sagemaker"), domain_names)
+        client = context.client("sagemaker")
+        found = domains(client, domain_names)
         lookups["domain_ids"] = dict((name, summary["DomainId"]) for name, summary in found.items())
-        lookups["user_profiles"] = domain.profiles_by_domain(context.client("sagemaker"), lookups["domain_ids"].values())
-        lookups["domain_tags"] = dict((s["DomainId"], sagemaker.list_tags(context.client("sagemaker"), s["DomainArn"])) for s in found.values())
+        lookups["user_profiles"] = domain.profiles_by_domain(client, lookups["domain_ids"].values())
+        summaries = list(found.values())
+        tags = each(lambda s: sagemaker.list_tags(client, s["DomainArn"]), summaries)
+        lookups["domain_tags"] = dict((s["DomainId"], t) for s, t in zip(summaries, tags))
     if subnet_ids:
         lookups["vpc_id"] = vpc_of(context.client("ec2"), subnet_ids)
     if team_groups:
@@ -195,30 +200,33 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None):
     if with_workspace:
         client = context.client("iam")
         names = [execution_role.role_name(team, name_prefix) for team in with_workspace]
-        found["execution_roles"] = dict((name, execution_role.known_role(iam.get_role(client, RoleName=name))) for name in names)
+        found["execution_roles"] = dict(zip(names, each(lambda name: execution_role.known_role(iam.get_role(client, RoleName=name)), names)))
     if shared.get("eks_cluster_arn") and present:
         client, sso_roles = context.client("eks"), shared.get("sso_role_arns") or {}
         principals = [sso_roles.get(naming.permission_set_name(t["name"], name_prefix)) for t in present]
         principals += [execution_role.role_arn(shared["account_id"], execution_role.role_name(team, name_prefix)) for team in with_workspace]
         cluster = shared["eks_cluster_name"]
-        found["access_entries"] = dict(
-            (arn, access_entry.known_entry(arn, access_entry.describe_access_entry(client, cluster, arn))) for arn in principals if arn
-        )
+        principals = [arn for arn in principals if arn]
+        found["access_entries"] = dict(zip(principals, each(
+            lambda arn: access_entry.known_entry(arn, access_entry.describe_access_entry(client, cluster, arn)), principals)))
     if data_bucket and present:
-        client, markers = context.client("s3"), {}
-        for team in (t["name"] for t in present):
+        client = context.client("s3")
+
+        def marker(team):
             tags = data_repository.read_marker(client, data_bucket, team)
             objects = None if tags is not None else data_repository.holds_objects(client, data_bucket, team)
-            markers[team] = {"bucket": data_bucket, "tags": tags, "objects": objects}
-        found["s3_markers"] = markers
+            return {"bucket": data_bucket, "tags": tags, "objects": objects}
+
+        names = [t["name"] for t in present]
+        found["s3_markers"] = dict(zip(names, each(marker, names)))
     with_quota = set(t["name"] for t in present if t.get("quota") is not None)
     if shared.get("cluster_arn") and with_quota:
         client = context.client("sagemaker")
         summaries = quota.team_quotas(sagemaker.list_compute_quotas(client, ClusterArn=shared["cluster_arn"]))
+        ours = [(team, s) for team, s in summaries.items() if team in with_quota]
+        tags = each(lambda item: sagemaker.list_tags(client, item[1]["ComputeQuotaArn"]), ours)
         found["compute_quotas"] = dict(
-            (team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": sagemaker.list_tags(client, s["ComputeQuotaArn"])})
-            for team, s in summaries.items() if team in with_quota
-        )
+            (team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": t}) for (team, s), t in zip(ours, tags))
     return found
 
 

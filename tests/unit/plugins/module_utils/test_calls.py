@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+
 import boto3
 import pytest
 from ansible_collections.amazon.aws.plugins.module_utils import cloud
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, iam, identity_center, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksError, IdentityCenterError, SageMakerError
 from botocore.stub import Stubber
 
@@ -187,3 +190,40 @@ def test_a_role_write_racing_another_is_retried(sleeps):
         iam.put_role_policy(client, **request)
     stub.assert_no_pending_responses()
     assert len(sleeps) == 1
+
+
+# calls.each: one read per item, a few in flight at once, answers in the items' order, the first error raised.
+
+def test_reads_are_in_flight_together_but_never_more_than_the_bound():
+    in_flight, most, lock = [0], [0], threading.Lock()
+    # Each call waits until READS_IN_FLIGHT calls are in flight together: one after another, the barrier breaks.
+    together = threading.Barrier(READS_IN_FLIGHT, timeout=10)
+
+    def read(item):
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        together.wait()
+        with lock:
+            in_flight[0] -= 1
+        return item * 10
+
+    items = list(range(READS_IN_FLIGHT * 3))
+    assert each(read, items) == [item * 10 for item in items]
+    assert most[0] == READS_IN_FLIGHT
+
+
+def test_the_first_failing_item_s_error_is_raised():
+    def read(item):
+        if item in (3, 5):
+            raise ValueError("item %d" % item)
+        return item
+
+    with pytest.raises(ValueError, match="item 3"):
+        each(read, range(8))
+
+
+def test_one_item_or_none_is_read_in_this_thread():
+    caller = threading.current_thread()
+    assert each(lambda item: threading.current_thread() is caller, [1]) == [True]
+    assert each(lambda item: item, []) == []
