@@ -31,8 +31,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import html
+import threading
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, naming, team_policy
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 
 # S3 operations whose IAM action is not s3:<Operation> (Service Authorization Reference, "Actions defined
@@ -387,6 +389,8 @@ def simulate_decider(client, chunk=50, resource_chunk=100, batch=True):
     Reference). ``batch=False`` asks one resource per call. ``decide.calls`` counts the calls (pages included).
     """
 
+    counting = threading.Lock()
+
     def decide(principal, asks):
         groups = {}
         for index, (resource, actions) in enumerate(asks):
@@ -405,7 +409,8 @@ def simulate_decider(client, chunk=50, resource_chunk=100, batch=True):
                     if entries:
                         request["ContextEntries"] = entries
                     for page in client.get_paginator("simulate_principal_policy").paginate(**request):
-                        decide.calls += 1
+                        with counting:
+                            decide.calls += 1
                         for result in page["EvaluationResults"]:
                             _record(result, by_arn, answers)
         return answers
@@ -440,10 +445,9 @@ def matrix(principals, resources, decide, actions=None):
     """
     actions = actions or actions_by_kind()
     cells, leaks, gaps = [], [], []
-    for principal in principals:
-        needed = NEEDED.get(principal["kind"], {})
-        permitted = SHARED_ALLOWED.get(principal["kind"], {})
-        asks = []
+
+    def asked(principal):
+        needed, permitted, asks = NEEDED.get(principal["kind"], {}), SHARED_ALLOWED.get(principal["kind"], {}), []
         for resource in resources:
             wanted = list(actions.get(resource["kind"], []))
             if resource.get("shared"):
@@ -451,7 +455,15 @@ def matrix(principals, resources, decide, actions=None):
             elif resource["team"] == principal["team"]:
                 wanted = sorted(set(wanted) | set(needed.get(resource["kind"], [])))
             asks.append((resource, wanted))
-        for (resource, wanted), decisions in zip(asks, decide(principal, asks)):
+        return asks
+
+    # Each principal's decisions are independent of the others': a few principals are asked at once.
+    asked_by_principal = [asked(principal) for principal in principals]
+    answers = each(lambda item: decide(*item), list(zip(principals, asked_by_principal)))
+    for principal, asks, decided in zip(principals, asked_by_principal, answers):
+        needed = NEEDED.get(principal["kind"], {})
+        permitted = SHARED_ALLOWED.get(principal["kind"], {})
+        for (resource, wanted), decisions in zip(asks, decided):
             shared = resource.get("shared", False)
             own = not shared and resource["team"] == principal["team"]
             for action in wanted:
