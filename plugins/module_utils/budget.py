@@ -23,7 +23,7 @@ from decimal import Decimal, InvalidOperation
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
 # AWS Budgets quotas: at most 5 notifications per budget (the model's max of 10 is not what the service takes),
@@ -310,6 +310,8 @@ MODULE_OPTIONS = options(
     ),
     STATE, NAME_PREFIX, TAGS,
 )
+# The team file's budget section (docs/team-file.md): the module's defaults, but monthly_usd, which a team must give.
+TEAM_FILE_SECTION = team_section(MODULE_OPTIONS, ("monthly_usd", "notify", "thresholds", "forecast_thresholds"), monthly_usd=REQUIRED)
 
 
 def check(params):

@@ -63,3 +63,28 @@ def options(argument_spec, *pieces, **constraints):
     for piece in pieces:
         spec.update(piece)
     return dict(constraints, argument_spec=spec)
+
+
+# A team-file key with no default: the team file must give it (team_model.REQUIRED is this).
+REQUIRED = object()
+
+
+def team_section(module_options, keys, **team_defaults):
+    """A section of the team file (``quota:``, ``budget:``) whose keys are options of one layer's ``module_options``.
+
+    Returns ``{key: default}`` in the order of ``keys``: the team file's default where ``team_defaults`` gives one (a
+    team gets it, while the module leaves an unset option alone; ``REQUIRED`` when the team must give it), the
+    module's own default otherwise. ``team_model`` checks the section's keys and their choices from the layer's spec,
+    and ``team_layer_args`` passes every key on to the layer by its name: the layer's file is the one source.
+    """
+    spec = module_options["argument_spec"]
+    unknown = [key for key in keys if key not in spec] + [key for key in team_defaults if key not in keys]
+    if unknown:
+        raise ValueError("team-file keys that are not options of the layer, or not listed: %s" % ", ".join(unknown))
+    return dict((key, team_defaults[key] if key in team_defaults else spec[key].get("default")) for key in keys)
+
+
+def section_choices(module_options, section):
+    """``{key: choices}`` of the section's keys that the layer's spec restricts to choices."""
+    spec = module_options["argument_spec"]
+    return dict((key, tuple(spec[key]["choices"])) for key in section if spec[key].get("choices"))

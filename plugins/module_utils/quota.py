@@ -28,7 +28,7 @@ import re
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, naming, sagemaker
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, wait
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, TEAM_TAGS, options, team_section, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, read_settled, wait_for_status
@@ -602,6 +602,13 @@ MODULE_OPTIONS = options(
         known_tags=dict(type="dict", no_log=False),
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS, wait(900),
+)
+# The team file's quota section (docs/team-file.md): a team gets these defaults, the module leaves an unset option alone.
+TEAM_FILE_SECTION = team_section(
+    MODULE_OPTIONS,
+    ("resources", "sharing", "borrow_limit", "absolute_borrow_limits", "preempt", "fair_share_weight", "activation"),
+    resources=REQUIRED, sharing="lend_and_borrow", borrow_limit=None, absolute_borrow_limits=[], preempt="lower_priority",
+    fair_share_weight=0, activation="enabled",
 )
 
 

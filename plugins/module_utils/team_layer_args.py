@@ -39,6 +39,14 @@ def _given(**options):
     return {key: value for key, value in options.items() if value is not None}
 
 
+def _section(team, section):
+    """Every key of a layer's section of the team file (``team_model.LAYER_SECTIONS``) that is set, by its name.
+
+    The section's keys are options of the layer (its ``TEAM_FILE_SECTION``): a new one needs nothing here.
+    """
+    return _given(**dict((key, value) for key, value in team[section].items() if key in team_model.SECTION_DEFAULTS[section]))
+
+
 class _Team(object):
     """One team with what all teams share: what several layers derive from them, derived once."""
 
@@ -193,7 +201,6 @@ def _domain(t):
 
 
 def _quota(t):
-    quota = t.team["quota"]
     cluster = t.settings.get("quota_cluster") or t.need("cluster_arn")
     # shared_info described the shared cluster once per run: its capacity spares each quota a DescribeCluster.
     shared_cluster = t.shared.get("cluster_arn") and cluster in (t.shared["cluster_arn"], t.shared.get("cluster_name"))
@@ -204,21 +211,17 @@ def _quota(t):
         team=t.name,
         cluster=t.shared["cluster_arn"] if capacity is not None else cluster,
         name_prefix=t.prefix,
-        resources=quota["resources"],
         description=t.description,
         tags=t.extra_tags or {},
         **dict(
             t.tag_options,
-            **_given(
-                sharing=quota.get("sharing") or None,
-                borrow_limit=quota.get("borrow_limit"),
-                absolute_borrow_limits=quota.get("absolute_borrow_limits"),
-                preempt=quota.get("preempt") or None,
-                fair_share_weight=quota.get("fair_share_weight"),
-                activation=quota.get("activation") or None,
-                wait_timeout=t.settings.get("quota_wait_timeout"),
-                cluster_capacity=capacity,
-                known_tags={known["compute_quota_id"]: known["tags"]} if known else None,
+            **dict(
+                _section(t.team, "quota"),
+                **_given(
+                    wait_timeout=t.settings.get("quota_wait_timeout"),
+                    cluster_capacity=capacity,
+                    known_tags={known["compute_quota_id"]: known["tags"]} if known else None,
+                )
             )
         )
     )
@@ -276,7 +279,6 @@ def _namespace(t):
 
 
 def _budget(t):
-    budget = t.team["budget"]
     prefix = t.settings.get("budget_name_prefix") or t.prefix
     account = t.settings.get("budget_account_id") or t.shared.get("account_id") or None
     # shared_info listed the budgets of its own account by its own names: any other budget the module reads itself.
@@ -284,16 +286,15 @@ def _budget(t):
     return dict(
         team=t.name,
         name_prefix=prefix,
-        monthly_usd=budget["monthly_usd"],
-        **_given(
-            cost_center=t.team.get("cost_center") or None,
-            tag_keys=t.settings.get("budget_tag_keys") or t.shared.get("tag_keys") or None,
-            thresholds=budget.get("thresholds"),
-            forecast_thresholds=budget.get("forecast_thresholds"),
-            notify=budget.get("notify"),
-            tags=t.extra_tags,
-            account_id=account,
-            known_budget=known,
+        **dict(
+            _section(t.team, "budget"),
+            **_given(
+                cost_center=t.team.get("cost_center") or None,
+                tag_keys=t.settings.get("budget_tag_keys") or t.shared.get("tag_keys") or None,
+                tags=t.extra_tags,
+                account_id=account,
+                known_budget=known,
+            )
         )
     )
 

@@ -19,12 +19,14 @@ import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget as budget_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster as cluster_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import quota as quota_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.execution_role import bucket_problems
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import REQUIRED, section_choices
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_dirs import parse_mode
 
 PRIORITY_CLASS_PATTERN = naming.DNS_LABEL_PATTERN
@@ -37,7 +39,6 @@ MAX_QUOTA_RESOURCES = 15
 MAX_DATA_REPOSITORY_ASSOCIATIONS = 8
 
 # Every key a team may have, with its default (``REQUIRED`` when it has none).
-REQUIRED = object()
 TEAM_DEFAULTS = {
     "name": REQUIRED,
     "state": "present",
@@ -54,35 +55,32 @@ TEAM_DEFAULTS = {
     # Layers whose existing, unmarked resource the team takes over (naming.ADOPTABLE; docs/team-file.md).
     "adopt": [],
 }
+# A section whose every key is an option of one layer: the layer's file declares it (``TEAM_FILE_SECTION``, keys and
+# defaults) and its spec gives the choices; team_layer_args passes each key on by its name.
+LAYER_SECTIONS = {"quota": quota_rules, "budget": budget_rules}
 SECTION_DEFAULTS = {
-    "quota": {
-        "resources": REQUIRED,
-        "sharing": "lend_and_borrow",
-        "borrow_limit": None,
-        "absolute_borrow_limits": [],
-        "preempt": "lower_priority",
-        "fair_share_weight": 0,
-        "activation": "enabled",
-    },
+    "quota": quota_rules.TEAM_FILE_SECTION,
     "access": {"policies": ["training", "inference"], "cluster_read": True, "pod_security": "baseline"},
     "workspace": {"enabled": True, "auth_mode": "SSO", "app_network_access_type": "VpcOnly", "retain_home_efs": True},
     "storage": {"gid": None, "mode": "2770", "on_remove": "keep", "s3_link": False},
-    "budget": {"monthly_usd": REQUIRED, "notify": [], "thresholds": [80, 100], "forecast_thresholds": [100]},
+    "budget": budget_rules.TEAM_FILE_SECTION,
 }
 # What every team shares that the roles may set (identity_session_duration); unset, it is this.
 SETTING_DEFAULTS = {"session_duration": "PT8H"}
 RESOURCE_KEYS = ("instance_type", "count", "accelerators", "vcpu", "memory_gib", "accelerator_partition")
 CHOICES = {
     "state": ("present", "absent"),
-    "quota.sharing": ("lend", "dont_lend", "lend_and_borrow"),
-    "quota.preempt": ("never", "lower_priority"),
-    "quota.activation": ("enabled", "disabled"),
     "access.policies": ("training", "inference", "space"),
     "access.pod_security": ("baseline", "restricted"),
     "workspace.auth_mode": ("SSO", "IAM"),
     "workspace.app_network_access_type": ("VpcOnly", "PublicInternetOnly"),
     "storage.on_remove": ("keep", "archive", "delete"),
 }
+CHOICES.update(
+    ("%s.%s" % (section, key), choices)
+    for section, layer in LAYER_SECTIONS.items()
+    for key, choices in section_choices(layer.MODULE_OPTIONS, SECTION_DEFAULTS[section]).items()
+)
 
 
 def sagemaker_model():
@@ -249,6 +247,12 @@ def _int_range(problems, where, field, value, low, high, optional=False):
         problems.add(where, field, "%r must be a whole number from %d to %d%s" % (value, low, high, "" if _is_number(value) else yaml_hint(value)))
 
 
+def _layer_choices(problems, where, section, values):
+    """Each key of a layer's section (``LAYER_SECTIONS``) that its layer restricts to choices, checked against them."""
+    for key, choices in section_choices(LAYER_SECTIONS[section].MODULE_OPTIONS, SECTION_DEFAULTS[section]).items():
+        _choice(problems, where, "%s.%s" % (section, key), values[key], choices)
+
+
 def _check_section(problems, where, team, section):
     raw = team.get(section)
     if raw is None:
@@ -308,8 +312,7 @@ def _check_quota(problems, where, team, instance_types, cluster_types):
     if quota is None:
         return None
     _check_resources(problems, where, quota.get("resources"), instance_types, cluster_types)
-    for key in ("sharing", "preempt", "activation"):
-        _choice(problems, where, "quota." + key, quota[key], CHOICES["quota." + key])
+    _layer_choices(problems, where, "quota", quota)
     low, high = quota_rules.BORROW_LIMIT_RANGE
     _int_range(problems, where, "quota.borrow_limit", quota["borrow_limit"], low, high, optional=True)
     if quota["borrow_limit"] is not None and quota["sharing"] != "lend_and_borrow":
