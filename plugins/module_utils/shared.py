@@ -28,7 +28,7 @@ import re
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, data_repository, domain, eks, execution_role, iam, identity_center
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, sagemaker, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets as budgets_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, read
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
@@ -185,14 +185,16 @@ def _workspace(team):
     return (team.get("workspace") or {}).get("enabled", True)
 
 
-def read_team_resources(context, shared, teams, name_prefix, data_bucket=None):
+def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, pod_roles=False):
     """The present teams' resources their layers would change, with their tags, for ``owner_problems``; ``context`` is a LayerContext.
 
     Per team: GetRole of its Studio execution role (a team with a workspace), DescribeAccessEntry of the entries of its
     permission set's role and of its execution role (when the EKS cluster exists), GetObjectTagging of its S3 prefix's marker
     (when ``data_bucket`` exists; a prefix without one is listed, one key, to tell whether it holds objects), and for the
-    cluster one ListComputeQuotas and a ListTags per team quota. The layers take these answers instead of reading
-    them again, except the quotas' list: each team's capacity check counts the others' quotas as they are when it runs.
+    cluster one ListComputeQuotas and a ListTags per team quota; with ``pod_roles`` (a run with a kubeconfig, where
+    the namespace layer makes them), each team's Pod Identity role (GetRole) and its service account's association.
+    The layers take these answers instead of reading them again, except the quotas' list: each team's capacity check
+    counts the others' quotas as they are when it runs.
     """
     present = [t for t in teams if t.get("state", "present") == "present"]
     found = {}
@@ -227,11 +229,17 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None):
         tags = each(lambda item: sagemaker.list_tags(client, item[1]["ComputeQuotaArn"]), ours)
         found["compute_quotas"] = dict(
             (team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": t}) for (team, s), t in zip(ours, tags))
+    # The namespace layer runs for a team with a quota (Task Governance makes its namespace).
+    if pod_roles and shared.get("eks_cluster_arn") and with_quota:
+        names = sorted(with_quota)
+        cluster = shared["eks_cluster_name"]
+        found["pod_identities"] = dict(zip(names, each(lambda team: team_namespace.read_known_pod_identity(context, team, name_prefix, cluster), names)))
     return found
 
 
 def _team_resource_problems(team, lookups, name_prefix, tag_keys, account_id, adopt):
-    """``owner_problems`` of one team's execution role, access entries, S3 prefix and compute quota (``read_team_resources``)."""
+    """``owner_problems`` of one team's execution role, access entries, S3 prefix, compute quota and Pod Identity role and
+    association (``read_team_resources``)."""
     found = []
     role = ((lookups.get("execution_roles") or {}).get(execution_role.role_name(team, name_prefix)) or {}).get("role")
     if role:
@@ -252,6 +260,12 @@ def _team_resource_problems(team, lookups, name_prefix, tag_keys, account_id, ad
     known = (lookups.get("compute_quotas") or {}).get(team)
     if known is not None:
         found.append(quota.owner_problem(team, known["name"], known["compute_quota_id"], known["tags"], tag_keys, "quota" in adopt))
+    known = (lookups.get("pod_identities") or {}).get(team)
+    if known is not None:
+        role = known.get("role")
+        role = {"arn": role["Arn"], "tags": boto3_tag_list_to_ansible_dict(role.get("Tags") or [])} if role else {}
+        found.extend(team_namespace.pod_identity_problems(
+            team, name_prefix, lookups.get("eks_cluster_name"), role, known.get("association"), tag_keys, "pod_role" in adopt))
     return found
 
 

@@ -273,6 +273,8 @@ def _namespace(t):
             **_given(
                 context=t.settings.get("kube_context") or None,
                 volume=dict(file_system_id=file_system_id) if file_system_id else None,
+                # shared_info read the pod role and association for its owner check: the layer takes them.
+                known_pod_identity=(t.shared.get("pod_identities") or {}).get(t.name),
             )
         )
     )

@@ -53,6 +53,7 @@ except ImportError:
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, fsx, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TEAM_TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
@@ -461,18 +462,22 @@ def _current_association(eks, cluster_name, namespace, service_account):
     return describe_association(eks, cluster_name, found[0]["associationId"]) if found else None
 
 
-def read_pod_identity(context, team, prefix, pod_identity, tag_keys=None, adopt=False):
-    """The team's pod role (``execution_role.view``, {} when missing) and its service account's association (None when
-    missing), read before any write; refused with an ``InputError`` naming each that is not the team's.
+def read_known_pod_identity(context, team, prefix, cluster_name):
+    """What shared_info hands the namespace layer as ``known_pod_identity``: the pod role's GetRole answer and the
+    service account's association as described, each None when missing (two or three reads)."""
+    n = names(team, prefix)
+    role = iam_api.get_role(context.client("iam"), RoleName=pod_role_name(team, prefix))
+    return dict(execution_role.known_role(role), association=_current_association(context.client("eks"), cluster_name, n["namespace"], n["service_account"]))
+
+
+def pod_identity_problems(team, prefix, cluster_name, role, association, tag_keys=None, adopt=False):
+    """One sentence for the pod role (``execution_role.view``) and one for the association that are not the team's.
 
     The rule is every layer's, ``naming.ownership_problem``: the role and the association (by their tags) must carry
     the team's mark, or carry none and be adopted (``pod_role``); one marked for another team never is. Offboarding
     passes no ``adopt``: what the collection did not make is not deleted.
     """
     n = names(team, prefix)
-    cluster_name = pod_identity["cluster_name"]
-    association = _current_association(context.client("eks"), cluster_name, n["namespace"], n["service_account"])
-    role = execution_role.view(execution_role.read(context.client("iam"), pod_role_name(team, prefix)))
     problems = []
     if role:
         problems.append(naming.ownership_problem("IAM role %s" % role["arn"], team, role["tags"], tag_keys, adopt, "pod_role"))
@@ -481,15 +486,31 @@ def read_pod_identity(context, team, prefix, pod_identity, tag_keys=None, adopt=
             association["associationId"], n["namespace"], n["service_account"], cluster_name, association.get("roleArn"),
         )  # fmt: skip
         problems.append(naming.ownership_problem(what, team, association.get("tags"), tag_keys, adopt, "pod_role"))
-    problems = [problem for problem in problems if problem]
+    return [problem for problem in problems if problem]
+
+
+def read_pod_identity(context, team, prefix, pod_identity, tag_keys=None, adopt=False, known=None):
+    """The team's pod role (``execution_role.view``, {} when missing) and its service account's association (None when
+    missing), read before any write; refused with an ``InputError`` naming each that is not the team's
+    (``pod_identity_problems``). ``known`` is ``read_known_pod_identity``'s answer, read earlier in the run: its
+    GetRole and association are not read again."""
+    n = names(team, prefix)
+    cluster_name = pod_identity["cluster_name"]
+    if known is None:
+        association, known_role = _current_association(context.client("eks"), cluster_name, n["namespace"], n["service_account"]), None
+    else:
+        association, known_role = known.get("association"), {"role": known.get("role")}
+    role = execution_role.view(execution_role.read(context.client("iam"), pod_role_name(team, prefix), known_role))
+    problems = pod_identity_problems(team, prefix, cluster_name, role, association, tag_keys, adopt)
     if problems:
         raise InputError(message="; ".join(problems))
     return role, association
 
 
-def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found):
+def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found, check_mode=None):
     """The team's pod role and its association: (changed, before, after). ``found`` is what ``read_pod_identity`` read
-    (and checked): nothing is read again."""
+    (and checked): nothing is read again. ``check_mode`` defaults to the run's."""
+    check_mode = context.check_mode if check_mode is None else check_mode
     iam, eks = context.client("iam"), context.client("eks")
     n = names(team, prefix)
     cluster_name = pod_identity["cluster_name"]
@@ -499,9 +520,9 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found)
         changed = False
         if current is not None:
             changed = True
-            if not context.check_mode:
+            if not check_mode:
                 delete_association(eks, cluster_name, current["associationId"])
-        role_changed, before["role"], after_role = execution_role.ensure_absent(iam, pod_role_name(team, prefix), context.check_mode, before=role_before)
+        role_changed, before["role"], after_role = execution_role.ensure_absent(iam, pod_role_name(team, prefix), check_mode, before=role_before)
         return changed or role_changed, before, {"association": {}, "role": after_role}
     account_id = pod_identity.get("account_id") or context.account_id()
     want = {
@@ -512,11 +533,11 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found)
         "tags": dict((k, "" if v is None else str(v)) for k, v in tags.items()),
         "purge_tags": False,
     }
-    role_changed, before["role"], role = execution_role.ensure_present(iam, want, context.check_mode, account_id=lambda: account_id, before=role_before)
+    role_changed, before["role"], role = execution_role.ensure_present(iam, want, check_mode, account_id=lambda: account_id, before=role_before)
     wanted = {"cluster_name": cluster_name, "namespace": n["namespace"], "service_account": n["service_account"], "role_arn": role["arn"]}
     if current is None:
         after = dict(wanted, association_id=None, association_arn=None, tags=dict(want["tags"]))
-        if not context.check_mode:
+        if not check_mode:
             after = _association_view(create_association(eks, cluster_name, n["namespace"], n["service_account"], role["arn"], tags))
         return True, before, {"association": after, "role": role}
     after = dict(before["association"])
@@ -524,13 +545,13 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found)
     if current["roleArn"] != role["arn"]:
         changed = True
         after["role_arn"] = role["arn"]
-        if not context.check_mode:
+        if not check_mode:
             after = _association_view(update_association(eks, cluster_name, current["associationId"], role["arn"]))
     # The team tags, on an adopted association the mark the next run checks (EKS takes them with TagResource only).
     missing = dict((k, v) for k, v in want["tags"].items() if after["tags"].get(k) != v)
     if missing:
         changed = True
-        if not context.check_mode:
+        if not check_mode:
             eks_api.tag_resource(eks, resourceArn=current["associationArn"], tags=missing)
         after["tags"] = dict(after["tags"], **missing)
     return changed, before, {"association": after, "role": role}
@@ -552,6 +573,7 @@ MODULE_OPTIONS = options(
             ),
         ),
         adopt_pod_role=dict(type="bool", default=False),
+        known_pod_identity=dict(type="dict"),
         volume=dict(
             type="dict",
             options=dict(
@@ -601,7 +623,13 @@ def converge(context, params):
     identity = found = None
     if p.get("pod_identity"):
         # The pod role and its association are checked before anything is written, in the cluster or in AWS.
-        found = read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), p["state"] == "present" and p["adopt_pod_role"])
+        adopt = p["state"] == "present" and p["adopt_pod_role"]
+        found = read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), adopt, p.get("known_pod_identity"))
+        if p.get("known_pod_identity") and p["state"] == "present" and not context.check_mode:
+            # Read earlier in the run, the copy only tells that nothing changes: a change is planned from a new read.
+            tags = naming.team_tags(p["team"], p.get("cost_center"), p.get("tag_keys"))
+            if ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present", found, check_mode=True)[0]:
+                found = read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), adopt)
     if p["state"] == "absent":
         if found is not None:
             identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], {}, "absent", found)

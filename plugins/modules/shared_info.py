@@ -78,6 +78,13 @@ options:
       - The account of the teams' budgets (C(cost_account_id)). When it is another account than the one the module
         reads, the budgets are neither listed nor checked here (M(hyperpod.tenancy.team_budget) checks them).
     type: str
+  pod_roles:
+    description:
+      - Also read and check each present team's Pod Identity role (C(<name_prefix>-<team>-pods)) and its service
+        account's association, which M(hyperpod.tenancy.team_namespace) makes when the run has a kubeconfig
+        (C(hyperpod_kubernetes.kubeconfig)). Without it they are checked by that module, before its own writes only.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.team.name_prefix
@@ -228,6 +235,14 @@ hyperpod_shared:
         - M(hyperpod.tenancy.task_governance_quota) takes the tags as O(hyperpod.tenancy.task_governance_quota#module:known_tags).
       returned: when a present team has a quota and the HyperPod cluster exists
       type: dict
+    pod_identities:
+      description:
+        - With O(pod_roles), each present team's Pod Identity role and association, by team, as a mapping whose key
+          C(role) holds what C(GetRole) returned (null when the role does not exist) and C(association) what
+          C(DescribePodIdentityAssociation) returned for the team's service account (null when it has none).
+        - M(hyperpod.tenancy.team_namespace) takes one as O(hyperpod.tenancy.team_namespace#module:known_pod_identity).
+      returned: with O(pod_roles), when a present team has a quota and the EKS cluster exists
+      type: dict
 """
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
@@ -248,6 +263,7 @@ MODULE_OPTIONS = options(
         budget_name_prefix=dict(type="str"),
         budget_tag_keys=dict(type="dict", no_log=False),
         budget_account_id=dict(type="str"),
+        pod_roles=dict(type="bool", default=False),
     ),
     NAME_PREFIX,
     IDENTITY_CENTER,
@@ -296,7 +312,7 @@ def converge(context, p):
         )
         # The resources the layers would change, read with their tags (the bucket's prefixes only when it exists).
         bucket = extra.get("data_bucket") if not any(problem.startswith("hyperpod_data_bucket:") for problem in problems) else None
-        shared.update(read_team_resources(context, shared, present, p["name_prefix"], bucket))
+        shared.update(read_team_resources(context, shared, present, p["name_prefix"], bucket, p["pod_roles"]))
     except HyperPodError as e:
         problems.insert(0, e.message)
     # Before the first write of the run too: every present team's existing resource it must not change, all at once.

@@ -13,6 +13,7 @@ import yaml
 
 from bench.teams import sandbox_inventory
 from sandbox.seed import load_vars
+from tests.integration.out_of_band import hand_made_pod_role
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = load_vars(ROOT / "group_vars" / "all")
@@ -378,4 +379,21 @@ def test_every_teams_role_access_entry_s3_prefix_and_quota_not_theirs_is_refused
     assert run.returncode == 2, run.stdout[-3000:]
     text = " ".join(run.stdout.split())
     assert f"team 'nlp': access entry of {made['entry']}" in text and "team 'vision'" not in text and "team 'research'" not in text, text[-3000:]
+    assert client.writes() == []
+
+
+def test_a_pod_role_made_by_hand_refuses_the_run_before_its_first_write(seeded, aws_env, tmp_path):
+    client, seed = seeded
+    made = hand_made_pod_role(client, seed, "research")
+    client.clear_requests()
+    run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None)
+    assert run.returncode == 2, run.stdout[-3000:]
+    text = " ".join(run.stdout.split())
+    for expected in (
+        f"team 'research': IAM role {made['role']['Arn']} exists and was not made by hyperpod.tenancy for team research "
+        "(it lacks the tags managed-by=hyperpod.tenancy, team=research; its tags: owner=ml-infra)",
+        f"team 'research': Pod Identity association {made['association']['associationId']} of service account hyperpod-ns-research/hyperpod-research",
+    ):
+        assert expected in text, (expected, text[-3000:])
+    # Not the cluster, nor vision and nlp first: nothing is written.
     assert client.writes() == []

@@ -142,11 +142,17 @@ def test_a_pod_role_made_by_hand_is_refused_building_and_offboarding_unless_adop
         described = eks.describe_pod_identity_association(clusterName=cluster, associationId=association["associationId"])["association"]
         assert (described["roleArn"], described["tags"]) == (role["Arn"], {}), what
 
-    # Building: the first run builds the cluster and the team's other layers, and stops at the pod role before any
-    # write to it, to its association or to the namespace's objects; then check mode and a rerun write nothing at all.
+    # Building: shared_info reads the pod role and its association with the team's other resources, and refuses the
+    # run before its first write: not even the cluster is built.
     sandbox.clear_requests()
     assert_refused(playbooks.run("site.yml"), "site.yml")
-    assert identity_writes(sandbox) == []
+    assert sandbox.writes() == []
+    # With the cluster built for a file without the team, onboarding the team is refused before any write too.
+    settings["hyperpod_teams"] = []
+    playbooks.write_settings(settings)
+    assert_ok(playbooks.run("site.yml"), "site.yml without the team")
+    settings["hyperpod_teams"] = [copy.deepcopy(PODS_TEAM)]
+    playbooks.write_settings(settings)
     for check in (["--check"], []):
         sandbox.clear_requests()
         assert_refused(playbooks.run("playbooks/add_team.yml", "-e", "team=platform", *check), f"add_team {check}")

@@ -282,6 +282,16 @@ def test_adopting_the_pod_role_sets_the_namespace_layers_own_option():
     assert "namespace" not in team_layer_args(normalized([vision])["vision"], SHARED)
 
 
+def test_the_pod_identity_shared_info_read_goes_to_the_team_s_namespace_layer_alone():
+    known = {"vision": {"role": None, "association": None}, "nlp": {"role": {"Arn": "arn:aws:iam::123456789012:role/hyperpod-nlp-pods"}, "association": None}}
+    teams = normalized()
+    vision = team_layer_args(teams["vision"], dict(SHARED, pod_identities=known), {"kubeconfig": "/kube/config"})
+    assert vision["namespace"]["known_pod_identity"] == known["vision"]
+    assert ArgumentSpecValidator(**OPTIONS["namespace"]).validate(vision["namespace"]).error_messages == []
+    # A run whose shared_info read none (no pod_roles) leaves the layer to read its own.
+    assert "known_pod_identity" not in team_layer_args(teams["vision"], SHARED, {"kubeconfig": "/kube/config"})["namespace"]
+
+
 def test_the_resources_shared_info_read_for_their_owners_go_to_their_layers_for_the_team_alone():
     teams = normalized()
     studio = "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution"

@@ -237,9 +237,10 @@ def test_a_budget_is_checked_under_the_name_and_tag_keys_its_layer_gives_it():
 ACCOUNT = "123456789012"
 ENTRY_ARN = "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-%s_0123456789abcdef"
 STUDIO_ARN = "arn:aws:iam::123456789012:role/hyperpod-%s-studio-execution"
+POD_ROLE_ARN = "arn:aws:iam::123456789012:role/hyperpod-%s-pods"
 
 
-def team_resources(role=None, entry=None, studio_entry=None, marker=None, quota=None, team_name="vision"):
+def team_resources(role=None, entry=None, studio_entry=None, marker=None, quota=None, team_name="vision", pod_role=None, association=None):
     """What read_team_resources returns for one team: each of its resources (tags, or a marker's state) when given."""
     studio = shared.execution_role.role_arn(ACCOUNT, shared.execution_role.role_name(team_name, "hyperpod"))
     found = {"eks_cluster_name": "ml-shared-eks", "sso_role_arns": {"hyperpod-" + team_name: ENTRY_ARN % team_name}}
@@ -253,6 +254,10 @@ def team_resources(role=None, entry=None, studio_entry=None, marker=None, quota=
         found["s3_markers"] = {team_name: dict({"bucket": "hyperpod-team-data", "tags": None, "objects": None}, **marker)}
     if quota is not None:
         found["compute_quotas"] = {team_name: {"name": "hyperpod-%s-quota" % team_name, "compute_quota_id": "q-" + team_name, "tags": quota}}
+    if pod_role is not None or association is not None:
+        role = {"Arn": POD_ROLE_ARN % team_name, "Tags": [{"Key": k, "Value": v} for k, v in pod_role.items()]} if pod_role is not None else None
+        described = {"associationId": "a-1", "roleArn": POD_ROLE_ARN % "other", "tags": association} if association is not None else None
+        found["pod_identities"] = {team_name: {"role": role, "association": described}}
     return found
 
 
@@ -313,15 +318,39 @@ def test_the_compute_quota_is_checked_by_its_tags_and_adopted_only_unmarked():
     assert shared.owner_problems([team("vision", state="absent")], found, "hyperpod") == []
 
 
+def test_the_pod_role_and_its_association_are_checked_as_the_namespace_layer_checks_them():
+    found = team_resources(pod_role={"owner": "ml-platform"}, association=dict(MARK, team="research"))
+    problems = shared.owner_problems([team("vision")], found, "hyperpod")
+    assert len(problems) == 2, problems
+    assert problems[0].startswith(
+        "team 'vision': IAM role %s exists and was not made by hyperpod.tenancy for team vision" % (POD_ROLE_ARN % "vision"))
+    assert "add pod_role to the team's adopt list" in problems[0]
+    assert problems[1].startswith("team 'vision': Pod Identity association a-1 of service account hyperpod-ns-vision/hyperpod-vision on cluster ml-shared-eks")
+    assert "belongs to team research" in problems[1]
+    # Adopting pod_role takes over the unmarked role; the association marked for research stays refused.
+    assert shared.owner_problems([team("vision", adopt=["pod_role"])], found, "hyperpod") == problems[1:]
+    marked = team_resources(pod_role=dict(MARK, team="vision"), association=dict(MARK, team="vision"))
+    assert shared.owner_problems([team("vision")], marked, "hyperpod") == []
+
+
 class Owned(Clients):
     """The fake clients of read_team_resources: every call recorded by operation, with these answers."""
 
-    def __init__(self, roles=(), entries=(), markers=(), quotas=()):
+    def __init__(self, roles=(), entries=(), markers=(), quotas=(), associations=()):
         super().__init__()
         self.roles, self.entries, self.markers, self.quotas = set(roles), set(entries), dict(markers), list(quotas)
+        self.associations = set(associations)
 
     def _missing(self, code, operation):
         return ClientError({"Error": {"Code": code, "Message": "missing"}}, operation)
+
+    def list_pod_identity_associations(self, clusterName, namespace, serviceAccount):  # noqa: N803 - botocore's names
+        self.calls.append(("ListPodIdentityAssociations", namespace))
+        return {"associations": [{"associationId": "a-" + namespace}] if namespace in self.associations else []}
+
+    def describe_pod_identity_association(self, clusterName, associationId):  # noqa: N803 - botocore's names
+        self.calls.append(("DescribePodIdentityAssociation", associationId))
+        return {"association": {"associationId": associationId, "roleArn": "arn:role", "tags": {"team": "vision"}}}
 
     def get_role(self, RoleName):  # noqa: N803 - botocore's names
         self.calls.append(("GetRole", RoleName))
@@ -375,12 +404,13 @@ def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as
     teams = [dict(team("vision"), quota={"resources": []}), dict(team("nlp"), workspace={"enabled": False}), team("research", state="absent")]
     found = shared.read_team_resources(LayerContext(clients), facts, teams, "hyperpod", "hyperpod-team-data")
     # What each layer would change, once: vision's role and entries, both teams' markers (nlp's missing one listed), one quota list.
-    assert clients.calls == [
+    # (Several are in flight at once: their order is not the teams'.)
+    assert sorted(clients.calls) == sorted([
         ("GetRole", "hyperpod-vision-studio-execution"),
         ("DescribeAccessEntry", ENTRY_ARN % "vision"), ("DescribeAccessEntry", studio),
         ("GetObjectTagging", "vision/"), ("GetObjectTagging", "nlp/"), ("ListObjectsV2", "nlp/"),
         ("list_compute_quotas", CLUSTER_ARN), ("list_tags", "arn:q-1"),
-    ]
+    ])
     # Without their dates, as the layers' known_* options take them.
     assert found["execution_roles"] == {"hyperpod-vision-studio-execution": {"role": {
         "RoleName": "hyperpod-vision-studio-execution", "Arn": "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution", "Tags": []}}}
@@ -394,3 +424,25 @@ def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as
     }
     # nlp has no quota in its team file: its quota is no layer's to change.
     assert found["compute_quotas"] == {"vision": {"name": "hyperpod-vision-quota", "compute_quota_id": "q-1", "tags": {"team": "vision"}}}
+
+
+def test_with_pod_roles_each_team_with_a_quota_has_its_pod_role_and_association_read_once():
+    quotas = [{"Name": "hyperpod-vision-quota", "ComputeQuotaId": "q-1", "ComputeQuotaArn": "arn:q-1", "Status": "Created",
+               "ComputeQuotaTarget": {"TeamName": "vision"}}]
+    clients = Owned(roles=["hyperpod-vision-pods"], quotas=quotas, associations=["hyperpod-ns-vision"])
+    facts = {"account_id": ACCOUNT, "eks_cluster_arn": "arn:eks", "eks_cluster_name": "ml-shared-eks", "cluster_arn": CLUSTER_ARN}
+    teams = [dict(team("vision"), quota={"resources": []}, workspace={"enabled": False}), dict(team("nlp"), workspace={"enabled": False})]
+    found = shared.read_team_resources(LayerContext(clients), facts, teams, "hyperpod", pod_roles=True)
+    pod_reads = [call for call in clients.calls if call[0] in ("ListPodIdentityAssociations", "DescribePodIdentityAssociation")
+                 or call == ("GetRole", "hyperpod-vision-pods")]
+    # nlp has no quota, so no namespace and no pod role: only vision's are read.
+    assert sorted(pod_reads) == sorted([
+        ("GetRole", "hyperpod-vision-pods"), ("ListPodIdentityAssociations", "hyperpod-ns-vision"),
+        ("DescribePodIdentityAssociation", "a-hyperpod-ns-vision")])
+    assert found["pod_identities"] == {"vision": {
+        "role": {"RoleName": "hyperpod-vision-pods", "Arn": "arn:aws:iam::123456789012:role/hyperpod-vision-pods", "Tags": []},
+        "association": {"associationId": "a-hyperpod-ns-vision", "roleArn": "arn:role", "tags": {"team": "vision"}}}}
+    # Without pod_roles (no kubeconfig in the run), none of them.
+    clients.calls.clear()
+    assert "pod_identities" not in shared.read_team_resources(LayerContext(clients), facts, teams, "hyperpod")
+    assert ("GetRole", "hyperpod-vision-pods") not in clients.calls

@@ -274,3 +274,21 @@ def test_a_new_pod_identity_is_made_marked_and_a_rerun_changes_nothing(sandbox, 
     for check_mode in (True, False):
         assert team_namespace.converge(AwsContext(check_mode, sandbox), identity_params(kube_cluster))["changed"] is False
     assert sandbox.writes() == []
+
+
+def test_a_pod_identity_read_earlier_is_not_read_again_and_a_change_is_planned_from_a_new_read(sandbox, api, kube_cluster):
+    eks = sandbox.boto3_client("eks")
+    eks.create_cluster(name=CLUSTER, roleArn="arn:aws:iam::123456789012:role/eks-cluster", resourcesVpcConfig={"subnetIds": ["subnet-1"]})
+    team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster))
+    known = team_namespace.read_known_pod_identity(AwsContext(False, sandbox), "vision", "hyperpod", CLUSTER)
+    read_again = {"GetRole", "ListPodIdentityAssociations", "DescribePodIdentityAssociation"}
+    sandbox.clear_requests()
+    for check_mode in (True, False):
+        assert team_namespace.converge(AwsContext(check_mode, sandbox), identity_params(kube_cluster, known_pod_identity=known))["changed"] is False
+    assert read_again.isdisjoint(r["operation"] for r in sandbox.requests()) and sandbox.writes() == []
+    # A copy that no longer holds (the association moved to another role since) is not written from: read again, nothing to do.
+    stale = dict(known, association=dict(known["association"], roleArn="arn:aws:iam::123456789012:role/elsewhere"))
+    assert team_namespace.converge(AwsContext(True, sandbox), identity_params(kube_cluster, known_pod_identity=stale))["changed"] is True
+    sandbox.clear_requests()
+    assert team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster, known_pod_identity=stale))["changed"] is False
+    assert read_again <= set(r["operation"] for r in sandbox.requests()) and sandbox.writes() == []
