@@ -231,9 +231,9 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
             (team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": t}) for (team, s), t in zip(ours, tags))
     # The namespace layer runs for a team with a quota (Task Governance makes its namespace).
     if pod_roles and shared.get("eks_cluster_arn") and with_quota:
-        names = sorted(with_quota)
-        cluster = shared["eks_cluster_name"]
-        found["pod_identities"] = dict(zip(names, each(lambda team: team_namespace.read_known_pod_identity(context, team, name_prefix, cluster), names)))
+        names, cluster, iam_client, eks_client = sorted(with_quota), shared["eks_cluster_name"], context.client("iam"), context.client("eks")
+        found["pod_identities"] = dict(zip(names, each(
+            lambda team: team_namespace.read_known_pod_identity(iam_client, eks_client, team, name_prefix, cluster), names)))
     return found
 
 

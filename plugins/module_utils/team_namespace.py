@@ -462,12 +462,12 @@ def _current_association(eks, cluster_name, namespace, service_account):
     return describe_association(eks, cluster_name, found[0]["associationId"]) if found else None
 
 
-def read_known_pod_identity(context, team, prefix, cluster_name):
+def read_known_pod_identity(iam, eks, team, prefix, cluster_name):
     """What shared_info hands the namespace layer as ``known_pod_identity``: the pod role's GetRole answer and the
     service account's association as described, each None when missing (two or three reads)."""
     n = names(team, prefix)
-    role = iam_api.get_role(context.client("iam"), RoleName=pod_role_name(team, prefix))
-    return dict(execution_role.known_role(role), association=_current_association(context.client("eks"), cluster_name, n["namespace"], n["service_account"]))
+    role = iam_api.get_role(iam, RoleName=pod_role_name(team, prefix))
+    return dict(execution_role.known_role(role), association=_current_association(eks, cluster_name, n["namespace"], n["service_account"]))
 
 
 def pod_identity_problems(team, prefix, cluster_name, role, association, tag_keys=None, adopt=False):

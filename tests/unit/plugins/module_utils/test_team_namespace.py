@@ -280,7 +280,7 @@ def test_a_pod_identity_read_earlier_is_not_read_again_and_a_change_is_planned_f
     eks = sandbox.boto3_client("eks")
     eks.create_cluster(name=CLUSTER, roleArn="arn:aws:iam::123456789012:role/eks-cluster", resourcesVpcConfig={"subnetIds": ["subnet-1"]})
     team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster))
-    known = team_namespace.read_known_pod_identity(AwsContext(False, sandbox), "vision", "hyperpod", CLUSTER)
+    known = team_namespace.read_known_pod_identity(sandbox.boto3_client("iam"), eks, "vision", "hyperpod", CLUSTER)
     read_again = {"GetRole", "ListPodIdentityAssociations", "DescribePodIdentityAssociation"}
     sandbox.clear_requests()
     for check_mode in (True, False):
