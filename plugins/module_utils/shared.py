@@ -181,7 +181,8 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
     return lookups
 
 
-def _workspace(team):
+def has_workspace(team):
+    """Whether the team (as normalized) has a SageMaker domain: its workspace is on unless the file turns it off."""
     return (team.get("workspace") or {}).get("enabled", True)
 
 
@@ -198,7 +199,7 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
     """
     present = [t for t in teams if t.get("state", "present") == "present"]
     found = {}
-    with_workspace = [t["name"] for t in present if _workspace(t)]
+    with_workspace = [t["name"] for t in present if has_workspace(t)]
     if with_workspace:
         client = context.client("iam")
         names = [execution_role.role_name(team, name_prefix) for team in with_workspace]

@@ -621,15 +621,15 @@ def converge(context, params):
     cluster = Cluster(p["kubeconfig"], p.get("context"))
     objects = desired(p["team"], p["name_prefix"], p["pod_security"], _volume(context, p) if p["state"] == "present" else None)
     identity = found = None
+    tags = naming.team_tags(p["team"], p.get("cost_center"), p.get("tag_keys"))
     if p.get("pod_identity"):
         # The pod role and its association are checked before anything is written, in the cluster or in AWS.
         adopt = p["state"] == "present" and p["adopt_pod_role"]
         found = read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), adopt, p.get("known_pod_identity"))
-        if p.get("known_pod_identity") and p["state"] == "present" and not context.check_mode:
-            # Read earlier in the run, the copy only tells that nothing changes: a change is planned from a new read.
-            tags = naming.team_tags(p["team"], p.get("cost_center"), p.get("tag_keys"))
-            if ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present", found, check_mode=True)[0]:
-                found = read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), adopt)
+        # Read earlier in the run, the copy only tells that nothing changes: a change is planned from a new read.
+        stale = p.get("known_pod_identity") and p["state"] == "present" and not context.check_mode
+        if stale and ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present", found, check_mode=True)[0]:
+            found = read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), adopt)
     if p["state"] == "absent":
         if found is not None:
             identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], {}, "absent", found)
@@ -639,7 +639,6 @@ def converge(context, params):
     else:
         changed, before, after = ensure_present(cluster, p["team"], objects, context.check_mode)
         if found is not None:
-            tags = naming.team_tags(p["team"], p.get("cost_center"), p.get("tag_keys"))
             identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present", found)
     result = summary(p["team"], p["name_prefix"], objects, after)
     if identity is not None:

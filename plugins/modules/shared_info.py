@@ -249,7 +249,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, options
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import owner_problems, preflight_problems, read_shared
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import has_workspace, owner_problems, preflight_problems, read_shared
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_team_lookups, read_team_resources
 
 MODULE_OPTIONS = options(
@@ -283,7 +283,7 @@ def converge(context, p):
     sso_members = dict(
         (t["name"], [m["name"] if isinstance(m, dict) else m for m in t.get("members") or []])
         for t in present
-        if (t.get("workspace") or {}).get("enabled", True) and (t.get("workspace") or {}).get("auth_mode", "SSO") == "SSO"
+        if has_workspace(t) and (t.get("workspace") or {}).get("auth_mode", "SSO") == "SSO"
     )
     problems.extend(preflight_problems(context, shared["identity_store_id"], sso_members, extra.get("data_bucket"), extra.get("fsx_file_system_id")))
     home = (p["identity_center"] or {}).get("region")
@@ -303,7 +303,7 @@ def converge(context, p):
                 team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
                 permission_set_names=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in p["teams"]],
                 subnet_ids=p["subnet_ids"],
-                domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if (t.get("workspace") or {}).get("enabled", True)],
+                domain_names=[naming.domain_name(t["name"], p["name_prefix"]) for t in present if has_workspace(t)],
                 budget_names=[
                     naming.budget_name(t["name"], budget_prefix) for t in present if (t.get("budget") or {}).get("monthly_usd") is not None
                 ] if p["budget_account_id"] in (None, "", shared["account_id"]) else [],
