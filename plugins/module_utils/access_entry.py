@@ -29,7 +29,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
@@ -399,6 +399,33 @@ MODULE_OPTIONS = options(
     STATE, NAME_PREFIX, TAGS,
     required_one_of=[["principal_arn", "team"]],
 )
+
+# access.policies in the team file -> HyperPod's EKS access policies, scoped to the team namespace.
+ACCESS_POLICY_NAMES = {
+    "training": "AmazonSagemakerHyperpodTrainingPolicy",
+    "inference": "AmazonSagemakerHyperpodInferencePolicy",
+    "space": "AmazonSagemakerHyperpodSpacePolicy",
+}
+# A space also needs the shared space templates; cluster_read is the cluster-scope read the HyperPod CLI needs.
+SPACE_TEMPLATE_POLICY = {"name": "AmazonSagemakerHyperpodSpaceTemplatePolicy", "access_scope": {"type": "namespace", "namespaces": ["jupyter-k8s-shared"]}}
+CLUSTER_READ_POLICY = {"name": "AmazonSagemakerHyperpodUserClusterPolicy", "access_scope": {"type": "cluster"}}
+# The team file's access section (docs/team-file.md) but pod_security (team_namespace's): both keys become access_policies
+# (team_access_policies), of the team's users' entry and of its Studio's.
+TEAM_FILE_SECTION = team_section("access", MODULE_OPTIONS, ("policies", "cluster_read"), own=dict(
+    policies=dict(type="list", elements="str", choices=list(ACCESS_POLICY_NAMES), default=["training", "inference"]),
+    cluster_read=dict(type="bool", default=True),
+))
+
+
+def team_access_policies(access, namespace):
+    """``access_policies`` of a team's access entries, from the team file's ``access`` (normalized) and the team's namespace."""
+    policies = access["policies"]
+    in_namespace = {"type": "namespace", "namespaces": [namespace]}
+    return (
+        [{"name": ACCESS_POLICY_NAMES[policy], "access_scope": in_namespace} for policy in policies]
+        + ([SPACE_TEMPLATE_POLICY] if "space" in policies else [])
+        + ([CLUSTER_READ_POLICY] if access["cluster_read"] else [])
+    )
 
 
 def check(params):

@@ -311,7 +311,7 @@ MODULE_OPTIONS = options(
     STATE, NAME_PREFIX, TAGS,
 )
 # The team file's budget section (docs/team-file.md): the module's defaults, but monthly_usd, which a team must give.
-TEAM_FILE_SECTION = team_section(MODULE_OPTIONS, ("monthly_usd", "notify", "thresholds", "forecast_thresholds"), monthly_usd=REQUIRED)
+TEAM_FILE_SECTION = team_section("budget", MODULE_OPTIONS, ("monthly_usd", "notify", "thresholds", "forecast_thresholds"), monthly_usd=REQUIRED)
 
 
 def check(params):

@@ -37,7 +37,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_c
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import (
-    IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options,
+    IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, team_section,
 )
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
@@ -1026,6 +1026,12 @@ MODULE_OPTIONS = options(
         wait_timeout=dict(type="int", default=1800),
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS, IDENTITY_CENTER,
+)
+# The team file's workspace section (docs/team-file.md) but enabled (team_execution_role's). A team gets SSO and VpcOnly,
+# where the module leaves a domain's as they are; retain_home_efs is for offboarding, which the workspace role runs.
+TEAM_FILE_SECTION = team_section(
+    "workspace", MODULE_OPTIONS, ("auth_mode", "app_network_access_type", "retain_home_efs"),
+    offboarding=("retain_home_efs",), auth_mode="SSO", app_network_access_type="VpcOnly",
 )
 
 

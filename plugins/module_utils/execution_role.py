@@ -38,7 +38,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
 )
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
 TEAM_DATA_POLICY = "team-data"
@@ -461,6 +461,9 @@ MODULE_OPTIONS = options(
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS,
 )
+# The team file's workspace.enabled (docs/team-file.md): whether the team has a Studio, this role first, then the domain
+# and Studio's access entry (team_layer_args); sagemaker_domain declares the section's other keys.
+TEAM_FILE_SECTION = team_section("workspace", MODULE_OPTIONS, ("enabled",), own=dict(enabled=dict(type="bool", default=True)))
 
 
 # What can be refused without a call (the team name, description, tags, bucket); raises ``InputError``.

@@ -69,22 +69,47 @@ def options(argument_spec, *pieces, **constraints):
 REQUIRED = object()
 
 
-def team_section(module_options, keys, **team_defaults):
-    """A section of the team file (``quota:``, ``budget:``) whose keys are options of one layer's ``module_options``.
+class TeamFileSection(dict):
+    """``{key: the team file's default}`` of the keys of a team-file section that one layer consumes, in order.
 
-    Returns ``{key: default}`` in the order of ``keys``: the team file's default where ``team_defaults`` gives one (a
-    team gets it, while the module leaves an unset option alone; ``REQUIRED`` when the team must give it), the
-    module's own default otherwise. ``team_model`` checks the section's keys and their choices from the layer's spec,
-    and ``team_layer_args`` passes every key on to the layer by its name: the layer's file is the one source.
+    ``section`` is the section's name; ``options[key]`` the layer's option the key sets (``None`` for a key the layer's
+    file translates itself, or that decides whether the layer runs); ``offboarding`` the keys the layer takes only when
+    the team is removed (the roles pass them: ``team_layer_args`` builds and converges only); ``specs[key]`` the
+    argument spec the key's value follows (the option's, or the key's own), whose ``choices`` and ``type`` the team
+    model checks; ``module_options`` the layer's.
+    """
+
+    def passed(self):
+        """``{key: option}`` of the keys ``team_layer_args`` passes on to the layer."""
+        return dict((key, option) for key, option in self.options.items() if option is not None and key not in self.offboarding)
+
+
+def team_section(section, module_options, keys, renamed=None, own=None, offboarding=(), **team_defaults):
+    """The keys of the team file's ``section`` that one layer consumes (its ``TEAM_FILE_SECTION``), a ``TeamFileSection``.
+
+    Each of ``keys`` (the team file's order) sets the layer's option of the same name, or the one ``renamed`` gives;
+    a key in ``own`` (``{key: its argument spec}``) is no option: the layer's file translates it (or it decides whether the
+    layer runs) and its spec gives its default, type and choices. The default is ``team_defaults``'s where it gives one
+    (a team gets it, while the module leaves an unset option alone; ``REQUIRED`` when the team must give it), the spec's
+    otherwise. ``team_model`` builds the section from every layer's keys and checks them with their specs, and
+    ``team_layer_args`` passes each key on to the layer as its option: the layer's file is the one source.
     """
     spec = module_options["argument_spec"]
-    unknown = [key for key in keys if key not in spec] + [key for key in team_defaults if key not in keys]
+    renamed, own = dict(renamed or {}), dict(own or {})
+    option = dict((key, None if key in own else renamed.get(key, key)) for key in keys)
+    unknown = (
+        [key for key in keys if option[key] is not None and option[key] not in spec]
+        + [key for key in list(team_defaults) + list(renamed) + list(own) + list(offboarding) if key not in keys]
+    )
     if unknown:
         raise ValueError("team-file keys that are not options of the layer, or not listed: %s" % ", ".join(unknown))
-    return dict((key, team_defaults[key] if key in team_defaults else spec[key].get("default")) for key in keys)
+    specs = dict((key, own[key] if option[key] is None else spec[option[key]]) for key in keys)
+    declared = TeamFileSection((key, team_defaults[key] if key in team_defaults else specs[key].get("default")) for key in keys)
+    declared.section, declared.options, declared.offboarding, declared.specs = section, option, tuple(offboarding), specs
+    declared.module_options = module_options
+    return declared
 
 
-def section_choices(module_options, section):
-    """``{key: choices}`` of the section's keys that the layer's spec restricts to choices."""
-    spec = module_options["argument_spec"]
-    return dict((key, tuple(spec[key]["choices"])) for key in section if spec[key].get("choices"))
+def section_choices(declared):
+    """``{key: choices}`` of the keys of a ``TeamFileSection`` that their spec restricts to choices."""
+    return dict((key, tuple(spec["choices"])) for key, spec in declared.specs.items() if spec.get("choices"))

@@ -605,6 +605,7 @@ MODULE_OPTIONS = options(
 )
 # The team file's quota section (docs/team-file.md): a team gets these defaults, the module leaves an unset option alone.
 TEAM_FILE_SECTION = team_section(
+    "quota",
     MODULE_OPTIONS,
     ("resources", "sharing", "borrow_limit", "absolute_borrow_limits", "preempt", "fair_share_weight", "activation"),
     resources=REQUIRED, sharing="lend_and_borrow", borrow_limit=None, absolute_borrow_limits=[], preempt="lower_priority",

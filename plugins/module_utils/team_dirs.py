@@ -36,7 +36,7 @@ import re
 import stat
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import data_repository, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TEAM_TAGS, options, wait
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TEAM_TAGS, options, team_section, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 
 HOME = "home"
@@ -575,6 +575,9 @@ MODULE_OPTIONS = options(
     STATE, TEAM_TAGS, wait(600),
     required_if=[("state", "present", ["gid"]), ("s3_link", True, ["file_system_id", "bucket"])],
 )
+# The team file's storage section (docs/team-file.md). on_remove is for offboarding, which the storage role runs (its S3
+# prefix follows it there: delete deletes it, keep and archive keep it).
+TEAM_FILE_SECTION = team_section("storage", MODULE_OPTIONS, ("gid", "mode", "on_remove", "s3_link"), offboarding=("on_remove",))
 
 
 def _present(context, p, client):

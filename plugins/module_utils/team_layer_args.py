@@ -13,8 +13,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_model
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, domain, execution_role, naming, quota, team_dirs, team_namespace
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, team_model
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import DESCRIPTION_MAX as PERMISSION_SET_DESCRIPTION_MAX
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import team_names as access_names
 
@@ -23,28 +23,19 @@ class MissingSharedValue(Exception):
     """``hyperpod_shared`` lacks a value a layer of the team needs; the message names the team and the key."""
 
 
-# access.policies in the team file -> HyperPod's EKS access policies, scoped to the team namespace.
-ACCESS_POLICY_NAMES = {
-    "training": "AmazonSagemakerHyperpodTrainingPolicy",
-    "inference": "AmazonSagemakerHyperpodInferencePolicy",
-    "space": "AmazonSagemakerHyperpodSpacePolicy",
-}
-# A space also needs the shared space templates; cluster_read is the cluster-scope read the HyperPod CLI needs.
-SPACE_TEMPLATE_POLICY = {"name": "AmazonSagemakerHyperpodSpaceTemplatePolicy", "access_scope": {"type": "namespace", "namespaces": ["jupyter-k8s-shared"]}}
-CLUSTER_READ_POLICY = {"name": "AmazonSagemakerHyperpodUserClusterPolicy", "access_scope": {"type": "cluster"}}
-
-
 def _given(**options):
     """The options that are set: a module then applies its own default (or leaves the resource as it is) for the rest."""
     return {key: value for key, value in options.items() if value is not None}
 
 
-def _section(team, section):
-    """Every key of a layer's section of the team file (``team_model.LAYER_SECTIONS``) that is set, by its name.
+def _section(team, declared):
+    """The team-file keys a layer declares (its ``TEAM_FILE_SECTION``) that are set, as the options they set.
 
-    The section's keys are options of the layer (its ``TEAM_FILE_SECTION``): a new one needs nothing here.
+    Every key the layer passes on (``declared.passed()``: not one its file translates, nor one for offboarding) under
+    the option the layer names beside it: a new one needs nothing here.
     """
-    return _given(**dict((key, value) for key, value in team[section].items() if key in team_model.SECTION_DEFAULTS[section]))
+    values = team[declared.section] or {}
+    return _given(**dict((option, values.get(key)) for key, option in declared.passed().items()))
 
 
 class _Team(object):
@@ -104,15 +95,11 @@ def _permission_set(t):
 
 def _kubectl_access(t, names):
     """The options the team's access entries share (its users' and its Studio's): its groups, access policies and mark."""
-    access = t.team["access"]
-    policies = access["policies"]
-    in_namespace = {"type": "namespace", "namespaces": [names["namespace"]]}
     return dict(
+        _section(t.team, access_entry.TEAM_FILE_SECTION),
         cluster_name=t.need("eks_cluster_name"),
         kubernetes_groups=[names["kubernetes_group"]],
-        access_policies=[{"name": ACCESS_POLICY_NAMES[policy], "access_scope": in_namespace} for policy in policies]
-        + ([SPACE_TEMPLATE_POLICY] if "space" in policies else [])
-        + ([CLUSTER_READ_POLICY] if access["cluster_read"] else []),
+        access_policies=access_entry.team_access_policies(t.team["access"], names["namespace"]),
         tags=t.tags,
         team=t.name,
         name_prefix=t.prefix,
@@ -142,6 +129,7 @@ def _studio_access_entry(t):
 
 def _execution_role(t):
     return dict(
+        _section(t.team, execution_role.TEAM_FILE_SECTION),
         team=t.name,
         name_prefix=t.prefix,
         description="SageMaker Studio execution role of team %s" % t.name,
@@ -161,25 +149,22 @@ def _execution_role(t):
 
 
 def _domain(t):
-    workspace = t.team["workspace"]
-    auth_mode = workspace["auth_mode"]
     domain_id = (t.shared.get("domain_ids") or {}).get(naming.domain_name(t.name, t.prefix))
     options = dict(
+        _section(t.team, domain.TEAM_FILE_SECTION),
         team=t.name,
         name_prefix=t.prefix,
-        auth_mode=auth_mode,
         # shared_info read it once per run and checked that every shared subnet is in it.
         vpc_id=t.need("vpc_id"),
         subnet_ids=t.need("subnet_ids"),
         security_group_ids=t.need("security_group_ids"),
-        app_network_access_type=workspace["app_network_access_type"],
         user_profiles=[{"name": member["name"]} for member in t.team["members"]],
         purge_user_profiles=True,
         **t.tag_options
     )
     if t.shared.get("fsx_file_system_id"):
         options["fsx_lustre"] = {"file_system_id": t.shared["fsx_file_system_id"], "path": "/" + t.name}
-    if auth_mode == "SSO":
+    if options.get("auth_mode") == "SSO":
         options.update(_given(
             identity_center_group=t.group,
             identity_center_instance_arn=t.shared.get("identity_center_instance_arn") or None,
@@ -216,7 +201,7 @@ def _quota(t):
         **dict(
             t.tag_options,
             **dict(
-                _section(t.team, "quota"),
+                _section(t.team, quota.TEAM_FILE_SECTION),
                 **_given(
                     wait_timeout=t.settings.get("quota_wait_timeout"),
                     cluster_capacity=capacity,
@@ -234,21 +219,18 @@ def _s3_prefix(t):
 
 
 def _directories(t):
-    storage = t.team["storage"]
     return dict(
+        _section(t.team, team_dirs.TEAM_FILE_SECTION),
         team=t.name,
         root=t.settings.get("fsx_mount_root") or t.need("fsx_mount_root"),
         require_mount=t.settings.get("require_mount", t.shared.get("fsx_require_mount", True)),
-        gid=storage["gid"],
         members=[member for member in t.team["members"] if member.get("uid") is not None],
         bucket=t.need("data_bucket"),
         **dict(
             t.tag_options,
             **_given(
                 uid=t.settings.get("owner_uid"),
-                mode=storage.get("mode"),
                 acl=t.settings.get("acl"),
-                s3_link=storage.get("s3_link"),
                 file_system_id=t.shared.get("fsx_file_system_id") or None,
                 tags=t.extra_tags,
             )
@@ -260,10 +242,10 @@ def _namespace(t):
     """The team's objects in its namespace; only when the cluster's kubeconfig is known (hyperpod_kubernetes.kubeconfig)."""
     file_system_id = t.shared.get("fsx_file_system_id")
     return dict(
+        _section(t.team, team_namespace.TEAM_FILE_SECTION),
         team=t.name,
         name_prefix=t.prefix,
         kubeconfig=t.settings["kubeconfig"],
-        pod_security=t.team["access"]["pod_security"],
         pod_identity=dict(
             cluster_name=t.need("eks_cluster_name"), cluster_arn=t.need("eks_cluster_arn"),
             data_bucket=t.need("data_bucket"), account_id=t.need("account_id"),
@@ -289,7 +271,7 @@ def _budget(t):
         team=t.name,
         name_prefix=prefix,
         **dict(
-            _section(t.team, "budget"),
+            _section(t.team, budget.TEAM_FILE_SECTION),
             **_given(
                 cost_center=t.team.get("cost_center") or None,
                 tag_keys=t.settings.get("budget_tag_keys") or t.shared.get("tag_keys") or None,

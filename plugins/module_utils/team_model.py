@@ -19,6 +19,7 @@ import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, domain, execution_role, team_dirs, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget as budget_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster as cluster_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
@@ -55,31 +56,39 @@ TEAM_DEFAULTS = {
     # Layers whose existing, unmarked resource the team takes over (naming.ADOPTABLE; docs/team-file.md).
     "adopt": [],
 }
-# A section whose every key is an option of one layer: the layer's file declares it (``TEAM_FILE_SECTION``, keys and
-# defaults) and its spec gives the choices; team_layer_args passes each key on by its name.
-LAYER_SECTIONS = {"quota": quota_rules, "budget": budget_rules}
-SECTION_DEFAULTS = {
-    "quota": quota_rules.TEAM_FILE_SECTION,
-    "access": {"policies": ["training", "inference"], "cluster_read": True, "pod_security": "baseline"},
-    "workspace": {"enabled": True, "auth_mode": "SSO", "app_network_access_type": "VpcOnly", "retain_home_efs": True},
-    "storage": {"gid": None, "mode": "2770", "on_remove": "keep", "s3_link": False},
-    "budget": budget_rules.TEAM_FILE_SECTION,
-}
+# The sections' keys, each declared by the layer that consumes it (its ``TEAM_FILE_SECTION``: the key, the option it
+# sets, its default, its spec), in the order of the team file (docs/team-file.md). The defaults, choices and types of
+# the team file come from them, and team_layer_args passes each key on to its layer as that layer declares.
+LAYER_SECTIONS = (
+    quota_rules.TEAM_FILE_SECTION,
+    access_entry.TEAM_FILE_SECTION,
+    team_namespace.TEAM_FILE_SECTION,
+    execution_role.TEAM_FILE_SECTION,
+    domain.TEAM_FILE_SECTION,
+    team_dirs.TEAM_FILE_SECTION,
+    budget_rules.TEAM_FILE_SECTION,
+)
+
+
+def _sections(declarations):
+    """``({section: {key: default}}, {section: {key: spec}})`` of the layers' declarations; a key declared twice is refused."""
+    defaults, specs = {}, {}
+    for declared in declarations:
+        for key in declared:
+            if key in defaults.get(declared.section, {}):
+                raise ValueError("%s.%s is declared by two layers: one layer consumes a key" % (declared.section, key))
+            defaults.setdefault(declared.section, {})[key] = declared[key]
+            specs.setdefault(declared.section, {})[key] = declared.specs[key]
+    return defaults, specs
+
+
+SECTION_DEFAULTS, SECTION_SPECS = _sections(LAYER_SECTIONS)
 # What every team shares that the roles may set (identity_session_duration); unset, it is this.
 SETTING_DEFAULTS = {"session_duration": "PT8H"}
 RESOURCE_KEYS = ("instance_type", "count", "accelerators", "vcpu", "memory_gib", "accelerator_partition")
-CHOICES = {
-    "state": ("present", "absent"),
-    "access.policies": ("training", "inference", "space"),
-    "access.pod_security": ("baseline", "restricted"),
-    "workspace.auth_mode": ("SSO", "IAM"),
-    "workspace.app_network_access_type": ("VpcOnly", "PublicInternetOnly"),
-    "storage.on_remove": ("keep", "archive", "delete"),
-}
+CHOICES = {"state": ("present", "absent")}
 CHOICES.update(
-    ("%s.%s" % (section, key), choices)
-    for section, layer in LAYER_SECTIONS.items()
-    for key, choices in section_choices(layer.MODULE_OPTIONS, SECTION_DEFAULTS[section]).items()
+    ("%s.%s" % (declared.section, key), choices) for declared in LAYER_SECTIONS for key, choices in section_choices(declared).items()
 )
 
 
@@ -247,10 +256,49 @@ def _int_range(problems, where, field, value, low, high, optional=False):
         problems.add(where, field, "%r must be a whole number from %d to %d%s" % (value, low, high, "" if _is_number(value) else yaml_hint(value)))
 
 
-def _layer_choices(problems, where, section, values):
-    """Each key of a layer's section (``LAYER_SECTIONS``) that its layer restricts to choices, checked against them."""
-    for key, choices in section_choices(LAYER_SECTIONS[section].MODULE_OPTIONS, SECTION_DEFAULTS[section]).items():
-        _choice(problems, where, "%s.%s" % (section, key), values[key], choices)
+def _check_gid(problems, where, field, gid):
+    _int_range(problems, where, field, gid, 1, 4294967294, optional=True)
+
+
+def _check_mode(problems, where, field, mode):
+    if _is_int(mode):
+        # YAML 1.1 reads an unquoted 0777 as the octal number 511, and 2770 as the decimal number 2770.
+        problems.add(where, field, "%r must be an octal mode given as a string, such as '2770'"
+                     " (YAML reads an unquoted mode as a number: 0777 becomes 511)" % (mode,))
+    else:
+        try:
+            parse_mode(mode)
+        except InputError as e:
+            problems.add(where, field, e.message)
+
+
+# What the team file asks of a key beyond the choices its layer declares.
+KEY_RULES = {"storage.gid": _check_gid, "storage.mode": _check_mode}
+
+
+def _check_declared(problems, where, section, values):
+    """Each key of ``section`` that is set, checked by its rule (``KEY_RULES``) or against the choices its layer declares."""
+    for key, spec in SECTION_SPECS[section].items():
+        field = "%s.%s" % (section, key)
+        if key not in values:
+            continue
+        if field in KEY_RULES:
+            KEY_RULES[field](problems, where, field, values[key])
+        elif spec.get("choices") and spec.get("type") == "list":
+            if not isinstance(values[key], list):
+                problems.add(where, field, "must be a list")
+            else:
+                for index, value in enumerate(values[key]):
+                    _choice(problems, where, "%s[%d]" % (field, index), value, CHOICES[field])
+        elif spec.get("choices"):
+            _choice(problems, where, field, values[key], CHOICES[field])
+
+
+def _check_switches(problems, where, section, values):
+    """Each key of ``section`` that its layer declares a bool: true or false, never text YAML left as text."""
+    for key, spec in SECTION_SPECS[section].items():
+        if spec.get("type") == "bool" and key in values and not isinstance(values[key], bool):
+            problems.add(where, "%s.%s" % (section, key), "must be true or false")
 
 
 def _check_section(problems, where, team, section):
@@ -312,7 +360,8 @@ def _check_quota(problems, where, team, instance_types, cluster_types):
     if quota is None:
         return None
     _check_resources(problems, where, quota.get("resources"), instance_types, cluster_types)
-    _layer_choices(problems, where, "quota", quota)
+    _check_declared(problems, where, "quota", quota)
+    _check_switches(problems, where, "quota", quota)
     low, high = quota_rules.BORROW_LIMIT_RANGE
     _int_range(problems, where, "quota.borrow_limit", quota["borrow_limit"], low, high, optional=True)
     if quota["borrow_limit"] is not None and quota["sharing"] != "lend_and_borrow":
@@ -414,34 +463,14 @@ def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
             _choice(problems, where, "adopt[%d]" % index, layer, naming.ADOPTABLE)
     normalized["quota"] = _check_quota(problems, where, team, instance_types, cluster_types)
     normalized["budget"] = _check_budget(problems, where, team)
-    for section in ("access", "workspace", "storage"):
+    # The sections every team has (a mapping by default); their keys' rules, then their switches, section by section.
+    always = [section for section in SECTION_DEFAULTS if TEAM_DEFAULTS[section] is not None]
+    for section in always:
         normalized[section] = _check_section(problems, where, dict(team, **{section: team.get(section) or {}}), section)
-    access = normalized["access"]
-    if not isinstance(access["policies"], list):
-        problems.add(where, "access.policies", "must be a list")
-    else:
-        for index, policy in enumerate(access["policies"]):
-            _choice(problems, where, "access.policies[%d]" % index, policy, CHOICES["access.policies"])
-    _choice(problems, where, "access.pod_security", access["pod_security"], CHOICES["access.pod_security"])
-    workspace = normalized["workspace"]
-    for key in ("auth_mode", "app_network_access_type"):
-        _choice(problems, where, "workspace." + key, workspace[key], CHOICES["workspace." + key])
-    storage = normalized["storage"]
-    _int_range(problems, where, "storage.gid", storage["gid"], 1, 4294967294, optional=True)
-    mode = storage["mode"]
-    if _is_int(mode):
-        # YAML 1.1 reads an unquoted 0777 as the octal number 511, and 2770 as the decimal number 2770.
-        problems.add(where, "storage.mode", "%r must be an octal mode given as a string, such as '2770'"
-                     " (YAML reads an unquoted mode as a number: 0777 becomes 511)" % (mode,))
-    else:
-        try:
-            parse_mode(mode)
-        except InputError as e:
-            problems.add(where, "storage.mode", e.message)
-    _choice(problems, where, "storage.on_remove", storage["on_remove"], CHOICES["storage.on_remove"])
-    for section, key in (("access", "cluster_read"), ("workspace", "enabled"), ("workspace", "retain_home_efs"), ("storage", "s3_link")):
-        if not isinstance(normalized[section][key], bool):
-            problems.add(where, "%s.%s" % (section, key), "must be true or false")
+    for section in always:
+        _check_declared(problems, where, section, normalized[section])
+    for section in always:
+        _check_switches(problems, where, section, normalized[section])
     return normalized
 
 

@@ -54,7 +54,7 @@ except ImportError:
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, fsx, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TEAM_TAGS, options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TEAM_TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
@@ -587,6 +587,8 @@ MODULE_OPTIONS = options(
     ),
     STATE, NAME_PREFIX, TEAM_TAGS,
 )
+# The team file's access.pod_security (docs/team-file.md); access_entry declares the section's other keys.
+TEAM_FILE_SECTION = team_section("access", MODULE_OPTIONS, ("pod_security",))
 
 
 def check(params):

@@ -1,7 +1,8 @@
-"""The team file has one source per key: a layer's section is its layer's options, and docs/team-file.md follows the model.
+"""The team file has one source per key: the layer that consumes a key declares it, and docs/team-file.md follows the model.
 
 A team-file key of a layer is written in the layer's module_utils file (``MODULE_OPTIONS`` and ``TEAM_FILE_SECTION``), in
 its module's DOCUMENTATION (validate-modules holds it to the spec) and in docs/team-file.md (held to the model here).
+Every test here reads the keys from the declarations: a new key needs no line in this file.
 """
 
 from __future__ import annotations
@@ -11,79 +12,118 @@ from pathlib import Path
 
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import domain, team_dirs, team_model, team_namespace
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_model
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import REQUIRED, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_layer_args import team_layer_args
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS
 
 ROOT = Path(__file__).resolve().parents[4]
-SECTIONS = sorted(team_model.LAYER_SECTIONS)
+# (declaration, key): every key of every section, with the layer's declaration it comes from.
+DECLARED = [(declared, key) for declared in team_model.LAYER_SECTIONS for key in declared]
+IDS = ["%s.%s" % (declared.section, key) for declared, key in DECLARED]
 
 
-def spec_of(layer):
-    return layer.MODULE_OPTIONS["argument_spec"]
-
-
-@pytest.mark.parametrize("section", SECTIONS)
-def test_a_layer_section_takes_its_choices_and_types_from_the_layer(section):
-    spec = spec_of(team_model.LAYER_SECTIONS[section])
-    defaults = team_model.SECTION_DEFAULTS[section]
-    for key in defaults:
-        assert key in spec, "%s.%s is no option of its layer" % (section, key)
-        assert team_model.CHOICES.get("%s.%s" % (section, key)) == (tuple(spec[key]["choices"]) if spec[key].get("choices") else None)
-    given = {key: value for key, value in defaults.items() if value is not REQUIRED and value is not None}
-    checked = ArgumentSpecValidator({key: spec[key] for key in given}).validate(given)
-    assert checked.error_messages == []
-    assert checked.validated_parameters == given
-
-
-# Keys whose layer takes them under the same name but whose section is not the layer's alone: the same choices and default.
-PASSED_THROUGH = [
-    ("workspace.auth_mode", domain, "auth_mode"),
-    ("workspace.app_network_access_type", domain, "app_network_access_type"),
-    ("access.pod_security", team_namespace, "pod_security"),
-    ("storage.on_remove", team_dirs, "on_remove"),
-    ("storage.mode", team_dirs, "mode"),
-    ("storage.s3_link", team_dirs, "s3_link"),
-]
-
-
-@pytest.mark.parametrize("field, layer, option", PASSED_THROUGH, ids=[row[0] for row in PASSED_THROUGH])
-def test_a_key_passed_through_agrees_with_its_layer(field, layer, option):
-    section, key = field.split(".")
-    spec = spec_of(layer)[option]
+@pytest.mark.parametrize("declared, key", DECLARED, ids=IDS)
+def test_a_key_takes_its_choices_and_default_from_the_spec_its_layer_declares(declared, key):
+    field = "%s.%s" % (declared.section, key)
+    spec = declared.specs[key]
+    option = declared.options[key]
+    if option is not None:
+        assert spec is declared.module_options["argument_spec"][option], "%s is the layer's option %s" % (field, option)
+    assert team_model.SECTION_DEFAULTS[declared.section][key] is declared[key]
+    assert team_model.SECTION_SPECS[declared.section][key] is spec
     assert team_model.CHOICES.get(field) == (tuple(spec["choices"]) if spec.get("choices") else None)
-    if spec.get("default") is not None:
-        assert team_model.SECTION_DEFAULTS[section][key] == spec["default"]
+    default = declared[key]
+    if default is REQUIRED or default is None:
+        return
+    checked = ArgumentSpecValidator({key: spec}).validate({key: default})
+    assert checked.error_messages == []
+    assert checked.validated_parameters == {key: default}
 
 
-def test_a_layer_section_refuses_a_key_its_layer_lacks():
-    options = {"argument_spec": {"sharing": {"type": "str", "choices": ["lend"]}}}
-    assert team_section(options, ("sharing",), sharing="lend") == {"sharing": "lend"}
+def test_team_section_sets_options_by_name_or_as_renamed_and_refuses_what_its_layer_lacks():
+    options = {"argument_spec": {"sharing": {"type": "str", "choices": ["lend"]}, "web_portal": {"type": "str", "default": "on"}}}
+    declared = team_section("quota", options, ("sharing", "portal", "gate"), renamed=dict(portal="web_portal"),
+                            own=dict(gate=dict(type="bool", default=True)), sharing="lend")
+    assert declared == {"sharing": "lend", "portal": "on", "gate": True}
+    assert declared.passed() == {"sharing": "sharing", "portal": "web_portal"}
+    assert declared.specs["gate"] == {"type": "bool", "default": True}
+    assert team_section("quota", options, ("sharing", "portal"), renamed=dict(portal="web_portal"), offboarding=("portal",)).passed() == {
+        "sharing": "sharing"}
     with pytest.raises(ValueError, match="lending"):
-        team_section(options, ("sharing", "lending"))
+        team_section("quota", options, ("sharing", "lending"))
+    with pytest.raises(ValueError, match="portal"):
+        team_section("quota", options, ("portal",), renamed=dict(portal="portal_mode"))
     with pytest.raises(ValueError, match="borrow"):
-        team_section(options, ("sharing",), borrow="x")
+        team_section("quota", options, ("sharing",), borrow="x")
+    with pytest.raises(ValueError, match="borrow"):
+        team_section("quota", options, ("sharing",), offboarding=("borrow",))
+
+
+def test_a_key_is_declared_by_one_layer():
+    options = {"argument_spec": {"sharing": {"type": "str"}}}
+    with pytest.raises(ValueError, match="quota.sharing is declared by two layers"):
+        team_model._sections([team_section("quota", options, ("sharing",)), team_section("quota", options, ("sharing",))])
 
 
 SHARED = {
     "account_id": "123456789012", "region": "us-east-1", "cluster_arn": "arn:aws:sagemaker:us-east-1:123456789012:cluster/abc",
     "data_bucket": "ml-shared-data", "eks_cluster_name": "eks", "eks_cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/eks",
-    "vpc_id": "vpc-1", "subnet_ids": ["subnet-1"], "security_group_ids": ["sg-1"],
-}
-GIVEN = {
-    "quota": {"resources": [{"instance_type": "ml.p5.48xlarge", "count": 4}], "sharing": "lend", "borrow_limit": 20,
-              "absolute_borrow_limits": [{"instance_type": "ml.p5.48xlarge", "count": 1}], "preempt": "never",
-              "fair_share_weight": 7, "activation": "disabled"},
-    "budget": {"monthly_usd": 10, "notify": ["a@example.com"], "thresholds": [50], "forecast_thresholds": [90]},
+    "vpc_id": "vpc-1", "subnet_ids": ["subnet-1"], "security_group_ids": ["sg-1"], "fsx_mount_root": "/fsx",
 }
 
 
-@pytest.mark.parametrize("section", SECTIONS)
-def test_every_key_of_a_layer_section_reaches_the_layer_by_its_name(section):
-    assert set(GIVEN[section]) == set(team_model.SECTION_DEFAULTS[section]), "give every key of the section a value here"
-    team = {"name": "vision", "identity_center_group": "TeamVision", section: GIVEN[section]}
-    options = team_layer_args(team_model.with_defaults(team), SHARED, layers=(section,))[section]
-    assert {key: options[key] for key in GIVEN[section]} == GIVEN[section]
+def given(field):
+    """A value of ``field`` that nothing else could have put in a layer's options."""
+    return "given %s" % field
+
+
+def team_giving_every_key():
+    """A team whose every key that its layer passes on has a value of its own (the others keep their defaults)."""
+    team = {"name": "vision", "identity_center_group": "TeamVision"}
+    for declared, key in DECLARED:
+        if key in declared.passed():
+            team.setdefault(declared.section, {})[key] = given("%s.%s" % (declared.section, key))
+    return team_model.with_defaults(team)
+
+
+@pytest.mark.parametrize("declared, key", DECLARED, ids=IDS)
+def test_every_key_reaches_each_layer_of_its_module_as_the_option_it_declares(declared, key):
+    built = team_layer_args(team_giving_every_key(), SHARED, {"kubeconfig": "/kubeconfig"})
+    layers = [layer.option for layer in LAYERS if layer.options is declared.module_options]
+    assert layers and all(layer in built for layer in layers), "the team above uses every layer of %s" % ", ".join(layers)
+    option = declared.options[key]
+    for layer in layers:
+        if key in declared.passed():
+            assert built[layer][option] == given("%s.%s" % (declared.section, key)), layer
+        elif option is not None:
+            # Offboarding's: the roles pass it when the team is removed; a build leaves the layer's default alone.
+            assert option not in built[layer], layer
+
+
+def wrong_value(spec):
+    """A value the team model refuses for a key of ``spec``, and the words it refuses it with."""
+    if spec.get("type") == "bool":
+        return "yes", "must be true or false"
+    if spec.get("type") == "list" and spec.get("choices"):
+        return ["bogus"], "[0]: 'bogus' is not one of " + ", ".join(spec["choices"])
+    return "bogus", "'bogus' is not one of " + ", ".join(spec["choices"])
+
+
+CHECKED = [(declared, key) for declared, key in DECLARED if declared.specs[key].get("choices") or declared.specs[key].get("type") == "bool"]
+
+
+@pytest.mark.parametrize("declared, key", CHECKED, ids=["%s.%s" % (declared.section, key) for declared, key in CHECKED])
+def test_a_wrong_choice_or_switch_is_refused_with_the_team_and_the_field(declared, key):
+    field = "%s.%s" % (declared.section, key)
+    value, words = wrong_value(declared.specs[key])
+    section = {"resources": [{"instance_type": "ml.p5.48xlarge", "count": 1}]} if declared.section == "quota" else {}
+    if declared.section == "budget":
+        section = {"monthly_usd": 10}
+    team = {"name": "vision", "identity_center_group": "TeamVision", declared.section: dict(section, **{key: value})}
+    cluster = {"name": "ml-shared", "instance_groups": [{"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 4}]}
+    problems = team_model.check_team_file([team], cluster)[0]
+    assert problems == ["team 'vision': %s%s" % (field, ": " + words if not words.startswith("[") else words)]
 
 
 def documented_rows():
