@@ -9,6 +9,38 @@ import pytest
 from tests.integration.grafana_api import GrafanaStub
 from tests.integration.playbook_runner import SAMPLE, Playbooks
 
+# Modules whose tests share a module-scoped build: each goes to one pytest-xdist worker, so the build is made once.
+ONE_WORKER_MODULES = ("test_namespace_isolation.py", "test_awx_config.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist load`` by test, but the tests of each of ``ONE_WORKER_MODULES`` to one worker.
+
+    ``--dist load`` sends tests in chunks to whichever worker runs dry, so such a module's tests can land on both
+    workers and each builds the module's sample. ``--dist loadgroup`` would group them, but xdist 3.8 marks a group by
+    rewriting ``item._nodeid``, which pytest 9 no longer reads: the groups are silently ignored.
+    """
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleBuildsOnOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            module = nodeid.split("::", 1)[0]
+            return module if module.endswith(ONE_WORKER_MODULES) else nodeid
+
+    return ModuleBuildsOnOneWorker(config, log)
+
+
+# A bad team file refused before any call: one short run each, with no state the tests around it build on.
+REFUSED_BEFORE_ANY_CALL = {"test_bad_team_file_fails_before_any_call", "test_yaml_mistakes_name_the_file_line_and_column"}
+
+
+def pytest_collection_modifyitems(items):
+    """The short refusals go last, in their order: when the queue runs out, a pytest-xdist worker still holds the test it
+    runs and the two it was sent ahead, and the other worker waits for them; short ones keep that wait short."""
+    items.sort(key=lambda item: getattr(item, "originalname", item.name) in REFUSED_BEFORE_ANY_CALL)
+
 
 @pytest.fixture
 def sample(seeded, tmp_path):
