@@ -26,6 +26,7 @@ import fnmatch
 import re
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
@@ -295,30 +296,35 @@ def ensure_present(eks, iam, params, check_mode):
     """(changed, before, after).
 
     ``known_access_entry`` (``{"principal_arn": ..., "access_entry": DescribeAccessEntry's answer or None}``, read earlier
-    in the run) spares the entry's DescribeAccessEntry when it is of the principal resolved here. It only tells that
-    nothing changes: outside check mode, a difference makes the entry read again, and the writes are planned from that.
+    in the run) spares the entry's DescribeAccessEntry when it is of the principal resolved here; a write is planned from
+    a new read (``engine.plan_from_copy``).
     """
     validate(params)
     cluster = params["cluster_name"]
     principal = resolve_principal(iam, params["principal_arn"], check_mode)
-    known = params.get("known_access_entry")
-    if principal and known is not None and known.get("principal_arn") == principal:
-        entry = known.get("access_entry")
-    else:
-        known, entry = None, describe_access_entry(eks, cluster, principal) if principal else None
-    if entry is not None:
-        check_owner(entry, principal, params, params.get("adopt"))
-    # An existing entry proves the cluster exists and takes access entries (EKS cannot go back to
-    # CONFIG_MAP); the cluster is read only when the entry is missing or about to change.
-    if entry is None:
-        _check_cluster(eks, cluster)
     if principal is None:
+        _check_cluster(eks, cluster)
         return True, {}, _public(desired_state(params, None, params["principal_arn"]))
-    current = current_state(entry, list_associated(eks, cluster, principal) if entry else [])
-    desired = desired_state(params, current, principal)
-    changes = plan(current, desired)
-    if changes and known is not None and not check_mode:
-        return ensure_present(eks, iam, dict(params, known_access_entry=None), check_mode)
+    known = params.get("known_access_entry")
+    copy = known if known is not None and known.get("principal_arn") == principal else None
+
+    def read(fresh):
+        return describe_access_entry(eks, cluster, principal) if copy is None or fresh else copy.get("access_entry")
+
+    def plan_entry(entry):
+        if entry is not None:
+            check_owner(entry, principal, params, params.get("adopt"))
+        else:
+            # An existing entry proves the cluster exists and takes access entries (EKS cannot go back to
+            # CONFIG_MAP); the cluster is read only when the entry is missing.
+            _check_cluster(eks, cluster)
+        current = current_state(entry, list_associated(eks, cluster, principal) if entry else [])
+        desired = desired_state(params, current, principal)
+        return current, desired, plan(current, desired)
+
+    unused_entry, (current, desired, changes) = engine.plan_from_copy(
+        read, lambda entry: copy is not None, plan_entry, check_mode, writes=lambda planned: planned[2]
+    )
     if not changes:
         return False, _public(current), _public(current)
     if check_mode:

@@ -22,7 +22,7 @@ from decimal import Decimal, InvalidOperation
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets, engine, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
@@ -213,25 +213,29 @@ def _new_budget(current, wanted):
 
 
 def ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, known=None, owner=None):
-    """Returns (changed, before, after) as views; ``known`` is read's, ``owner(tags)`` refuses a budget that is not the team's."""
+    """Returns (changed, before, after) as views; ``known`` is read's, ``owner(tags)`` refuses a budget that is not the team's.
+
+    ``known`` spares the reads; a write is planned from a new read (``engine.plan_from_copy``)."""
     name = wanted_budget["BudgetName"]
     arn = budget_arn(account_id, name)
-    current = read(client, account_id, name, known)
-    if current is not None and owner is not None:
-        owner(current["tags"])
-    if current is None:
-        before, after = {}, view(wanted_budget, wanted_notifications, wanted_tags)
-    else:
+
+    def plan(current):
+        if current is not None and owner is not None:
+            owner(current["tags"])
+        if current is None:
+            return {}, view(wanted_budget, wanted_notifications, wanted_tags), [], []
         before = view(current["budget"], current["notifications"], current["tags"])
         tags_to_set, tags_to_remove = compare_aws_tags(current["tags"], wanted_tags, purge_tags=purge_tags)
         final_tags = dict((k, v) for k, v in current["tags"].items() if k not in tags_to_remove)
         final_tags.update(tags_to_set)
-        after = view(dict(current["budget"], **wanted_budget), wanted_notifications, final_tags)
+        return before, view(dict(current["budget"], **wanted_budget), wanted_notifications, final_tags), tags_to_set, tags_to_remove
+
+    current, (before, after, tags_to_set, tags_to_remove) = engine.plan_from_copy(
+        lambda fresh: read(client, account_id, name, None if fresh else known), lambda current: known is not None, plan, check_mode,
+        writes=lambda planned: planned[0] != planned[1],
+    )
     if after == before or check_mode:
         return after != before, before, after
-    if known is not None:
-        # What was listed earlier in the run only tells that nothing changes: a write is planned from a live read.
-        return ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, owner=owner)
     if current is None:
         budgets.create_budget(
             client,

@@ -28,7 +28,7 @@ __metaclass__ = type
 from urllib.parse import urlencode
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list, boto3_tag_list_to_ansible_dict
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import fsx, naming, s3
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, fsx, naming, s3
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TEAM_TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError, S3Error
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
@@ -240,21 +240,29 @@ def prefix_ownership_problem(client, bucket, team, state, tag_keys=None, adopt=F
 def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None, adopt=False, known=None):
     """The ``<team>/`` marker object exists with exactly the team tags; ``(changed, before, after)``.
 
-    ``known`` (``_prefix_state``'s) only tells that nothing changes: outside check mode, a difference makes the
-    marker read again, and the write is planned from that.
+    ``known`` (``_prefix_state``'s) spares the reads; a write is planned from a new read (``engine.plan_from_copy``).
     """
     key = naming.s3_prefix(team)
-    before = _prefix_state(client, bucket, team, known)
-    problem = prefix_ownership_problem(client, bucket, team, before, tag_keys, adopt, known)
-    if problem:
-        raise InputError(message=problem)
-    after = dict(before, marker=True, tags=dict(tags))
+
+    def read(fresh):
+        # With the state, the copy it came from: whether the prefix holds objects is taken from the same.
+        copy = None if fresh else known
+        return _prefix_state(client, bucket, team, copy), copy
+
+    def plan(state):
+        before, copy = state
+        problem = prefix_ownership_problem(client, bucket, team, before, tag_keys, adopt, copy)
+        if problem:
+            raise InputError(message=problem)
+        return before, dict(before, marker=True, tags=dict(tags))
+
+    unused_read, (before, after) = engine.plan_from_copy(
+        read, lambda state: state[1] is not None, plan, check_mode, writes=lambda planned: planned[0] != planned[1]
+    )
     if before == after:
         return False, before, after
     if check_mode:
         return True, before, after
-    if known is not None:
-        return ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys, adopt)
     if not before["marker"]:
         s3.put_object(client, Bucket=bucket, Key=key, Body=b"", Tagging=urlencode(sorted(tags.items())))
     else:

@@ -33,7 +33,7 @@ import re
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, naming, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, identity_center, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import (
@@ -655,21 +655,25 @@ class DomainManager:
 
     # present
 
-    def ensure_present(self):
-        problems = input_problems(self.params)
-        if problems:
-            raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
+    def _read_present(self, fresh):
+        """The domain with its tags, profiles and groups; from what shared_info listed unless ``fresh``."""
         domain_id, described = self.find()
         # shared_info listed the profiles and the tags of the domain it resolved, not of one found since.
-        resolved = domain_id and domain_id == self.params.get("domain_id")
+        resolved = not fresh and domain_id and domain_id == self.params.get("domain_id")
         listed = self.params.get("known_user_profiles") if resolved else None
         known_tags = self.params.get("known_tags") if resolved else None
         domain, tags, profiles, group_ids = self.read(domain_id, described, listed, known_tags) if domain_id else (None, {}, {}, [])
         if domain is None and self.params.get("domain_id"):
             raise InputError(message="domain %s (%s) was deleted while this run read it; run again" % (self.name, self.params["domain_id"]))
+        return dict(domain=domain, tags=tags, profiles=profiles, group_ids=group_ids, copied=listed is not None or known_tags is not None)
+
+    def _plan_present(self, read):
+        """What ``ensure_present`` plans from ``read`` (``_read_present``'s), refused when it cannot be done; ``writes``
+        whether anything is to be written."""
+        domain, tags, profiles, group_ids = read["domain"], read["tags"], read["profiles"], read["group_ids"]
         if domain is not None:
             self.check_owner(domain, tags, self.params.get("adopt"))
-        current = before = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
+        current = current_view(domain, tags, profiles, group_ids, self.keys_for(domain))
         auth_mode = effective_auth_mode(self.params, current)
         problems = input_problems(self.params, auth_mode) if auth_mode != effective_auth_mode(self.params) else []
         if problems:
@@ -713,12 +717,24 @@ class DomainManager:
         touched = set(existing) - kept
         touched.update(kept if self.params.get("adopt_user_profiles") else (
             name for name in kept if update_profile_request(domain["DomainId"], name, existing[name], desired["user_profiles"][name])))
-        if current == desired and not touched:
+        return dict(
+            read, current=current, desired=desired, kept=kept, touched=touched, to_set=to_set, to_unset=to_unset,
+            writes=not (current == desired and not touched),
+        )
+
+    def ensure_present(self):
+        problems = input_problems(self.params)
+        if problems:
+            raise InputError(message="domain %s: %s" % (self.name, "; ".join(problems)))
+        # Profiles and tags listed earlier in the run only tell that nothing changes: a write is planned from a live read.
+        unused_read, planned = engine.plan_from_copy(
+            self._read_present, lambda read: read["copied"], self._plan_present, self.check_mode, writes=lambda planned: planned["writes"]
+        )
+        domain, tags, profiles, group_ids = planned["domain"], planned["tags"], planned["profiles"], planned["group_ids"]
+        current = before = planned["current"]
+        desired, kept, touched, to_set, to_unset = planned["desired"], planned["kept"], planned["touched"], planned["to_set"], planned["to_unset"]
+        if not planned["writes"]:
             return False, current, desired, self.result(domain, tags, profiles, group_ids)
-        if (listed is not None or known_tags is not None) and not self.check_mode:
-            # Profiles and tags listed earlier in the run only tell that nothing changes: a write is planned from a live read.
-            self.params = dict(self.params, known_user_profiles=None, known_tags=None)
-            return self.ensure_present()
         adopted = sorted(kept.intersection(self.check_profile_owners(domain, profiles, touched)))
         if adopted:
             # Taken over: the run marks them, and says so in its diff.

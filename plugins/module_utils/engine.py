@@ -10,7 +10,8 @@ delete it); ``ensure_present`` / ``ensure_absent`` own the rest, the same way fo
 - read, refuse what cannot be done in place (``refuse``), compare the normalized views;
 - check mode: predict, write nothing (``predict`` gives the resource as it would read back);
 - re-read before a write when the read came from the run-wide copy (``shared_info``'s
-  ``hyperpod_shared``): what another run changed since is compared again, not overwritten;
+  ``hyperpod_shared``): what another run changed since is compared again, not overwritten
+  (``plan_from_copy``, which the layers that are not a ``Resource`` call too);
 - write, wait (when the resource's ``wait`` is set) and read back;
 - one result shape, ``Outcome(changed, before, after, result)``: ``before``/``after`` are the
   normalized views the diff shows, ``result`` the resource as the module returns it.
@@ -107,21 +108,45 @@ def _plan(resource, raw):
     return desired
 
 
+def plan_from_copy(read, copied, plan, check_mode=False, writes=bool):
+    """``(raw, plan(raw))``: the resource to write from and what is planned from it, read again past the run-wide copy
+    when that copy would be written from.
+
+    A copy read earlier in the run (``shared_info``'s ``hyperpod_shared``, handed to a layer as a ``known_*`` option)
+    only tells that nothing changes: outside check mode, when ``raw`` came from it (``copied(raw)``) and a write is
+    planned from it (``writes(plan(raw))``), the resource is read again (``read(True)``, past the copy) and planned
+    again, so what another run changed since is compared, not overwritten. Nothing is read twice otherwise:
+    ``writes`` is asked only of a copy outside check mode.
+
+    ``read(fresh)`` gives the resource (None: missing), from the copy when it holds it and ``fresh`` is False;
+    ``plan(raw)`` what to write (with what the layer checks first: an owner, a refusal); ``writes(plan)`` whether
+    that is anything.
+    """
+    raw = read(False)
+    planned = plan(raw)
+    if copied(raw) and not check_mode and writes(planned):
+        raw = read(True)
+        planned = plan(raw)
+    return raw, planned
+
+
+def _desire(resource, raw):
+    """(desired, whether ``raw`` must be written to get there)."""
+    desired = _plan(resource, raw)
+    return desired, raw is None or resource.view(raw) != desired
+
+
 def ensure_present(resource, check_mode=False):
     """Create or update ``resource`` to what it desires; an Outcome."""
-    raw = resource.read()
-    desired = _plan(resource, raw)
-    if raw is not None and resource.view(raw) == desired:
+    raw, (desired, moves) = plan_from_copy(
+        resource.read, lambda raw: raw is not None and resource.copied(raw), lambda raw: _desire(resource, raw), check_mode,
+        writes=lambda planned: planned[1],
+    )
+    if not moves:
         return Outcome(False, resource.view(raw), resource.view(raw), resource.result(resource.unchanged(raw)))
     if check_mode:
         before = {} if raw is None else resource.view(raw)
         return Outcome(True, before, desired, resource.result(resource.predict(raw, desired)))
-    if raw is not None and resource.copied(raw):
-        # The run-wide copy may be older than this write: compare again with what AWS has now.
-        raw = resource.read(fresh=True)
-        desired = _plan(resource, raw)
-        if raw is not None and resource.view(raw) == desired:
-            return Outcome(False, resource.view(raw), resource.view(raw), resource.result(resource.unchanged(raw)))
     if raw is None:
         after = resource.read_back(resource.create(desired), resource.waiting)
         return Outcome(True, {}, resource.view(after), resource.result(after))

@@ -37,7 +37,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
     compare_aws_tags,
 )
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, iam, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
@@ -400,16 +400,20 @@ def check_owner(before, params, adopt=False):
 def ensure_present(client, want, check_mode, account_id=None, owner=None, before=None, known=None):
     """(changed, before, after). ``account_id`` is a callable, asked only for a new role's ARN in check mode;
     ``owner(before)`` refuses an existing role that is not the team's; ``before``, the role's ``view`` when the caller
-    already read it ({} for none), is not read again. ``known`` (``read``'s) only tells that nothing changes: outside
-    check mode, a difference makes the role read again, and the writes are planned from that."""
+    already read it ({} for none), is not read again. ``known`` (``read``'s) spares GetRole; a write is planned from a
+    new read (``engine.plan_from_copy``)."""
     name = want["role_name"]
-    if before is None:
-        before = view(read(client, name, known))
-    if before and owner is not None:
-        owner(before)
-    actions = plan_present(before, want)
-    if actions and known is not None and not check_mode:
-        return ensure_present(client, want, check_mode, account_id, owner)
+    given = before
+
+    def read_role(fresh):
+        return given if given is not None and not fresh else view(read(client, name, None if fresh else known))
+
+    def plan(before):
+        if before and owner is not None:
+            owner(before)
+        return plan_present(before, want)
+
+    before, actions = engine.plan_from_copy(read_role, lambda before: known is not None, plan, check_mode)
     if not actions:
         return False, before, before
     arn = before.get("arn")

@@ -29,7 +29,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, identity_center, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
@@ -516,28 +516,34 @@ def ensure_present(client, identitystore, params, check_mode):
     validate(params)
     instance_arn, store_id = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
     group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])), params.get("identity_center_group_ids"))
-    known = params.get("known_permission_set")
-    described = find_permission_set(client, instance_arn, params["name"], params.get("permission_set_arn"), known)
-    # The tags shared_info read with the description, for the permission set it described.
-    known_tags = known.get("tags") if known and described and known.get("permission_set_arn") == described["PermissionSetArn"] else None
+    known, outdated = params.get("known_permission_set"), params.get("outdated_permission_sets")
     # A boundary the task does not set is left as it is, so it is not read either.
     with_boundary = params.get("permissions_boundary") is not None
-    current = None
-    if described:
-        current = read_current(
-            client, instance_arn, described, params.get("accounts") or [], with_boundary, params.get("outdated_permission_sets"), known_tags
-        )
-        check_owner(params, current, adopt=params.get("adopt"))
-    desired = desired_state(params, current, group_ids)
-    changes = plan(current, desired)
+
+    def read(arn, known=None, outdated=None):
+        described = find_permission_set(client, instance_arn, params["name"], arn, known)
+        if not described:
+            return None
+        # The tags shared_info read with the description, for the permission set it described.
+        known_tags = known.get("tags") if known and known.get("permission_set_arn") == described["PermissionSetArn"] else None
+        return read_current(client, instance_arn, described, params.get("accounts") or [], with_boundary, outdated, known_tags)
+
+    def plan_changes(current):
+        if current:
+            check_owner(params, current, adopt=params.get("adopt"))
+        desired = desired_state(params, current, group_ids)
+        return desired, plan(current, desired)
+
+    first = read(params.get("permission_set_arn"), known, outdated)
+    # What was read earlier in the run (the description, its tags, the outdated accounts) only tells that nothing changes.
+    current, (desired, changes) = engine.plan_from_copy(
+        lambda fresh: read(first["permission_set_arn"]) if fresh else first, lambda current: bool(current and (known or outdated)),
+        plan_changes, check_mode, writes=lambda planned: planned[1],
+    )
     if not changes:
         return False, _public(current), _public(current)
     if check_mode:
         return True, _public(current), _public(desired)
-    if current and (params.get("known_permission_set") or params.get("outdated_permission_sets")):
-        # What was read earlier in the run only tells that nothing changes: a write is planned from live reads.
-        live = dict(params, known_permission_set=None, outdated_permission_sets=None, permission_set_arn=current["permission_set_arn"])
-        return ensure_present(client, identitystore, live, check_mode)
 
     timeout = params.get("wait_timeout", 600)
     if current is None:

@@ -455,11 +455,17 @@ class QuotaManager(engine.Manager):
             raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
         if quota is None:
             return self._create(desired)
-        self.check_owner(quota, self.params.get("adopt"))
-        if known_tags and not self.check_mode and any(self.tag_changes(quota["Tags"])):
-            # The tags read earlier in the run only tell that nothing changes: the writes are planned from a fresh read.
-            quota["Tags"] = sagemaker.list_tags(self.client, quota["ComputeQuotaArn"])
+        described = quota
+
+        def plan(quota):
             self.check_owner(quota, self.params.get("adopt"))
+            return self.tag_changes(quota["Tags"])
+
+        # Only the tags may come from the copy (the settings were described now): they are what is read again.
+        quota, unused_changes = engine.plan_from_copy(
+            lambda fresh: dict(described, Tags=sagemaker.list_tags(self.client, described["ComputeQuotaArn"])) if fresh else described,
+            lambda quota: bool(known_tags), plan, self.check_mode, writes=any,
+        )
         return self._update(quota, current, desired)
 
     def check_owner(self, quota, adopt=False):

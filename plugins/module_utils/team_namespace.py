@@ -52,7 +52,7 @@ except ImportError:
     HAS_KUBERNETES = False
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, fsx, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, execution_role, fsx, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TEAM_TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, HyperPodError, InputError
@@ -627,11 +627,13 @@ def converge(context, params):
     if p.get("pod_identity"):
         # The pod role and its association are checked before anything is written, in the cluster or in AWS.
         adopt = p["state"] == "present" and p["adopt_pod_role"]
-        found = read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), adopt, p.get("known_pod_identity"))
+        known = p.get("known_pod_identity")
         # Read earlier in the run, the copy only tells that nothing changes: a change is planned from a new read.
-        stale = p.get("known_pod_identity") and p["state"] == "present" and not context.check_mode
-        if stale and ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present", found, check_mode=True)[0]:
-            found = read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), adopt)
+        found, unused_found = engine.plan_from_copy(
+            lambda fresh: read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), adopt, None if fresh else known),
+            lambda found: bool(known) and p["state"] == "present", lambda found: found, context.check_mode,
+            writes=lambda found: ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present", found, check_mode=True)[0],
+        )
     if p["state"] == "absent":
         if found is not None:
             identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], {}, "absent", found)

@@ -109,6 +109,29 @@ def test_the_write_follows_the_fresh_read():
     assert outcome.before == {"size": 5}
 
 
+@pytest.mark.parametrize(
+    "copied, check_mode, copy_size, reads",
+    [
+        (True, False, 1, [False, True]),  # the copy would be written from: read again, planned from that
+        (True, False, 2, [False]),  # the copy says nothing changes: believed
+        (True, True, 1, [False]),  # check mode predicts from the copy
+        (False, False, 1, [False]),  # a read of this run is written from
+    ],
+)
+def test_plan_from_copy_reads_again_only_a_copy_that_would_be_written_from(copied, check_mode, copy_size, reads):
+    # What a layer that is not a Resource hands it: how to read (from the copy unless fresh), whether the read came
+    # from the copy, how to plan (size 2 wanted).
+    asked, live = [], {"size": 2}
+
+    def read(fresh):
+        asked.append(fresh)
+        return dict(live) if fresh else {"size": copy_size}
+
+    raw, planned = engine.plan_from_copy(read, lambda raw: copied, lambda raw: 2 - raw["size"], check_mode)
+    assert asked == reads
+    assert (raw, planned) == ((live, 0) if reads[-1] else ({"size": copy_size}, 2 - copy_size))
+
+
 def test_a_resource_that_cannot_be_changed_in_place_is_refused_before_any_write():
     thing = Thing(2, live={"Name": "t", "Size": 1, "Status": "FAILED"})
     with pytest.raises(ValueError, match="FAILED"):
