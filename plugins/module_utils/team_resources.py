@@ -38,7 +38,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
 )
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, os_error_message
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext, ModuleFailure, os_error_message
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, options
 
 # A layer: its option of team_resources, the module it stands for, that module's options, its check and converge.
@@ -193,16 +193,15 @@ def converge_with_digest(context, params):
     return dict(changed=layers_changed(done), layers=done, diff=diff), digest
 
 
-class PlanContext(object):
+class PlanContext(LayerContext):
     """One team's view of the plan's context: check mode, its own warnings, the run's clients (made under a lock)."""
 
     def __init__(self, shared, lock):
+        super(PlanContext, self).__init__(shared.module)
+        self.check_mode = True
+        self.warnings = []
         self._shared = shared
         self._lock = lock
-        self.check_mode = True
-        self.layer = None
-        self.warnings = []
-        self.no_log_values = shared.no_log_values
 
     def client(self, service):
         with self._lock:
@@ -216,18 +215,8 @@ class PlanContext(object):
         with self._lock:
             return self._shared.identity_center_connection()
 
-    @property
-    def region(self):
-        return self._shared.region
-
     def warn(self, message):
         self.warnings.append("%s: %s" % (self.layer, message) if self.layer else message)
-
-    def run_command(self, *args, **kwargs):
-        return self._shared.run_command(*args, **kwargs)
-
-    def get_bin_path(self, *args, **kwargs):
-        return self._shared.get_bin_path(*args, **kwargs)
 
 
 def plan(context, teams, identity_center=None):
