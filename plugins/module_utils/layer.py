@@ -60,11 +60,6 @@ class LayerContext(object):
     def region(self):
         return self.module.region
 
-    @property
-    def no_log_values(self):
-        """Values the module masks in its result, warnings and errors (the layers' no_log options add to them)."""
-        return self.module.no_log_values
-
     def account_id(self):
         """The caller's account, asked once per run and only when a layer needs it."""
         if self._account_id is None:

@@ -6,20 +6,12 @@
 
 A module run costs Python, AnsiballZ and boto3 before the first API call; a team's eight layers
 in one run pay that once, and share one client per service.
-
-The run's plan (``plan``, module ``team_plan``): every team of a play converged in check mode in one process,
-several teams in flight at once, as a Terraform plan refreshes its resources. A team whose plan says nothing
-changes (or, in check mode, whatever it predicts) returns that plan and calls nothing again; any other team
-converges from reads of its own, so nothing is ever written from the plan's reads.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import hashlib
-import json
-import threading
 from collections import namedtuple
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -36,10 +28,8 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
     team_dirs,
     team_namespace,
 )
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext, ModuleFailure, os_error_message
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import os_error_message
 
 # A layer: its option of team_resources, the module it stands for, that module's options, its check and converge.
 Layer = namedtuple("Layer", ["option", "module", "options", "check", "converge"])
@@ -135,112 +125,3 @@ def failure_message(team, layers, done, error):
     failed = next(((option, params) for option, _converge, params in layers if option not in done), None)
     reason = os_error_message(error, failed[1].get("root") if failed else None) if isinstance(error, OSError) else error.message
     return "team %r, %s: %s" % (team, failed[0], reason) if failed else reason
-
-
-MODULE_OPTIONS = options(
-    dict(team=dict(type="str", required=True), planned=dict(type="dict")),
-    dict((layer.option, dict(type="dict")) for layer in LAYERS),
-    IDENTITY_CENTER,
-)
-# Teams converged at once by the plan: each reads one call after another, so this bounds the calls in flight
-# per service too (Identity Center and IAM throttle at about 20 requests a second).
-TEAMS_IN_FLIGHT = 8
-
-
-def options_digest(params, layers):
-    """What a team's converge depends on besides AWS, as one string: the team, its Identity Center connection and
-    each layer's options as validated (``validated_layers``: an option left unset and one set to its default agree)."""
-    taken = dict(team=params["team"], identity_center=params.get("identity_center"), layers=[(option, given) for option, _converge, given in layers])
-    return hashlib.sha256(json.dumps(taken, sort_keys=True, default=str).encode("utf-8")).hexdigest()
-
-
-def from_plan(context, planned, digest):
-    """The plan's result for this team when it stands for this run's converge, else None.
-
-    It stands when it was made from these very options and either changes nothing or this run is in check mode
-    (the plan is that check): a change is always converged from reads of this run.
-    """
-    planned = planned or {}
-    if "result" not in planned or planned.get("digest") != digest:
-        return None
-    if planned["result"].get("changed") and not context.check_mode:
-        return None
-    for warning in planned.get("warnings") or ():
-        context.warn(warning)
-    return planned["result"]
-
-
-def converge(context, params):
-    return converge_with_digest(context, params)[0]
-
-
-def converge_with_digest(context, params):
-    """``converge``'s result, and the digest of the options it was converged from."""
-    team, layers, done, diff = params["team"], [], {}, {"before": {}, "after": {}}
-    try:
-        layers = validated_layers(team, params, context.no_log_values)
-        digest = options_digest(params, layers)
-        planned = from_plan(context, params.get("planned"), digest)
-        if planned is not None:
-            return planned, digest
-        converge_team(context, layers, done, diff)
-    except (HyperPodError, OSError) as e:
-        # What the layers before the failed one did is returned with the failure.
-        extra = dict(errno=e.errno) if isinstance(e, OSError) else {}
-        raise ModuleFailure(
-            failure_message(team, layers, done, e), exception=getattr(e, "exception", None), layers=done, diff=diff, changed=layers_changed(done), **extra
-        )
-    return dict(changed=layers_changed(done), layers=done, diff=diff), digest
-
-
-class PlanContext(LayerContext):
-    """One team's view of the plan's context: check mode, its own warnings, the run's clients (made under a lock)."""
-
-    def __init__(self, shared, lock):
-        super(PlanContext, self).__init__(shared.module)
-        self.check_mode = True
-        self.warnings = []
-        self._shared = shared
-        self._lock = lock
-
-    def client(self, service):
-        with self._lock:
-            return self._shared.client(service)
-
-    def account_id(self):
-        with self._lock:
-            return self._shared.account_id()
-
-    def identity_center_connection(self):
-        with self._lock:
-            return self._shared.identity_center_connection()
-
-    def warn(self, message):
-        self.warnings.append("%s: %s" % (self.layer, message) if self.layer else message)
-
-
-def plan(context, teams, identity_center=None):
-    """Every team's converge in check mode, ``TEAMS_IN_FLIGHT`` teams at once: ``{team: planned}``.
-
-    ``teams`` are team_resources' options, one dict a team. ``planned`` is what ``converge`` takes as its ``planned``
-    option: the options' digest, and the result with its warnings, or ``failed`` (the team converges alone and reports
-    its own failure).
-    """
-    lock = threading.Lock()
-
-    def plan_team(given):
-        checked = ArgumentSpecValidator(**MODULE_OPTIONS).validate(dict(given, identity_center=identity_center))
-        params = checked.validated_parameters
-        if checked.error_messages:
-            return params.get("team"), dict(failed=True)
-        context.no_log_values.update(checked._no_log_values)
-        team_context = PlanContext(context, lock)
-        try:
-            result, digest = converge_with_digest(team_context, params)
-        except Exception:  # pylint: disable=broad-except
-            # Whatever fails, the team's own task meets it again and reports it as the team's; the plan runs once for
-            # the play, so failing it would fail every team.
-            return params["team"], dict(failed=True)
-        return params["team"], dict(digest=digest, result=result, warnings=team_context.warnings)
-
-    return dict(each(plan_team, teams, workers=TEAMS_IN_FLIGHT))

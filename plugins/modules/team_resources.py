@@ -76,13 +76,6 @@ options:
   budget:
     description: Options of M(hyperpod.tenancy.team_budget) for the team's monthly budget.
     type: dict
-  planned:
-    description:
-      - This team's entry of the run's plan (RV(hyperpod.tenancy.team_plan#module:plan)), made from the same options
-        by M(hyperpod.tenancy.team_plan).
-      - When the plan was made from these very options and changes nothing, or the task runs in check mode, the module
-        returns the plan's result and makes no call; otherwise it converges from reads of its own, as without it.
-    type: dict
 notes:
   - Warnings and check mode are those of the layers' modules.
 extends_documentation_fragment:
@@ -141,8 +134,32 @@ layers:
       budget: {budget_name: hyperpod-vision-monthly}
 """
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import MODULE_OPTIONS, converge
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import (
+    LAYERS,
+    converge_team,
+    failure_message,
+    layers_changed,
+    validated_layers,
+)
+
+MODULE_OPTIONS = options(dict(team=dict(type="str", required=True)), dict((layer.option, dict(type="dict")) for layer in LAYERS), IDENTITY_CENTER)
+
+
+def converge(context, params):
+    team, layers, done, diff = params["team"], [], {}, {"before": {}, "after": {}}
+    try:
+        layers = validated_layers(team, params, context.module.no_log_values)
+        converge_team(context, layers, done, diff)
+    except (HyperPodError, OSError) as e:
+        # What the layers before the failed one did is returned with the failure.
+        extra = dict(errno=e.errno) if isinstance(e, OSError) else {}
+        raise ModuleFailure(
+            failure_message(team, layers, done, e), exception=getattr(e, "exception", None), layers=done, diff=diff, changed=layers_changed(done), **extra
+        )
+    return dict(changed=layers_changed(done), layers=done, diff=diff)
 
 
 def main():

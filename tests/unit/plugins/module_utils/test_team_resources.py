@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, team_resources
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import converge_team, failure_message, validated_layers
@@ -136,87 +133,3 @@ def test_a_warning_names_the_layer_that_gave_it():
     converge_team(context, [("s3_prefix", prefix, {})], {}, {"before": {}, "after": {}})
     context.warn("after the layers")
     assert warned == ["s3_prefix: 3 objects were kept", "after the layers"]
-
-
-class PlanModule:
-    """What LayerContext takes from a module; no client can be made, so a layer that reads fails the test."""
-
-    def __init__(self, check_mode=False):
-        self.check_mode = check_mode
-        self.no_log_values = set()
-        self.warnings = []
-
-    def warn(self, message):
-        self.warnings.append(message)
-
-
-def budget_layer(monkeypatch, converged, changed=False, fail=(), barrier=None):
-    """Only the budget layer, whose converge records (team, check mode) instead of calling AWS."""
-
-    def converge_budget(context, params):
-        if barrier is not None:
-            barrier.wait()
-        if params["team"] in fail:
-            raise KeyError("a bug in the layer")
-        converged.append((params["team"], context.check_mode))
-        context.warn("read the budget")
-        return {"changed": changed, "budget": {"budget_name": params["team"]}, "diff": {"before": {}, "after": {"limit": params["monthly_usd"]}}}
-
-    layer = team_resources.Layer("budget", "team_budget", budget.MODULE_OPTIONS, budget.check, converge_budget)
-    monkeypatch.setattr(team_resources, "LAYERS", (layer,))
-
-
-def teams(*names, monthly_usd=100):
-    return [{"team": name, "budget": {"monthly_usd": monthly_usd}} for name in names]
-
-
-def test_a_team_whose_plan_changes_nothing_takes_it_and_converges_nothing_again(monkeypatch):
-    converged = []
-    budget_layer(monkeypatch, converged)
-    planned = team_resources.plan(LayerContext(PlanModule()), teams("vision", "nlp"))
-    assert sorted(converged) == [("nlp", True), ("vision", True)]  # the plan is a check: it writes nothing
-    module = PlanModule()
-    result = team_resources.converge(LayerContext(module), dict(teams("vision")[0], planned=planned["vision"]))
-    assert len(converged) == 2
-    assert result == planned["vision"]["result"] and result["layers"]["budget"]["budget"] == {"budget_name": "vision"}
-    assert module.warnings == ["budget: read the budget"]
-
-
-def test_a_planned_change_is_converged_from_its_own_reads_but_check_mode_takes_the_plan(monkeypatch):
-    converged = []
-    budget_layer(monkeypatch, converged, changed=True)
-    planned = team_resources.plan(LayerContext(PlanModule()), teams("vision"))["vision"]
-    team_resources.converge(LayerContext(PlanModule(check_mode=True)), dict(teams("vision")[0], planned=planned))
-    assert converged == [("vision", True)]
-    team_resources.converge(LayerContext(PlanModule()), dict(teams("vision")[0], planned=planned))
-    assert converged == [("vision", True), ("vision", False)]
-
-
-def test_a_plan_of_other_options_is_not_taken_but_a_default_given_or_left_unset_is_the_same(monkeypatch):
-    converged = []
-    budget_layer(monkeypatch, converged)
-    planned = team_resources.plan(LayerContext(PlanModule()), teams("vision"))["vision"]
-    team_resources.converge(LayerContext(PlanModule()), dict(teams("vision", monthly_usd=200)[0], planned=planned))
-    assert converged[-1] == ("vision", False)
-    defaults_given = {"team": "vision", "budget": {"monthly_usd": 100, "thresholds": [80, 100]}, "planned": planned}
-    team_resources.converge(LayerContext(PlanModule()), defaults_given)
-    assert len(converged) == 2
-
-
-def test_the_plan_converges_teams_at_once(monkeypatch):
-    # Sequential teams would leave the barrier waiting for the others and break it: every team would be failed.
-    barrier = threading.Barrier(team_resources.TEAMS_IN_FLIGHT, timeout=10)
-    converged = []
-    budget_layer(monkeypatch, converged, barrier=barrier)
-    names = ["team%d" % n for n in range(team_resources.TEAMS_IN_FLIGHT)]
-    planned = team_resources.plan(LayerContext(PlanModule()), teams(*names))
-    assert all("result" in planned[name] for name in names)
-
-
-def test_a_team_that_fails_in_the_plan_converges_on_its_own_and_fails_there_alone(monkeypatch):
-    converged = []
-    budget_layer(monkeypatch, converged, fail=("nlp",))
-    planned = team_resources.plan(LayerContext(PlanModule()), teams("vision", "nlp"))
-    assert planned["nlp"] == {"failed": True} and "result" in planned["vision"]
-    with pytest.raises(KeyError):
-        team_resources.converge(LayerContext(PlanModule()), dict(teams("nlp")[0], planned=planned["nlp"]))
