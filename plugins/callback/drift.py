@@ -24,16 +24,12 @@ requirements:
 import json
 import os
 
-from ansible.plugins.callback import CallbackBase
-
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import drift
+from ansible_collections.hyperpod.tenancy.plugins.plugin_utils.callback import AggregateCallback
 
 
-class CallbackModule(CallbackBase):
-    CALLBACK_VERSION = 2.0
-    CALLBACK_TYPE = "aggregate"
+class CallbackModule(AggregateCallback):
     CALLBACK_NAME = "hyperpod.tenancy.drift"
-    CALLBACK_NEEDS_ENABLED = True
 
     def __init__(self):
         super(CallbackModule, self).__init__()

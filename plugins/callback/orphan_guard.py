@@ -32,7 +32,7 @@ import signal
 import sys
 import threading
 
-from ansible.plugins.callback import CallbackBase
+from ansible_collections.hyperpod.tenancy.plugins.plugin_utils.callback import AggregateCallback
 
 # linux/prctl.h
 PR_SET_PDEATHSIG = 1
@@ -68,11 +68,8 @@ def register():
     _REGISTERED.append(True)
 
 
-class CallbackModule(CallbackBase):
-    CALLBACK_VERSION = 2.0
-    CALLBACK_TYPE = "aggregate"
+class CallbackModule(AggregateCallback):
     CALLBACK_NAME = "hyperpod.tenancy.orphan_guard"
-    CALLBACK_NEEDS_ENABLED = True
 
     def __init__(self):
         super(CallbackModule, self).__init__()

@@ -59,18 +59,23 @@ def kubernetes_group(team):
     return "%s-namespace-level-group" % namespace(team)
 
 
-def service_account(team, prefix=DEFAULT_PREFIX):
-    """The ServiceAccount the team's pods run as, in the team namespace."""
-    return "%s-%s" % (prefix, team)
+def _prefixed(suffix, doc=None):
+    """The rule of a name the team's prefix starts: ``<prefix>-<team><suffix>``."""
+
+    def name(team, prefix=DEFAULT_PREFIX):
+        return "%s-%s%s" % (prefix, team, suffix)
+
+    name.__doc__ = doc
+    return name
 
 
-def team_volume(team, prefix=DEFAULT_PREFIX):
-    """The PersistentVolume of the team's FSx directory, and its claim in the team namespace."""
-    return "%s-%s-fsx" % (prefix, team)
-
-
-def permission_set_name(team, prefix=DEFAULT_PREFIX):
-    return "%s-%s" % (prefix, team)
+service_account = _prefixed("", "The ServiceAccount the team's pods run as, in the team namespace.")
+team_volume = _prefixed("-fsx", "The PersistentVolume of the team's FSx directory, and its claim in the team namespace.")
+permission_set_name = _prefixed("")
+domain_name = _prefixed("")
+quota_name = _prefixed("-quota")
+budget_name = _prefixed("-monthly")
+studio_execution_role_name = _prefixed("-studio-execution", "The IAM role the team's SageMaker domain runs as.")
 
 
 def sso_role_name_pattern(team, prefix=DEFAULT_PREFIX):
@@ -81,23 +86,6 @@ def sso_role_name_pattern(team, prefix=DEFAULT_PREFIX):
 def sso_role_name_pattern_of(permission_set):
     """The IAM role Identity Center creates in each account for the permission set named ``permission_set``."""
     return "AWSReservedSSO_%s_*" % permission_set
-
-
-def domain_name(team, prefix=DEFAULT_PREFIX):
-    return "%s-%s" % (prefix, team)
-
-
-def quota_name(team, prefix=DEFAULT_PREFIX):
-    return "%s-%s-quota" % (prefix, team)
-
-
-def budget_name(team, prefix=DEFAULT_PREFIX):
-    return "%s-%s-monthly" % (prefix, team)
-
-
-def studio_execution_role_name(team, prefix=DEFAULT_PREFIX):
-    """The IAM role the team's SageMaker domain runs as."""
-    return "%s-%s-studio-execution" % (prefix, team)
 
 
 def scheduler_policy_name(cluster_name):

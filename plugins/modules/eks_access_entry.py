@@ -113,11 +113,8 @@ options:
     type: dict
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.state
+  - hyperpod.tenancy.resource
   - hyperpod.tenancy.team.name_prefix
-  - hyperpod.tenancy.aws
-  - amazon.aws.tags
 """
 
 EXAMPLES = r"""

@@ -49,17 +49,11 @@ options:
     default: false
   wait:
     description: Wait until the add-on is C(ACTIVE), or gone.
-    type: bool
-    default: true
   wait_timeout:
-    description: How many seconds to wait.
-    type: int
     default: 1200
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.state
-  - hyperpod.tenancy.aws
-  - amazon.aws.tags
+  - hyperpod.tenancy.resource
+  - hyperpod.tenancy.wait
 """
 
 EXAMPLES = r"""

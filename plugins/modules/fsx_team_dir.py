@@ -135,12 +135,9 @@ options:
   wait:
     description:
       - Wait for the association to be C(AVAILABLE) (or deleted).
-    type: bool
-    default: true
   wait_timeout:
     description:
       - Seconds to wait.
-    type: int
     default: 600
 notes:
   - Create and correct need root (or CAP_CHOWN) on the host to give directories to other users; on FSx for Lustre with
@@ -151,6 +148,7 @@ extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.team
   - hyperpod.tenancy.aws
+  - hyperpod.tenancy.wait
 """
 
 EXAMPLES = r"""

@@ -113,17 +113,12 @@ options:
     default: false
   wait:
     description: Wait until the cluster is C(InService) (or gone, for O(state=absent)). A C(Failed) cluster fails the task with its C(FailureMessage).
-    type: bool
-    default: true
   wait_timeout:
     description: Seconds to wait for each status change.
-    type: int
     default: 3600
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.state
-  - hyperpod.tenancy.aws
-  - amazon.aws.tags
+  - hyperpod.tenancy.resource
+  - hyperpod.tenancy.wait
 """
 
 EXAMPLES = r"""

@@ -214,12 +214,9 @@ options:
     default: 600
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.state
+  - hyperpod.tenancy.resource
   - hyperpod.tenancy.team.name_prefix
   - hyperpod.tenancy.identity_center
-  - hyperpod.tenancy.aws
-  - amazon.aws.tags
 """
 
 EXAMPLES = r"""

@@ -110,18 +110,12 @@ options:
     default: merge
   wait:
     description: Wait until the workspace is C(ACTIVE), or gone. Granting permissions always waits for C(ACTIVE).
-    type: bool
-    default: true
   wait_timeout:
-    description: How many seconds to wait.
-    type: int
     default: 1200
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.state
+  - hyperpod.tenancy.resource
   - hyperpod.tenancy.identity_center
-  - hyperpod.tenancy.aws
-  - amazon.aws.tags
+  - hyperpod.tenancy.wait
 """
 
 EXAMPLES = r"""

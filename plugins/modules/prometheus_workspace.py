@@ -38,17 +38,11 @@ options:
     description:
       - Wait until the workspace is C(ACTIVE) (or gone, with O(state=absent)).
       - Deleting a workspace that is still being created always waits for its creation to end.
-    type: bool
-    default: true
   wait_timeout:
-    description: How many seconds to wait.
-    type: int
     default: 600
 extends_documentation_fragment:
-  - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.state
-  - hyperpod.tenancy.aws
-  - amazon.aws.tags
+  - hyperpod.tenancy.resource
+  - hyperpod.tenancy.wait
 """
 
 EXAMPLES = r"""

@@ -219,13 +219,10 @@ notes:
     fails before any change.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.state
+  - hyperpod.tenancy.resource
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
   - hyperpod.tenancy.identity_center
-  - hyperpod.tenancy.aws
-  - amazon.aws.tags
 """
 
 EXAMPLES = r"""

@@ -67,16 +67,13 @@ options:
     type: str
   wait:
     description: Wait until the policy is C(Created) or C(Updated) (or deleted).
-    type: bool
-    default: true
   wait_timeout:
-    description: How many seconds to wait.
-    type: int
     default: 900
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes
   - hyperpod.tenancy.state
   - hyperpod.tenancy.aws
+  - hyperpod.tenancy.wait
 """
 
 EXAMPLES = r"""

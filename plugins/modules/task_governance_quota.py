@@ -135,23 +135,18 @@ options:
     type: str
   wait:
     description: Wait until the quota is V(Created)/V(Updated), or gone.
-    type: bool
-    default: true
   wait_timeout:
     description: Seconds to wait.
-    type: int
     default: 900
 notes:
   - The quota always carries the team tags (team, cost-center, managed-by) besides O(tags);
     O(purge_tags) removes other tags only when O(tags) is given.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.state
+  - hyperpod.tenancy.resource
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
-  - hyperpod.tenancy.aws
-  - amazon.aws.tags
+  - hyperpod.tenancy.wait
 """
 
 EXAMPLES = r"""

@@ -83,12 +83,9 @@ notes:
   - Bad input (a team name, description, tag or bucket name IAM or S3 would refuse) fails before any call.
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
-  - hyperpod.tenancy.attributes
-  - hyperpod.tenancy.state
+  - hyperpod.tenancy.resource
   - hyperpod.tenancy.team
   - hyperpod.tenancy.team.name_prefix
-  - hyperpod.tenancy.aws
-  - amazon.aws.tags
 """
 
 EXAMPLES = r"""

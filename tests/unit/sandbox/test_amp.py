@@ -5,11 +5,8 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
+from tests.unit.sandbox.aws_errors import error_code, refused
 from tests.unit.sandbox.polling import unless_gone, wait_until
-
-
-def code(excinfo) -> str:
-    return excinfo.value.response["Error"]["Code"]
 
 
 def status_of(amp, workspace_id):
@@ -71,15 +68,11 @@ def test_delete_is_deleting_then_not_found(amp, sandbox):
     amp.delete_workspace(workspaceId=workspace_id)
     assert status_of(amp, workspace_id) == "DELETING"
     assert [w["status"]["statusCode"] for w in amp.list_workspaces()["workspaces"]] == ["DELETING"]
-    with pytest.raises(ClientError) as excinfo:
-        amp.delete_workspace(workspaceId=workspace_id)
-    assert code(excinfo) == "ConflictException"
+    assert refused(amp.delete_workspace, workspaceId=workspace_id) == "ConflictException"
     sandbox.configure(status_delay=0.2)
     wait_status(amp, workspace_id, None)
     assert amp.list_workspaces()["workspaces"] == []
-    with pytest.raises(ClientError) as excinfo:
-        amp.list_tags_for_resource(resourceArn=f"arn:aws:aps:us-east-1:123456789012:workspace/{workspace_id}")
-    assert code(excinfo) == "ResourceNotFoundException"
+    assert refused(amp.list_tags_for_resource, resourceArn=f"arn:aws:aps:us-east-1:123456789012:workspace/{workspace_id}") == "ResourceNotFoundException"
 
 
 def test_missing_workspace_is_resource_not_found_with_model_members(amp):
@@ -94,7 +87,7 @@ def test_missing_workspace_is_resource_not_found_with_model_members(amp):
                  lambda: amp.update_workspace_alias(workspaceId="ws-missing", alias="x")):
         with pytest.raises(ClientError) as excinfo:
             call()
-        assert code(excinfo) == "ResourceNotFoundException"
+        assert error_code(excinfo) == "ResourceNotFoundException"
 
 
 def test_writes_to_a_workspace_that_is_not_active_are_conflicts(amp, slow):
@@ -103,7 +96,7 @@ def test_writes_to_a_workspace_that_is_not_active_are_conflicts(amp, slow):
                  lambda: amp.update_workspace_alias(workspaceId=workspace_id, alias="renamed")):
         with pytest.raises(ClientError) as excinfo:
             call()
-        assert code(excinfo) == "ConflictException"
+        assert error_code(excinfo) == "ConflictException"
         assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 409
         assert excinfo.value.response["resourceId"] == workspace_id
     slow.configure(status_delay=0.2)
@@ -146,7 +139,7 @@ def test_list_alias_is_a_prefix_filter_and_paginates(amp, sandbox):
 def test_bad_create_requests_are_validation_errors_and_create_nothing(amp, unvalidated, request_args):
     with pytest.raises(ClientError) as excinfo:
         unvalidated.create_workspace(**request_args)
-    assert code(excinfo) == "ValidationException"
+    assert error_code(excinfo) == "ValidationException"
     assert excinfo.value.response["reason"] in ("FIELD_VALIDATION_FAILED", "OTHER", "CANNOT_PARSE")
     assert amp.list_workspaces()["workspaces"] == []
 
@@ -155,7 +148,7 @@ def test_bad_list_requests_are_validation_errors(unvalidated):
     for call in (lambda: unvalidated.list_workspaces(maxResults=1001), lambda: unvalidated.list_workspaces(nextToken="not-a-token")):
         with pytest.raises(ClientError) as excinfo:
             call()
-        assert code(excinfo) == "ValidationException"
+        assert error_code(excinfo) == "ValidationException"
 
 
 def test_tags_round_trip_and_limits(amp):
@@ -165,18 +158,10 @@ def test_tags_round_trip_and_limits(amp):
     amp.untag_resource(resourceArn=arn, tagKeys=["b"])
     assert amp.list_tags_for_resource(resourceArn=arn)["tags"] == {"a": "one", "c": "3"}
     assert amp.describe_workspace(workspaceId=created["workspaceId"])["workspace"]["tags"] == {"a": "one", "c": "3"}
-    with pytest.raises(ClientError) as excinfo:
-        amp.tag_resource(resourceArn=arn, tags={f"k{i}": "v" for i in range(49)})
-    assert code(excinfo) == "ValidationException"
-    with pytest.raises(ClientError) as excinfo:
-        amp.tag_resource(resourceArn=arn, tags={"aws:x": "v"})
-    assert code(excinfo) == "ValidationException"
-    with pytest.raises(ClientError) as excinfo:
-        amp.tag_resource(resourceArn="arn:aws:aps:us-east-1:123456789012:workspace/ws-nope", tags={"a": "1"})
-    assert code(excinfo) == "ResourceNotFoundException"
-    with pytest.raises(ClientError) as excinfo:
-        amp.tag_resource(resourceArn="not-an-arn", tags={"a": "1"})
-    assert code(excinfo) == "ValidationException"
+    assert refused(amp.tag_resource, resourceArn=arn, tags={f"k{i}": "v" for i in range(49)}) == "ValidationException"
+    assert refused(amp.tag_resource, resourceArn=arn, tags={"aws:x": "v"}) == "ValidationException"
+    assert refused(amp.tag_resource, resourceArn="arn:aws:aps:us-east-1:123456789012:workspace/ws-nope", tags={"a": "1"}) == "ResourceNotFoundException"
+    assert refused(amp.tag_resource, resourceArn="not-an-arn", tags={"a": "1"}) == "ValidationException"
 
 
 def test_client_token_makes_create_idempotent(amp):
@@ -184,9 +169,7 @@ def test_client_token_makes_create_idempotent(amp):
     again = amp.create_workspace(alias="once", clientToken="token-1")
     assert again["workspaceId"] == first["workspaceId"]
     assert len(amp.list_workspaces()["workspaces"]) == 1
-    with pytest.raises(ClientError) as excinfo:
-        amp.create_workspace(alias="different", clientToken="token-1")
-    assert code(excinfo) == "ConflictException"
+    assert refused(amp.create_workspace, alias="different", clientToken="token-1") == "ConflictException"
 
 
 def test_kms_key_must_exist_and_a_disabled_key_fails_the_creation(amp, sandbox):
@@ -197,15 +180,11 @@ def test_kms_key_must_exist_and_a_disabled_key_fails_the_creation(amp, sandbox):
     wait_status(amp, created["workspaceId"], "ACTIVE")
     assert amp.describe_workspace(workspaceId=created["workspaceId"])["workspace"]["kmsKeyArn"] == key["Arn"]
     missing = key["Arn"].rsplit("/", 1)[0] + "/00000000-0000-0000-0000-000000000000"
-    with pytest.raises(ClientError) as excinfo:
-        amp.create_workspace(alias="missing-key", kmsKeyArn=missing)
-    assert code(excinfo) == "ValidationException"
+    assert refused(amp.create_workspace, alias="missing-key", kmsKeyArn=missing) == "ValidationException"
     kms.disable_key(KeyId=key["KeyId"])
     failing = amp.create_workspace(alias="disabled-key", kmsKeyArn=key["Arn"])
     wait_status(amp, failing["workspaceId"], "CREATION_FAILED")
-    with pytest.raises(ClientError) as excinfo:
-        amp.update_workspace_alias(workspaceId=failing["workspaceId"], alias="x")
-    assert code(excinfo) == "ConflictException"
+    assert refused(amp.update_workspace_alias, workspaceId=failing["workspaceId"], alias="x") == "ConflictException"
     amp.delete_workspace(workspaceId=failing["workspaceId"])  # a failed workspace can be deleted
     wait_status(amp, failing["workspaceId"], None)
 
@@ -215,7 +194,7 @@ def test_the_workspace_quota_is_enforced(amp):
         amp.create_workspace(alias=f"w{index}")
     with pytest.raises(ClientError) as excinfo:
         amp.create_workspace(alias="one-too-many")
-    assert code(excinfo) == "ServiceQuotaExceededException"
+    assert error_code(excinfo) == "ServiceQuotaExceededException"
     assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 402
 
 

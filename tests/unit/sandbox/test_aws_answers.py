@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
-from botocore.exceptions import ClientError
-
 from sandbox.core import service_model, shape_problems
 from sandbox.kube.api import KubeApi
+from tests.unit.sandbox.aws_errors import refused
 from tests.unit.sandbox.test_sagemaker_cluster import create_request, group
-
-
-def _code(excinfo) -> str:
-    return excinfo.value.response["Error"]["Code"]
 
 
 def test_cluster_nodes_page_one_by_one_to_the_end(seeded):
@@ -51,17 +45,13 @@ def test_identity_center_instance_and_its_applications(seeded):
     assert [a["Name"] for a in applications] == [f"SageMakerStudio-{domain_id}"]
     other_account = sso.list_applications(InstanceArn=seed["identity_center_instance_arn"], Filter={"ApplicationAccount": "210987654321"})
     assert other_account["Applications"] == []
-    with pytest.raises(ClientError) as excinfo:
-        sso.describe_instance(InstanceArn="arn:aws:sso:::instance/ssoins-0000000000000000")
-    assert _code(excinfo) == "ValidationException"
+    assert refused(sso.describe_instance, InstanceArn="arn:aws:sso:::instance/ssoins-0000000000000000") == "ValidationException"
 
 
 def test_fsx_unknown_file_system_is_not_found_and_lustre_has_a_mount_name(seeded):
     client, seed = seeded
     fsx = client.boto3_client("fsx")
-    with pytest.raises(ClientError) as excinfo:
-        fsx.describe_file_systems(FileSystemIds=[seed["fsx_file_system_id"], "fs-0123456789abcdef0"])
-    assert _code(excinfo) == "FileSystemNotFound"
+    assert refused(fsx.describe_file_systems, FileSystemIds=[seed["fsx_file_system_id"], "fs-0123456789abcdef0"]) == "FileSystemNotFound"
     described = fsx.describe_file_systems(FileSystemIds=[seed["fsx_file_system_id"]])["FileSystems"][0]
     mount_name = described["LustreConfiguration"]["MountName"]
     assert re.fullmatch(r"[A-Za-z0-9_-]{1,8}", mount_name) and mount_name != "fsx"  # PERSISTENT_2: a generated name
@@ -74,12 +64,11 @@ def test_identity_store_ids_have_aws_format_and_bad_or_unknown_ids_are_refused(s
     assert re.fullmatch(r"d-[0-9a-f]{10}", seed["identity_store_id"])
     identitystore = client.boto3_client("identitystore")
     assert identitystore.list_groups(IdentityStoreId=seed["identity_store_id"])["Groups"]
-    with pytest.raises(ClientError) as excinfo:
-        identitystore.list_groups(IdentityStoreId="not-a-store")
-    assert _code(excinfo) == "ValidationException"
-    with pytest.raises(ClientError) as excinfo:
-        identitystore.list_groups(IdentityStoreId="d-0000000000" if seed["identity_store_id"] != "d-0000000000" else "d-0000000001")
-    assert _code(excinfo) == "ResourceNotFoundException"
+    assert refused(identitystore.list_groups, IdentityStoreId="not-a-store") == "ValidationException"
+    assert (
+        refused(identitystore.list_groups, IdentityStoreId="d-0000000000" if seed["identity_store_id"] != "d-0000000000" else "d-0000000001")
+        == "ResourceNotFoundException"
+    )
 
 
 def test_identity_store_answers_carry_the_arns_and_revisions_the_model_requires(seeded):
@@ -140,6 +129,4 @@ def test_eks_clusters_run_the_kubernetes_their_api_server_serves_and_add_ons_ref
     old = eks.create_cluster(
         name="old", version="1.19", roleArn=seed["eks_role_arn"], resourcesVpcConfig={"subnetIds": seed["subnet_ids"]},
     )["cluster"]["name"]
-    with pytest.raises(ClientError) as excinfo:
-        eks.create_addon(clusterName=old, addonName="amazon-sagemaker-hyperpod-taskgovernance")
-    assert _code(excinfo) == "InvalidParameterException"
+    assert refused(eks.create_addon, clusterName=old, addonName="amazon-sagemaker-hyperpod-taskgovernance") == "InvalidParameterException"

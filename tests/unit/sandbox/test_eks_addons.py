@@ -7,6 +7,7 @@ import json
 import pytest
 from botocore.exceptions import ClientError
 
+from tests.unit.sandbox.aws_errors import error_code, refused
 from tests.unit.sandbox.polling import unless_gone, wait_until
 
 ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
@@ -25,10 +26,6 @@ def eks(sandbox):
     client = sandbox.boto3_client("eks")
     client.create_cluster(name="ml-eks", roleArn=ROLE, resourcesVpcConfig={"subnetIds": ["subnet-1"]})
     return client
-
-
-def code(excinfo) -> str:
-    return excinfo.value.response["Error"]["Code"]
 
 
 def test_create_describe_list_round_trip(eks):
@@ -51,7 +48,7 @@ def test_duplicate_create_is_resource_in_use(eks):
     eks.create_addon(clusterName="ml-eks", addonName=ADDON)
     with pytest.raises(ClientError) as excinfo:
         eks.create_addon(clusterName="ml-eks", addonName=ADDON)
-    assert code(excinfo) == "ResourceInUseException"
+    assert error_code(excinfo) == "ResourceInUseException"
     assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 409
 
 
@@ -66,9 +63,7 @@ def test_duplicate_create_is_resource_in_use(eks):
     ],
 )
 def test_missing_addon_or_cluster_is_not_found(eks, call):
-    with pytest.raises(ClientError) as excinfo:
-        call(eks)
-    assert code(excinfo) == "ResourceNotFoundException"
+    assert refused(call, eks) == "ResourceNotFoundException"
 
 
 @pytest.mark.parametrize(
@@ -82,9 +77,7 @@ def test_missing_addon_or_cluster_is_not_found(eks, call):
     ],
 )
 def test_invalid_parameters(eks, kwargs):
-    with pytest.raises(ClientError) as excinfo:
-        eks.create_addon(clusterName="ml-eks", **kwargs)
-    assert code(excinfo) == "InvalidParameterException"
+    assert refused(eks.create_addon, clusterName="ml-eks", **kwargs) == "InvalidParameterException"
     assert eks.list_addons(clusterName="ml-eks")["addons"] == []
 
 
@@ -96,9 +89,7 @@ def test_model_validation_failure_names_the_member(eks):
 
 def test_update_moves_through_updating_and_refuses_writes_while_transitioning(eks, sandbox):
     eks.create_addon(clusterName="ml-eks", addonName=ADDON)
-    with pytest.raises(ClientError) as excinfo:
-        eks.update_addon(clusterName="ml-eks", addonName=ADDON, addonVersion="v1.1.3-eksbuild.1")
-    assert code(excinfo) == "ResourceInUseException"
+    assert refused(eks.update_addon, clusterName="ml-eks", addonName=ADDON, addonVersion="v1.1.3-eksbuild.1") == "ResourceInUseException"
     wait_status(eks, "ml-eks", ADDON, "ACTIVE")
     update = eks.update_addon(
         clusterName="ml-eks", addonName=ADDON, addonVersion="v1.1.3-eksbuild.1", resolveConflicts="OVERWRITE"

@@ -10,6 +10,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from sandbox.client import SANDBOX_CREDENTIALS
+from tests.unit.sandbox.aws_errors import error, error_code
 
 ROLE = "arn:aws:iam::123456789012:role/hyperpod-vision-pods"
 EKS_ROLE = "arn:aws:iam::123456789012:role/eks-cluster"
@@ -34,10 +35,6 @@ def create(eks, namespace="hyperpod-ns-vision", service_account="hyperpod-vision
     return eks.create_pod_identity_association(**request)["association"]
 
 
-def code(excinfo) -> str:
-    return excinfo.value.response["Error"]["Code"]
-
-
 def test_round_trip(eks):
     created = create(eks, tags={"team": "vision"})
     assert created["associationId"].startswith("a-") and len(created["associationId"]) == 19
@@ -57,7 +54,7 @@ def test_round_trip(eks):
     eks.delete_pod_identity_association(clusterName="ml-eks", associationId=created["associationId"])
     with pytest.raises(ClientError) as gone:
         eks.describe_pod_identity_association(clusterName="ml-eks", associationId=created["associationId"])
-    assert code(gone) == "ResourceNotFoundException"
+    assert error_code(gone) == "ResourceNotFoundException"
 
 
 def test_an_association_is_tagged_by_its_arn(eks):
@@ -70,7 +67,7 @@ def test_an_association_is_tagged_by_its_arn(eks):
     assert eks.describe_pod_identity_association(clusterName="ml-eks", associationId=created["associationId"])["association"]["tags"] == {"team": "vision"}
     with pytest.raises(ClientError) as too_many:
         eks.tag_resource(resourceArn=arn, tags={f"k{i}": "v" for i in range(50)})
-    assert code(too_many) == "InvalidParameterException"
+    assert error_code(too_many) == "InvalidParameterException"
     # The cluster's own tags are still moto's.
     cluster = eks.describe_cluster(name="ml-eks")["cluster"]["arn"]
     eks.tag_resource(resourceArn=cluster, tags={"env": "test"})
@@ -81,7 +78,7 @@ def test_one_association_per_namespace_and_service_account(eks):
     first = create(eks)
     with pytest.raises(ClientError) as second:
         create(eks)
-    assert code(second) == "ResourceInUseException"
+    assert error_code(second) == "ResourceInUseException"
     assert first["associationId"] in str(second.value)
     # Another service account, or the same name in another namespace, is another association.
     create(eks, service_account="other")
@@ -91,7 +88,7 @@ def test_one_association_per_namespace_and_service_account(eks):
 def test_unknown_cluster_and_invalid_requests(sandbox, eks):
     with pytest.raises(ClientError) as unknown:
         eks.create_pod_identity_association(clusterName="nope", namespace="n", serviceAccount="s", roleArn=ROLE)
-    assert code(unknown) == "ResourceNotFoundException"
+    assert error_code(unknown) == "ResourceNotFoundException"
     # What botocore's model refuses, the sandbox refuses too when a client does not check first.
     unchecked = boto3.client(
         "eks", region_name="us-east-1", endpoint_url=sandbox.endpoint, config=Config(parameter_validation=False),
@@ -99,7 +96,7 @@ def test_unknown_cluster_and_invalid_requests(sandbox, eks):
     )  # fmt: skip
     with pytest.raises(ClientError) as missing:
         unchecked.create_pod_identity_association(clusterName="ml-eks", namespace="n", serviceAccount="s")
-    assert code(missing) == "InvalidParameterException"
+    assert error_code(missing) == "InvalidParameterException"
     assert "roleArn" in str(missing.value)
 
 
@@ -116,12 +113,12 @@ def test_a_role_that_does_not_trust_pod_identity_is_refused(sandbox, eks, trust)
     untrusting = sandbox.boto3_client("iam").create_role(RoleName="untrusting", AssumeRolePolicyDocument=trust)["Role"]["Arn"]
     with pytest.raises(ClientError) as created:
         eks.create_pod_identity_association(clusterName="ml-eks", namespace="ns", serviceAccount="sa", roleArn=untrusting)
-    assert (code(created), created.value.response["Error"]["Message"]) == (
+    assert error(created) == (
         "InvalidParameterException", "Trust policy of the role provided is invalid. Follow the official documentation to resolve the issue.")
     association = create(eks)
     with pytest.raises(ClientError) as updated:
         eks.update_pod_identity_association(clusterName="ml-eks", associationId=association["associationId"], roleArn=untrusting)
-    assert code(updated) == "InvalidParameterException"
+    assert error_code(updated) == "InvalidParameterException"
     assert eks.describe_pod_identity_association(clusterName="ml-eks", associationId=association["associationId"])["association"]["roleArn"] == ROLE
 
 
@@ -130,4 +127,4 @@ def test_a_wildcard_action_trusts_pod_identity_and_a_missing_role_is_refused(san
     assert create(eks, service_account="wild", role_arn=wildcard)["roleArn"] == wildcard
     with pytest.raises(ClientError) as missing:
         create(eks, service_account="missing", role_arn=ROLE.replace("vision-pods", "nobody"))
-    assert (code(missing), missing.value.response["Error"]["Message"]) == ("InvalidParameterException", "Role provided in the request does not exist")
+    assert error(missing) == ("InvalidParameterException", "Role provided in the request does not exist")

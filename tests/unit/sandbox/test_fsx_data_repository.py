@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
+from tests.unit.sandbox.aws_errors import error_code, refused
 from tests.unit.sandbox.polling import unless_gone, wait_until
 
 BUCKET = "hyperpod-team-data"
@@ -15,10 +16,6 @@ EVENTS = {"AutoImportPolicy": {"Events": ["NEW", "CHANGED", "DELETED"]}, "AutoEx
 def fsx(seeded):
     client, seed = seeded
     return client.boto3_client("fsx", seed["region"]), seed["fsx_file_system_id"]
-
-
-def error_code(excinfo) -> str:
-    return excinfo.value.response["Error"]["Code"]
 
 
 def settle(fsx_client, association_id, expected, timeout=10.0):
@@ -68,9 +65,7 @@ def test_create_is_creating_then_available_with_tags_and_defaults(fsx):
 def test_overlapping_paths_are_bad_requests(fsx, path, repository):
     client, fs_id = fsx
     create(client, fs_id, "vision")
-    with pytest.raises(ClientError) as excinfo:
-        client.create_data_repository_association(FileSystemId=fs_id, FileSystemPath=path, DataRepositoryPath=repository)
-    assert error_code(excinfo) == "BadRequest"
+    assert refused(client.create_data_repository_association, FileSystemId=fs_id, FileSystemPath=path, DataRepositoryPath=repository) == "BadRequest"
     assert len(client.describe_data_repository_associations()["Associations"]) == 1
 
 
@@ -109,18 +104,14 @@ def test_only_lustre_file_systems(seeded):
         LustreConfiguration={"DeploymentType": "SCRATCH_1"},
     )["FileSystem"]["FileSystemId"]
     for fs_id in (zfs, scratch):
-        with pytest.raises(ClientError) as excinfo:
-            create(client, fs_id, "vision")
-        assert error_code(excinfo) == "UnsupportedOperation"
+        assert refused(create, client, fs_id, "vision") == "UnsupportedOperation"
 
 
 def test_at_most_eight_per_file_system(fsx):
     client, fs_id = fsx
     for index in range(8):
         create(client, fs_id, f"team{index}")
-    with pytest.raises(ClientError) as excinfo:
-        create(client, fs_id, "team8")
-    assert error_code(excinfo) == "ServiceLimitExceeded"
+    assert refused(create, client, fs_id, "team8") == "ServiceLimitExceeded"
 
 
 def test_pagination(fsx):
@@ -142,18 +133,14 @@ def test_client_request_token_is_idempotent(fsx):
     first = create(client, fs_id, "vision", ClientRequestToken="token-1")
     again = create(client, fs_id, "vision", ClientRequestToken="token-1")
     assert again["AssociationId"] == first["AssociationId"]
-    with pytest.raises(ClientError) as excinfo:
-        create(client, fs_id, "nlp", ClientRequestToken="token-1")
-    assert error_code(excinfo) == "IncompatibleParameterError"
+    assert refused(create, client, fs_id, "nlp", ClientRequestToken="token-1") == "IncompatibleParameterError"
 
 
 def test_update_waits_for_available_then_moves_through_updating(fsx):
     client, fs_id = fsx
     created = create(client, fs_id, "vision")
     export_only = {"AutoExportPolicy": {"Events": ["NEW"]}}
-    with pytest.raises(ClientError) as excinfo:
-        client.update_data_repository_association(AssociationId=created["AssociationId"], S3=export_only)
-    assert error_code(excinfo) == "BadRequest"
+    assert refused(client.update_data_repository_association, AssociationId=created["AssociationId"], S3=export_only) == "BadRequest"
     settle(client, created["AssociationId"], "AVAILABLE")
     updated = client.update_data_repository_association(AssociationId=created["AssociationId"], S3=export_only, ImportedFileChunkSize=2048)
     assert updated["Association"]["Lifecycle"] == "UPDATING"
@@ -174,9 +161,7 @@ def test_delete_moves_through_deleting_then_gone(statuses, fsx):
     statuses.hold()
     deleted = client.delete_data_repository_association(AssociationId=created["AssociationId"], DeleteDataInFileSystem=False)
     assert deleted["Lifecycle"] == "DELETING" and deleted["DeleteDataInFileSystem"] is False
-    with pytest.raises(ClientError) as excinfo:
-        client.delete_data_repository_association(AssociationId=created["AssociationId"])
-    assert error_code(excinfo) == "BadRequest"
+    assert refused(client.delete_data_repository_association, AssociationId=created["AssociationId"]) == "BadRequest"
     statuses.settle()
     assert settle(client, created["AssociationId"], None) is None
     statuses.hold()
@@ -194,9 +179,8 @@ def test_unknown_association_and_filters(fsx):
         with pytest.raises(ClientError) as excinfo:
             call()
         assert error_code(excinfo) == "DataRepositoryAssociationNotFound"
-    with pytest.raises(ClientError) as excinfo:
-        client.describe_data_repository_associations(Filters=[{"Name": "file-system-id", "Values": ["fs-0123456789abcdef0"]}])
-    assert error_code(excinfo) == "FileSystemNotFound"
-    with pytest.raises(ClientError) as excinfo:
-        client.describe_data_repository_associations(Filters=[{"Name": "backup-type", "Values": ["USER_INITIATED"]}])
-    assert error_code(excinfo) == "BadRequest"
+    assert (
+        refused(client.describe_data_repository_associations, Filters=[{"Name": "file-system-id", "Values": ["fs-0123456789abcdef0"]}])
+        == "FileSystemNotFound"
+    )
+    assert refused(client.describe_data_repository_associations, Filters=[{"Name": "backup-type", "Values": ["USER_INITIATED"]}]) == "BadRequest"

@@ -5,13 +5,10 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
+from tests.unit.sandbox.aws_errors import error_code, refused
 from tests.unit.sandbox.polling import unless_gone, wait_until
 
 SSO = dict(accountAccessType="CURRENT_ACCOUNT", permissionType="SERVICE_MANAGED", authenticationProviders=["AWS_SSO"])
-
-
-def code(excinfo) -> str:
-    return excinfo.value.response["Error"]["Code"]
 
 
 def wait_status(grafana, workspace_id, wanted, timeout=10):
@@ -51,7 +48,7 @@ def test_create_describe_list_delete_round_trip(grafana, sandbox):
 def test_missing_workspace_is_resource_not_found_with_model_members(grafana):
     with pytest.raises(ClientError) as excinfo:
         grafana.describe_workspace(workspaceId="g-0123456789")
-    assert code(excinfo) == "ResourceNotFoundException"
+    assert error_code(excinfo) == "ResourceNotFoundException"
     assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 404
     assert excinfo.value.response["resourceId"] == "g-0123456789"
     assert excinfo.value.response["resourceType"] == "WORKSPACE"
@@ -71,7 +68,7 @@ def test_missing_workspace_is_resource_not_found_with_model_members(grafana):
 def test_create_rejects_what_the_model_and_the_api_reference_reject(grafana, request_args, fragment):
     with pytest.raises(ClientError) as excinfo:
         grafana.create_workspace(**request_args)
-    assert code(excinfo) == "ValidationException"
+    assert error_code(excinfo) == "ValidationException"
     assert fragment in excinfo.value.response["Error"]["Message"]
     assert excinfo.value.response["reason"] in ("FIELD_VALIDATION_FAILED", "OTHER")
     assert grafana.list_workspaces()["workspaces"] == []
@@ -89,14 +86,10 @@ def test_writes_while_transitioning_are_refused(grafana, sandbox):
     workspace = grafana.create_workspace(**SSO)["workspace"]
     with pytest.raises(ClientError) as excinfo:
         grafana.update_workspace(workspaceId=workspace["id"], workspaceDescription="x")
-    assert code(excinfo) == "ConflictException"
+    assert error_code(excinfo) == "ConflictException"
     assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 409
-    with pytest.raises(ClientError) as excinfo:
-        grafana.delete_workspace(workspaceId=workspace["id"])
-    assert code(excinfo) == "ConflictException"
-    with pytest.raises(ClientError) as excinfo:
-        grafana.update_permissions(workspaceId=workspace["id"], updateInstructionBatch=[])
-    assert code(excinfo) == "ValidationException"
+    assert refused(grafana.delete_workspace, workspaceId=workspace["id"]) == "ConflictException"
+    assert refused(grafana.update_permissions, workspaceId=workspace["id"], updateInstructionBatch=[]) == "ValidationException"
 
 
 def test_update_moves_through_updating(grafana):
@@ -156,12 +149,12 @@ def test_permissions_need_aws_sso_and_a_valid_batch(grafana):
         grafana.update_permissions(workspaceId=saml["id"], updateInstructionBatch=[
             {"action": "ADD", "role": "VIEWER", "users": [{"id": "g1", "type": "SSO_GROUP"}]},
         ])
-    assert code(excinfo) == "ValidationException"
+    assert error_code(excinfo) == "ValidationException"
     with pytest.raises(ClientError) as excinfo:
         grafana.update_permissions(workspaceId=saml["id"], updateInstructionBatch=[
             {"action": "GRANT", "role": "VIEWER", "users": [{"id": "g1", "type": "SSO_GROUP"}]},
         ])
-    assert code(excinfo) == "ValidationException"
+    assert error_code(excinfo) == "ValidationException"
     assert "action" in excinfo.value.response["Error"]["Message"]
 
 
@@ -171,12 +164,8 @@ def test_tags_through_the_workspace_arn(grafana, sandbox):
     grafana.tag_resource(resourceArn=arn, tags={"b": "2"})
     grafana.untag_resource(resourceArn=arn, tagKeys=["a"])
     assert grafana.list_tags_for_resource(resourceArn=arn)["tags"] == {"b": "2"}
-    with pytest.raises(ClientError) as excinfo:
-        grafana.list_tags_for_resource(resourceArn="arn:aws:grafana:us-east-1:123456789012:/workspaces/g-0000000000")
-    assert code(excinfo) == "ResourceNotFoundException"
-    with pytest.raises(ClientError) as excinfo:
-        grafana.tag_resource(resourceArn=arn, tags={f"k{i}": "v" for i in range(50)})
-    assert code(excinfo) == "ValidationException"
+    assert refused(grafana.list_tags_for_resource, resourceArn="arn:aws:grafana:us-east-1:123456789012:/workspaces/g-0000000000") == "ResourceNotFoundException"
+    assert refused(grafana.tag_resource, resourceArn=arn, tags={f"k{i}": "v" for i in range(50)}) == "ValidationException"
 
 
 def test_reset_empties_grafana(grafana, sandbox):
@@ -193,6 +182,4 @@ def test_observability_addon_is_in_the_eks_catalog(sandbox):
     addon = eks.create_addon(clusterName="ml-eks", addonName="amazon-sagemaker-hyperpod-observability",
                              configurationValues='{"ampWorkspace": {"arn": "arn:aws:aps:us-east-1:123456789012:workspace/ws-1"}}')["addon"]
     assert addon["status"] == "CREATING" and addon["addonVersion"] == versions[0]["addonVersions"][0]["addonVersion"]
-    with pytest.raises(ClientError) as excinfo:
-        eks.create_addon(clusterName="ml-eks", addonName="amazon-sagemaker-hyperpod-not-a-real-addon")
-    assert code(excinfo) == "InvalidParameterException"
+    assert refused(eks.create_addon, clusterName="ml-eks", addonName="amazon-sagemaker-hyperpod-not-a-real-addon") == "InvalidParameterException"

@@ -12,6 +12,8 @@ import botocore.session
 import pytest
 from botocore.exceptions import ClientError
 
+from tests.unit.sandbox.aws_errors import error_code, refused
+
 NAME = "hp-test"
 HOLD = 600.0  # seconds: a transition does not settle while the test looks at it
 SETTLE = 0.0  # a transition has settled by the next read
@@ -40,10 +42,6 @@ def create_request(seed, groups, **extra):
     }
     request.update(extra)
     return request
-
-
-def error_code(excinfo):
-    return excinfo.value.response["Error"]["Code"]
 
 
 @pytest.fixture
@@ -152,9 +150,7 @@ def test_create_checks_what_aws_checks_beyond_the_model(sagemaker, seed, change,
 
 
 def test_create_with_a_name_in_use_is_resource_in_use(sagemaker, seed, cluster):
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.create_cluster(**create_request(seed, [group(seed, "a", 1)]))
-    assert error_code(excinfo) == "ResourceInUse"
+    assert refused(sagemaker.create_cluster, **create_request(seed, [group(seed, "a", 1)])) == "ResourceInUse"
 
 
 def test_missing_lifecycle_script_ends_failed_with_a_failure_message(seeded, sagemaker, seed):
@@ -172,9 +168,7 @@ def test_unknown_cluster_is_resource_not_found(sagemaker, seed, call):
     kwargs = {"ClusterName": "nothere"}
     if call == "update_cluster":
         kwargs["InstanceGroups"] = [group(seed, "a", 1)]
-    with pytest.raises(ClientError) as excinfo:
-        getattr(sagemaker, call)(**kwargs)
-    assert error_code(excinfo) == "ResourceNotFound"
+    assert refused(getattr(sagemaker, call), **kwargs) == "ResourceNotFound"
 
 
 def test_update_grows_a_group_through_updating(seeded, sagemaker, seed, cluster):
@@ -218,9 +212,7 @@ def test_update_while_not_in_service_is_a_conflict(seeded, sagemaker, seed):
     client, _ = seeded
     client.configure(status_delay=HOLD)
     sagemaker.create_cluster(**create_request(seed, [group(seed, "a", 1)]))
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.update_cluster(ClusterName=NAME, InstanceGroups=[group(seed, "a", 2)])
-    assert error_code(excinfo) == "ConflictException"
+    assert refused(sagemaker.update_cluster, ClusterName=NAME, InstanceGroups=[group(seed, "a", 2)]) == "ConflictException"
     assert groups_by_name(sagemaker.describe_cluster(ClusterName=NAME))["a"]["TargetCount"] == 1
 
 
@@ -258,14 +250,10 @@ def test_delete_goes_through_deleting_and_disappears(seeded, sagemaker, cluster)
     deleting = sagemaker.describe_cluster(ClusterName=cluster)
     assert deleting["ClusterStatus"] == "Deleting"
     assert {g["Status"] for g in deleting["InstanceGroups"]} == {"Deleting"}
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.delete_cluster(ClusterName=NAME)
-    assert error_code(excinfo) == "ConflictException"
+    assert refused(sagemaker.delete_cluster, ClusterName=NAME) == "ConflictException"
 
     client.configure(status_delay=SETTLE)
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.describe_cluster(ClusterName=NAME)
-    assert error_code(excinfo) == "ResourceNotFound"
+    assert refused(sagemaker.describe_cluster, ClusterName=NAME) == "ResourceNotFound"
     assert sagemaker.list_clusters()["ClusterSummaries"] == []
 
 

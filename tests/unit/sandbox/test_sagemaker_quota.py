@@ -10,6 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from botocore.exceptions import ClientError, ParamValidationError
 
+from tests.unit.sandbox.aws_errors import error_code, refused
+
 # Plain moto names a cluster's ARN after the cluster; a name of 12 lower-case letters and
 # digits keeps that ARN inside botocore's pattern (cluster/[a-z0-9]{12}) with or without
 # the sandbox's cluster addition, which gives clusters AWS's id-based ARNs.
@@ -60,10 +62,6 @@ def settle(sagemaker, quota_id, timeout=5):
         if quota["Status"] not in ("Creating", "Updating", "Deleting") or time.monotonic() > deadline:
             return quota
         time.sleep(0.05)
-
-
-def error_code(excinfo):
-    return excinfo.value.response["Error"]["Code"]
 
 
 @pytest.fixture
@@ -130,21 +128,15 @@ def test_stale_target_version_is_a_conflict(sagemaker, cluster_arn):
     settle(sagemaker, quota_id)
     sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=1, Description="first")
     settle(sagemaker, quota_id)
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=1, Description="second")
-    assert error_code(excinfo) == "ConflictException"
+    assert refused(sagemaker.update_compute_quota, ComputeQuotaId=quota_id, TargetVersion=1, Description="second") == "ConflictException"
     assert sagemaker.describe_compute_quota(ComputeQuotaId=quota_id)["Description"] == "first"
 
 
 def test_update_while_transitioning_is_a_conflict(statuses, sagemaker, cluster_arn):
     statuses.hold()
     quota_id = sagemaker.create_compute_quota(**quota_request(cluster_arn))["ComputeQuotaId"]
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=1, Description="too early")
-    assert error_code(excinfo) == "ConflictException"
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.delete_compute_quota(ComputeQuotaId=quota_id)
-    assert error_code(excinfo) == "ConflictException"
+    assert refused(sagemaker.update_compute_quota, ComputeQuotaId=quota_id, TargetVersion=1, Description="too early") == "ConflictException"
+    assert refused(sagemaker.delete_compute_quota, ComputeQuotaId=quota_id) == "ConflictException"
 
 
 @pytest.mark.parametrize(
@@ -156,9 +148,7 @@ def test_update_while_transitioning_is_a_conflict(statuses, sagemaker, cluster_a
 )
 def test_duplicates_on_the_same_cluster_are_conflicts(sagemaker, cluster_arn, change):
     sagemaker.create_compute_quota(**quota_request(cluster_arn))
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.create_compute_quota(**quota_request(cluster_arn, team=change["team"], name=change["name"]))
-    assert error_code(excinfo) == "ConflictException"
+    assert refused(sagemaker.create_compute_quota, **quota_request(cluster_arn, team=change["team"], name=change["name"])) == "ConflictException"
 
 
 def test_same_name_and_team_on_another_cluster_is_allowed(sagemaker, cluster_arn):
@@ -171,16 +161,12 @@ def test_updating_to_a_team_that_has_a_quota_is_a_conflict(sagemaker, cluster_ar
     sagemaker.create_compute_quota(**quota_request(cluster_arn, team="vision"))
     quota_id = sagemaker.create_compute_quota(**quota_request(cluster_arn, team="nlp"))["ComputeQuotaId"]
     settle(sagemaker, quota_id)
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=1, ComputeQuotaTarget={"TeamName": "vision"})
-    assert error_code(excinfo) == "ConflictException"
+    assert refused(sagemaker.update_compute_quota, ComputeQuotaId=quota_id, TargetVersion=1, ComputeQuotaTarget={"TeamName": "vision"}) == "ConflictException"
 
 
 def test_unknown_cluster_is_resource_not_found(sagemaker, cluster_arn):
     missing = cluster_arn.rsplit("/", 1)[0] + "/abcdefabcdef"
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.create_compute_quota(**quota_request(missing))
-    assert error_code(excinfo) == "ResourceNotFound"
+    assert refused(sagemaker.create_compute_quota, **quota_request(missing)) == "ResourceNotFound"
 
 
 @pytest.mark.parametrize("call", ["describe", "update", "delete", "describe_version"])
@@ -310,9 +296,7 @@ def test_interleaved_writer_makes_the_next_update_conflict(sandbox, sagemaker, c
     )
     with urllib.request.urlopen(hook, timeout=10) as response:
         assert response.status == 201
-    with pytest.raises(ClientError) as excinfo:
-        sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=1, Description="mine")
-    assert error_code(excinfo) == "ConflictException"
+    assert refused(sagemaker.update_compute_quota, ComputeQuotaId=quota_id, TargetVersion=1, Description="mine") == "ConflictException"
     current = sagemaker.describe_compute_quota(ComputeQuotaId=quota_id)
     assert (current["ComputeQuotaVersion"], current["Description"]) == (2, "another writer")
     assert sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=2, Description="mine")["ComputeQuotaVersion"] == 3

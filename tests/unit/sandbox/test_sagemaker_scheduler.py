@@ -7,6 +7,8 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
+from tests.unit.sandbox.aws_errors import error_code, refused
+
 ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
 EKS_ROLE = "arn:aws:iam::123456789012:role/eks-cluster"
 TRUST = '{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}, "Action": "sts:AssumeRole"}]}'
@@ -15,10 +17,6 @@ POLICY = {
     "FairShare": "Enabled",
     "IdleResourceSharing": "Enabled",
 }
-
-
-def code(excinfo) -> str:
-    return excinfo.value.response["Error"]["Code"]
 
 
 def wait_for(describe, wanted, timeout=10):
@@ -127,9 +125,7 @@ def test_stale_target_version_is_a_conflict(env):
     wait_for(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), "Created")
     sm.update_cluster_scheduler_config(ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="two")
     wait_for(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), "Updated")
-    with pytest.raises(ClientError) as excinfo:
-        sm.update_cluster_scheduler_config(ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="stale")
-    assert code(excinfo) == "ConflictException"
+    assert refused(sm.update_cluster_scheduler_config, ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="stale") == "ConflictException"
     assert sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)["Description"] == "two"
 
 
@@ -137,27 +133,19 @@ def test_writes_while_transitioning_are_conflicts(statuses, env):
     sm, _eks, cluster_arn, _ = env
     statuses.hold()
     config_id = create(sm, cluster_arn)["ClusterSchedulerConfigId"]
-    with pytest.raises(ClientError) as excinfo:
-        sm.update_cluster_scheduler_config(ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="early")
-    assert code(excinfo) == "ConflictException"
-    with pytest.raises(ClientError) as excinfo:
-        sm.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
-    assert code(excinfo) == "ConflictException"
+    assert refused(sm.update_cluster_scheduler_config, ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="early") == "ConflictException"
+    assert refused(sm.delete_cluster_scheduler_config, ClusterSchedulerConfigId=config_id) == "ConflictException"
 
 
 def test_one_config_per_cluster(env):
     sm, _eks, cluster_arn, _ = env
     config_id = create(sm, cluster_arn)["ClusterSchedulerConfigId"]
-    with pytest.raises(ClientError) as excinfo:
-        create(sm, cluster_arn, name="second-policy")
-    assert code(excinfo) == "ConflictException"
+    assert refused(create, sm, cluster_arn, name="second-policy") == "ConflictException"
     describe = lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)  # noqa: E731
     wait_for(describe, "Created")
     sm.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
     # Still one while it is Deleting; none once it is Deleted.
-    with pytest.raises(ClientError) as excinfo:
-        create(sm, cluster_arn, name="second-policy")
-    assert code(excinfo) == "ConflictException"
+    assert refused(create, sm, cluster_arn, name="second-policy") == "ConflictException"
     wait_for(describe, "Deleted")
     assert create(sm, cluster_arn, name="second-policy")["ClusterSchedulerConfigId"] != config_id
 
@@ -171,12 +159,8 @@ def test_delete_moves_through_deleting_to_deleted(env):
     assert describe()["Status"] == "Deleting"
     wait_for(describe, "Deleted")
     assert [s["Status"] for s in sm.list_cluster_scheduler_configs(ClusterArn=cluster_arn)["ClusterSchedulerConfigSummaries"]] == ["Deleted"]
-    with pytest.raises(ClientError) as excinfo:
-        sm.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
-    assert code(excinfo) == "ResourceNotFound"
-    with pytest.raises(ClientError) as excinfo:
-        sm.update_cluster_scheduler_config(ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="x")
-    assert code(excinfo) == "ResourceNotFound"
+    assert refused(sm.delete_cluster_scheduler_config, ClusterSchedulerConfigId=config_id) == "ResourceNotFound"
+    assert refused(sm.update_cluster_scheduler_config, ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="x") == "ResourceNotFound"
 
 
 @pytest.mark.parametrize(
@@ -189,9 +173,7 @@ def test_delete_moves_through_deleting_to_deleted(env):
 )
 def test_missing_config_is_resource_not_found(env, call):
     sm = env[0]
-    with pytest.raises(ClientError) as excinfo:
-        call(sm)
-    assert code(excinfo) == "ResourceNotFound"
+    assert refused(call, sm) == "ResourceNotFound"
 
 
 @pytest.mark.parametrize(
@@ -207,16 +189,14 @@ def test_model_validation(env, scheduler_config, member):
     sm, _eks, cluster_arn, _ = env
     with pytest.raises(ClientError) as excinfo:
         sm.create_cluster_scheduler_config(Name="policy", ClusterArn=cluster_arn, SchedulerConfig=scheduler_config)
-    assert code(excinfo) == "ValidationException"
+    assert error_code(excinfo) == "ValidationException"
     assert member in excinfo.value.response["Error"]["Message"]
     assert sm.list_cluster_scheduler_configs()["ClusterSchedulerConfigSummaries"] == []
 
 
 def test_unknown_cluster_is_rejected(env):
     sm = env[0]
-    with pytest.raises(ClientError) as excinfo:
-        create(sm, "arn:aws:sagemaker:us-east-1:123456789012:cluster/zzzzzzzzzzzz")
-    assert code(excinfo) == "ValidationException"
+    assert refused(create, sm, "arn:aws:sagemaker:us-east-1:123456789012:cluster/zzzzzzzzzzzz") == "ValidationException"
 
 
 def test_config_created_before_the_addon_is_active_ends_in_create_failed(sandbox):
@@ -231,12 +211,8 @@ def test_config_created_before_the_addon_is_active_ends_in_create_failed(sandbox
     assert ADDON in failed["FailureReason"]
     assert "not installed" in failed["FailureReason"]
     # A failed config cannot be updated, still occupies the cluster, and can be deleted.
-    with pytest.raises(ClientError) as excinfo:
-        sm.update_cluster_scheduler_config(ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="x")
-    assert code(excinfo) == "ConflictException"
-    with pytest.raises(ClientError) as excinfo:
-        create(sm, cluster_arn, name="again")
-    assert code(excinfo) == "ConflictException"
+    assert refused(sm.update_cluster_scheduler_config, ClusterSchedulerConfigId=config_id, TargetVersion=1, Description="x") == "ConflictException"
+    assert refused(create, sm, cluster_arn, name="again") == "ConflictException"
     sm.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
     wait_for(describe, "Deleted")
     # While the add-on is still CREATING the result is the same.

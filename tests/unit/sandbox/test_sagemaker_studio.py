@@ -9,6 +9,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from sandbox.client import SANDBOX_CREDENTIALS
+from tests.unit.sandbox.aws_errors import error, refused
 
 
 def _wait(describe, ready, timeout=10):
@@ -24,10 +25,6 @@ def _wait(describe, ready, timeout=10):
             return resource
         assert time.monotonic() < deadline, f"still {resource['Status']}"
         time.sleep(0.05)
-
-
-def _error(excinfo) -> tuple[str, str]:
-    return excinfo.value.response["Error"]["Code"], excinfo.value.response["Error"]["Message"]
 
 
 @pytest.fixture
@@ -128,7 +125,7 @@ def test_create_domain_validates_like_aws(studio, change, message):
     _, seed, sm = studio
     with pytest.raises(ClientError) as excinfo:
         _create(sm, seed, **change)
-    code, text = _error(excinfo)
+    code, text = error(excinfo)
     assert code == "ValidationException"
     assert message in text
     assert sm.list_domains()["Domains"] == []
@@ -136,9 +133,7 @@ def test_create_domain_validates_like_aws(studio, change, message):
 
 def test_describe_missing_domain_is_resource_not_found(studio):
     _, _, sm = studio
-    with pytest.raises(ClientError) as excinfo:
-        sm.describe_domain(DomainId="d-000000000000")
-    assert _error(excinfo)[0] == "ResourceNotFound"
+    assert refused(sm.describe_domain, DomainId="d-000000000000") == "ResourceNotFound"
 
 
 def test_update_domain_changes_settings_in_place_and_refuses_vpc_change(slow_studio):
@@ -146,7 +141,7 @@ def test_update_domain_changes_settings_in_place_and_refuses_vpc_change(slow_stu
     domain_id = _create(sm, seed)["DomainId"]
     with pytest.raises(ClientError) as excinfo:
         sm.update_domain(DomainId=domain_id, DefaultUserSettings={"StudioWebPortal": "ENABLED"})
-    assert _error(excinfo)[0] == "ResourceInUse"  # still Pending
+    assert error(excinfo)[0] == "ResourceInUse"  # still Pending
     _in_service(sm, domain_id)
     sm.update_domain(DomainId=domain_id, DefaultUserSettings={"StudioWebPortal": "DISABLED"}, TagPropagation="DISABLED")
     updating = sm.describe_domain(DomainId=domain_id)
@@ -157,9 +152,7 @@ def test_update_domain_changes_settings_in_place_and_refuses_vpc_change(slow_stu
     assert domain["DefaultUserSettings"]["ExecutionRole"] == seed["cluster_execution_role_arn"]
     assert domain["TagPropagation"] == "DISABLED"
     other_vpc = client.boto3_client("ec2", seed["region"]).create_vpc(CidrBlock="10.99.0.0/16")["Vpc"]["VpcId"]
-    with pytest.raises(ClientError) as excinfo:
-        sm.update_domain(DomainId=domain_id, VpcId=other_vpc)
-    assert _error(excinfo)[0] == "ValidationException"
+    assert refused(sm.update_domain, DomainId=domain_id, VpcId=other_vpc) == "ValidationException"
 
 
 def test_user_profiles_need_sso_user_and_follow_their_lifecycle(slow_studio):
@@ -167,28 +160,26 @@ def test_user_profiles_need_sso_user_and_follow_their_lifecycle(slow_studio):
     domain_id = _create(sm, seed)["DomainId"]
     with pytest.raises(ClientError) as excinfo:
         sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="alice")
-    assert _error(excinfo)[0] == "ResourceInUse"  # the domain is still Pending
+    assert error(excinfo)[0] == "ResourceInUse"  # the domain is still Pending
     _in_service(sm, domain_id)
-    with pytest.raises(ClientError) as excinfo:
-        sm.create_user_profile(DomainId=domain_id, UserProfileName="alice")
-    assert _error(excinfo)[0] == "ValidationException"
+    assert refused(sm.create_user_profile, DomainId=domain_id, UserProfileName="alice") == "ValidationException"
     with pytest.raises(ClientError) as excinfo:
         sm.create_user_profile(DomainId=domain_id, UserProfileName="mallory", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="mallory")
-    assert "does not exist" in _error(excinfo)[1]
+    assert "does not exist" in error(excinfo)[1]
     with pytest.raises(ClientError) as excinfo:
         sm.create_user_profile(DomainId=domain_id, UserProfileName="alice.smith", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="alice")
-    assert _error(excinfo)[0] == "ValidationException"
-    assert "regular expression pattern" in _error(excinfo)[1]
+    assert error(excinfo)[0] == "ValidationException"
+    assert "regular expression pattern" in error(excinfo)[1]
 
     sso_alice = {"SingleSignOnUserIdentifier": "UserName", "SingleSignOnUserValue": "alice"}
     with pytest.raises(ClientError) as excinfo:
         sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", **sso_alice)
-    assert _error(excinfo)[0] == "ValidationException"
-    assert "is not assigned to the IAM Identity Center application" in _error(excinfo)[1]
+    assert error(excinfo)[0] == "ValidationException"
+    assert "is not assigned to the IAM Identity Center application" in error(excinfo)[1]
     _assign_group(client, seed, sm, domain_id, "TeamNLP")  # another team's group does not make alice a user of this domain
     with pytest.raises(ClientError) as excinfo:
         sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", **sso_alice)
-    assert "is not assigned" in _error(excinfo)[1]
+    assert "is not assigned" in error(excinfo)[1]
     _assign_group(client, seed, sm, domain_id)
     tags = [{"Key": "team", "Value": "vision"}]
     arn = sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", Tags=tags, **sso_alice)["UserProfileArn"]
@@ -196,7 +187,7 @@ def test_user_profiles_need_sso_user_and_follow_their_lifecycle(slow_studio):
     assert sm.list_tags(ResourceArn=arn)["Tags"] == tags
     with pytest.raises(ClientError) as excinfo:
         sm.create_user_profile(DomainId=domain_id, UserProfileName="alice2", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="alice")
-    assert _error(excinfo)[0] == "ResourceInUse"  # one profile per Identity Center user
+    assert error(excinfo)[0] == "ResourceInUse"  # one profile per Identity Center user
     assert sm.describe_user_profile(DomainId=domain_id, UserProfileName="alice")["Status"] == "Pending"
     profile = _wait(lambda: sm.describe_user_profile(DomainId=domain_id, UserProfileName="alice"), ("InService",))
     assert profile["SingleSignOnUserValue"] == "alice"
@@ -215,9 +206,10 @@ def test_iam_domain_profiles_take_no_sso_user(studio):
     _, seed, sm = studio
     domain_id = _create(sm, seed, auth="IAM")["DomainId"]
     _in_service(sm, domain_id)
-    with pytest.raises(ClientError) as excinfo:
-        sm.create_user_profile(DomainId=domain_id, UserProfileName="alice", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="alice")
-    assert _error(excinfo)[0] == "ValidationException"
+    assert (
+        refused(sm.create_user_profile, DomainId=domain_id, UserProfileName="alice", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="alice")
+        == "ValidationException"
+    )
 
 
 def test_deletion_order_is_enforced(studio):
@@ -236,7 +228,7 @@ def test_deletion_order_is_enforced(studio):
     def refused(call, **kwargs):
         with pytest.raises(ClientError) as excinfo:
             call(**kwargs)
-        return _error(excinfo)[0]
+        return error(excinfo)[0]
 
     assert refused(sm.delete_domain, DomainId=domain_id) == "ResourceInUse"
     assert refused(sm.delete_user_profile, DomainId=domain_id, UserProfileName="bob") == "ResourceInUse"
@@ -294,9 +286,7 @@ def test_home_file_system_follows_the_retention_policy(in_process, retention, ke
     if kept:
         assert efs.describe_file_systems(FileSystemId=home)["FileSystems"][0]["FileSystemId"] == home
     else:
-        with pytest.raises(ClientError) as excinfo:
-            efs.describe_file_systems(FileSystemId=home)
-        assert _error(excinfo)[0] == "FileSystemNotFound"
+        assert refused(efs.describe_file_systems, FileSystemId=home) == "FileSystemNotFound"
 
 
 def test_retained_home_file_system_is_visible_through_moto_api(studio):
@@ -323,26 +313,19 @@ def test_application_assignments(studio):
     sso.create_application_assignment(ApplicationArn=app_arn, PrincipalId=group, PrincipalType="GROUP")
     listed = sso.list_application_assignments(ApplicationArn=app_arn)["ApplicationAssignments"]
     assert listed == [{"ApplicationArn": app_arn, "PrincipalId": group, "PrincipalType": "GROUP"}]
-    with pytest.raises(ClientError) as excinfo:
-        sso.create_application_assignment(ApplicationArn=app_arn, PrincipalId=group, PrincipalType="GROUP")
-    assert _error(excinfo)[0] == "ConflictException"
-    with pytest.raises(ClientError) as excinfo:
-        sso.create_application_assignment(ApplicationArn=app_arn, PrincipalId="00000000-0000-0000-0000-000000000000", PrincipalType="GROUP")
-    assert _error(excinfo)[0] == "ResourceNotFoundException"
-    with pytest.raises(ClientError) as excinfo:
-        sso.create_application_assignment(ApplicationArn=app_arn, PrincipalId="TeamVision", PrincipalType="GROUP")
-    assert _error(excinfo)[0] == "ValidationException"
+    assert refused(sso.create_application_assignment, ApplicationArn=app_arn, PrincipalId=group, PrincipalType="GROUP") == "ConflictException"
+    assert (
+        refused(sso.create_application_assignment, ApplicationArn=app_arn, PrincipalId="00000000-0000-0000-0000-000000000000", PrincipalType="GROUP")
+        == "ResourceNotFoundException"
+    )
+    assert refused(sso.create_application_assignment, ApplicationArn=app_arn, PrincipalId="TeamVision", PrincipalType="GROUP") == "ValidationException"
     sso.delete_application_assignment(ApplicationArn=app_arn, PrincipalId=group, PrincipalType="GROUP")
     assert sso.list_application_assignments(ApplicationArn=app_arn)["ApplicationAssignments"] == []
-    with pytest.raises(ClientError) as excinfo:
-        sso.delete_application_assignment(ApplicationArn=app_arn, PrincipalId=group, PrincipalType="GROUP")
-    assert _error(excinfo)[0] == "ResourceNotFoundException"
+    assert refused(sso.delete_application_assignment, ApplicationArn=app_arn, PrincipalId=group, PrincipalType="GROUP") == "ResourceNotFoundException"
 
     sm.delete_domain(DomainId=domain_id)
     _wait(lambda: sm.describe_domain(DomainId=domain_id), ("gone",))
-    with pytest.raises(ClientError) as excinfo:
-        sso.list_application_assignments(ApplicationArn=app_arn)
-    assert _error(excinfo)[0] == "ResourceNotFoundException"
+    assert refused(sso.list_application_assignments, ApplicationArn=app_arn) == "ResourceNotFoundException"
 
 
 def test_two_domains_may_have_one_name(studio):
