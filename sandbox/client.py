@@ -76,16 +76,23 @@ class SandboxClient:
         """The admin kubeconfig of the Kubernetes API server the sandbox's EKS clusters point at ('' without one)."""
         return self._call("GET", "/_sandbox/kubernetes").get("kubeconfig", "")
 
-    def boto3_client(self, service: str, region: str = "us-east-1"):
+    def boto3_client(self, service: str, region: str = "us-east-1", credentials: dict | None = None):
+        """A client of the sandbox signed with its admin keys, or with ``credentials`` (an STS answer's
+        ``AccessKeyId``, ``SecretAccessKey`` and ``SessionToken``: requests the sandbox authorizes)."""
         import boto3
         from botocore.config import Config
 
+        credentials = credentials or {
+            "AccessKeyId": SANDBOX_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+            "SecretAccessKey": SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        }
         return boto3.client(
             service,
             region_name=region,
             endpoint_url=self.endpoint,
-            aws_access_key_id=SANDBOX_CREDENTIALS["AWS_ACCESS_KEY_ID"],
-            aws_secret_access_key=SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+            aws_access_key_id=credentials["AccessKeyId"],
+            aws_secret_access_key=credentials["SecretAccessKey"],
+            aws_session_token=credentials.get("SessionToken"),
             # One attempt: tests see every answer, and retries are the code under test's job.
             config=Config(retries={"mode": "standard", "total_max_attempts": 1}),
         )

@@ -18,31 +18,16 @@ import json
 import time
 from pathlib import Path
 
-import boto3
 import pytest
 import yaml
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "hyperpod-team-data"
 REGION = "us-east-1"
 TEAMS = [t["name"] for t in yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]]
-NO_RETRY = Config(retries={"mode": "standard", "max_attempts": 1})
-
-
-def _client(sandbox, service, credentials):
-    return boto3.client(
-        service,
-        region_name=REGION,
-        endpoint_url=sandbox.endpoint,
-        aws_access_key_id=credentials["AccessKeyId"],
-        aws_secret_access_key=credentials["SecretAccessKey"],
-        aws_session_token=credentials.get("SessionToken"),
-        config=NO_RETRY,
-    )
 
 
 def _wait_in_service(sagemaker, describe, **ids):
@@ -104,8 +89,8 @@ def _attempts(owner, domain_id):
 def test_each_team_reaches_its_own_data_and_nothing_of_another_team(sandbox, teams):
     matrix, wrong = {}, []
     for team, owner in itertools.product(TEAMS, TEAMS):
-        s3 = _client(sandbox, "s3", teams[team]["credentials"])
-        sm = _client(sandbox, "sagemaker", teams[team]["credentials"])
+        s3 = sandbox.boto3_client("s3", credentials=teams[team]["credentials"])
+        sm = sandbox.boto3_client("sagemaker", credentials=teams[team]["credentials"])
         for cell, call in _attempts(owner, teams[owner]["domain"]):
             try:
                 call(s3, sm)
@@ -124,7 +109,7 @@ def test_each_team_reaches_its_own_data_and_nothing_of_another_team(sandbox, tea
 def test_a_denial_is_shaped_as_aws_shapes_it(sandbox, teams):
     vision = teams["vision"]["credentials"]
     with pytest.raises(ClientError) as s3_error:
-        _client(sandbox, "s3", vision).get_object(Bucket=BUCKET, Key="nlp/datasets/train.csv")
+        sandbox.boto3_client("s3", credentials=vision).get_object(Bucket=BUCKET, Key="nlp/datasets/train.csv")
     response = s3_error.value.response
     assert response["ResponseMetadata"]["HTTPStatusCode"] == 403
     assert response["Error"]["Code"] == "AccessDenied"
@@ -133,17 +118,17 @@ def test_a_denial_is_shaped_as_aws_shapes_it(sandbox, teams):
         f'"arn:aws:s3:::{BUCKET}/nlp/datasets/train.csv" because no identity-based policy allows the s3:GetObject action'
     )
     with pytest.raises(ClientError) as json_error:
-        _client(sandbox, "sagemaker", vision).describe_domain(DomainId=teams["nlp"]["domain"])
+        sandbox.boto3_client("sagemaker", credentials=vision).describe_domain(DomainId=teams["nlp"]["domain"])
     assert json_error.value.response["Error"]["Code"] == "AccessDeniedException"
     assert json_error.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
     with pytest.raises(ClientError) as query_error:
-        _client(sandbox, "iam", vision).list_roles()
+        sandbox.boto3_client("iam", credentials=vision).list_roles()
     assert query_error.value.response["Error"]["Code"] == "AccessDenied"
     assert query_error.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
 
 
 def test_listing_is_held_to_the_prefix_condition(sandbox, teams):
-    s3 = _client(sandbox, "s3", teams["vision"]["credentials"])
+    s3 = sandbox.boto3_client("s3", credentials=teams["vision"]["credentials"])
     assert [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix="vision/")["Contents"]] == ["vision/datasets/train.csv"]
     for prefix in (None, "", "vis", "visionary/", "nlp/"):
         with pytest.raises(ClientError) as error:
@@ -158,7 +143,7 @@ def test_a_bucket_policy_deny_and_a_session_policy_are_enforced(sandbox, teams):
         "Statement": [{"Effect": "Deny", "Principal": "*", "Action": "s3:PutObject", "Resource": f"arn:aws:s3:::{BUCKET}/vision/frozen/*"}],
     }
     admin.put_bucket_policy(Bucket=BUCKET, Policy=json.dumps(deny))
-    s3 = _client(sandbox, "s3", teams["vision"]["credentials"])
+    s3 = sandbox.boto3_client("s3", credentials=teams["vision"]["credentials"])
     s3.put_object(Bucket=BUCKET, Key="vision/open/x", Body=b"x")
     with pytest.raises(ClientError) as error:
         s3.put_object(Bucket=BUCKET, Key="vision/frozen/x", Body=b"x")
@@ -168,7 +153,7 @@ def test_a_bucket_policy_deny_and_a_session_policy_are_enforced(sandbox, teams):
     role = iam.get_role(RoleName="AWSReservedSSO_hyperpod-vision_0123456789abcdef")["Role"]
     read_only = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
     narrowed = sts.assume_role(RoleArn=role["Arn"], RoleSessionName="reader", Policy=json.dumps(read_only))["Credentials"]
-    reader = _client(sandbox, "s3", narrowed)
+    reader = sandbox.boto3_client("s3", credentials=narrowed)
     assert reader.get_object(Bucket=BUCKET, Key="vision/datasets/train.csv")["Body"].read() == b"vision data"
     with pytest.raises(ClientError):
         reader.put_object(Bucket=BUCKET, Key="vision/open/y", Body=b"y")
@@ -179,14 +164,14 @@ def test_a_bucket_policy_deny_and_a_session_policy_are_enforced(sandbox, teams):
 def test_credentials_nobody_issued_are_refused_and_admin_keys_are_not_checked(sandbox, teams):
     made_up = {"AccessKeyId": "AKIAMADEUPKEY0000000", "SecretAccessKey": "x"}
     with pytest.raises(ClientError) as error:
-        _client(sandbox, "s3", made_up).get_object(Bucket=BUCKET, Key="vision/datasets/train.csv")
+        sandbox.boto3_client("s3", credentials=made_up).get_object(Bucket=BUCKET, Key="vision/datasets/train.csv")
     assert error.value.response["Error"]["Code"] == "InvalidAccessKeyId"
     with pytest.raises(ClientError) as error:
-        _client(sandbox, "sagemaker", made_up).list_domains()
+        sandbox.boto3_client("sagemaker", credentials=made_up).list_domains()
     assert error.value.response["Error"]["Code"] == "UnrecognizedClientException"
     forged = dict(teams["vision"]["credentials"], SessionToken="forged")
     with pytest.raises(ClientError):
-        _client(sandbox, "s3", forged).get_object(Bucket=BUCKET, Key="vision/datasets/train.csv")
+        sandbox.boto3_client("s3", credentials=forged).get_object(Bucket=BUCKET, Key="vision/datasets/train.csv")
     admin = sandbox.boto3_client("s3")
     assert admin.get_object(Bucket=BUCKET, Key="nlp/datasets/train.csv")["Body"].read() == b"nlp data"
 

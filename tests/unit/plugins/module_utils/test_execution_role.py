@@ -9,6 +9,8 @@ import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role as er
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
+from tests.unit.plugins.module_utils.module_params import module_params
+
 ACCOUNT = "123456789012"
 NAME = "hyperpod-vision-studio-execution"
 ARN = "arn:aws:iam::%s:role/%s" % (ACCOUNT, NAME)
@@ -36,20 +38,8 @@ WORKSPACE_POLICY = {
 
 
 def params(**overrides):
-    base = {
-        "state": "present",
-        "team": "vision",
-        "name_prefix": "hyperpod",
-        "description": "SageMaker Studio execution role of team vision",
-        "data_bucket": "ml-data",
-        "account_id": None,
-        "cost_center": "CC-1001",
-        "tag_keys": None,
-        "tags": None,
-        "purge_tags": True,
-    }
-    base.update(overrides)
-    return base
+    given = {"team": "vision", "description": "SageMaker Studio execution role of team vision", "data_bucket": "ml-data", "cost_center": "CC-1001"}
+    return module_params(er.MODULE_OPTIONS, **dict(given, **overrides))
 
 
 def existing(**overrides):

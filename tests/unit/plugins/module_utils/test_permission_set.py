@@ -8,30 +8,14 @@ import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import permission_set as ps
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
+from tests.unit.plugins.module_utils.module_params import module_params
+
 ARN = "arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-0123456789abcdef"
 POLICY = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/v/*"}]}
 
 
 def params(**overrides):
-    base = {
-        "state": "present",
-        "name": "hyperpod-vision",
-        "description": None,
-        "session_duration": None,
-        "relay_state": None,
-        "inline_policy": None,
-        "managed_policies": None,
-        "customer_managed_policies": None,
-        "purge_managed_policies": True,
-        "permissions_boundary": None,
-        "groups": None,
-        "accounts": None,
-        "purge_assignments": True,
-        "tags": None,
-        "purge_tags": True,
-    }
-    base.update(overrides)
-    return base
+    return module_params(ps.MODULE_OPTIONS, **dict({"name": "hyperpod-vision"}, **overrides))
 
 
 def current(**overrides):

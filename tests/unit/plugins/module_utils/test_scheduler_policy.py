@@ -7,25 +7,16 @@ import time
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import scheduler_policy as sp
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.modules import task_governance_policy
+
+from tests.unit.plugins.module_utils.module_params import module_params
 
 ADDON = sp.TASK_GOVERNANCE_ADDON
 TRUST = '{"Version": "2012-10-17", "Statement": []}'
 
 
 def params(**overrides):
-    base = {
-        "state": "present",
-        "cluster": "ml-shared",
-        "name": None,
-        "priority_classes": None,
-        "fair_share": None,
-        "idle_resource_sharing": None,
-        "description": None,
-        "wait": True,
-        "wait_timeout": 30,
-    }
-    base.update(overrides)
-    return base
+    return module_params(task_governance_policy.MODULE_OPTIONS, **dict({"cluster": "ml-shared", "wait_timeout": 30}, **overrides))
 
 
 # ---------------------------------------------------------------- pure functions
