@@ -68,8 +68,8 @@ def ansible_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / args[0]), *args[1:]], cwd=ROOT, env=env or ansible_env(), capture_output=True, text=True, timeout=300, check=False)
+def run(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / args[0]), *args[1:]], cwd=cwd, env=env or ansible_env(), capture_output=True, text=True, timeout=300, check=False)
 
 
 # ---- what a playbook reads --------------------------------------------------------------------
@@ -461,15 +461,7 @@ def test_inventory_source_imports_localhost_and_the_teams(configured, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")}
     env.update({k: str(v).replace("/runner/project", str(ROOT)) for k, v in source["source_vars"].items()})
     env["PATH"] = f"{BIN}:{env['PATH']}"
-    result = subprocess.run(
-        [str(BIN / "ansible-inventory"), "-i", str(ROOT / source["source_path"]), "--list", "--export"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run("ansible-inventory", "-i", str(ROOT / source["source_path"]), "--list", "--export", env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "Failed to parse" not in result.stderr and "not found" not in result.stderr, result.stderr
     inventory = json.loads(result.stdout)
