@@ -81,11 +81,16 @@ def identity_center_home() -> tuple[str, str] | None:
 
 
 class AwsError(JsonRESTError):
-    """An error serialized the way AWS JSON and REST-JSON services send it."""
+    """An error serialized the way AWS JSON and REST-JSON services send it.
 
-    def __init__(self, code: str, message: str, status: int = 400):
+    ``members`` are the error shape's other members (``resourceId``, ``reason``, ...); a None one is not sent.
+    """
+
+    def __init__(self, code: str, message: str, status: int = 400, **members):
         super().__init__(code, message)
         self.code = status
+        if members:
+            self.description = json.dumps(dict({"__type": code, "message": message}, **{k: v for k, v in members.items() if v is not None}))
 
 
 def validation_error(message: str) -> AwsError:

@@ -26,7 +26,6 @@ the ``describe_workspace`` defined here, so a deleted workspace is gone for them
 
 from __future__ import annotations
 
-import json
 import re
 from urllib.parse import unquote
 
@@ -45,32 +44,24 @@ WORKSPACE_ARN = re.compile(r"arn:aws[-a-z]*:aps:([-a-z0-9]+):(\d{12}):workspace/
 KMS_KEY_ARN = re.compile(r"arn:aws[-a-z]*:kms:([-a-z0-9]+):(\d{12}):key/([-a-f0-9]+)")
 
 
-def _error(code: str, message: str, status: int, **members) -> AwsError:
-    error = AwsError(code, message, status)
-    body = {"__type": code, "message": message}
-    body.update({k: v for k, v in members.items() if v is not None})
-    error.description = json.dumps(body)
-    return error
-
-
 def not_found(workspace_id: str) -> AwsError:
-    return _error("ResourceNotFoundException", f"Workspace {workspace_id} not found", 404,
+    return AwsError("ResourceNotFoundException", f"Workspace {workspace_id} not found", 404,
                   resourceId=workspace_id, resourceType=RESOURCE_TYPE)
 
 
 def conflict(message: str, workspace_id: str) -> AwsError:
-    return _error("ConflictException", message, 409, resourceId=workspace_id, resourceType=RESOURCE_TYPE)
+    return AwsError("ConflictException", message, 409, resourceId=workspace_id, resourceType=RESOURCE_TYPE)
 
 
 def validation(message: str, reason: str = "FIELD_VALIDATION_FAILED", field: str | None = None) -> AwsError:
     members = {"reason": reason}
     if field:
         members["fieldList"] = [{"name": field, "message": message}]
-    return _error("ValidationException", message, 400, **members)
+    return AwsError("ValidationException", message, 400, **members)
 
 
 def quota_exceeded(account_id: str) -> AwsError:
-    return _error(
+    return AwsError(
         "ServiceQuotaExceededException",
         f"You have reached the maximum number of workspaces ({WORKSPACE_QUOTA}) in this Region.",
         # The model requires serviceCode and quotaCode; AWS's actual codes for this quota were not verified here.

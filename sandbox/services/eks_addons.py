@@ -66,28 +66,20 @@ DEFAULT_KUBERNETES_VERSION = served_kubernetes_version()
 KUBERNETES_VERSIONS = tuple(f"1.{minor}" for minor in range(29, int(DEFAULT_KUBERNETES_VERSION.split(".")[1]) + 1))
 
 
-def _error(code: str, message: str, status: int = 400, **members) -> AwsError:
-    error = AwsError(code, message, status)
-    body = {"__type": code, "message": message}
-    body.update({k: v for k, v in members.items() if v is not None})
-    error.description = json.dumps(body)
-    return error
-
-
 def not_found(message: str, **members) -> AwsError:
-    return _error("ResourceNotFoundException", message, 404, **members)
+    return AwsError("ResourceNotFoundException", message, 404, **members)
 
 
 def in_use(message: str, **members) -> AwsError:
-    return _error("ResourceInUseException", message, 409, **members)
+    return AwsError("ResourceInUseException", message, 409, **members)
 
 
 def invalid_parameter(message: str, **members) -> AwsError:
-    return _error("InvalidParameterException", message, 400, **members)
+    return AwsError("InvalidParameterException", message, 400, **members)
 
 
 def invalid_request(message: str, **members) -> AwsError:
-    return _error("InvalidRequestException", message, 400, **members)
+    return AwsError("InvalidRequestException", message, 400, **members)
 
 
 class Addon:

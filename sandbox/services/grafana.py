@@ -43,24 +43,16 @@ DEFAULT_GRAFANA_VERSION = "10.4"
 WORKSPACE_ARN = re.compile(r"arn:aws[a-z-]*:grafana:([a-z0-9-]+):(\d{12}):/workspaces/(g-[0-9a-f]{10})")
 
 
-def _error(code: str, message: str, status: int, **members) -> AwsError:
-    error = AwsError(code, message, status)
-    body = {"__type": code, "message": message}
-    body.update({k: v for k, v in members.items() if v is not None})
-    error.description = json.dumps(body)
-    return error
-
-
 def not_found(message: str, resource_id: str, resource_type: str = "WORKSPACE") -> AwsError:
-    return _error("ResourceNotFoundException", message, 404, resourceId=resource_id, resourceType=resource_type)
+    return AwsError("ResourceNotFoundException", message, 404, resourceId=resource_id, resourceType=resource_type)
 
 
 def conflict(message: str, resource_id: str, resource_type: str = "WORKSPACE") -> AwsError:
-    return _error("ConflictException", message, 409, resourceId=resource_id, resourceType=resource_type)
+    return AwsError("ConflictException", message, 409, resourceId=resource_id, resourceType=resource_type)
 
 
 def validation(message: str, reason: str = "FIELD_VALIDATION_FAILED") -> AwsError:
-    return _error("ValidationException", message, 400, reason=reason)
+    return AwsError("ValidationException", message, 400, reason=reason)
 
 
 def _validate(operation: str, params: dict) -> None:
