@@ -78,26 +78,16 @@ def workload(name: str, *conditions: dict, owner: str = "PyTorchJob") -> dict:
     }
 
 
-RUNNING = workload(
-    "pytorchjob-train-detector-5c1e2",
-    condition("QuotaReserved", "True", "QuotaReserved"),
-    condition("Admitted", "True", "Admitted"),
-    condition("PodsReady", "True", "PodsReady"),
-)
-QUOTA_RESERVED = workload("pytorchjob-tune-segmenter-9a7b3", condition("QuotaReserved", "True", "QuotaReserved"))
-FINISHED = workload(
-    "pytorchjob-train-baseline-11f0a",
-    condition("QuotaReserved", "True", "QuotaReserved"),
-    condition("Admitted", "True", "Admitted"),
-    condition("Finished", "True", "Succeeded"),
-)
-FAILED = workload(
-    "pytorchjob-train-broken-77d2c",
-    condition("QuotaReserved", "False", "Pending"),
-    condition("Admitted", "False", "NoReservation"),
-    condition("Finished", "True", "Failed"),
-)
-QUEUED = workload("pytorchjob-sweep-lr-2b4d8", condition("QuotaReserved", "False", "Pending"))
+# Conditions that more than one workload carries.
+QUOTA_GRANTED = condition("QuotaReserved", "True", "QuotaReserved")
+QUOTA_PENDING = condition("QuotaReserved", "False", "Pending")
+ADMITTED = condition("Admitted", "True", "Admitted")
+
+RUNNING = workload("pytorchjob-train-detector-5c1e2", QUOTA_GRANTED, ADMITTED, condition("PodsReady", "True", "PodsReady"))
+QUOTA_RESERVED = workload("pytorchjob-tune-segmenter-9a7b3", QUOTA_GRANTED)
+FINISHED = workload("pytorchjob-train-baseline-11f0a", QUOTA_GRANTED, ADMITTED, condition("Finished", "True", "Succeeded"))
+FAILED = workload("pytorchjob-train-broken-77d2c", QUOTA_PENDING, condition("Admitted", "False", "NoReservation"), condition("Finished", "True", "Failed"))
+QUEUED = workload("pytorchjob-sweep-lr-2b4d8", QUOTA_PENDING)
 
 
 class Cluster:
