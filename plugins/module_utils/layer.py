@@ -17,6 +17,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import threading
+
+try:
+    import boto3
+    import botocore.config
+    import botocore.exceptions
+except ImportError:
+    pass  # AnsibleAWSModule reports the missing library
+
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import _get_user_agent_string, get_aws_connection_info
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
@@ -28,6 +38,41 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_
 @aws_retry()
 def caller_account(sts):
     return sts.get_caller_identity()["Account"]
+
+
+class AWSModule(AnsibleAWSModule):
+    """amazon.aws's module, whose clients of one run come from one boto3 session per profile.
+
+    amazon.aws makes a boto3 session for every client, and making a session registers botocore's hundreds of built-in
+    event handlers: in a team's run that cost more than its API calls (docs/performance.md). A client is configured as
+    amazon.aws configures it (the connection options, ``extra_params``, its user agent and ``aws_config``); when one
+    cannot be made, amazon.aws's own ``client`` tries again, and fails as it fails.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super(AWSModule, self).__init__(*args, **kwargs)
+        self._sessions = {}
+        # Layers read in threads (calls.each), and a boto3 session must not make two clients at once.
+        self._sessions_lock = threading.Lock()
+
+    def client(self, service, retry_decorator=None, **extra_params):
+        if retry_decorator is not None:
+            return super(AWSModule, self).client(service, retry_decorator=retry_decorator, **extra_params)
+        region, endpoint, params = get_aws_connection_info(self)
+        params = dict(params, region=region, endpoint=endpoint)
+        params.update(extra_params)
+        profile = params.pop("profile_name", None)
+        config = botocore.config.Config(user_agent=_get_user_agent_string())
+        if params.get("aws_config") is not None:
+            config = config.merge(params["aws_config"])
+        params.pop("aws_config", None)
+        try:
+            with self._sessions_lock:
+                if profile not in self._sessions:
+                    self._sessions[profile] = boto3.session.Session(profile_name=profile)
+                return self._sessions[profile].client(service, config=config, region_name=params.pop("region"), endpoint_url=params.pop("endpoint"), **params)
+        except (ValueError, botocore.exceptions.BotoCoreError):
+            return super(AWSModule, self).client(service, **extra_params)
 
 
 class LayerContext(object):
@@ -121,6 +166,6 @@ def run_layer_module(module, converge):
     module.exit_json(**outcome)
 
 
-def run_module(options, converge, module_class=AnsibleAWSModule):
+def run_module(options, converge, module_class=AWSModule):
     """The whole ``main()`` of every module: ``options`` are its ``MODULE_OPTIONS``, it supports check mode."""
     run_layer_module(module_class(supports_check_mode=True, **options), converge)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import errno
 import json
 
+import boto3
 import pytest
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, converge_by_state, result, run_module
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import AWSModule, ModuleFailure, converge_by_state, result, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, options, wait
 
 OPTIONS = options(dict(name=dict(type="str", required=True)), STATE, NAME_PREFIX, wait(60))
@@ -69,3 +71,59 @@ def test_a_file_system_error_names_its_file_and_errno(capsys):
 
     out = run(converge, {"name": "x"}, capsys)
     assert out["failed"] and out["msg"] == "/fsx/vision: Permission denied" and out["errno"] == errno.EACCES
+
+
+CONNECTION = {"region": "eu-west-1", "endpoint_url": "http://127.0.0.1:9", "access_key": "AKIAEXAMPLE", "secret_key": "secret-example"}
+
+
+def aws_module(**args):
+    with patch_module_args(dict(CONNECTION, **args)):
+        return AWSModule(argument_spec={}, supports_check_mode=True)
+
+
+def configuration(client):
+    credentials = client._request_signer._credentials
+    config = client.meta.config
+    return (
+        client.meta.service_model.service_name,
+        client.meta.region_name,
+        client.meta.endpoint_url,
+        config.user_agent,
+        config.retries,
+        config.connect_timeout,
+        client._endpoint.http_session._verify,
+        (credentials.access_key, credentials.secret_key, credentials.token),
+    )
+
+
+@pytest.mark.parametrize("extra", [{}, {"region": "us-west-2", "endpoint": "http://127.0.0.1:10", "aws_session_token": "token-example"}])
+def test_a_client_is_configured_as_amazon_aws_configures_it(extra):
+    module = aws_module(aws_config={"retries": {"max_attempts": 3, "mode": "standard"}, "connect_timeout": 7}, validate_certs=False)
+    for service in ("sagemaker", "sso-admin"):
+        assert configuration(module.client(service, **extra)) == configuration(AnsibleAWSModule.client(module, service, **extra))
+    assert module.client("sts", **extra).meta.config.connect_timeout == 7
+
+
+def test_the_clients_of_a_run_share_one_boto3_session_per_profile(monkeypatch, tmp_path):
+    made = []
+
+    class CountedSession(boto3.session.Session):
+        def __init__(self, *args, **kwargs):
+            made.append(kwargs.get("profile_name"))
+            super().__init__(*args, **kwargs)
+
+    (tmp_path / "config").write_text("[profile management]\nregion = eu-west-1\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    monkeypatch.setattr(boto3.session, "Session", CountedSession)
+    module = aws_module()
+    clients = [module.client(service) for service in ("sagemaker", "eks", "iam", "s3", "sts")]
+    management = dict(profile_name="management", aws_access_key_id=None, aws_secret_access_key=None)
+    clients += [module.client(service, **management) for service in ("sso-admin", "identitystore")]
+    assert made == [None, "management"] and len({id(client) for client in clients}) == 7
+
+
+def test_a_client_that_cannot_be_made_fails_as_amazon_aws_fails(capsys):
+    with patch_module_args(CONNECTION), pytest.raises(SystemExit):
+        AWSModule(argument_spec={}).client("sso-admin", profile_name="missing-profile", aws_access_key_id=None, aws_secret_access_key=None)
+    failure = json.loads(capsys.readouterr().out)
+    assert failure["failed"] and "Couldn't connect to AWS" in failure["msg"] and "missing-profile" in failure["msg"]
