@@ -4,7 +4,8 @@ A team's layers make one client per service. In a module process every client lo
 endpoint rule set and the SDK's data files; in the worker of the ``team_resources`` action plugin they come
 from the data loader the plugin filled in the ``ansible-playbook`` process before the worker was forked.
 This forks a child (as Ansible forks a worker) and prints the CPU seconds its clients cost: from a cold start,
-and from the plugin's warm loader. No request is sent.
+from the plugin's warm loader, and from the warm loader with one boto3 session for all of them (as
+``layer.AWSModule`` makes a run's clients; amazon.aws makes a session per client). No request is sent.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from bench.processes import ROOT
 SERVICES = ("sso-admin", "identitystore", "eks", "iam", "sagemaker", "s3", "budgets", "sts")
 
 
-def clients_cpu_seconds(boto3) -> float:
+def clients_cpu_seconds(boto3, one_session=False) -> float:
     start = time.process_time()
+    shared = boto3.session.Session() if one_session else None
     for service in SERVICES:
-        boto3.session.Session().client(service, region_name="us-east-1", aws_access_key_id="bench", aws_secret_access_key="bench")
+        session = shared or boto3.session.Session()
+        session.client(service, region_name="us-east-1", aws_access_key_id="bench", aws_secret_access_key="bench")
     return time.process_time() - start
 
 
@@ -45,17 +48,19 @@ def main() -> None:
 
     cold = in_child(lambda: clients_cpu_seconds(boto3))
     start = time.process_time()
-    from ansible_collections.hyperpod.tenancy.plugins.action import team_resources
+    from ansible_collections.hyperpod.tenancy.plugins.action import team_resources  # noqa: F401 - imported for its warm start
+    from ansible_collections.hyperpod.tenancy.plugins.plugin_utils import in_worker
 
     warmed = time.process_time() - start
 
-    def warm() -> float:
-        with team_resources._WarmLoader():
-            return clients_cpu_seconds(boto3)
+    def warm(one_session=False) -> float:
+        with in_worker._WarmLoader():
+            return clients_cpu_seconds(boto3, one_session)
 
     print(f"{len(SERVICES)} clients in a forked child, cold: {cold:.3f} CPU-s")
     print(f"importing the action plugin (boto3, module_utils, models loaded, clients made once): {warmed:.3f} CPU-s, once per run")
     print(f"{len(SERVICES)} clients in a forked child, from the warm loader: {in_child(warm):.3f} CPU-s")
+    print(f"{len(SERVICES)} clients in a forked child, from the warm loader and one session: {in_child(lambda: warm(True)):.3f} CPU-s")
     print(f"load average: {' '.join('%.2f' % load for load in os.getloadavg())}")
 
 
