@@ -82,6 +82,8 @@ class LayerContext(object):
         self.module = module
         self.check_mode = module.check_mode
         self._clients = {}
+        # Layers read in threads (calls.each): one client per service, and one AssumeRole for Identity Center's.
+        self._clients_lock = threading.RLock()
         self._account_id = None
         self._identity_center = None
         # The layer running, when several run in one module (team_resources): it names their warnings.
@@ -89,17 +91,19 @@ class LayerContext(object):
 
     def client(self, service):
         # A boto3 client loads its service model when made: every layer of a team run shares one per service.
-        if service not in self._clients:
-            # Identity Center's calls go where its admin APIs answer (option identity_center, made once per run).
-            extra = self.identity_center_connection() if service in identity_center.SERVICES else {}
-            self._clients[service] = self.module.client(service, **extra)
-        return self._clients[service]
+        with self._clients_lock:
+            if service not in self._clients:
+                # Identity Center's calls go where its admin APIs answer (option identity_center, made once per run).
+                extra = self.identity_center_connection() if service in identity_center.SERVICES else {}
+                self._clients[service] = self.module.client(service, **extra)
+            return self._clients[service]
 
     def identity_center_connection(self):
         """The keyword arguments of an Identity Center client (identity_center.connection): ``{}`` without the option."""
-        if self._identity_center is None:
-            self._identity_center = identity_center.connection(self.module)
-        return self._identity_center
+        with self._clients_lock:
+            if self._identity_center is None:
+                self._identity_center = identity_center.connection(self.module)
+            return self._identity_center
 
     @property
     def region(self):

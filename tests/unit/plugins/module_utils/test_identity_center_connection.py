@@ -6,6 +6,10 @@ Identity Center clients change, and a role is assumed once per run, never for an
 
 from __future__ import annotations
 
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
@@ -77,6 +81,26 @@ def test_the_role_is_assumed_once_per_run_with_the_modules_own_connection():
         region="eu-west-1", profile_name=None, aws_access_key_id="ASIAEXAMPLE", aws_secret_access_key="secret-example", aws_session_token="token-example"
     )
     assert made["sagemaker"] == {}
+
+
+def test_layers_reading_in_threads_assume_the_role_once_and_share_each_client():
+    class SlowModule(Module):
+        def assume_role(self, **request):
+            time.sleep(0.05)  # an STS answer: long enough for every thread to ask before it comes
+            return super().assume_role(**request)
+
+    module = SlowModule({"assume_role_arn": ROLE})
+    context = LayerContext(module)
+    start = threading.Barrier(8)
+
+    def ask(service):
+        start.wait()
+        return context.client(service)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(ask, ["sso-admin", "identitystore"] * 4))
+    assert len(module.assumed) == 1
+    assert module.made[0][0] == "sts" and sorted(service for service, _ in module.made[1:]) == ["identitystore", "sso-admin"]
 
 
 def test_the_session_name_defaults_and_the_profile_is_the_source_of_the_role():
