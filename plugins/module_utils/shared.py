@@ -346,7 +346,7 @@ def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
     """The account, Identity Center and both clusters; ``context`` is a LayerContext (one client per service)."""
     # The four reads in flight together, one per service (calls.together), their clients made before.
     sso_admin, eks_client, sagemaker_client = context.client("sso-admin"), context.client("eks"), context.client("sagemaker")
-    context.client("sts")
+    context.client("sts")  # context.account_id's
 
     def the_instance():
         try:
