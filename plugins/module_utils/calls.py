@@ -24,6 +24,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_
 
 # How many of one service's reads shared_info keeps in flight when it reads one thing per team: a read waits on
 # AWS's latency, not on this process, and four at once stay far below the request rates the services allow.
+# ``together`` keeps it the bound per service for a whole phase set: two phases reading one service never overlap.
 READS_IN_FLIGHT = 4
 
 
@@ -116,3 +117,34 @@ def each(function, items, workers=READS_IN_FLIGHT):
         return [function(item) for item in items]
     with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
         return list(pool.map(function, items))
+
+
+def together(*phases):
+    """``[function() for services, function in phases]``, the phases that read different services in flight together.
+
+    A phase is ``(services, function)``: the AWS services (a name, or several) that ``function`` reads. A phase waits
+    for every earlier phase that reads one of its services, so no service ever has two phases' reads in flight, and as
+    a phase keeps at most READS_IN_FLIGHT reads in flight (``each``), no service gets more than READS_IN_FLIGHT from
+    a ``together``: Identity Center's, IAM's and SageMaker's low request rates hold however many phases there are.
+
+    The results come in the phases' order, once every phase has ended. The first error in the phases' order is raised,
+    the one running them one after another would raise: a phase after a failed one of its services is not run, and
+    a phase of other services already ran (more reads than one after another, only on the way to that error).
+    """
+    phases = [(frozenset([services]) if isinstance(services, str) else frozenset(services), function) for services, function in phases]
+    if len(phases) < 2:
+        return [function() for _, function in phases]
+    # One thread per phase: a phase that waits for an earlier one never holds the thread that one needs.
+    with ThreadPoolExecutor(max_workers=len(phases)) as pool:
+        futures = []
+        for services, function in phases:
+            earlier = [future for (their_services, _), future in zip(phases, futures) if their_services & services]
+            futures.append(pool.submit(_after, earlier, function))
+    return [future.result() for future in futures]
+
+
+def _after(earlier, function):
+    # An earlier phase's error is the one to raise; this phase's answer would never be looked at.
+    if any(future.exception() is not None for future in earlier):
+        return None
+    return function()

@@ -30,7 +30,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_ta
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, data_repository, domain, eks, execution_role, iam, identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, sagemaker, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets as budgets_api
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, read
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, read, together
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
@@ -59,22 +59,33 @@ def preflight_problems(context, store_id, team_members, data_bucket=None, fsx_fi
     """What the teams need that does not exist, every one at once, each naming the team and the field.
 
     ``team_members`` is ``{team: [user name]}`` of the present teams whose Studio domain signs in through
-    Identity Center. One ListUsers in pages of 100, one HeadBucket and one DescribeFileSystems: read before the
-    run's first write, so that a missing user, bucket or file system stops the run before the cluster is touched.
+    Identity Center. One ListUsers in pages of 100, one HeadBucket and one DescribeFileSystems, in flight together
+    (``calls.together``): read before the run's first write, so that a missing user, bucket or file system stops the
+    run before the cluster is touched.
     """
-    problems = []
     wanted = dict((team, names) for team, names in team_members.items() if names)
+    phases = []
     if wanted:
-        known = set(name.lower() for name in identity_center.user_names(context.client("identitystore"), store_id))
-        for team, names in sorted(wanted.items()):
-            missing = [name for name in names if name.lower() not in known]
-            if missing:
-                problems.append("team %r: members: no Identity Center user %s in identity store %s" % (team, ", ".join(missing), store_id))
-    if data_bucket and _head_bucket(context.client("s3"), Bucket=data_bucket) is None:
-        problems.append("hyperpod_data_bucket: S3 bucket %s does not exist (or is not this account's)" % data_bucket)
-    if fsx_file_system_id and not _describe_file_systems(context.client("fsx"), FileSystemIds=[fsx_file_system_id]):
-        problems.append("hyperpod_account.fsx_file_system_id: FSx file system %s does not exist in %s" % (fsx_file_system_id, context.region))
-    return problems
+        identitystore = context.client("identitystore")
+
+        def missing_users():
+            known, problems = set(name.lower() for name in identity_center.user_names(identitystore, store_id)), []
+            for team, names in sorted(wanted.items()):
+                missing = [name for name in names if name.lower() not in known]
+                if missing:
+                    problems.append("team %r: members: no Identity Center user %s in identity store %s" % (team, ", ".join(missing), store_id))
+            return problems
+
+        phases.append(("identitystore", missing_users))
+    if data_bucket:
+        s3 = context.client("s3")
+        phases.append(("s3", lambda: [] if _head_bucket(s3, Bucket=data_bucket) is not None else [
+            "hyperpod_data_bucket: S3 bucket %s does not exist (or is not this account's)" % data_bucket]))
+    if fsx_file_system_id:
+        fsx = context.client("fsx")
+        phases.append(("fsx", lambda: [] if _describe_file_systems(fsx, FileSystemIds=[fsx_file_system_id]) else [
+            "hyperpod_account.fsx_file_system_id: FSx file system %s does not exist in %s" % (fsx_file_system_id, context.region)]))
+    return [problem for problems in together(*phases) for problem in problems]
 
 
 def group_ids(identitystore, store_id, team_groups):
@@ -158,26 +169,43 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
     The tags of the present teams' permission sets (``tagged_permission_sets``) and domains (``domain_names``) are
     read here, for ``owner_problems``, and handed to their modules, which do not read them again.
     """
-    lookups = {}
+    # One phase per service, in flight together (calls.together: at most READS_IN_FLIGHT reads per service); each
+    # phase's clients are made here, before the phases go in flight, so that each is made once, and each under a name
+    # of its own: a phase's closure reads its names when it runs.
+    phases = []
     if budget_names:
-        lookups["budgets"] = budgets(context.client("budgets"), shared["account_id"], budget_names)
+        budgets_client = context.client("budgets")
+        phases.append(("budgets", lambda: {"budgets": budgets(budgets_client, shared["account_id"], budget_names)}))
     if domain_names:
-        client = context.client("sagemaker")
-        found = domains(client, domain_names)
-        lookups["domain_ids"] = dict((name, summary["DomainId"]) for name, summary in found.items())
-        lookups["user_profiles"] = domain.profiles_by_domain(client, lookups["domain_ids"].values())
-        summaries = list(found.values())
-        tags = each(lambda s: sagemaker.list_tags(client, s["DomainArn"]), summaries)
-        lookups["domain_tags"] = dict((s["DomainId"], t) for s, t in zip(summaries, tags))
+        sagemaker_client = context.client("sagemaker")
+
+        def domain_lookups():
+            found = domains(sagemaker_client, domain_names)
+            ids = dict((name, summary["DomainId"]) for name, summary in found.items())
+            summaries = list(found.values())
+            profiles = domain.profiles_by_domain(sagemaker_client, ids.values())
+            tags = each(lambda s: sagemaker.list_tags(sagemaker_client, s["DomainArn"]), summaries)
+            return {"domain_ids": ids, "user_profiles": profiles, "domain_tags": dict((s["DomainId"], t) for s, t in zip(summaries, tags))}
+
+        phases.append(("sagemaker", domain_lookups))
     if subnet_ids:
-        lookups["vpc_id"] = vpc_of(context.client("ec2"), subnet_ids)
+        ec2 = context.client("ec2")
+        phases.append(("ec2", lambda: {"vpc_id": vpc_of(ec2, subnet_ids)}))
     if team_groups:
-        lookups["identity_center_group_ids"] = group_ids(context.client("identitystore"), shared["identity_store_id"], team_groups)
+        identitystore = context.client("identitystore")
+        phases.append(("identitystore", lambda: {"identity_center_group_ids": group_ids(identitystore, shared["identity_store_id"], team_groups)}))
     if permission_set_names:
-        sso_admin, instance_arn, account = context.client("sso-admin"), shared["identity_center_instance_arn"], shared["account_id"]
-        lookups["permission_sets"] = permission_sets(sso_admin, instance_arn, permission_set_names, set(tagged_permission_sets))
-        lookups["sso_role_arns"] = sso_role_arns(context.client("iam"), set(permission_set_names))
-        lookups["outdated_permission_sets"] = {account: permission_set.list_outdated_in_account(sso_admin, instance_arn, account)}
+        sso_admin, iam_client = context.client("sso-admin"), context.client("iam")
+        instance_arn, account = shared["identity_center_instance_arn"], shared["account_id"]
+        phases.append(("sso-admin", lambda: {
+            "permission_sets": permission_sets(sso_admin, instance_arn, permission_set_names, set(tagged_permission_sets))}))
+        phases.append(("iam", lambda: {"sso_role_arns": sso_role_arns(iam_client, set(permission_set_names))}))
+        # After the descriptions (the same service), while IAM lists the roles.
+        phases.append(("sso-admin", lambda: {
+            "outdated_permission_sets": {account: permission_set.list_outdated_in_account(sso_admin, instance_arn, account)}}))
+    lookups = {}
+    for found in together(*phases):
+        lookups.update(found)
     return lookups
 
 
@@ -198,43 +226,54 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
     counts the others' quotas as they are when it runs.
     """
     present = [t for t in teams if t.get("state", "present") == "present"]
-    found = {}
     with_workspace = [t["name"] for t in present if has_workspace(t)]
+    with_quota = set(t["name"] for t in present if t.get("quota") is not None)
+    # One phase per kind of resource, in flight together (calls.together: at most READS_IN_FLIGHT reads per service;
+    # the pod identities, IAM's and EKS's, follow the execution roles and the access entries); each phase's clients are
+    # made here, before the phases go in flight, each under a name of its own (as in read_team_lookups).
+    phases = []
     if with_workspace:
-        client = context.client("iam")
-        names = [execution_role.role_name(team, name_prefix) for team in with_workspace]
-        found["execution_roles"] = dict(zip(names, each(lambda name: execution_role.known_role(iam.get_role(client, RoleName=name)), names)))
+        iam_client = context.client("iam")
+        role_names = [execution_role.role_name(team, name_prefix) for team in with_workspace]
+        phases.append(("iam", lambda: {"execution_roles": dict(zip(role_names, each(
+            lambda name: execution_role.known_role(iam.get_role(iam_client, RoleName=name)), role_names)))}))
     if shared.get("eks_cluster_arn") and present:
-        client, sso_roles = context.client("eks"), shared.get("sso_role_arns") or {}
+        eks_client, sso_roles = context.client("eks"), shared.get("sso_role_arns") or {}
         principals = [sso_roles.get(naming.permission_set_name(t["name"], name_prefix)) for t in present]
         principals += [execution_role.role_arn(shared["account_id"], execution_role.role_name(team, name_prefix)) for team in with_workspace]
-        cluster = shared["eks_cluster_name"]
         principals = [arn for arn in principals if arn]
-        found["access_entries"] = dict(zip(principals, each(
-            lambda arn: access_entry.known_entry(arn, access_entry.describe_access_entry(client, cluster, arn)), principals)))
+        entries_cluster = shared["eks_cluster_name"]
+        phases.append(("eks", lambda: {"access_entries": dict(zip(principals, each(
+            lambda arn: access_entry.known_entry(arn, access_entry.describe_access_entry(eks_client, entries_cluster, arn)), principals)))}))
     if data_bucket and present:
-        client = context.client("s3")
+        s3 = context.client("s3")
 
         def marker(team):
-            tags = data_repository.read_marker(client, data_bucket, team)
-            objects = None if tags is not None else data_repository.holds_objects(client, data_bucket, team)
+            tags = data_repository.read_marker(s3, data_bucket, team)
+            objects = None if tags is not None else data_repository.holds_objects(s3, data_bucket, team)
             return {"bucket": data_bucket, "tags": tags, "objects": objects}
 
-        names = [t["name"] for t in present]
-        found["s3_markers"] = dict(zip(names, each(marker, names)))
-    with_quota = set(t["name"] for t in present if t.get("quota") is not None)
+        teams_with_prefix = [t["name"] for t in present]
+        phases.append(("s3", lambda: {"s3_markers": dict(zip(teams_with_prefix, each(marker, teams_with_prefix)))}))
     if shared.get("cluster_arn") and with_quota:
-        client = context.client("sagemaker")
-        summaries = quota.team_quotas(sagemaker.list_compute_quotas(client, ClusterArn=shared["cluster_arn"]))
-        ours = [(team, s) for team, s in summaries.items() if team in with_quota]
-        tags = each(lambda item: sagemaker.list_tags(client, item[1]["ComputeQuotaArn"]), ours)
-        found["compute_quotas"] = dict(
-            (team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": t}) for (team, s), t in zip(ours, tags))
+        sagemaker_client = context.client("sagemaker")
+
+        def compute_quotas():
+            summaries = quota.team_quotas(sagemaker.list_compute_quotas(sagemaker_client, ClusterArn=shared["cluster_arn"]))
+            ours = [(team, s) for team, s in summaries.items() if team in with_quota]
+            tags = each(lambda item: sagemaker.list_tags(sagemaker_client, item[1]["ComputeQuotaArn"]), ours)
+            return {"compute_quotas": dict(
+                (team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": t}) for (team, s), t in zip(ours, tags))}
+
+        phases.append(("sagemaker", compute_quotas))
     # The namespace layer runs for a team with a quota (Task Governance makes its namespace).
     if pod_roles and shared.get("eks_cluster_arn") and with_quota:
-        names, cluster, iam_client, eks_client = sorted(with_quota), shared["eks_cluster_name"], context.client("iam"), context.client("eks")
-        found["pod_identities"] = dict(zip(names, each(
-            lambda team: team_namespace.read_known_pod_identity(iam_client, eks_client, team, name_prefix, cluster), names)))
+        pod_teams, pods_cluster, pods_iam, pods_eks = sorted(with_quota), shared["eks_cluster_name"], context.client("iam"), context.client("eks")
+        phases.append((("iam", "eks"), lambda: {"pod_identities": dict(zip(pod_teams, each(
+            lambda team: team_namespace.read_known_pod_identity(pods_iam, pods_eks, team, name_prefix, pods_cluster), pod_teams)))}))
+    found = {}
+    for answers in together(*phases):
+        found.update(answers)
     return found
 
 
@@ -305,19 +344,29 @@ def owner_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, 
 
 def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
     """The account, Identity Center and both clusters; ``context`` is a LayerContext (one client per service)."""
-    sso_admin = context.client("sso-admin")
-    try:
-        instances = identity_center.instances(sso_admin, instance_arn)
-    except HyperPodError as e:
-        # Refused where the calls went (a role without Identity Center's permissions): say where that was.
-        raise HyperPodError(message="%s; Identity Center is asked in %s" % (e.message, identity_center.connection_place(context)), exception=e.exception)
-    if len(instances) != 1:
-        raise HyperPodError(message=identity_center.instance_problem(context, instance_arn, instances))
-    # None when the EKS cluster does not exist: shared_info reports it with the rest, before any write.
-    eks_cluster = eks.describe_cluster(context.client("eks"), name=eks_cluster_name)
-    cluster = sagemaker.describe_cluster(context.client("sagemaker"), ClusterName=cluster_name)
+    # The four reads in flight together, one per service (calls.together), their clients made before.
+    sso_admin, eks_client, sagemaker_client = context.client("sso-admin"), context.client("eks"), context.client("sagemaker")
+    context.client("sts")  # context.account_id's
+
+    def the_instance():
+        try:
+            instances = identity_center.instances(sso_admin, instance_arn)
+        except HyperPodError as e:
+            # Refused where the calls went (a role without Identity Center's permissions): say where that was.
+            raise HyperPodError(message="%s; Identity Center is asked in %s" % (e.message, identity_center.connection_place(context)), exception=e.exception)
+        if len(instances) != 1:
+            raise HyperPodError(message=identity_center.instance_problem(context, instance_arn, instances))
+        return instances[0]
+
+    instance, eks_cluster, cluster, account_id = together(
+        ("sso-admin", the_instance),
+        # None when the EKS cluster does not exist: shared_info reports it with the rest, before any write.
+        ("eks", lambda: eks.describe_cluster(eks_client, name=eks_cluster_name)),
+        ("sagemaker", lambda: sagemaker.describe_cluster(sagemaker_client, ClusterName=cluster_name)),
+        ("sts", context.account_id),
+    )
     return {
-        "account_id": context.account_id(),
+        "account_id": account_id,
         "region": context.region,
         "cluster_name": cluster_name,
         "cluster_arn": cluster["ClusterArn"] if cluster else None,
@@ -325,6 +374,6 @@ def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
         "cluster_capacity": quota.cluster_capacity(cluster) if cluster else None,
         "eks_cluster_name": eks_cluster_name,
         "eks_cluster_arn": eks_cluster["arn"] if eks_cluster else None,
-        "identity_center_instance_arn": instances[0]["InstanceArn"],
-        "identity_store_id": instances[0]["IdentityStoreId"],
+        "identity_center_instance_arn": instance["InstanceArn"],
+        "identity_store_id": instance["IdentityStoreId"],
     }

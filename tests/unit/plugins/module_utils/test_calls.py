@@ -8,7 +8,7 @@ import boto3
 import pytest
 from ansible_collections.amazon.aws.plugins.module_utils import cloud
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, iam, identity_center, sagemaker
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, together
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksError, IdentityCenterError, SageMakerError
 from botocore.stub import Stubber
 
@@ -227,3 +227,63 @@ def test_one_item_or_none_is_read_in_this_thread():
     caller = threading.current_thread()
     assert each(lambda item: threading.current_thread() is caller, [1]) == [True]
     assert each(lambda item: item, []) == []
+
+
+# calls.together: phases of different services in flight together, those of one service one after another, in order.
+
+def test_phases_of_different_services_are_in_flight_together():
+    # Each phase waits until all three are in flight: one after another, the barrier breaks.
+    all_in_flight = threading.Barrier(3, timeout=10)
+
+    def phase(answer):
+        all_in_flight.wait()
+        return answer
+
+    assert together(("iam", lambda: phase(1)), ("eks", lambda: phase(2)), (("s3", "fsx"), lambda: phase(3))) == [1, 2, 3]
+
+
+def test_a_phase_waits_for_the_earlier_phases_of_its_services():
+    # The roles (IAM) and the entries (EKS) are in flight together; the pods (IAM and EKS) start once both have ended.
+    both, pods_started, pods_seen_early = threading.Barrier(2, timeout=10), threading.Event(), []
+
+    def ended_with(answer):
+        both.wait()
+        # A pods phase that did not wait would have started long before this times out.
+        pods_seen_early.append(pods_started.wait(0.2))
+        return answer
+
+    def pods():
+        pods_started.set()
+        return "pods"
+
+    assert together(("iam", lambda: ended_with("roles")), ("eks", lambda: ended_with("entries")), (("iam", "eks"), pods)) == ["roles", "entries", "pods"]
+    assert pods_seen_early == [False, False]
+
+
+def test_the_first_failing_phase_s_error_is_raised_whichever_fails_first():
+    # The second phase fails first; the first phase's error is the one raised, as one after another would raise it.
+    second_failed, ran = threading.Event(), []
+
+    def first():
+        second_failed.wait(10)
+        raise ValueError("first")
+
+    def second():
+        try:
+            raise ValueError("second")
+        finally:
+            second_failed.set()
+
+    def after_the_first():
+        ran.append("after the first")
+
+    with pytest.raises(ValueError, match="first"):
+        together(("iam", first), ("eks", second), ("iam", after_the_first))
+    # The phase of a failed one's service is not run: one after another, it would not have been either.
+    assert ran == []
+
+
+def test_one_phase_or_none_is_run_in_this_thread():
+    caller = threading.current_thread()
+    assert together(("iam", lambda: threading.current_thread() is caller)) == [True]
+    assert together() == []

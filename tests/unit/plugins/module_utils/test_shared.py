@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import shared
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
 from botocore.exceptions import ClientError
 
@@ -424,6 +427,27 @@ def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as
     }
     # nlp has no quota in its team file: its quota is no layer's to change.
     assert found["compute_quotas"] == {"vision": {"name": "hyperpod-vision-quota", "compute_quota_id": "q-1", "tags": {"team": "vision"}}}
+
+
+def test_when_two_resource_reads_fail_the_error_is_the_first_in_their_order_whichever_fails_first():
+    s3_failed = threading.Event()
+
+    class Refused(Owned):
+        def get_role(self, RoleName):  # noqa: N803 - botocore's names
+            # The S3 marker read (a later phase) fails first; the execution role's error (the first phase) is the one raised.
+            s3_failed.wait(10)
+            raise self._missing("AccessDenied", "GetRole")
+
+        def get_object_tagging(self, Bucket, Key):  # noqa: N803 - botocore's names
+            try:
+                raise self._missing("AccessDenied", "GetObjectTagging")
+            finally:
+                s3_failed.set()
+
+    facts = {"account_id": ACCOUNT, "eks_cluster_arn": "arn:eks", "eks_cluster_name": "ml-shared-eks", "cluster_arn": CLUSTER_ARN}
+    with pytest.raises(HyperPodError, match="Failed to get role"):
+        shared.read_team_resources(LayerContext(Refused()), facts, [team("vision")], "hyperpod", "hyperpod-team-data")
+    assert s3_failed.is_set()
 
 
 def test_with_pod_roles_each_team_with_a_quota_has_its_pod_role_and_association_read_once():
