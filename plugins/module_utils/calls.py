@@ -133,12 +133,12 @@ def together(*phases):
     """
     phases = [(frozenset([services]) if isinstance(services, str) else frozenset(services), function) for services, function in phases]
     if len(phases) < 2:
-        return [function() for _, function in phases]
+        return [function() for unused_services, function in phases]
     # One thread per phase: a phase that waits for an earlier one never holds the thread that one needs.
     with ThreadPoolExecutor(max_workers=len(phases)) as pool:
         futures = []
         for services, function in phases:
-            earlier = [future for (their_services, _), future in zip(phases, futures) if their_services & services]
+            earlier = [future for (their_services, unused_function), future in zip(phases, futures) if their_services & services]
             futures.append(pool.submit(_after, earlier, function))
     return [future.result() for future in futures]
 

@@ -100,7 +100,7 @@ def test_layers_reading_in_threads_assume_the_role_once_and_share_each_client():
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(ask, ["sso-admin", "identitystore"] * 4))
     assert len(module.assumed) == 1
-    assert module.made[0][0] == "sts" and sorted(service for service, _ in module.made[1:]) == ["identitystore", "sso-admin"]
+    assert module.made[0][0] == "sts" and sorted(service for service, unused_extra in module.made[1:]) == ["identitystore", "sso-admin"]
 
 
 def test_the_session_name_defaults_and_the_profile_is_the_source_of_the_role():
