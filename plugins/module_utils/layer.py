@@ -52,7 +52,7 @@ class AWSModule(AnsibleAWSModule):
     def __init__(self, *args, **kwargs):
         super(AWSModule, self).__init__(*args, **kwargs)
         self._sessions = {}
-        # Layers read in threads (calls.each), and a boto3 session must not make two clients at once.
+        # Layers read in threads (calls.each, calls.together), and a boto3 session must not make two clients at once.
         self._sessions_lock = threading.Lock()
 
     def client(self, service, retry_decorator=None, **extra_params):
@@ -82,7 +82,7 @@ class LayerContext(object):
         self.module = module
         self.check_mode = module.check_mode
         self._clients = {}
-        # Layers read in threads (calls.each): one client per service, and one AssumeRole for Identity Center's.
+        # Layers read in threads (calls.each, calls.together): one client per service, and one AssumeRole for Identity Center's.
         self._clients_lock = threading.RLock()
         self._account_id = None
         self._identity_center = None

@@ -66,10 +66,9 @@ def preflight_problems(context, store_id, team_members, data_bucket=None, fsx_fi
     wanted = dict((team, names) for team, names in team_members.items() if names)
     phases = []
     if wanted:
-        identitystore = context.client("identitystore")
 
         def missing_users():
-            known, problems = set(name.lower() for name in identity_center.user_names(identitystore, store_id)), []
+            known, problems = set(name.lower() for name in identity_center.user_names(context.client("identitystore"), store_id)), []
             for team, names in sorted(wanted.items()):
                 missing = [name for name in names if name.lower() not in known]
                 if missing:
@@ -78,12 +77,10 @@ def preflight_problems(context, store_id, team_members, data_bucket=None, fsx_fi
 
         phases.append(("identitystore", missing_users))
     if data_bucket:
-        s3 = context.client("s3")
-        phases.append(("s3", lambda: [] if _head_bucket(s3, Bucket=data_bucket) is not None else [
+        phases.append(("s3", lambda: [] if _head_bucket(context.client("s3"), Bucket=data_bucket) is not None else [
             "hyperpod_data_bucket: S3 bucket %s does not exist (or is not this account's)" % data_bucket]))
     if fsx_file_system_id:
-        fsx = context.client("fsx")
-        phases.append(("fsx", lambda: [] if _describe_file_systems(fsx, FileSystemIds=[fsx_file_system_id]) else [
+        phases.append(("fsx", lambda: [] if _describe_file_systems(context.client("fsx"), FileSystemIds=[fsx_file_system_id]) else [
             "hyperpod_account.fsx_file_system_id: FSx file system %s does not exist in %s" % (fsx_file_system_id, context.region)]))
     return [problem for problems in together(*phases) for problem in problems]
 
@@ -169,17 +166,14 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
     The tags of the present teams' permission sets (``tagged_permission_sets``) and domains (``domain_names``) are
     read here, for ``owner_problems``, and handed to their modules, which do not read them again.
     """
-    # One phase per service, in flight together (calls.together: at most READS_IN_FLIGHT reads per service); each
-    # phase's clients are made here, before the phases go in flight, so that each is made once, and each under a name
-    # of its own: a phase's closure reads its names when it runs.
+    # One phase per service, in flight together (calls.together: at most READS_IN_FLIGHT reads per service).
     phases = []
     if budget_names:
-        budgets_client = context.client("budgets")
-        phases.append(("budgets", lambda: {"budgets": budgets(budgets_client, shared["account_id"], budget_names)}))
+        phases.append(("budgets", lambda: {"budgets": budgets(context.client("budgets"), shared["account_id"], budget_names)}))
     if domain_names:
-        sagemaker_client = context.client("sagemaker")
 
         def domain_lookups():
+            sagemaker_client = context.client("sagemaker")
             found = domains(sagemaker_client, domain_names)
             ids = dict((name, summary["DomainId"]) for name, summary in found.items())
             summaries = list(found.values())
@@ -189,20 +183,18 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
 
         phases.append(("sagemaker", domain_lookups))
     if subnet_ids:
-        ec2 = context.client("ec2")
-        phases.append(("ec2", lambda: {"vpc_id": vpc_of(ec2, subnet_ids)}))
+        phases.append(("ec2", lambda: {"vpc_id": vpc_of(context.client("ec2"), subnet_ids)}))
     if team_groups:
-        identitystore = context.client("identitystore")
-        phases.append(("identitystore", lambda: {"identity_center_group_ids": group_ids(identitystore, shared["identity_store_id"], team_groups)}))
+        phases.append(("identitystore", lambda: {
+            "identity_center_group_ids": group_ids(context.client("identitystore"), shared["identity_store_id"], team_groups)}))
     if permission_set_names:
-        sso_admin, iam_client = context.client("sso-admin"), context.client("iam")
         instance_arn, account = shared["identity_center_instance_arn"], shared["account_id"]
         phases.append(("sso-admin", lambda: {
-            "permission_sets": permission_sets(sso_admin, instance_arn, permission_set_names, set(tagged_permission_sets))}))
-        phases.append(("iam", lambda: {"sso_role_arns": sso_role_arns(iam_client, set(permission_set_names))}))
+            "permission_sets": permission_sets(context.client("sso-admin"), instance_arn, permission_set_names, set(tagged_permission_sets))}))
+        phases.append(("iam", lambda: {"sso_role_arns": sso_role_arns(context.client("iam"), set(permission_set_names))}))
         # After the descriptions (the same service), while IAM lists the roles.
         phases.append(("sso-admin", lambda: {
-            "outdated_permission_sets": {account: permission_set.list_outdated_in_account(sso_admin, instance_arn, account)}}))
+            "outdated_permission_sets": {account: permission_set.list_outdated_in_account(context.client("sso-admin"), instance_arn, account)}}))
     lookups = {}
     for found in together(*phases):
         lookups.update(found)
@@ -229,26 +221,24 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
     with_workspace = [t["name"] for t in present if has_workspace(t)]
     with_quota = set(t["name"] for t in present if t.get("quota") is not None)
     # One phase per kind of resource, in flight together (calls.together: at most READS_IN_FLIGHT reads per service;
-    # the pod identities, IAM's and EKS's, follow the execution roles and the access entries); each phase's clients are
-    # made here, before the phases go in flight, each under a name of its own (as in read_team_lookups).
+    # the pod identities, IAM's and EKS's, follow the execution roles and the access entries).
     phases = []
+    cluster = shared.get("eks_cluster_name")
     if with_workspace:
-        iam_client = context.client("iam")
         role_names = [execution_role.role_name(team, name_prefix) for team in with_workspace]
         phases.append(("iam", lambda: {"execution_roles": dict(zip(role_names, each(
-            lambda name: execution_role.known_role(iam.get_role(iam_client, RoleName=name)), role_names)))}))
+            lambda name: execution_role.known_role(iam.get_role(context.client("iam"), RoleName=name)), role_names)))}))
     if shared.get("eks_cluster_arn") and present:
-        eks_client, sso_roles = context.client("eks"), shared.get("sso_role_arns") or {}
+        sso_roles = shared.get("sso_role_arns") or {}
         principals = [sso_roles.get(naming.permission_set_name(t["name"], name_prefix)) for t in present]
         principals += [execution_role.role_arn(shared["account_id"], execution_role.role_name(team, name_prefix)) for team in with_workspace]
         principals = [arn for arn in principals if arn]
-        entries_cluster = shared["eks_cluster_name"]
         phases.append(("eks", lambda: {"access_entries": dict(zip(principals, each(
-            lambda arn: access_entry.known_entry(arn, access_entry.describe_access_entry(eks_client, entries_cluster, arn)), principals)))}))
+            lambda arn: access_entry.known_entry(arn, access_entry.describe_access_entry(context.client("eks"), cluster, arn)), principals)))}))
     if data_bucket and present:
-        s3 = context.client("s3")
 
         def marker(team):
+            s3 = context.client("s3")
             tags = data_repository.read_marker(s3, data_bucket, team)
             objects = None if tags is not None else data_repository.holds_objects(s3, data_bucket, team)
             return {"bucket": data_bucket, "tags": tags, "objects": objects}
@@ -256,9 +246,9 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
         teams_with_prefix = [t["name"] for t in present]
         phases.append(("s3", lambda: {"s3_markers": dict(zip(teams_with_prefix, each(marker, teams_with_prefix)))}))
     if shared.get("cluster_arn") and with_quota:
-        sagemaker_client = context.client("sagemaker")
 
         def compute_quotas():
+            sagemaker_client = context.client("sagemaker")
             summaries = quota.team_quotas(sagemaker.list_compute_quotas(sagemaker_client, ClusterArn=shared["cluster_arn"]))
             ours = [(team, s) for team, s in summaries.items() if team in with_quota]
             tags = each(lambda item: sagemaker.list_tags(sagemaker_client, item[1]["ComputeQuotaArn"]), ours)
@@ -268,9 +258,9 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
         phases.append(("sagemaker", compute_quotas))
     # The namespace layer runs for a team with a quota (Task Governance makes its namespace).
     if pod_roles and shared.get("eks_cluster_arn") and with_quota:
-        pod_teams, pods_cluster, pods_iam, pods_eks = sorted(with_quota), shared["eks_cluster_name"], context.client("iam"), context.client("eks")
+        pod_teams = sorted(with_quota)
         phases.append((("iam", "eks"), lambda: {"pod_identities": dict(zip(pod_teams, each(
-            lambda team: team_namespace.read_known_pod_identity(pods_iam, pods_eks, team, name_prefix, pods_cluster), pod_teams)))}))
+            lambda team: team_namespace.read_known_pod_identity(context.client("iam"), context.client("eks"), team, name_prefix, cluster), pod_teams)))}))
     found = {}
     for answers in together(*phases):
         found.update(answers)
@@ -344,13 +334,11 @@ def owner_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, 
 
 def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
     """The account, Identity Center and both clusters; ``context`` is a LayerContext (one client per service)."""
-    # The four reads in flight together, one per service (calls.together), their clients made before.
-    sso_admin, eks_client, sagemaker_client = context.client("sso-admin"), context.client("eks"), context.client("sagemaker")
-    context.client("sts")  # context.account_id's
+    # The four reads in flight together, one per service (calls.together).
 
     def the_instance():
         try:
-            instances = identity_center.instances(sso_admin, instance_arn)
+            instances = identity_center.instances(context.client("sso-admin"), instance_arn)
         except HyperPodError as e:
             # Refused where the calls went (a role without Identity Center's permissions): say where that was.
             raise HyperPodError(message="%s; Identity Center is asked in %s" % (e.message, identity_center.connection_place(context)), exception=e.exception)
@@ -361,8 +349,8 @@ def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
     instance, eks_cluster, cluster, account_id = together(
         ("sso-admin", the_instance),
         # None when the EKS cluster does not exist: shared_info reports it with the rest, before any write.
-        ("eks", lambda: eks.describe_cluster(eks_client, name=eks_cluster_name)),
-        ("sagemaker", lambda: sagemaker.describe_cluster(sagemaker_client, ClusterName=cluster_name)),
+        ("eks", lambda: eks.describe_cluster(context.client("eks"), name=eks_cluster_name)),
+        ("sagemaker", lambda: sagemaker.describe_cluster(context.client("sagemaker"), ClusterName=cluster_name)),
         ("sts", context.account_id),
     )
     return {
