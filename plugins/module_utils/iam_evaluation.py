@@ -317,7 +317,7 @@ def conditions_hold(conditions, context):
 # --- statements -----------------------------------------------------------------------------------
 
 
-def _statements(policy):
+def policy_statements(policy):
     statements = load(policy).get("Statement", [])
     return statements if isinstance(statements, list) else [statements]
 
@@ -368,12 +368,17 @@ def principal_matches(statement, principal):
     return True  # identity-based policies have no principal element
 
 
+def action_applies(statement, action):
+    """Whether a statement's Action (or NotAction) covers ``action``: a statement that does not applies to no request
+    for it, whatever the resource and the context."""
+    if "Action" in statement:
+        return any(action_matches(p, action) for p in as_list(statement["Action"]))
+    return not any(action_matches(p, action) for p in as_list(statement["NotAction"]))
+
+
 def statement_applies(statement, action, resource, context, principal=None):
     check_statement(statement)
-    if "Action" in statement:
-        if not any(action_matches(p, action) for p in as_list(statement["Action"])):
-            return False
-    elif any(action_matches(p, action) for p in as_list(statement["NotAction"])):
+    if not action_applies(statement, action):
         return False
     if "Resource" in statement:
         if not _resource_matches(statement["Resource"], resource, context):
@@ -391,7 +396,7 @@ def statement_applies(statement, action, resource, context, principal=None):
 def matching_statements(policy, action, resource, context, principal=None, policy_id=""):
     """The statements of ``policy`` that apply to the request, as (effect, policy_id, index, sid)."""
     found = []
-    for index, statement in enumerate(_statements(policy)):
+    for index, statement in enumerate(policy_statements(policy)):
         if statement_applies(statement, action, resource, context, principal):
             found.append((statement["Effect"], policy_id, index, statement.get("Sid", "")))
     return found
@@ -564,7 +569,7 @@ def access_granting_statements(policy, actions, resources):
     actions on at least one of the specified resources." A condition may be met by some request, so a
     statement with one counts; an unconditional Deny covering an action on a resource takes it away.
     """
-    statements = _statements(policy)
+    statements = policy_statements(policy)
     for statement in statements:
         check_statement(statement)
         for operator in statement.get("Condition") or {}:

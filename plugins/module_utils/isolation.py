@@ -360,12 +360,49 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
 
 
 def local_decider(principal_policies, account_id):
-    """``decide`` from policy documents: {principal id: {"identity": [(id, doc)], "boundary": doc, "role_arn": arn}}."""
+    """``decide`` from policy documents: {principal id: {"identity": [(id, doc)], "boundary": doc, "role_arn": arn, "tags": {}}}.
+
+    A request is evaluated against the statements that name its action only (a statement whose Action does not cover
+    it applies to no request for it), and once per resource for all the actions those same statements name: past the
+    Action element, nothing a statement tests depends on the action. The cells grow with the square of the team count;
+    most of their actions are named by no statement (an implicit deny on every resource), the rest by a few.
+    """
+    covers = {}  # (Action or NotAction patterns, action) -> bool; principals' policies repeat the same Action lists
+
+    def named(statement, action):
+        key = ("Action" in statement, tuple(iam_evaluation.as_list(statement.get("Action", statement.get("NotAction")))), action)
+        if key not in covers:
+            covers[key] = iam_evaluation.action_applies(statement, action)
+        return covers[key]
 
     def decide(principal, asks):
         spec = principal_policies[principal["id"]]
-        who = iam_evaluation.Principal(account_id, spec["identity"], role_arn=spec.get("role_arn"), boundary=spec.get("boundary"))
-        return [dict((a, iam_evaluation.evaluate(who, a, resource["arn"], resource["context"])["EvalDecision"]) for a in actions) for resource, actions in asks]
+        identity = [(policy_id, iam_evaluation.policy_statements(document)) for policy_id, document in spec["identity"]]
+        boundary = iam_evaluation.policy_statements(spec["boundary"]) if spec.get("boundary") else None
+        for statement in [s for unused_id, listed in identity for s in listed] + (boundary or []):
+            iam_evaluation.check_statement(statement)
+        by_action, evaluated = {}, {}
+
+        def narrowed(action):
+            """(the indexes of the statements that name ``action``, the principal with only those; None when none do)."""
+            if action not in by_action:
+                picked = [tuple(i for i, s in enumerate(listed) if named(s, action)) for unused_id, listed in identity]
+                fenced = None if boundary is None else tuple(i for i, s in enumerate(boundary) if named(s, action))
+                policies = [(policy_id, {"Statement": [listed[i] for i in indexes]}) for (policy_id, listed), indexes in zip(identity, picked) if indexes]
+                bounded = None if boundary is None else {"Statement": [boundary[i] for i in fenced]}
+                who = iam_evaluation.Principal(account_id, policies, role_arn=spec.get("role_arn"), boundary=bounded, tags=spec.get("tags"))
+                by_action[action] = ((tuple(picked), fenced), who if policies or fenced else None)
+            return by_action[action]
+
+        def decision(action, index, resource):
+            statements, who = narrowed(action)
+            if who is None:
+                return iam_evaluation.IMPLICIT_DENY
+            if (statements, index) not in evaluated:
+                evaluated[(statements, index)] = iam_evaluation.evaluate(who, action, resource["arn"], resource["context"])["EvalDecision"]
+            return evaluated[(statements, index)]
+
+        return [dict((action, decision(action, index, resource)) for action in actions) for index, (resource, actions) in enumerate(asks)]
 
     return decide
 
@@ -419,6 +456,55 @@ def simulate_decider(client, chunk=50, resource_chunk=100, batch=True):
     return decide
 
 
+def witness_decider(simulate, local):
+    """``decide``: IAM answers each principal's own team, the shared resources and one other team; the evaluator the rest.
+
+    ``simulate`` (``simulate_decider``) asks IAM every cell of a principal on its own team's resources, on the shared
+    ones and on one other team's, its *witness* (the next team by name, the first after the last). ``local``
+    (``local_decider``, the principal's policies as IAM holds them) answers every cell, and must agree with IAM on each
+    cell both answered; then the evaluator's answers stand for the other teams' cells. Where the two disagree on one
+    cell, or the evaluator cannot read a policy (``PolicyError``), IAM answers every cell of that principal, and
+    ``decide.fallbacks`` says which principal and why. So IAM is asked a number of calls that grows with the team
+    count, not with its square, and no difference between IAM and the evaluator on a principal's policies goes unseen.
+    ``decide.local_cells`` counts the cells the evaluator alone answered.
+    """
+
+    counting = threading.Lock()
+
+    def decide(principal, asks):
+        owners = sorted(set(resource["team"] for resource, unused_actions in asks if not resource.get("shared")) - set([principal["team"]]))
+        witness = next((owner for owner in owners if owner > principal["team"]), owners[0] if owners else None)
+        asked = [i for i, (resource, unused_actions) in enumerate(asks) if resource.get("shared") or resource["team"] in (principal["team"], witness)]
+        answers = dict(zip(asked, simulate(principal, [asks[i] for i in asked])))
+        rest = [i for i in range(len(asks)) if i not in answers]
+        try:
+            evaluated = local(principal, asks)
+        except iam_evaluation.PolicyError as error:
+            why = "the evaluator cannot read its policies (%s)" % error
+        else:
+            differ = [(i, action) for i in asked for action in asks[i][1] if _decision(answers[i], action) != _decision(evaluated[i], action)]
+            if not differ:
+                with counting:
+                    decide.local_cells += sum(len(asks[i][1]) for i in rest)
+                return [answers[i] if i in answers else evaluated[i] for i in range(len(asks))]
+            i, action = differ[0]
+            why = "IAM answers %s and the evaluator %s for %s on %s" % (
+                _decision(answers[i], action), _decision(evaluated[i], action), action, asks[i][0]["arn"]
+            )
+        answers.update(zip(rest, simulate(principal, [asks[i] for i in rest])))
+        with counting:
+            decide.fallbacks.append("%s's %s (%s): asked of IAM in full, as %s" % (principal["team"], principal["kind"], principal["arn"], why))
+        return [answers[i] for i in range(len(asks))]
+
+    decide.local_cells = 0
+    decide.fallbacks = []
+    return decide
+
+
+def _decision(answers, action):
+    return answers.get(action, iam_evaluation.IMPLICIT_DENY)
+
+
 def _record(result, by_arn, answers):
     specific = result.get("ResourceSpecificResults")
     if specific:
@@ -434,17 +520,20 @@ def _record(result, by_arn, answers):
             answers[index][result["EvalActionName"]] = decision
 
 
-def matrix(principals, resources, decide, actions=None):
+def matrix(principals, resources, decide, actions=None, keep_cells=True):
     """Every cell, and the leaks and gaps among them.
 
     ``principals``: [{"id", "team", "kind" (permission_set / execution_role / pod_identity), "arn"}].
     ``resources``: team_resources' and shared_resources' (``"shared": True``, owner SHARED_OWNER).
     ``decide(principal, [(resource, actions)])`` answers each resource's decisions, once per principal.
-    Returns {"cells": [...], "leaks": [...], "gaps": [...], "summary": {...}}; a shared resource's cells are
-    counted in ``shared_cells``, not in ``cross_team_cells``.
+    Returns {"cells": [...], "grid": {...}, "leaks": [...], "gaps": [...], "summary": {...}}; a shared resource's cells
+    are counted in ``shared_cells``, not in ``cross_team_cells``. ``grid`` counts the allowed and denied cells per team,
+    principal, owner and resource kind (``table``); ``keep_cells=False`` keeps no cell but the leaks and gaps, as the
+    cells grow with the square of the team count.
     """
     actions = actions or actions_by_kind()
-    cells, leaks, gaps = [], [], []
+    cells, leaks, gaps, grid = [], [], [], {}
+    counts = {"cells": 0, "cross_team_cells": 0, "shared_cells": 0}
 
     def asked(principal):
         needed, permitted, asks = NEEDED.get(principal["kind"], {}), SHARED_ALLOWED.get(principal["kind"], {}), []
@@ -464,11 +553,22 @@ def matrix(principals, resources, decide, actions=None):
         needed = NEEDED.get(principal["kind"], {})
         permitted = SHARED_ALLOWED.get(principal["kind"], {})
         for (resource, wanted), decisions in zip(asks, decided):
+            if not wanted:
+                continue
             shared = resource.get("shared", False)
             own = not shared and resource["team"] == principal["team"]
+            tally = grid.setdefault((principal["team"], principal["kind"], resource["team"], resource["kind"]), {"allowed": 0, "denied": 0})
+            counts["cells"] += len(wanted)
+            if shared or not own:
+                counts["shared_cells" if shared else "cross_team_cells"] += len(wanted)
             for action in wanted:
-                decision = decisions.get(action, iam_evaluation.IMPLICIT_DENY)
+                decision = _decision(decisions, action)
                 allowed = decision == iam_evaluation.ALLOWED
+                tally["allowed" if allowed else "denied"] += 1
+                leak = allowed and (action not in permitted.get(resource["kind"], []) if shared else not own)
+                gap = own and not allowed and action in needed.get(resource["kind"], [])
+                if not (keep_cells or leak or gap):
+                    continue
                 cell = {
                     "team": principal["team"],
                     "principal": principal["kind"],
@@ -479,25 +579,21 @@ def matrix(principals, resources, decide, actions=None):
                     "action": action,
                     "decision": decision,
                 }
-                cells.append(cell)
-                if shared:
-                    if allowed and action not in permitted.get(resource["kind"], []):
-                        leaks.append(cell)
-                elif allowed and not own:
+                if keep_cells:
+                    cells.append(cell)
+                if leak:
                     leaks.append(cell)
-                elif own and not allowed and action in needed.get(resource["kind"], []):
+                elif gap:
                     gaps.append(cell)
-    summary = {
-        "cells": len(cells),
-        "cross_team_cells": sum(1 for c in cells if c["team"] != c["owner"] and c["owner"] != SHARED_OWNER),
-        "shared_cells": sum(1 for c in cells if c["owner"] == SHARED_OWNER),
-        "leaks": len(leaks),
-        "gaps": len(gaps),
-        "principals": len(principals),
-        "resources": len(resources),
-        "shared_resources": sum(1 for r in resources if r.get("shared")),
-    }
-    return {"cells": cells, "leaks": leaks, "gaps": gaps, "summary": summary}
+    summary = dict(
+        counts,
+        leaks=len(leaks),
+        gaps=len(gaps),
+        principals=len(principals),
+        resources=len(resources),
+        shared_resources=sum(1 for r in resources if r.get("shared")),
+    )
+    return {"cells": cells, "grid": grid, "leaks": leaks, "gaps": gaps, "summary": summary}
 
 
 # --- IAM Access Analyzer ----------------------------------------------------------------------------
@@ -509,8 +605,7 @@ ANALYZED_KINDS = ("s3_objects", "role")
 ANALYZER_LIMIT = 100  # actions and resources per check (botocore: Access.actions, Access.resources max 100)
 
 
-def role_policy_documents(iam, role_arn):
-    """[(policy name or ARN, document)] of a role: its inline and its attached managed policies."""
+def _parsed(document):
     import json
 
     try:
@@ -518,20 +613,42 @@ def role_policy_documents(iam, role_arn):
     except ImportError:  # pragma: no cover - Python 2
         from urllib import unquote
 
-    def parsed(document):
-        return json.loads(unquote(document)) if isinstance(document, str) else document
+    return json.loads(unquote(document)) if isinstance(document, str) else document
 
+
+def _managed_policy_document(iam, policy_arn):
+    version = iam.get_policy(PolicyArn=policy_arn)["Policy"]["DefaultVersionId"]
+    return _parsed(iam.get_policy_version(PolicyArn=policy_arn, VersionId=version)["PolicyVersion"]["Document"])
+
+
+def role_policy_documents(iam, role_arn):
+    """[(policy name or ARN, document)] of a role: its inline and its attached managed policies."""
     name = role_arn.rsplit("/", 1)[-1]
     found = []
     for page in iam.get_paginator("list_role_policies").paginate(RoleName=name):
         for policy_name in page["PolicyNames"]:
-            found.append((policy_name, parsed(iam.get_role_policy(RoleName=name, PolicyName=policy_name)["PolicyDocument"])))
+            found.append((policy_name, _parsed(iam.get_role_policy(RoleName=name, PolicyName=policy_name)["PolicyDocument"])))
     for page in iam.get_paginator("list_attached_role_policies").paginate(RoleName=name):
         for attached in page["AttachedPolicies"]:
-            version = iam.get_policy(PolicyArn=attached["PolicyArn"])["Policy"]["DefaultVersionId"]
-            document = iam.get_policy_version(PolicyArn=attached["PolicyArn"], VersionId=version)["PolicyVersion"]["Document"]
-            found.append((attached["PolicyArn"], parsed(document)))
+            found.append((attached["PolicyArn"], _managed_policy_document(iam, attached["PolicyArn"])))
     return found
+
+
+def role_evaluation_inputs(iam, role_arn, documents):
+    """What IAM evaluates for a role besides its policies ``documents`` (``role_policy_documents``), as ``local_decider``
+    takes it: {"identity", "boundary" (the permissions boundary's document), "role_arn", "tags" (aws:PrincipalTag)}."""
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_calls
+
+    role = iam_calls.get_role(iam, RoleName=role_arn.rsplit("/", 1)[-1])
+    if role is None:
+        raise HyperPodError("The role %s went away while its isolation was verified: run again" % role_arn)
+    boundary = (role.get("PermissionsBoundary") or {}).get("PermissionsBoundaryArn")
+    return {
+        "identity": documents,
+        "boundary": _managed_policy_document(iam, boundary) if boundary else None,
+        "role_arn": role["Arn"],
+        "tags": dict((t["Key"], t["Value"]) for t in role.get("Tags") or []),
+    }
 
 
 def access_not_granted(analyzer, documents, principals, resources, actions=None):
@@ -539,22 +656,33 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None)
     ANALYZED_KINDS actions on that team's resources of those kinds.
 
     ``documents``: principal id -> [(policy name, document)]. Returns {"checks": n, "findings": [...]}: one finding per
-    policy that Access Analyzer says may grant (result FAIL), naming the statements it points at.
+    policy that Access Analyzer says may grant (result FAIL), naming the owner and the statements it points at. A check
+    asks about every other team's resources at once (up to ANALYZER_LIMIT), since it fails when the policy may grant any
+    of them; only a check that fails is asked again owner by owner, to name the owners.
     """
     import json
 
     actions = actions or actions_by_kind()
-    checks, findings = 0, []
-    for principal in principals:
-        for owner in sorted(set(r["team"] for r in resources if not r.get("shared")) - set([principal["team"]])):
-            for kind in ANALYZED_KINDS:
-                arns = [r["arn"] for r in resources if r["team"] == owner and r["kind"] == kind]
-                for policy_name, document in documents.get(principal["id"], []):
-                    for first in range(0, len(arns), ANALYZER_LIMIT):
-                        for start in range(0, len(actions[kind]), ANALYZER_LIMIT):
-                            access = {"actions": actions[kind][start : start + ANALYZER_LIMIT], "resources": arns[first : first + ANALYZER_LIMIT]}
-                            answer = analyzer.check_access_not_granted(policyDocument=json.dumps(document), access=[access], policyType="IDENTITY_POLICY")
+
+    def check(document, kind_actions, arns):
+        access = {"actions": kind_actions, "resources": arns}
+        return analyzer.check_access_not_granted(policyDocument=json.dumps(document), access=[access], policyType="IDENTITY_POLICY")
+
+    def analyzed(principal):
+        checks, findings = 0, []
+        for kind in ANALYZED_KINDS:
+            owned = sorted((r["team"], r["arn"]) for r in resources if not r.get("shared") and r["team"] != principal["team"] and r["kind"] == kind)
+            for policy_name, document in documents.get(principal["id"], []):
+                for first in range(0, len(owned), ANALYZER_LIMIT):
+                    batch = owned[first : first + ANALYZER_LIMIT]
+                    for start in range(0, len(actions[kind]), ANALYZER_LIMIT):
+                        kind_actions = actions[kind][start : start + ANALYZER_LIMIT]
+                        checks += 1
+                        if check(document, kind_actions, [arn for unused_owner, arn in batch])["result"] == "PASS":
+                            continue
+                        for owner in sorted(set(owner for owner, unused_arn in batch)):
                             checks += 1
+                            answer = check(document, kind_actions, [arn for their_owner, arn in batch if their_owner == owner])
                             if answer["result"] != "PASS":
                                 findings.append(
                                     {
@@ -567,7 +695,11 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None)
                                         "statements": [r.get("statementId") or r.get("statementIndex") for r in answer.get("reasons", [])],
                                     }
                                 )
-    return {"checks": checks, "findings": findings}
+        return checks, findings
+
+    # Each principal's checks are independent of the others': a few principals are checked at once.
+    done = each(analyzed, principals)
+    return {"checks": sum(checks for checks, unused in done), "findings": [f for unused, found in done for f in found]}
 
 
 def finding_lines(found):
@@ -581,15 +713,10 @@ def finding_lines(found):
 
 def table(result):
     """team x owner x resource kind -> "denied" / "allowed (n actions)" / "gap": the matrix at a glance."""
-    grid = {}
-    for cell in result["cells"]:
-        key = (cell["team"], cell["principal"], cell["owner"], cell["resource_kind"])
-        entry = grid.setdefault(key, {"allowed": 0, "denied": 0})
-        entry["allowed" if cell["decision"] == iam_evaluation.ALLOWED else "denied"] += 1
-    rows = []
-    for (team, principal, owner, kind), counts in sorted(grid.items()):
-        rows.append({"team": team, "principal": principal, "owner": owner, "resource_kind": kind, "allowed": counts["allowed"], "denied": counts["denied"]})
-    return rows
+    return [
+        {"team": team, "principal": principal, "owner": owner, "resource_kind": kind, "allowed": counts["allowed"], "denied": counts["denied"]}
+        for (team, principal, owner, kind), counts in sorted(result["grid"].items())
+    ]
 
 
 def render_html(result, title="Team isolation"):
@@ -648,8 +775,9 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
     iam, sagemaker = context.client("iam"), context.client("sagemaker")
     listed = sm.list_compute_quotas(sagemaker, ClusterArn=shared["cluster_arn"]) if shared.get("cluster_arn") else []
     quotas = dict((q["Name"], q["ComputeQuotaId"]) for q in listed)
-    principals, resources = [], []
-    for team in teams:
+
+    def of_team(team):
+        principals = []
         set_name = naming.permission_set_name(team, prefix)
         sso_role = (shared.get("sso_role_arns") or {}).get(set_name)
         found = {
@@ -682,7 +810,12 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
             found["spaces"] = [s["SpaceName"] for s in sm.list_spaces(sagemaker, DomainIdEquals=domain_id)]
             apps = sm.list_apps(sagemaker, DomainIdEquals=domain_id)
             found["apps"] = [(a.get("UserProfileName") or a.get("SpaceName") or "", a["AppType"], a["AppName"]) for a in apps]
-        resources.extend(team_resources(team, account_id, region, found, tag_keys))
+        return principals, team_resources(team, account_id, region, found, tag_keys)
+
+    # Each team's reads are independent of the others': a few teams are read at once.
+    read = each(of_team, teams)
+    principals = [principal for found, unused in read for principal in found]
+    resources = [resource for unused, found in read for resource in found]
     common = {
         "bucket": shared.get("data_bucket"),
         "eks_cluster_arn": shared.get("eks_cluster_arn"),

@@ -34,6 +34,13 @@ description:
     attached policies) against every other team's S3 objects and roles with the actions botocore lists for them; a
     policy it says may grant them (a condition counts as met by some request) is a I(finding). Kinds isolated by a
     tag condition or by the shared bucket's C(s3:prefix) condition are left to the simulation.
+  - With O(iam_simulation=witness) (the default), IAM answers each principal's cells on its own team's resources, on
+    the shared resources and on one other team's, its I(witness) (the next team by name); the collection's policy
+    evaluator (C(iam_evaluation), the rules of the IAM User Guide's policy evaluation logic) answers every cell from
+    the principal's policies as IAM holds them (inline, attached, permissions boundary, role tags) and must agree with
+    IAM on each cell both answered, so its answers stand for the other teams' cells. A principal on which they
+    disagree, or whose policies the evaluator cannot read, is asked of IAM in full (RV(evaluator_fallbacks)). IAM's
+    calls then grow with the number of teams instead of its square. O(iam_simulation=every_cell) asks IAM every cell.
   - The module reports leaks, gaps and findings; the playbook C(playbooks/verify_isolation.yml) fails on any.
   - Read-only; runs the same in check mode (the drift job).
 author:
@@ -56,6 +63,14 @@ options:
         that M(hyperpod.tenancy.team_namespace) makes (that one is found by name; a team without either has no Pod Identity principal).
     type: dict
     default: {}
+  iam_simulation:
+    description:
+      - C(witness) asks IAM about each principal's own team, the shared resources and one other team, and decides the
+        other teams' cells with the collection's evaluator, checked against IAM's answers; C(every_cell) asks IAM
+        about every cell, one call per principal, group of resources and 50 actions whatever the team count.
+    type: str
+    choices: [witness, every_cell]
+    default: witness
   grafana_workspace_id:
     description:
       - The Amazon Managed Grafana workspace the teams share (C(hyperpod_grafana.workspace_id)), probed as a shared
@@ -86,11 +101,12 @@ summary:
     - How many cells were asked, how many cross teams, how many are on shared resources (C(shared_cells), on
       C(shared_resources) resources), how many leaks and gaps were found, and how many
       C(SimulatePrincipalPolicy) calls it took (C(simulate_calls), one per group of resources asked the same
-      actions with the same condition keys, per 50 actions and 100 resources).
+      actions with the same condition keys, per 50 actions and 100 resources), how many cells the evaluator alone
+      decided (C(local_cells), with O(iam_simulation=witness)).
   returned: always
   type: dict
   sample: {"cells": 6264, "cross_team_cells": 2538, "shared_cells": 2457, "leaks": 0, "gaps": 0, "principals": 9, "resources": 46,
-           "shared_resources": 13, "simulate_calls": 342, "access_analyzer_checks": 48, "access_analyzer_findings": 0}
+           "shared_resources": 13, "simulate_calls": 270, "local_cells": 1269, "access_analyzer_checks": 18, "access_analyzer_findings": 0}
 matrix:
   description: The matrix at a glance, one line per team principal, owner and resource kind.
   returned: always
@@ -153,6 +169,14 @@ access_analyzer:
       description: The statements (Sid, or index without one) Access Analyzer points at.
       type: list
       elements: raw
+evaluator_fallbacks:
+  description:
+    - One sentence per principal that IAM answered in full with O(iam_simulation=witness), because the evaluator and IAM
+      disagreed on one of its cells (naming the action, the resource and both answers) or the evaluator could not read
+      one of its policies. Not a leak by itself; a difference worth reporting to the collection.
+  returned: always
+  type: list
+  elements: str
 problems:
   description:
     - One sentence per leak and gap (the first 50), naming the team, the principal, the action and the resource,
@@ -167,6 +191,7 @@ html:
 """
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each, together
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, options
 
@@ -175,6 +200,7 @@ MODULE_OPTIONS = options(
         teams=dict(type="list", elements="str", required=True),
         shared=dict(type="dict", required=True),
         pod_identity_roles=dict(type="dict", default={}),
+        iam_simulation=dict(type="str", choices=["witness", "every_cell"], default="witness"),
         grafana_workspace_id=dict(type="str"),
     ),
     NAME_PREFIX,
@@ -187,16 +213,30 @@ def converge(context, p):
         context, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"], p["grafana_workspace_id"]
     )
     iam = context.client("iam")
-    decide = isolation.simulate_decider(iam)
-    found = isolation.matrix(principals, resources, decide)
-    documents = dict((p["id"], isolation.role_policy_documents(iam, p["arn"])) for p in principals)
-    analyzed = isolation.access_not_granted(context.client("accessanalyzer"), documents, principals, resources)
-    summary = dict(found["summary"], simulate_calls=decide.calls)
+    witness = p["iam_simulation"] == "witness"
+
+    def policies_of(principal):
+        documents = isolation.role_policy_documents(iam, principal["arn"])
+        return documents, isolation.role_evaluation_inputs(iam, principal["arn"], documents) if witness else None
+
+    read = dict(zip([principal["id"] for principal in principals], each(policies_of, principals)))
+    documents = dict((principal_id, principal_documents) for principal_id, (principal_documents, unused_inputs) in read.items())
+    simulate = decide = isolation.simulate_decider(iam)
+    if witness:
+        local = isolation.local_decider(dict((principal_id, inputs) for principal_id, (unused, inputs) in read.items()), shared["account_id"])
+        decide = isolation.witness_decider(simulate, local)
+    analyzer = context.client("accessanalyzer")
+    found, analyzed = together(
+        ("iam", lambda: isolation.matrix(principals, resources, decide, keep_cells=False)),
+        ("accessanalyzer", lambda: isolation.access_not_granted(analyzer, documents, principals, resources)),
+    )
+    summary = dict(found["summary"], simulate_calls=simulate.calls, local_cells=getattr(decide, "local_cells", 0))
     summary.update(access_analyzer_checks=analyzed["checks"], access_analyzer_findings=len(analyzed["findings"]))
     return dict(
         changed=False,
         summary=summary,
         access_analyzer=analyzed["findings"],
+        evaluator_fallbacks=getattr(decide, "fallbacks", []),
         matrix=isolation.matrix_lines(found),
         leaks=found["leaks"],
         gaps=found["gaps"],

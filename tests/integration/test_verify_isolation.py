@@ -48,8 +48,10 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     # One of each shared kind, but a group per team.
     assert summary["shared_resources"] == len(shared) - 1 + len(TEAMS) and summary["shared_cells"] > 0
     print(f"verify_isolation on the sample teams: {summary}")
-    # Batched: fewer calls than one per principal and resource.
+    # Batched: fewer calls than one per principal and resource. Each principal's third team is the evaluator's,
+    # which agreed with IAM on every cell both answered.
     assert 0 < summary["simulate_calls"] < summary["principals"] * summary["resources"]
+    assert summary["local_cells"] > 0 and asked["evaluator_fallbacks"] == []
     printed = _task_result(passed, "Print the matrix")["msg"][-1]
     assert f"{summary['simulate_calls']} SimulatePrincipalPolicy calls" in printed
     assert "cross-team allows" in report.read_text()
@@ -108,6 +110,14 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     message = "\n".join(_task_result(failed, "Fail on a cross-team allow or a denial of what a team needs")["msg"])
     assert "vision's execution_role" in message and "s3:GetObjectVersion" in message
     assert any("nlp's pod_identity" in line and "s3:PutBucketPolicy on the teams' shared shared_bucket" in line for line in message.splitlines())
+
+    # Asked of IAM cell by cell, the same leaks, in more calls.
+    every_cell = sample.run("playbooks/verify_isolation.yml", "-e", "hyperpod_isolation_simulation=every_cell")
+    assert every_cell.returncode == 2
+    asked_everything = _task_result(every_cell, "Ask IAM about every team principal on every team's resources")
+    assert asked_everything["leaks"] == leaks and asked_everything["summary"]["local_cells"] == 0
+    witnessed = _task_result(failed, "Ask IAM about every team principal on every team's resources")["summary"]
+    assert asked_everything["summary"]["simulate_calls"] > witnessed["simulate_calls"] and witnessed["local_cells"] > 0
 
     # The hourly drift job reports it too.
     drift = sample.run("playbooks/drift.yml")

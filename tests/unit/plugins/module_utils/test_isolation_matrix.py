@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, isolation, naming, team_namespace
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, iam_evaluation, isolation, naming, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 
 from tests.unit.plugins.module_utils.sample_account import (
@@ -398,3 +398,138 @@ def test_every_widening_of_a_shared_resource_is_reported_on_it(name):
     assert shared, f"widening {name!r} of a shared resource went unnoticed"
     assert not [c for c in shared if c["action"] in isolation.SHARED_ALLOWED[c["principal"]].get(c["resource_kind"], [])]
     assert "the teams' shared" in isolation.problem_lines({"leaks": shared, "gaps": []})[0]
+
+
+# --- the witness: IAM on a principal's own team, the shared resources and one other team; the evaluator on the rest ---
+
+
+def _every_statement(policies: dict):
+    """The reference decider: each cell evaluated on its own against every statement of the principal's policies."""
+
+    def decide(principal, asks):
+        spec = policies[principal["id"]]
+        who = iam_evaluation.Principal(ACCOUNT, spec["identity"], role_arn=spec.get("role_arn"), boundary=spec.get("boundary"), tags=spec.get("tags"))
+        return [{a: iam_evaluation.evaluate(who, a, r["arn"], r["context"])["EvalDecision"] for a in actions} for r, actions in asks]
+
+    return decide
+
+
+def _recording(decide, asked: set):
+    """``decide``, noting each (principal id, owner) it was asked about."""
+
+    def recorded(principal, asks):
+        asked.update((principal["id"], resource["team"]) for resource, unused_actions in asks)
+        return decide(principal, asks)
+
+    return recorded
+
+
+def _bounded(policies: dict) -> dict:
+    """vision's permission set with a permissions boundary and an explicit Deny, and a NotAction widening."""
+    policies["vision/permission_set"]["boundary"] = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "NotAction": ["iam:*", "sso:*"], "Resource": "*"},
+            {"Effect": "Deny", "Action": "s3:DeleteObject*", "Resource": "*", "Condition": {"StringNotLike": {"aws:PrincipalTag/tier": "admin"}}},
+        ],
+    }
+    policies["vision/permission_set"]["tags"] = {"tier": "member"}
+    WIDENINGS["NotAction on everything but IAM"][0](policies, WIDENINGS["NotAction on everything but IAM"][1])
+    return policies
+
+
+@pytest.mark.parametrize(
+    "policies",
+    [
+        pytest.param(lambda: _rendered(), id="rendered"),
+        pytest.param(lambda: _bounded(copy.deepcopy(_rendered())), id="boundary, Deny on a principal tag, NotAction"),
+        pytest.param(lambda: _widened("Studio condition negated"), id="negated condition"),
+        pytest.param(lambda: _widened("NotResource on the team's own prefix"), id="NotResource"),
+    ],
+)
+def test_the_evaluator_decides_each_cell_as_the_whole_policy_does(policies):
+    """local_decider evaluates only the statements naming an action, once per resource: cell for cell the same as
+    every statement of every policy evaluated for every cell."""
+    policies = policies()
+    narrowed = isolation.matrix(_principals(), _resources(), isolation.local_decider(policies, ACCOUNT), ACTIONS)
+    reference = isolation.matrix(_principals(), _resources(), _every_statement(policies), ACTIONS)
+    assert narrowed["cells"] == reference["cells"]
+    assert narrowed["leaks"] or policies == _rendered()
+
+
+def _widened(name: str) -> dict:
+    widen, statement = WIDENINGS[name]
+    policies = copy.deepcopy(_rendered())
+    widen(policies, statement)
+    return policies
+
+
+def _witness(policies: dict, local=None):
+    asked = set()
+    decide = isolation.witness_decider(_recording(isolation.local_decider(policies, ACCOUNT), asked), local or isolation.local_decider(policies, ACCOUNT))
+    return isolation.matrix(_principals(), _resources(), decide, ACTIONS), decide, asked
+
+
+def test_the_witness_asks_iam_of_own_shared_and_one_other_team_and_finds_a_leak_on_a_third():
+    """vision's witness is nlp (the first team after the last); an allow on research's domain only is decided by the
+    evaluator alone, and found."""
+    policies = copy.deepcopy(_rendered())
+    research_domain = f"{SM}:domain/{_found('research')['domain_id']}"
+    policies["vision/permission_set"]["identity"].append(("oob", _statement("sagemaker:UpdateDomain", research_domain)))
+    result, decide, asked = _witness(policies)
+    assert result["cells"] == _matrix(policies)["cells"]
+    assert {(c["team"], c["owner"], c["resource"], c["action"]) for c in result["leaks"]} == {("vision", "research", research_domain, "sagemaker:UpdateDomain")}
+    assert ("vision/permission_set", "research") not in asked
+    assert decide.fallbacks == []
+    witnessed = {p["id"]: (p["team"], next((t for t in TEAMS if t > p["team"]), TEAMS[0])) for p in _principals()}
+    assert decide.local_cells == sum(
+        len(ACTIONS[r["kind"]]) for p in _principals() for r in _resources() if not r.get("shared") and r["team"] not in witnessed[p["id"]]
+    )
+    for pid, (team, witness) in witnessed.items():
+        assert {owner for asked_of, owner in asked if asked_of == pid} == {team, witness, isolation.SHARED_OWNER}
+
+
+def test_a_principal_on_which_the_evaluator_and_iam_disagree_is_asked_of_iam_in_full():
+    policies = _rendered()
+    truth = isolation.local_decider(policies, ACCOUNT)
+    own_domain = f"{SM}:domain/{_found('vision')['domain_id']}"
+
+    def wrong_on_one_cell(principal, asks):
+        answers = truth(principal, asks)
+        if principal["id"] == "vision/permission_set":
+            answers[[resource["arn"] for resource, unused_actions in asks].index(own_domain)]["sagemaker:DescribeDomain"] = "implicitDeny"
+        return answers
+
+    result, decide, asked = _witness(policies, wrong_on_one_cell)
+    assert result["cells"] == _matrix(policies)["cells"]
+    assert decide.fallbacks == [
+        "vision's permission_set (arn:aws:iam::%s:role/AWSReservedSSO_hyperpod-vision_x): asked of IAM in full, as IAM answers allowed and the"
+        " evaluator implicitDeny for sagemaker:DescribeDomain on %s" % (ACCOUNT, own_domain)
+    ]
+    assert {owner for pid, owner in asked if pid == "vision/permission_set"} == set(TEAMS) | {isolation.SHARED_OWNER}
+
+
+def test_a_principal_whose_policies_the_evaluator_cannot_read_is_asked_of_iam_in_full():
+    policies = _rendered()
+    truth = isolation.local_decider(policies, ACCOUNT)
+
+    def unreadable_for_nlp(principal, asks):
+        if principal["id"] == "nlp/execution_role":
+            raise iam_evaluation.PolicyError("unknown condition operator 'StringEqualsSomehow'")
+        return truth(principal, asks)
+
+    result, decide, asked = _witness(policies, unreadable_for_nlp)
+    assert result["cells"] == _matrix(policies)["cells"]
+    assert len(decide.fallbacks) == 1 and decide.fallbacks[0].startswith("nlp's execution_role")
+    assert "the evaluator cannot read its policies (unknown condition operator 'StringEqualsSomehow')" in decide.fallbacks[0]
+    assert {owner for pid, owner in asked if pid == "nlp/execution_role"} == set(TEAMS) | {isolation.SHARED_OWNER}
+
+
+def test_a_matrix_without_its_cells_keeps_the_counts_leaks_and_gaps():
+    policies = _widened("quota updates")
+    policies["nlp/permission_set"]["identity"] = []  # every action nlp needs denied: gaps
+    kept = isolation.matrix(_principals(), _resources(), isolation.local_decider(policies, ACCOUNT), ACTIONS)
+    lean = isolation.matrix(_principals(), _resources(), isolation.local_decider(policies, ACCOUNT), ACTIONS, keep_cells=False)
+    assert lean["cells"] == [] and kept["leaks"] and kept["gaps"]
+    assert (lean["grid"], lean["leaks"], lean["gaps"], lean["summary"]) == (kept["grid"], kept["leaks"], kept["gaps"], kept["summary"])
+    assert isolation.matrix_lines(lean) == isolation.matrix_lines(kept)
