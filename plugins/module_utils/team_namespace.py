@@ -307,7 +307,7 @@ def _check_namespace(team, namespace):
         )
 
 
-# Reads of an object before its dry run is compared with one of the same version: another writer may change it between
+# A dry run is compared with a read of the same version of the object: another writer may change it between
 # the two (the PersistentVolume controller binds the team's claim, annotating it and completing the volume's claimRef,
 # when it gets to it, which can be up to its resync period after the claim was made: during the next run). A dry run
 # answers with the resourceVersion it was computed from (none for an object it would create).
@@ -323,10 +323,9 @@ def _read_with_prediction(cluster, team, obj, current):
 
     After ``VERSION_READS`` reads of an object that keeps changing, the last pair is what the run compares.
     """
-    predicted = cluster.apply(obj, dry_run=True)
-    for unused_read in range(VERSION_READS):
-        if _version(predicted) == _version(current):
-            break
+    predicted, reads = cluster.apply(obj, dry_run=True), 0
+    while _version(predicted) != _version(current) and reads < VERSION_READS:
+        reads += 1
         current = cluster.get(obj)
         if obj["kind"] == "Namespace":
             _check_namespace(team, current)
