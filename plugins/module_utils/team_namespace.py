@@ -307,6 +307,33 @@ def _check_namespace(team, namespace):
         )
 
 
+# A dry run is compared with a read of the same version of the object: another writer may change it between
+# the two (the PersistentVolume controller binds the team's claim, annotating it and completing the volume's claimRef,
+# when it gets to it, which can be up to its resync period after the claim was made: during the next run). A dry run
+# answers with the resourceVersion it was computed from (none for an object it would create).
+VERSION_READS = 3
+
+
+def _version(obj):
+    return (obj or {}).get("metadata", {}).get("resourceVersion")
+
+
+def _read_with_prediction(cluster, team, obj, current):
+    """``(current, the dry run of obj)``, both of one version of the object, read again while another writer moves it.
+
+    After ``VERSION_READS`` reads of an object that keeps changing, the last pair is what the run compares.
+    """
+    predicted, reads = cluster.apply(obj, dry_run=True), 0
+    while _version(predicted) != _version(current) and reads < VERSION_READS:
+        reads += 1
+        current = cluster.get(obj)
+        if obj["kind"] == "Namespace":
+            _check_namespace(team, current)
+        _refuse_foreign(team, current, obj)
+        predicted = cluster.apply(obj, dry_run=True)
+    return current, predicted
+
+
 def ensure_present(cluster, team, objects, check_mode):
     """Apply each object; returns (changed, before, after) keyed by object, from dry-run predictions in check mode."""
     namespace = cluster.get(objects[0])
@@ -327,7 +354,8 @@ def ensure_present(cluster, team, objects, check_mode):
     changed = False
     for obj in objects:
         key = _key(obj)
-        predicted = normalized(cluster.apply(obj, dry_run=True))
+        current[key], predicted = _read_with_prediction(cluster, team, obj, current[key])
+        predicted = normalized(predicted)
         before[key], after[key] = normalized(current[key]), predicted
         if predicted != before[key]:
             changed = True

@@ -140,6 +140,34 @@ def test_absent_removes_what_it_made_and_gives_up_its_labels(api, kube_cluster):
     assert team_namespace.converge(Context(False), removal)["changed"] is False
 
 
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_another_writer_between_the_read_and_the_dry_run_is_no_change(api, kube_cluster, monkeypatch, check_mode):
+    """The PersistentVolume controller binds the team's claim when it gets to it, which can be up to its resync period
+    after the claim was made: during the next run. What it writes between the layer's read and its dry run is not a
+    change the layer makes (once, an idempotence failure of the team_lifecycle scenario)."""
+    team_namespace.converge(Context(False), params(kube_cluster))
+    claim = f"/api/v1/namespaces/{NAMESPACE}/persistentvolumeclaims/hyperpod-vision-fsx"
+    late_write = {"metadata": {"annotations": {"example.com/written-by": "another controller"}}}
+    apply = team_namespace.Cluster.apply
+    interleaved = []
+
+    def apply_after_another_writer(cluster, obj, dry_run):
+        if dry_run and obj["kind"] == "PersistentVolumeClaim" and not interleaved:
+            interleaved.append(api.request("PATCH", claim, late_write, "application/merge-patch+json"))
+        return apply(cluster, obj, dry_run)
+
+    monkeypatch.setattr(team_namespace.Cluster, "apply", apply_after_another_writer)
+    mark = len(kube_cluster.audit_events())
+    result = team_namespace.converge(Context(check_mode), params(kube_cluster))
+    assert interleaved, "the other writer did not write"
+    assert result["changed"] is False, result["diff"]
+    key = f"PersistentVolumeClaim/{NAMESPACE}/hyperpod-vision-fsx"
+    assert result["diff"]["before"][key]["metadata"]["annotations"]["example.com/written-by"] == "another controller"
+    assert result["diff"]["before"] == result["diff"]["after"]
+    # The other writer's patch, and none of the layer's.
+    assert writes(kube_cluster, mark) == [("patch", "persistentvolumeclaims", "hyperpod-vision-fsx")]
+
+
 def test_the_volume_is_the_team_directory_reserved_for_the_team_claim():
     objects = {o["kind"]: o for o in team_namespace.desired(TEAM, "hyperpod", "baseline", dict(VOLUME, directory="vision"))}
     volume = objects["PersistentVolume"]["spec"]
