@@ -76,9 +76,10 @@ class SandboxClient:
         """The admin kubeconfig of the Kubernetes API server the sandbox's EKS clusters point at ('' without one)."""
         return self._call("GET", "/_sandbox/kubernetes").get("kubeconfig", "")
 
-    def boto3_client(self, service: str, region: str = "us-east-1", credentials: dict | None = None):
+    def boto3_client(self, service: str, region: str = "us-east-1", credentials: dict | None = None, read_timeout: float = 60):
         """A client of the sandbox signed with its admin keys, or with ``credentials`` (an STS answer's
-        ``AccessKeyId``, ``SecretAccessKey`` and ``SessionToken``: requests the sandbox authorizes)."""
+        ``AccessKeyId``, ``SecretAccessKey`` and ``SessionToken``: requests the sandbox authorizes);
+        ``read_timeout`` is botocore's, 60 s unless a test wants an answer sooner."""
         import boto3
         from botocore.config import Config
 
@@ -94,5 +95,5 @@ class SandboxClient:
             aws_secret_access_key=credentials["SecretAccessKey"],
             aws_session_token=credentials.get("SessionToken"),
             # One attempt: tests see every answer, and retries are the code under test's job.
-            config=Config(retries={"mode": "standard", "total_max_attempts": 1}),
+            config=Config(retries={"mode": "standard", "total_max_attempts": 1}, read_timeout=read_timeout),
         )

@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,10 @@ SETTLING = threading.RLock()
 # Bumped by every reset: a resource of an earlier generation (a request still in flight when the reset came)
 # settles without acting, so nothing it would make reappears in the emptied sandbox.
 _generation = 0
+# Held by a transition's work (Lifecycle's ``work``) while it runs: one at a time, so that an add-on's removal of
+# Kueue and the next installation of it never interleave. Never held by a request thread: no read waits for it.
+WORKING = threading.Lock()
+_STARTING = threading.Lock()
 
 
 def next_generation() -> None:
@@ -145,11 +150,26 @@ class Lifecycle:
     transitional value until the delay has passed, then the settled one.
     ``on_settle(status)``, when set, runs once per transition as it settles, before the
     settled status is returned to anyone: what a settled status promises (Task Governance's
-    namespace once a quota is Created) is there when a client reads it.
+    namespace once a quota is Created) is there when a client reads it. It runs inside the
+    request that first reads the settled status, so it does what takes no time.
+
+    ``work(status)``, when set, is what the transition takes its time for (the Task Governance add-on
+    installing or removing Kueue in the API server, which can take minutes): the first read after the
+    delay starts it in a thread of its own, as it would have run on_settle, and this and every read answer
+    the transitional status until it is done, as AWS answers reads while the work goes on. A work that
+    fails is logged and the status settles as it would have; a work whose transition began before a reset
+    does nothing (nor does a transition nobody read after the delay before the reset).
     """
 
-    def __init__(self, transitional: str, settled: str, on_settle: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        transitional: str,
+        settled: str,
+        on_settle: Callable[[str], None] | None = None,
+        work: Callable[[str], None] | None = None,
+    ):
         self.on_settle = on_settle
+        self.work = work
         self._generation = _generation
         self.move(transitional, settled)
 
@@ -159,6 +179,26 @@ class Lifecycle:
         self._settled = settled
         self._since = time.monotonic()
         self._latched = False
+        # Each transition has its own: a work still running for an earlier one does not settle this one.
+        self._worked = threading.Event() if self.work is not None else None
+        self._working = False
+
+    def _start_work(self, worked: threading.Event) -> None:
+        with _STARTING:
+            if self._working or worked is not self._worked:
+                return
+            self._working = True
+        threading.Thread(target=self._run_work, args=(self._settled, worked), daemon=True).start()
+
+    def _run_work(self, settled: str, worked: threading.Event) -> None:
+        try:
+            with WORKING:
+                if self._generation == _generation:
+                    self.work(settled)
+        except Exception:  # noqa: BLE001 - a thread's failure has no caller to go to; the sandbox's log shows it
+            traceback.print_exc()
+        finally:
+            worked.set()
 
     def settle_as(self, status: str) -> None:
         self._transitional = self._settled = status
@@ -178,6 +218,11 @@ class Lifecycle:
     def settled(self) -> bool:
         if self._latched and not self._settling:
             return True
+        worked = self._worked
+        if worked is not None and not worked.is_set():
+            if time.monotonic() - self._since >= status_delay():
+                self._start_work(worked)
+            return False
         # Once settled, a status stays settled even if the delay is raised afterwards. A reader in another
         # thread waits while on_settle runs; on_settle itself (same thread) reads the settled status.
         with SETTLING:

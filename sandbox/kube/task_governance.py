@@ -14,9 +14,11 @@ The add-on runs Kueue and turns SageMaker's Task Governance objects into Kueue's
   class (value = weight); Deleted: gone.
 
 The sandbox calls these when a status settles (``sandbox.core.Lifecycle.on_settle``), so a client
-that reads Created finds the namespace there. Everything is written by server-side apply under the
-field manager ``sagemaker-taskgovernance``: what others add to the namespace (the collection's Pod
-Security labels) is theirs and stays.
+that reads Created finds the namespace there; the add-on's own installing and removing of Kueue, which
+can take minutes, runs off the request thread while the add-on is CREATING or DELETING
+(``Lifecycle.work``). Everything is written by server-side apply under the field manager
+``sagemaker-taskgovernance``: what others add to the namespace (the collection's Pod Security labels)
+is theirs and stays.
 """
 
 from __future__ import annotations
@@ -54,6 +56,13 @@ INSTANCE_RESOURCES = {
     "ml.t3.medium": (2, 4, 0),
 }
 GPU = "nvidia.com/gpu"
+# Seconds the API server is given to drop Kueue's deleted CRDs (it can take over a minute on a loaded machine)
+# and to establish each new one.
+CRD_REMOVAL_TIMEOUT = 180
+CRD_ESTABLISH_TIMEOUT = 30
+# How long the add-on's installing or removing of Kueue takes at most, so its CREATING, UPDATING or DELETING:
+# what a client of the sandbox that waits for it (a test) is to be ready for.
+ADDON_WORK_TIMEOUT = CRD_REMOVAL_TIMEOUT + CRD_ESTABLISH_TIMEOUT * len(CRDS)
 
 
 def namespace_of(team: str) -> str:
@@ -62,11 +71,11 @@ def namespace_of(team: str) -> str:
 
 def install_kueue(api: KubeApi) -> None:
     # A CRD still being deleted (an earlier add-on, a reset) has to be gone before it can be made again.
-    api.wait_gone("CustomResourceDefinition", [crd["metadata"]["name"] for crd in CRDS if _terminating(api, crd)], timeout=180)
+    api.wait_gone("CustomResourceDefinition", [crd["metadata"]["name"] for crd in CRDS if _terminating(api, crd)], timeout=CRD_REMOVAL_TIMEOUT)
     for crd in CRDS:
         api.apply(crd, MANAGER)
     for crd in CRDS:
-        api.wait_established(crd["metadata"]["name"])
+        api.wait_established(crd["metadata"]["name"], timeout=CRD_ESTABLISH_TIMEOUT)
 
 
 def _terminating(api: KubeApi, crd: dict) -> bool:
@@ -88,7 +97,7 @@ def remove_kueue(api: KubeApi) -> None:
     names = [crd["metadata"]["name"] for crd in CRDS]
     for name in names:
         api.delete("CustomResourceDefinition", name)
-    api.wait_gone("CustomResourceDefinition", names, timeout=180)
+    api.wait_gone("CustomResourceDefinition", names, timeout=CRD_REMOVAL_TIMEOUT)
 
 
 def _quantities(resource: dict) -> dict:
@@ -222,18 +231,27 @@ def remove_priority_classes(policy_name: str, keep: set | None = None) -> None:
             api.delete("WorkloadPriorityClass", item["metadata"]["name"])
 
 
-def addon_settled(status: str) -> None:
-    """The Task Governance add-on became ACTIVE (Kueue installed) or went (Kueue removed)."""
+def addon_work(status: str) -> None:
+    """What the Task Governance add-on does while it is CREATING or UPDATING (Kueue installed) or DELETING
+    (Kueue removed): off the request thread (``Lifecycle.work``), since the API server can take minutes to
+    finalize a deleted CRD, and the add-on settles once it is done."""
     api = connected()
     if api is None:
         return
     global _kueue_active
     if status == "ACTIVE":
         install_kueue(api)
-        _kueue_active = True
     else:
+        # Kueue stops acting as soon as the add-on is going.
         _kueue_active = False
         remove_kueue(api)
+
+
+def addon_settled(status: str) -> None:
+    """The Task Governance add-on became ACTIVE: Kueue, installed by ``addon_work``, acts from now on."""
+    global _kueue_active
+    if status == "ACTIVE":
+        _kueue_active = True
 
 
 def reset() -> None:

@@ -3,8 +3,10 @@
 CreateAddon, DescribeAddon, UpdateAddon, DeleteAddon, ListAddons and
 DescribeAddonVersions, on moto's EKS clusters. An add-on moves CREATING ->
 ACTIVE, UPDATING -> ACTIVE and DELETING -> gone after the sandbox's status
-delay; writes to an add-on in a transitional state are refused with
-ResourceInUseException, as EKS refuses them.
+delay, and the Task Governance add-on not before Kueue is installed in (removed
+from) the API server; writes to an add-on in a transitional state are refused with
+ResourceInUseException, as EKS refuses them, and so is creating one that is still
+DELETING ("Addon already exists").
 
 EKS is a REST-JSON service: the paths are added to ``moto.eks.urls.url_paths``
 and moto finds the operation from botocore's model. Request members are read
@@ -98,8 +100,15 @@ class Addon:
             f"addon/{cluster.name}/{name}/{uuid.uuid4()}"
         )
         self.created_at = self.modified_at = utcnow()
-        # The Task Governance add-on installs Kueue: its CRDs come with it and go with it.
-        self.lifecycle = Lifecycle("CREATING", "ACTIVE", on_settle=task_governance.addon_settled if name == TASK_GOVERNANCE else None)
+        # The Task Governance add-on installs Kueue: its CRDs come with it and go with it. The add-on stays
+        # CREATING (DELETING) until they are there (gone), and no read waits for that, as none waits on EKS.
+        governs = name == TASK_GOVERNANCE
+        self.lifecycle = Lifecycle(
+            "CREATING",
+            "ACTIVE",
+            on_settle=task_governance.addon_settled if governs else None,
+            work=task_governance.addon_work if governs else None,
+        )
 
     @property
     def status(self) -> str:

@@ -7,6 +7,7 @@ import json
 import pytest
 from botocore.exceptions import ClientError
 
+from sandbox.kube import task_governance
 from tests.unit.sandbox.aws_errors import error_code, refused
 from tests.unit.sandbox.polling import unless_gone, wait_until
 
@@ -14,7 +15,8 @@ ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
 ROLE = "arn:aws:iam::123456789012:role/eks-cluster"
 
 
-def wait_status(eks, cluster, addon, wanted, timeout=10):
+# The Task Governance add-on settles once Kueue is installed in (removed from) the API server, which a loaded machine takes its time for.
+def wait_status(eks, cluster, addon, wanted, timeout=task_governance.ADDON_WORK_TIMEOUT):
     def status():
         return unless_gone(lambda: eks.describe_addon(clusterName=cluster, addonName=addon)["addon"]["status"], "ResourceNotFoundException")
 

@@ -7,6 +7,7 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
+from sandbox.kube import task_governance
 from tests.unit.sandbox.aws_errors import error_code, refused
 
 ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
@@ -30,7 +31,8 @@ def wait_for(describe, wanted, timeout=10):
 
 
 def wait_addon_active(eks, cluster):
-    deadline = time.monotonic() + 10
+    # ACTIVE once Kueue is installed in the API server, which a loaded machine takes its time for.
+    deadline = time.monotonic() + task_governance.ADDON_WORK_TIMEOUT
     while eks.describe_addon(clusterName=cluster, addonName=ADDON)["addon"]["status"] != "ACTIVE":
         assert time.monotonic() < deadline
         time.sleep(0.05)

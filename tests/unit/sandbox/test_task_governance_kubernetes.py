@@ -12,11 +12,15 @@ import pytest
 
 from sandbox.kube import task_governance
 from sandbox.kube.api import KubeApi
+from tests.unit.sandbox.aws_errors import refused
+from tests.unit.sandbox.polling import wait_until
 from tests.unit.sandbox.test_sagemaker_scheduler import ADDON, EKS_ROLE, create_hyperpod_cluster, wait_addon_active
 
 TEAM = "vision"
 NAMESPACE = "hyperpod-ns-vision"
 QUEUE = "hyperpod-ns-vision-clusterqueue"
+# A finalizer of the tests' own, which no controller removes.
+HOLD = "tests.hyperpod.tenancy/hold"
 
 
 def wait_status(describe, wanted, timeout=10):
@@ -62,13 +66,46 @@ def test_the_add_on_installs_kueue_and_takes_it_away(env):
         assert api.get("CustomResourceDefinition", crd["metadata"]["name"])["status"]["acceptedNames"]["kind"] == crd["spec"]["names"]["kind"]
 
     eks.delete_addon(clusterName="ml-eks", addonName=ADDON)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + task_governance.ADDON_WORK_TIMEOUT
     while ADDON in eks.list_addons(clusterName="ml-eks")["addons"]:
         assert time.monotonic() < deadline
         time.sleep(0.05)
 
     assert api.list("ClusterQueue") == []
     assert all(api.get("CustomResourceDefinition", crd["metadata"]["name"]) is None for crd in task_governance.CRDS)
+
+
+def test_reads_answer_at_once_while_kueue_is_slow_to_go(env, sandbox):
+    """EKS answers DELETING while the add-on's resources go; no read waits for the API server to drop Kueue's CRDs.
+
+    A CI run once read ListAddons right after DeleteAddon and got botocore's ReadTimeoutError: that read
+    was removing Kueue itself, waiting for the API server. Here a finalizer no controller removes keeps a
+    ResourceFlavor, and with it its CRD, for as long as the test wants.
+    """
+    _sm, eks, _cluster_arn, api = env
+    flavors_crd = "resourceflavors.kueue.x-k8s.io"
+    held = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "held", "finalizers": [HOLD]}}
+    api.apply(held, "tests")
+    quick = sandbox.boto3_client("eks", read_timeout=5)
+    try:
+        eks.delete_addon(clusterName="ml-eks", addonName=ADDON)
+        time.sleep(2 * 0.2)  # past the status delay the sandbox fixture sets
+
+        assert quick.list_addons(clusterName="ml-eks")["addons"] == [ADDON]
+        assert quick.describe_addon(clusterName="ml-eks", addonName=ADDON)["addon"]["status"] == "DELETING"
+        # Not gone yet: EKS refuses to create it again.
+        assert refused(quick.create_addon, clusterName="ml-eks", addonName=ADDON) == "ResourceInUseException"
+        # ... and it is DELETING because Kueue is on its way out, held by the finalizer.
+        wait_until(lambda: "deletionTimestamp" in api.get("CustomResourceDefinition", flavors_crd)["metadata"], True, "the CRD's deletion")
+        assert quick.describe_addon(clusterName="ml-eks", addonName=ADDON)["addon"]["status"] == "DELETING"
+    finally:
+        api.request("PATCH", api.path("ResourceFlavor", "held"), {"metadata": {"finalizers": None}}, "application/merge-patch+json")
+
+    wait_until(lambda: quick.list_addons(clusterName="ml-eks")["addons"], [], "the add-on list", timeout=task_governance.ADDON_WORK_TIMEOUT)
+    assert all(api.get("CustomResourceDefinition", crd["metadata"]["name"]) is None for crd in task_governance.CRDS)
+    eks.create_addon(clusterName="ml-eks", addonName=ADDON)
+    wait_addon_active(eks, "ml-eks")
+    assert api.get("CustomResourceDefinition", flavors_crd) is not None
 
 
 def test_a_created_quota_has_its_namespace_and_queues(env):

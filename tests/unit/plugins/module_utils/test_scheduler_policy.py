@@ -9,6 +9,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import scheduler_
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.modules import task_governance_policy
 
+from sandbox.kube import task_governance
 from tests.unit.plugins.module_utils.module_params import module_params
 
 ADDON = sp.TASK_GOVERNANCE_ADDON
@@ -96,7 +97,8 @@ def test_comparable_is_snake_case():
 
 
 def _wait_addon(eks, cluster):
-    deadline = time.monotonic() + 10
+    # ACTIVE once Kueue is installed in the API server, which a loaded machine takes its time for.
+    deadline = time.monotonic() + task_governance.ADDON_WORK_TIMEOUT
     while eks.describe_addon(clusterName=cluster, addonName=ADDON)["addon"]["status"] != "ACTIVE":
         assert time.monotonic() < deadline
         time.sleep(0.05)
@@ -215,7 +217,8 @@ def test_second_conflict_fails(cluster):
 def test_create_failed_is_deleted_and_created_again(cluster):
     sm, eks, _described = cluster
     eks.delete_addon(clusterName="ml-eks", addonName=ADDON)
-    deadline = time.monotonic() + 10
+    # DELETING lasts until the API server dropped Kueue's CRDs, which a loaded machine takes its time for.
+    deadline = time.monotonic() + task_governance.ADDON_WORK_TIMEOUT
     while eks.list_addons(clusterName="ml-eks")["addons"]:
         assert time.monotonic() < deadline
         time.sleep(0.05)
