@@ -130,6 +130,9 @@ NEEDED["pod_identity"] = NEEDED["execution_role"]
 # every other team, so every action botocore's models list for them is expected *denied* to every team principal,
 # but for the few in SHARED_ALLOWED.
 SHARED_OWNER = "(shared)"  # the owner of a shared resource in cells; no team is named so (naming.name_problems)
+# The matrix at a glance has one row per principal and kind for all the other teams' resources together: a row per
+# owner would grow with the square of the team count. The leaks name their owners.
+OTHER_TEAMS = "(others)"
 
 # The one allow-list: what a team principal is given on a shared resource, from the rendered policies
 # (team_policy.render_team_policy, execution_role.cluster_policy; the Pod Identity role has the team data policy
@@ -396,13 +399,20 @@ def local_decider(principal_policies, account_id):
 
         def decision(action, index, resource):
             statements, who = narrowed(action)
-            if who is None:
-                return iam_evaluation.IMPLICIT_DENY
             if (statements, index) not in evaluated:
                 evaluated[(statements, index)] = iam_evaluation.evaluate(who, action, resource["arn"], resource["context"])["EvalDecision"]
             return evaluated[(statements, index)]
 
-        return [dict((action, decision(action, index, resource)) for action in actions) for index, (resource, actions) in enumerate(asks)]
+        named_of = {}
+
+        def named_in(actions):
+            """The actions of a list that some statement names, once per list (another team's resources share one)."""
+            if id(actions) not in named_of:
+                named_of[id(actions)] = (actions, [action for action in actions if narrowed(action)[1] is not None])
+            return named_of[id(actions)][1]
+
+        # An action no statement names is an implicit deny: left out, as ``matrix`` reads a missing action.
+        return [dict((action, decision(action, index, resource)) for action in named_in(actions)) for index, (resource, actions) in enumerate(asks)]
 
     return decide
 
@@ -528,45 +538,51 @@ def matrix(principals, resources, decide, actions=None, keep_cells=True):
     ``decide(principal, [(resource, actions)])`` answers each resource's decisions, once per principal.
     Returns {"cells": [...], "grid": {...}, "leaks": [...], "gaps": [...], "summary": {...}}; a shared resource's cells
     are counted in ``shared_cells``, not in ``cross_team_cells``. ``grid`` counts the allowed and denied cells per team,
-    principal, owner and resource kind (``table``); ``keep_cells=False`` keeps no cell but the leaks and gaps, as the
-    cells grow with the square of the team count.
+    principal, owner (OTHER_TEAMS for all the other teams together, and how many they are) and resource kind
+    (``table``); ``keep_cells=False`` keeps no cell but the leaks and gaps, as the cells grow with the square of the
+    team count.
     """
     actions = actions or actions_by_kind()
-    cells, leaks, gaps, grid = [], [], [], {}
-    counts = {"cells": 0, "cross_team_cells": 0, "shared_cells": 0}
+    owners_of_kind = {}
+    for resource in resources:
+        if not resource.get("shared"):
+            owners_of_kind.setdefault(resource["kind"], set()).add(resource["team"])
 
-    def asked(principal):
+    def tallied(principal):
+        """One principal's rows, counts, and cells (all, or the leaks and gaps only): no principal's asks and answers
+        are kept past its own, as they grow with the team count and the principals too."""
         needed, permitted, asks = NEEDED.get(principal["kind"], {}), SHARED_ALLOWED.get(principal["kind"], {}), []
         for resource in resources:
-            wanted = list(actions.get(resource["kind"], []))
+            # Another team's resource is asked the kind's actions as they are: one list, never copied.
+            wanted = actions.get(resource["kind"], [])
             if resource.get("shared"):
                 wanted = sorted(set(wanted) | set(permitted.get(resource["kind"], [])))
             elif resource["team"] == principal["team"]:
                 wanted = sorted(set(wanted) | set(needed.get(resource["kind"], [])))
             asks.append((resource, wanted))
-        return asks
-
-    # Each principal's decisions are independent of the others': a few principals are asked at once.
-    asked_by_principal = [asked(principal) for principal in principals]
-    answers = each(lambda item: decide(*item), list(zip(principals, asked_by_principal)))
-    for principal, asks, decided in zip(principals, asked_by_principal, answers):
-        needed = NEEDED.get(principal["kind"], {})
-        permitted = SHARED_ALLOWED.get(principal["kind"], {})
-        for (resource, wanted), decisions in zip(asks, decided):
+        grid, counts, cells, leaks, gaps = {}, {"cells": 0, "cross_team_cells": 0, "shared_cells": 0}, [], [], []
+        for (resource, wanted), decisions in zip(asks, decide(principal, asks)):
             if not wanted:
                 continue
             shared = resource.get("shared", False)
             own = not shared and resource["team"] == principal["team"]
-            tally = grid.setdefault((principal["team"], principal["kind"], resource["team"], resource["kind"]), {"allowed": 0, "denied": 0})
+            row = (principal["team"], principal["kind"], resource["team"] if shared or own else OTHER_TEAMS, resource["kind"])
+            if row not in grid:
+                others = len(owners_of_kind.get(resource["kind"], set()) - set([principal["team"]]))
+                grid[row] = {"allowed": 0, "denied": 0, "teams": 1 if shared or own else others}
             counts["cells"] += len(wanted)
             if shared or not own:
                 counts["shared_cells" if shared else "cross_team_cells"] += len(wanted)
+            # A decider may leave implicit denials out: only an allowed action can leak, only a needed one be a gap.
+            allowed = sum(1 for decision in decisions.values() if decision == iam_evaluation.ALLOWED)
+            grid[row]["allowed"] += allowed
+            grid[row]["denied"] += len(wanted) - allowed
+            if not (keep_cells or allowed or own):
+                continue
             for action in wanted:
                 decision = _decision(decisions, action)
-                allowed = decision == iam_evaluation.ALLOWED
-                tally["allowed" if allowed else "denied"] += 1
-                leak = allowed and (action not in permitted.get(resource["kind"], []) if shared else not own)
-                gap = own and not allowed and action in needed.get(resource["kind"], [])
+                leak = decision == iam_evaluation.ALLOWED and (action not in permitted.get(resource["kind"], []) if shared else not own)
+                gap = own and decision != iam_evaluation.ALLOWED and action in needed.get(resource["kind"], [])
                 if not (keep_cells or leak or gap):
                     continue
                 cell = {
@@ -585,6 +601,20 @@ def matrix(principals, resources, decide, actions=None, keep_cells=True):
                     leaks.append(cell)
                 elif gap:
                     gaps.append(cell)
+        return grid, counts, cells, leaks, gaps
+
+    # Each principal's decisions are independent of the others': a few principals are asked at once.
+    grid, counts, cells, leaks, gaps = {}, {"cells": 0, "cross_team_cells": 0, "shared_cells": 0}, [], [], []
+    for their_grid, their_counts, their_cells, their_leaks, their_gaps in each(tallied, principals):
+        for row, tally in their_grid.items():
+            merged = grid.setdefault(row, {"allowed": 0, "denied": 0, "teams": tally["teams"]})
+            merged["allowed"] += tally["allowed"]
+            merged["denied"] += tally["denied"]
+        for key, value in their_counts.items():
+            counts[key] += value
+        cells.extend(their_cells)
+        leaks.extend(their_leaks)
+        gaps.extend(their_gaps)
     summary = dict(
         counts,
         leaks=len(leaks),
@@ -712,19 +742,38 @@ def finding_lines(found):
 
 
 def table(result):
-    """team x owner x resource kind -> "denied" / "allowed (n actions)" / "gap": the matrix at a glance."""
+    """team x principal x owner x resource kind -> allowed and denied cells, the other teams' resources in one row
+    (owner OTHER_TEAMS, ``teams`` of them): the matrix at a glance."""
     return [
-        {"team": team, "principal": principal, "owner": owner, "resource_kind": kind, "allowed": counts["allowed"], "denied": counts["denied"]}
+        dict(team=team, principal=principal, owner=owner, resource_kind=kind, **counts)
         for (team, principal, owner, kind), counts in sorted(result["grid"].items())
     ]
 
 
+def _row(cell):
+    owner = cell["owner"] if cell["owner"] in (SHARED_OWNER, cell["team"]) else OTHER_TEAMS
+    return (cell["team"], cell["principal"], owner, cell["resource_kind"])
+
+
+def _leaked_by_row(result):
+    """row -> the leaked cells' "owner: action" (the action alone on a shared resource)."""
+    found = {}
+    for cell in result["leaks"]:
+        text = cell["action"] if cell["owner"] == SHARED_OWNER else "%s: %s" % (cell["owner"], cell["action"])
+        found.setdefault(_row(cell), [])
+        if text not in found[_row(cell)]:
+            found[_row(cell)].append(text)
+    return found
+
+
+def _few(texts, limit):
+    more = len(texts) - limit
+    return ", ".join(texts[:limit]) + (", and %d more" % more if more > 0 else "")
+
+
 def render_html(result, title="Team isolation"):
     """A page people can look at: one row per team principal x owner x resource kind, leaks first."""
-    rows = table(result)
-    leaks = dict(((c["team"], c["principal"], c["owner"], c["resource_kind"]), []) for c in result["leaks"])
-    for c in result["leaks"]:
-        leaks[(c["team"], c["principal"], c["owner"], c["resource_kind"])].append(c["action"])
+    leaks = _leaked_by_row(result)
     out = [
         "<!doctype html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
         "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}.leak{background:#fbb}.own{color:#555}</style></head><body>",
@@ -736,20 +785,21 @@ def render_html(result, title="Team isolation"):
         % result["summary"],
         "<table><tr><th>team</th><th>principal</th><th>resources of</th><th>resource</th><th>allowed</th><th>denied</th><th>cross-team allows</th></tr>",
     ]
-    for row in rows:
+    for row in table(result):
         key = (row["team"], row["principal"], row["owner"], row["resource_kind"])
         css = "leak" if key in leaks else ("own" if row["team"] == row["owner"] else "")
+        owner = "the %d other teams" % row["teams"] if row["owner"] == OTHER_TEAMS else row["owner"]
         out.append(
             "<tr class='%s'><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td></tr>"
             % (
                 css,
                 html.escape(row["team"]),
                 row["principal"],
-                html.escape(row["owner"]),
+                html.escape(owner),
                 row["resource_kind"],
                 row["allowed"],
                 row["denied"],
-                html.escape(", ".join(leaks.get(key, []))),
+                html.escape(_few(leaks.get(key, []), 50)),
             )
         )
     out.append("</table></body></html>")
@@ -831,14 +881,14 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
 
 
 def matrix_lines(result):
-    """The matrix as text, one line per team principal x owner x resource kind."""
+    """The matrix as text, one line per team principal x owner (the other teams together) x resource kind."""
     lines = ["%-12s %-15s %-12s %-15s %s" % ("team", "principal", "owner", "resource", "decision")]
-    leaked = set((c["team"], c["principal"], c["owner"], c["resource_kind"]) for c in result["leaks"])
-    gapped = set((c["team"], c["principal"], c["owner"], c["resource_kind"]) for c in result["gaps"])
+    leaked = _leaked_by_row(result)
+    gapped = set(_row(c) for c in result["gaps"])
     for row in table(result):
         key = (row["team"], row["principal"], row["owner"], row["resource_kind"])
         if key in leaked:
-            verdict = "CROSS-TEAM ALLOW (%d of %d actions)" % (row["allowed"], row["allowed"] + row["denied"])
+            verdict = "CROSS-TEAM ALLOW (%d of %d actions: %s)" % (row["allowed"], row["allowed"] + row["denied"], _few(leaked[key], 5))
         elif key in gapped:
             verdict = "NEEDED ACTION DENIED"
         elif row["owner"] == SHARED_OWNER:
@@ -846,7 +896,7 @@ def matrix_lines(result):
         elif row["team"] == row["owner"]:
             verdict = "own: %d allowed, %d denied" % (row["allowed"], row["denied"])
         else:
-            verdict = "denied (%d actions)" % row["denied"]
+            verdict = "denied on %d other teams (%d actions)" % (row["teams"], row["denied"])
         lines.append("%-12s %-15s %-12s %-15s %s" % (row["team"], row["principal"], row["owner"], row["resource_kind"], verdict))
     return lines
 

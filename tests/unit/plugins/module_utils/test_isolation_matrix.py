@@ -533,3 +533,25 @@ def test_a_matrix_without_its_cells_keeps_the_counts_leaks_and_gaps():
     assert lean["cells"] == [] and kept["leaks"] and kept["gaps"]
     assert (lean["grid"], lean["leaks"], lean["gaps"], lean["summary"]) == (kept["grid"], kept["leaks"], kept["gaps"], kept["summary"])
     assert isolation.matrix_lines(lean) == isolation.matrix_lines(kept)
+
+
+def test_the_matrix_at_a_glance_grows_with_the_teams_not_their_square():
+    """One line per principal and kind for all the other teams' resources together; a leak's line names its owner."""
+    result = _matrix(_widened("quota updates"))
+    lines = isolation.matrix_lines(result)[1:]
+    rows = [line.split(None, 4) for line in lines]
+    own_kinds = {r["kind"] for r in _resources() if r["team"] == "vision"}
+    shared_kinds = {r["kind"] for r in _resources() if r.get("shared")}
+    for principal in _principals():
+        mine = [row for row in rows if row[:2] == [principal["team"], principal["kind"]]]
+        expected = [principal["team"]] * len(own_kinds) + [isolation.OTHER_TEAMS] * len(own_kinds) + [isolation.SHARED_OWNER] * len(shared_kinds)
+        assert sorted(row[2] for row in mine) == sorted(expected)
+    others = len(TEAMS) - 1
+    leak = [row for row in rows if row[:4] == ["vision", "permission_set", isolation.OTHER_TEAMS, "compute_quota"]]
+    assert leak == [["vision", "permission_set", isolation.OTHER_TEAMS, "compute_quota", leak[0][4]]]
+    assert leak[0][4].startswith(f"CROSS-TEAM ALLOW ({others} of ")
+    assert leak[0][4].endswith(": " + ", ".join(f"{owner}: sagemaker:UpdateComputeQuota" for owner in TEAMS if owner != "vision") + ")")
+    quiet = [row for row in rows if row[:4] == ["nlp", "permission_set", isolation.OTHER_TEAMS, "compute_quota"]]
+    assert quiet[0][4] == f"denied on {others} other teams ({others * len(ACTIONS['compute_quota'])} actions)"
+    page = isolation.render_html(result)
+    assert f"the {others} other teams" in page and "nlp: sagemaker:UpdateComputeQuota" in page
