@@ -14,6 +14,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_layer_args as layer_args
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_resources
 
 
 def team_names(team_name, prefix=naming.DEFAULT_PREFIX):
@@ -63,25 +64,8 @@ SUMMARY_COLUMNS = (
 
 
 def team_summary(layers, team_name):
-    """One team's row of the summary table, from what each layer of hyperpod.tenancy.team_resources returned."""
-    quota = (layers.get("quota") or {}).get("quota") or {}
-    resources = (quota.get("compute_quota_config") or {}).get("compute_quota_resources") or []
-    domain = (layers.get("domain") or {}).get("domain") or {}
-    budget = (layers.get("budget") or {}).get("budget") or {}
-    kube = (layers.get("namespace") or {}).get("namespace") or {}
-    return {
-        "team": team_name,
-        "namespace": naming.namespace(team_name),
-        "permission_set": ((layers.get("permission_set") or {}).get("permission_set") or {}).get("name", "-"),
-        "domain_id": domain.get("domain_id", "-"),
-        "user_profiles": len(domain.get("user_profiles") or []),
-        "quota": ", ".join("%s x %s" % (resource.get("count"), resource["instance_type"]) for resource in resources) or "-",
-        "quota_status": quota.get("status", "-"),
-        "budget_usd": (budget.get("budget_limit") or {}).get("amount", "-"),
-        "service_account": kube.get("service_account") or "-",
-        "kubernetes_role": kube.get("role") or "-",
-        "volume": kube.get("volume") or "-",
-    }
+    """One team's row of the summary table (what hyperpod.tenancy.team_resources returns as ``summary``)."""
+    return team_resources.team_summary(layers, team_name)
 
 
 def summary_table(summaries):

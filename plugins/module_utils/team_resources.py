@@ -23,6 +23,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
     data_repository,
     domain,
     execution_role,
+    naming,
     permission_set,
     quota,
     team_dirs,
@@ -118,6 +119,28 @@ def converge_team(context, layers, done, diff):
 
 def layers_changed(done):
     return any(result["changed"] for result in done.values())
+
+
+def team_summary(layers, team_name):
+    """One team's row of the summary table, from what each layer returned."""
+    quota_found = (layers.get("quota") or {}).get("quota") or {}
+    resources = (quota_found.get("compute_quota_config") or {}).get("compute_quota_resources") or []
+    domain_found = (layers.get("domain") or {}).get("domain") or {}
+    budget_found = (layers.get("budget") or {}).get("budget") or {}
+    kube = (layers.get("namespace") or {}).get("namespace") or {}
+    return {
+        "team": team_name,
+        "namespace": naming.namespace(team_name),
+        "permission_set": ((layers.get("permission_set") or {}).get("permission_set") or {}).get("name", "-"),
+        "domain_id": domain_found.get("domain_id", "-"),
+        "user_profiles": len(domain_found.get("user_profiles") or []),
+        "quota": ", ".join("%s x %s" % (resource.get("count"), resource["instance_type"]) for resource in resources) or "-",
+        "quota_status": quota_found.get("status", "-"),
+        "budget_usd": (budget_found.get("budget_limit") or {}).get("amount", "-"),
+        "service_account": kube.get("service_account") or "-",
+        "kubernetes_role": kube.get("role") or "-",
+        "volume": kube.get("volume") or "-",
+    }
 
 
 def failure_message(team, layers, done, error):

@@ -132,6 +132,15 @@ layers:
     budget:
       changed: true
       budget: {budget_name: hyperpod-vision-monthly}
+summary:
+  description:
+    - The team's row of the summary table C(playbooks/summary.yml) prints, from what the layers returned (C(-) for what
+      a layer did not return).
+  returned: success
+  type: dict
+  sample: {team: vision, namespace: hyperpod-ns-vision, permission_set: hyperpod-vision, domain_id: d-0123456789ab, user_profiles: 3,
+           quota: "4 x ml.p5.48xlarge", quota_status: Created, budget_usd: "40000.0", service_account: hyperpod-vision,
+           kubernetes_role: hyperpod-ns-vision-namespace-role, volume: hyperpod-vision-fsx}
 """
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
@@ -142,6 +151,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources im
     converge_team,
     failure_message,
     layers_changed,
+    team_summary,
     validated_layers,
 )
 
@@ -159,7 +169,7 @@ def converge(context, params):
         raise ModuleFailure(
             failure_message(team, layers, done, e), exception=getattr(e, "exception", None), layers=done, diff=diff, changed=layers_changed(done), **extra
         )
-    return dict(changed=layers_changed(done), layers=done, diff=diff)
+    return dict(changed=layers_changed(done), layers=done, summary=team_summary(done, team), diff=diff)
 
 
 def main():
