@@ -82,12 +82,21 @@ class LayerContext(object):
         self.module = module
         self.check_mode = module.check_mode
         self._clients = {}
-        # Layers read in threads (calls.each, calls.together): one client per service, and one AssumeRole for Identity Center's.
+        # Layers read in threads (calls.each, calls.together, team_resources' layers): one client per service, one
+        # AssumeRole for Identity Center's, one GetCallerIdentity.
         self._clients_lock = threading.RLock()
         self._account_id = None
         self._identity_center = None
-        # The layer running, when several run in one module (team_resources): it names their warnings.
-        self.layer = None
+        # The layer running in this thread, when several run in one module (team_resources): it names their warnings.
+        self._running = threading.local()
+
+    @property
+    def layer(self):
+        return getattr(self._running, "layer", None)
+
+    @layer.setter
+    def layer(self, option):
+        self._running.layer = option
 
     def client(self, service):
         # A boto3 client loads its service model when made: every layer of a team run shares one per service.
@@ -111,9 +120,10 @@ class LayerContext(object):
 
     def account_id(self):
         """The caller's account, asked once per run and only when a layer needs it."""
-        if self._account_id is None:
-            self._account_id = caller_account(self.client("sts"))
-        return self._account_id
+        with self._clients_lock:
+            if self._account_id is None:
+                self._account_id = caller_account(self.client("sts"))
+            return self._account_id
 
     def warn(self, message):
         self.module.warn("%s: %s" % (self.layer, message) if self.layer else message)

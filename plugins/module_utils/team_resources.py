@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from collections import namedtuple
+from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
@@ -29,7 +30,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
     team_dirs,
     team_namespace,
 )
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import os_error_message
 
 # A layer: its option of team_resources, the module it stands for, that module's options, its check and converge.
@@ -51,6 +52,14 @@ LAYERS = tuple(Layer(*layer) for layer in (
     ("directories", "fsx_team_dir", team_dirs.MODULE_OPTIONS, team_dirs.check, team_dirs.converge),
     ("budget", "team_budget", budget.MODULE_OPTIONS, budget.check, budget.converge),
 ))
+# The layer each layer needs converged before it starts (what the comments above say); the others need none, and
+# converge at once, each in a thread of its own, so a team's independent reads wait on AWS's latency together.
+AFTER = {
+    "access_entry": "permission_set",
+    "studio_access_entry": "execution_role",
+    "domain": "execution_role",
+    "namespace": "quota",
+}
 
 
 def _with_team(options, given, team):
@@ -101,20 +110,52 @@ def validated_layers(team, given, no_log_values):
 
 
 def converge_team(context, layers, done, diff):
-    """Converge ``layers`` in order, putting each layer's result in ``done`` and its before/after in ``diff``.
+    """Converge ``layers``, each once the layer it needs (``AFTER``) has converged, the others at once; put each
+    layer's result in ``done`` and its before/after in ``diff``, in build order.
 
-    Both are filled as the layers run, so that a failure still reports what the layers before it changed.
+    A layer whose needed layer failed does not run; the others run to their end. Then the first error in build order
+    is raised, with ``done`` and ``diff`` holding what every layer that converged did.
     """
-    for option, converge, params in layers:
-        if option == "domain" and params.get("execution_role") is None and "execution_role" in done:
+    options = [layer[0] for layer in layers]
+    if len(layers) < 2:
+        outcomes = [_converge_layer(context, option, converge, params, None) for option, converge, params in layers]
+    else:
+        futures = {}
+        # One thread per layer: a layer waiting for the one it needs never holds the thread that one runs in.
+        with ThreadPoolExecutor(max_workers=len(layers)) as pool:
+            for option, converge, params in layers:  # in build order: the layer a layer needs is submitted first
+                futures[option] = pool.submit(_converge_layer, context, option, converge, params, futures.get(AFTER.get(option)))
+        outcomes = [futures[option].result() for option in options]
+    for option, outcome in zip(options, outcomes):
+        if outcome[0] is not None:
+            diff["before"][option], diff["after"][option] = outcome[1].get("before"), outcome[1].get("after")
+            done[option] = outcome[0]
+    error = next((outcome[2] for outcome in outcomes if outcome[2] is not None and outcome[2] is not _NOT_RUN), None)
+    if error is not None:
+        raise error
+
+
+# What a layer whose needed layer failed reports instead of an error of its own.
+_NOT_RUN = object()
+
+
+def _converge_layer(context, option, converge, params, needed):
+    """(result, diff, None) of one layer, or (None, None, the error it raised, or _NOT_RUN)."""
+    if needed is not None:
+        needed_result, unused_diff, needed_error = needed.result()
+        if needed_error is not None:
+            return None, None, _NOT_RUN
+        if option == "domain" and params.get("execution_role") is None:
             # The role the run just converged: its ARN is known (predicted in check mode) only now.
-            params = dict(params, execution_role=done["execution_role"]["role"].get("arn"))
-        context.layer = option
+            params = dict(params, execution_role=needed_result["role"].get("arn"))
+    context.layer = option
+    try:
         result = converge(context, params)
-        layer_diff = result.pop("diff", {})
-        diff["before"][option], diff["after"][option] = layer_diff.get("before"), layer_diff.get("after")
-        done[option] = result
-    context.layer = None
+    except (HyperPodError, OSError) as e:
+        return None, None, e
+    finally:
+        context.layer = None
+    return result, result.pop("diff", {}), None
 
 
 def layers_changed(done):

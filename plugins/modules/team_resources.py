@@ -13,8 +13,13 @@ module: team_resources
 short_description: Build or converge all of one team's resources in one module run
 version_added: 0.1.0
 description:
-  - Converges the layers of one team, in this order, exactly as their own modules would, and in one
-    process. Each layer option takes the options of its module and is left out to skip the layer.
+  - Converges the layers of one team exactly as their own modules would, in one process. Each layer option takes
+    the options of its module and is left out to skip the layer.
+  - A layer that needs another starts once that one has converged (O(access_entry) after O(permission_set), whose
+    role it names; O(studio_access_entry) and O(domain) after O(execution_role); O(namespace) after O(quota), in
+    whose namespace it works); the other layers converge at the same time, each in a thread of its own, so a team's
+    reads wait on AWS's latency together. A service gets at most three of a team's layers in flight (EKS's access
+    entries and Pod Identity).
   - The layers and their modules are O(permission_set) with M(hyperpod.tenancy.identity_center_permission_set),
     O(access_entry) with M(hyperpod.tenancy.eks_access_entry), O(execution_role) with M(hyperpod.tenancy.team_execution_role),
     O(studio_access_entry) with M(hyperpod.tenancy.eks_access_entry), O(domain) with M(hyperpod.tenancy.sagemaker_domain),
@@ -33,8 +38,8 @@ description:
     role O(execution_role) converged.
   - Builds and converges only (C(state=present)). Offboarding has an order and data choices of its
     own; C(playbooks/remove_team.yml) and the layers' modules do it.
-  - When a layer fails, the layers before it stay as they were converged; the failure names the layer
-    and reports the layers before it in RV(layers) and their C(diff).
+  - When a layer fails, the layers that need it do not run, and the others run to their end; the failure names the
+    first failed layer in the order above and reports every layer that converged in RV(layers) and their C(diff).
   - A layer's warnings start with its option name.
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -120,7 +125,7 @@ layers:
   description:
     - The result of each layer that ran, by option name, as its module returns it (without C(diff)),
       with its own C(changed).
-    - On failure, the layers that ran before the one that failed.
+    - On failure, the layers that converged (all but the failed ones and those that need them).
   returned: always
   type: dict
   sample:
@@ -164,7 +169,7 @@ def converge(context, params):
         layers = validated_layers(team, params, context.module.no_log_values)
         converge_team(context, layers, done, diff)
     except (HyperPodError, OSError) as e:
-        # What the layers before the failed one did is returned with the failure.
+        # What the layers that converged did is returned with the failure.
         extra = dict(errno=e.errno) if isinstance(e, OSError) else {}
         raise ModuleFailure(
             failure_message(team, layers, done, e), exception=getattr(e, "exception", None), layers=done, diff=diff, changed=layers_changed(done), **extra

@@ -441,7 +441,7 @@ def _bounded(policies: dict) -> dict:
 @pytest.mark.parametrize(
     "policies",
     [
-        pytest.param(lambda: _rendered(), id="rendered"),
+        pytest.param(_rendered, id="rendered"),
         pytest.param(lambda: _bounded(copy.deepcopy(_rendered())), id="boundary, Deny on a principal tag, NotAction"),
         pytest.param(lambda: _widened("Studio condition negated"), id="negated condition"),
         pytest.param(lambda: _widened("NotResource on the team's own prefix"), id="NotResource"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
@@ -133,3 +136,80 @@ def test_a_warning_names_the_layer_that_gave_it():
     converge_team(context, [("s3_prefix", prefix, {})], {}, {"before": {}, "after": {}})
     context.warn("after the layers")
     assert warned == ["s3_prefix: 3 objects were kept", "after the layers"]
+
+
+def test_independent_layers_converge_together_and_report_in_build_order():
+    """The permission set, the execution role, the quota and the budget need no other layer: each waits at a barrier
+    that opens only when all four are in flight, which one after another would never reach."""
+    together = threading.Barrier(4, timeout=10)
+
+    def layer(name):
+        def converge(context, params):
+            together.wait()
+            return {"changed": False, name: {}, "diff": {"before": name, "after": name}}
+
+        return converge
+
+    layers = [(option, layer(option), {}) for option in ("permission_set", "execution_role", "quota", "budget")]
+    done, diff = {}, {"before": {}, "after": {}}
+    converge_team(Context(), list(reversed(layers)), done, diff)
+    assert list(done) == list(diff["before"]) == ["budget", "quota", "execution_role", "permission_set"]
+
+
+def test_a_layer_waits_for_the_one_it_needs_and_does_not_run_when_that_one_failed():
+    ran, execution_role_done = [], threading.Event()
+
+    def permission_set(context, params):
+        ran.append("permission_set")
+        raise HyperPodError(message="Failed to describe the permission set")
+
+    def access_entry(context, params):
+        ran.append("access_entry")
+        return {"changed": False, "diff": {}}
+
+    def execution_role(context, params):
+        time.sleep(0.2)  # the domain must wait for it, however long it takes
+        execution_role_done.set()
+        return {"changed": False, "role": {"arn": "arn:aws:iam::123456789012:role/r"}, "diff": {}}
+
+    def domain(context, params):
+        assert execution_role_done.is_set()
+        ran.append(("domain", params["execution_role"]))
+        return {"changed": False, "domain": {}, "diff": {}}
+
+    def budget(context, params):
+        raise HyperPodError(message="Failed to describe the budget")
+
+    layers = [
+        ("permission_set", permission_set, {}), ("access_entry", access_entry, {}), ("execution_role", execution_role, {}),
+        ("domain", domain, {"execution_role": None}), ("budget", budget, {}),
+    ]  # fmt: skip
+    done, diff = {}, {"before": {}, "after": {}}
+    with pytest.raises(HyperPodError) as raised:
+        converge_team(Context(), layers, done, diff)
+    # The first failure in build order is the one raised; what needs it did not run; the rest converged.
+    assert raised.value.message == "Failed to describe the permission set"
+    assert "access_entry" not in ran and ("domain", "arn:aws:iam::123456789012:role/r") in ran
+    assert list(done) == ["execution_role", "domain"]
+    assert failure_message("vision", layers, done, raised.value) == "team 'vision', permission_set: Failed to describe the permission set"
+
+
+def test_warnings_of_layers_in_flight_together_name_each_its_own_layer():
+    warned = []
+
+    class Module:
+        check_mode = False
+
+        def warn(self, message):
+            warned.append(message)
+
+    together = threading.Barrier(2, timeout=10)
+
+    def layer(context, params):
+        together.wait()
+        context.warn("kept")
+        together.wait()
+        return {"changed": False, "diff": {}}
+
+    converge_team(LayerContext(Module()), [("s3_prefix", layer, {}), ("budget", layer, {})], {}, {"before": {}, "after": {}})
+    assert sorted(warned) == ["budget: kept", "s3_prefix: kept"]
