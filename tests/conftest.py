@@ -112,3 +112,19 @@ def aws_env(sandbox_server, kube_cluster):
         K8S_AUTH_KUBECONFIG=str(kube_cluster.kubeconfig),
         **SANDBOX_CREDENTIALS,
     )
+
+
+@pytest.fixture
+def module_warnings():
+    """A module run in the test process returns its warnings in its result, as it does on the target.
+
+    Once a test has imported controller code (a filter, an action plugin), ansible-core sends a module's warnings to
+    the controller's display instead; and its record of them lives as long as the process.
+    """
+    from ansible.module_utils import _internal
+    from ansible.module_utils.common import warnings
+
+    saved = _internal.is_controller, warnings._global_warnings
+    _internal.is_controller, warnings._global_warnings = False, {}
+    yield
+    _internal.is_controller, warnings._global_warnings = saved

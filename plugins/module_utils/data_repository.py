@@ -199,15 +199,25 @@ def read_marker(client, bucket, team):
     return None if tagging is None else boto3_tag_list_to_ansible_dict(tagging.get("TagSet", []))
 
 
-def holds_objects(client, bucket, team):
-    """Whether anything is under the team's prefix (one page of one key)."""
-    return bool(list_keys(client, bucket, naming.s3_prefix(team), limit=1))
+def read_prefix(client, bucket, team):
+    """``{"tags": the marker's tags or None, "objects": whether anything is under the prefix, asked only without a marker}``.
+
+    A marker written by another run between the two reads is the first key of the listing (no key under ``<team>/`` sorts
+    before it): it is read again rather than taken for someone else's objects.
+    """
+    key = naming.s3_prefix(team)
+    tags = read_marker(client, bucket, team)
+    if tags is None:
+        first = list_keys(client, bucket, key, limit=1)
+        if first != [key]:
+            return {"bucket": bucket, "tags": None, "objects": bool(first)}
+        tags = read_marker(client, bucket, team)
+    return {"bucket": bucket, "tags": tags, "objects": None if tags is not None else True}
 
 
-def _prefix_state(client, bucket, team, known=None):
-    """The prefix's marker; ``known`` is ``{"tags": read_marker's answer, "objects": holds_objects's or None}`` read
-    earlier in the run (shared_info's, for its owner check), then not read again."""
-    tags = read_marker(client, bucket, team) if known is None else known.get("tags")
+def _prefix_state(bucket, team, found):
+    """The prefix's marker as the diff shows it, from ``read_prefix``'s answer (or the copy shared_info read with it)."""
+    tags = found.get("tags")
     return {"bucket": bucket, "prefix": naming.s3_prefix(team), "marker": tags is not None, "tags": tags or {}}
 
 
@@ -215,14 +225,13 @@ def prefix_owner_problem(bucket, team, marker_tags, objects, tag_keys=None, adop
     """Why the team's prefix is not this collection's for ``team``; None when it is, or when nothing is under it yet.
 
     The marker object's tags (``marker_tags``, None without a marker) mark it. Objects under the prefix without a
-    marker are someone else's data, taken over only when adopted; ``objects`` is a callable that tells whether there
-    are any, asked only then. This layer's check and shared_info's check of every team before the run's first write
-    both ask here.
+    marker are someone else's data, taken over only when adopted; ``objects`` tells whether there are any. This
+    layer's check and shared_info's check of every team before the run's first write both ask here.
     """
     where = "s3://%s/%s" % (bucket, naming.s3_prefix(team))
     if marker_tags is not None:
         return naming.ownership_problem("S3 prefix %s (its marker object)" % where, team, marker_tags, tag_keys, adopt, "s3_prefix")
-    if adopt or not objects():
+    if adopt or not objects:
         return None
     return (
         "S3 prefix %s holds objects but no marker object %s made by hyperpod.tenancy for team %s: refusing to change or delete it. "
@@ -230,34 +239,28 @@ def prefix_owner_problem(bucket, team, marker_tags, objects, tag_keys=None, adop
     )
 
 
-def prefix_ownership_problem(client, bucket, team, state, tag_keys=None, adopt=False, known=None):
-    """``prefix_owner_problem`` of a prefix ``_prefix_state`` read; whether it holds objects from ``known`` when it tells."""
-    known_objects = (known or {}).get("objects")
-    objects = (lambda: known_objects) if known_objects is not None else (lambda: holds_objects(client, bucket, team))
-    return prefix_owner_problem(bucket, team, state["tags"] if state["marker"] else None, objects, tag_keys, adopt)
-
-
 def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None, adopt=False, known=None):
     """The ``<team>/`` marker object exists with exactly the team tags; ``(changed, before, after)``.
 
-    ``known`` (``_prefix_state``'s) spares the reads; a write is planned from a new read (``engine.plan_from_copy``).
+    ``known`` (``read_prefix``'s, read earlier in the run) spares the reads; a write is planned from a new read
+    (``engine.plan_from_copy``).
     """
     key = naming.s3_prefix(team)
 
     def read(fresh):
-        # With the state, the copy it came from: whether the prefix holds objects is taken from the same.
-        copy = None if fresh else known
-        return _prefix_state(client, bucket, team, copy), copy
+        copied = known is not None and not fresh
+        return (known if copied else read_prefix(client, bucket, team)), copied
 
     def plan(state):
-        before, copy = state
-        problem = prefix_ownership_problem(client, bucket, team, before, tag_keys, adopt, copy)
+        found = state[0]
+        problem = prefix_owner_problem(bucket, team, found["tags"], found["objects"], tag_keys, adopt)
         if problem:
             raise InputError(message=problem)
+        before = _prefix_state(bucket, team, found)
         return before, dict(before, marker=True, tags=dict(tags))
 
     unused_read, (before, after) = engine.plan_from_copy(
-        read, lambda state: state[1] is not None, plan, check_mode, writes=lambda planned: planned[0] != planned[1]
+        read, lambda state: state[1], plan, check_mode, writes=lambda planned: planned[0] != planned[1]
     )
     if before == after:
         return False, before, after
@@ -267,7 +270,7 @@ def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None,
         s3.put_object(client, Bucket=bucket, Key=key, Body=b"", Tagging=urlencode(sorted(tags.items())))
     else:
         s3.put_object_tagging(client, Bucket=bucket, Key=key, Tagging={"TagSet": ansible_dict_to_boto3_tag_list(tags)})
-    return True, before, _prefix_state(client, bucket, team)
+    return True, before, _prefix_state(bucket, team, {"tags": read_marker(client, bucket, team)})
 
 
 def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_delete=None, tag_keys=None):
@@ -281,14 +284,14 @@ def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_de
     if on_remove == "delete" and confirm_delete != team:
         raise InputError(message="on_remove=delete deletes every object under s3://%s/%s: set confirm_delete to the team name (%r) to confirm" % (
             bucket, naming.s3_prefix(team), team))
-    before = _prefix_state(client, bucket, team)
+    before = _prefix_state(bucket, team, {"tags": read_marker(client, bucket, team)})
     keys = list_keys(client, bucket, naming.s3_prefix(team))
     before["objects"] = len(keys)
     if not keys:
         return False, before, before, {"action": "none", "objects": 0}
     if on_remove == "keep":
         return False, before, before, {"action": "kept", "objects": len(keys)}
-    problem = prefix_ownership_problem(client, bucket, team, before, tag_keys)
+    problem = prefix_owner_problem(bucket, team, before["tags"] if before["marker"] else None, keys, tag_keys)
     if problem:
         raise InputError(message=problem)
     after = dict(before, marker=False, tags={}, objects=0)
@@ -296,7 +299,7 @@ def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_de
     if check_mode:
         return True, before, after, details
     _delete_keys(client, bucket, keys)
-    after = _prefix_state(client, bucket, team)
+    after = _prefix_state(bucket, team, {"tags": read_marker(client, bucket, team)})
     after["objects"] = len(list_keys(client, bucket, naming.s3_prefix(team)))
     return True, before, after, details
 

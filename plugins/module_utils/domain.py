@@ -770,7 +770,8 @@ class DomainManager:
 
         Domain names are not unique: two runs that both found no domain (two onboardings of one
         team at once) each create one. Every run that created a domain keeps the first one created
-        (CreationTime, then DomainId) and deletes only its own, so exactly one is left.
+        (CreationTime, then DomainId) and deletes only its own, so exactly one is left; the ConflictError
+        raised then has the run converge again, on the first (``layer.converge_past_a_lost_race``).
         """
         twins = [d for d in sagemaker.list_domains(self.client) if d["DomainName"] == self.name and d.get("Status") != "Deleting"]
         first = min(twins, key=lambda d: (d["CreationTime"], d["DomainId"]))
@@ -779,8 +780,7 @@ class DomainManager:
         sagemaker.delete_domain(self.client, DomainId=domain_id, RetentionPolicy={"HomeEfsFileSystem": "Delete"})
         self._wait_domain(domain_id, (GONE,))
         raise ConflictError(
-            message="domain %s: another run created %s at the same time; this run deleted the one it created (%s). Run again to converge %s"
-            % (self.name, first["DomainId"], domain_id, first["DomainId"])
+            message="domain %s: another run created %s at the same time; this run deleted the one it created (%s)" % (self.name, first["DomainId"], domain_id)
         )
 
     def new_profile_settings(self, desired, current):

@@ -30,7 +30,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.botocore import _get_us
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, HyperPodErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, HyperPodErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
@@ -54,6 +54,11 @@ class AWSModule(AnsibleAWSModule):
         self._sessions = {}
         # Layers read in threads (calls.each, calls.together), and a boto3 session must not make two clients at once.
         self._sessions_lock = threading.Lock()
+
+    def _should_inject_warnings(self):
+        # amazon.aws passes the warnings to exit_json itself, which ansible-core (2.19 on) deprecates: it returns them
+        # of its own, so the result would carry the deprecation beside every warning.
+        return False
 
     def client(self, service, retry_decorator=None, **extra_params):
         if retry_decorator is not None:
@@ -166,10 +171,55 @@ def converge_by_state(key, manager):
     return converge
 
 
+# What AWS answers a write with when another writer got there between our read and our write: a create of a name
+# that now exists (EKS, SageMaker, IAM, Budgets; Identity Center and SageMaker's quotas say ConflictException, which is
+# also their answer to a write from a stale version).
+LOST_RACE_CODES = frozenset(
+    ("ResourceInUseException", "ResourceInUse", "ConflictException", "EntityAlreadyExists", "DuplicateRecordException")
+)
+
+
+def lost_a_race(error):
+    """Whether ``error`` says another writer changed the resource between this run's read and its write.
+
+    A ``ModuleFailure`` reports layers that already ran their own rounds (``team_resources``): it is never run again.
+    """
+    if isinstance(error, ModuleFailure):
+        return False
+    if isinstance(error, ConflictError):
+        return True
+    response = getattr(error.exception, "response", None) or {}
+    return response.get("Error", {}).get("Code") in LOST_RACE_CODES
+
+
+def converge_past_a_lost_race(converge, context, params, attempts=3):
+    """``converge(context, params)``, run again from fresh reads when another run wrote the resource first.
+
+    Two runs converging one team at once (an onboarding while the scheduled correction runs) both find a resource
+    missing and both create it; the second create is refused. Converging again reads what the other run made, past
+    any copy read earlier in the run (the ``known_*`` options), and takes it only as the first read would have: a
+    resource the collection did not make for the team is still refused. A layer makes several resources, so the
+    other run may win the next one too; ``attempts`` bounds the rounds.
+    """
+    for attempt in range(attempts):
+        try:
+            return converge(context, params)
+        except HyperPodError as e:
+            if attempt == attempts - 1 or not lost_a_race(e):
+                raise
+            context.warn("another run wrote what this run was writing (%s); converging from what it made" % race_message(e))
+        params = dict((key, None if key.startswith("known_") else value) for key, value in params.items())
+
+
+def race_message(error):
+    code = (getattr(error.exception, "response", None) or {}).get("Error", {}).get("Code")
+    return "%s: %s" % (error.message, code) if code else error.message
+
+
 def run_layer_module(module, converge):
     """The whole ``main()`` of a module once made: converge, then report the result or the one error."""
     try:
-        outcome = converge(LayerContext(module), module.params)
+        outcome = converge_past_a_lost_race(converge, LayerContext(module), module.params)
     except HyperPodError as e:
         extra = getattr(e, "result", {})
         if e.exception:

@@ -237,14 +237,9 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
             lambda arn: access_entry.known_entry(arn, access_entry.describe_access_entry(context.client("eks"), cluster, arn)), principals)))}))
     if data_bucket and present:
 
-        def marker(team):
-            s3 = context.client("s3")
-            tags = data_repository.read_marker(s3, data_bucket, team)
-            objects = None if tags is not None else data_repository.holds_objects(s3, data_bucket, team)
-            return {"bucket": data_bucket, "tags": tags, "objects": objects}
-
         teams_with_prefix = [t["name"] for t in present]
-        phases.append(("s3", lambda: {"s3_markers": dict(zip(teams_with_prefix, each(marker, teams_with_prefix)))}))
+        phases.append(("s3", lambda: {"s3_markers": dict(zip(teams_with_prefix, each(
+            lambda team: data_repository.read_prefix(context.client("s3"), data_bucket, team), teams_with_prefix)))}))
     if shared.get("cluster_arn") and with_quota:
 
         def compute_quotas():
@@ -286,7 +281,7 @@ def _team_resource_problems(team, lookups, name_prefix, tag_keys, account_id, ad
     marker = (lookups.get("s3_markers") or {}).get(team)
     if marker is not None:
         found.append(data_repository.prefix_owner_problem(
-            marker["bucket"], team, marker["tags"], lambda: marker["objects"], tag_keys, "s3_prefix" in adopt))
+            marker["bucket"], team, marker["tags"], marker["objects"], tag_keys, "s3_prefix" in adopt))
     known = (lookups.get("compute_quotas") or {}).get(team)
     if known is not None:
         found.append(quota.owner_problem(team, known["name"], known["compute_quota_id"], known["tags"], tag_keys, "quota" in adopt))

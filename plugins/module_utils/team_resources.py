@@ -31,7 +31,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
     team_namespace,
 )
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import os_error_message
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import converge_past_a_lost_race, os_error_message
 
 # A layer: its option of team_resources, the module it stands for, that module's options, its check and converge.
 Layer = namedtuple("Layer", ["option", "module", "options", "check", "converge"])
@@ -150,7 +150,7 @@ def _converge_layer(context, option, converge, params, needed):
             params = dict(params, execution_role=needed_result["role"].get("arn"))
     context.layer = option
     try:
-        result = converge(context, params)
+        result = converge_past_a_lost_race(converge, context, params)
     except (HyperPodError, OSError) as e:
         return None, None, e
     finally:

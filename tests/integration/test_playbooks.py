@@ -123,7 +123,7 @@ def test_team_playbooks_refuse(sample, playbook, team, refusal, calls):
     assert getattr(sample.client, calls)() == []
 
 
-def test_two_onboardings_of_one_team_at_once_make_one_set_of_resources(sample):
+def test_two_onboardings_of_one_team_at_once_both_succeed_and_make_one_set_of_resources(sample):
     assert_ok(sample.run("site.yml", "--limit", "localhost"), "cluster only")
     results = []
 
@@ -135,7 +135,8 @@ def test_two_onboardings_of_one_team_at_once_make_one_set_of_resources(sample):
         thread.start()
     for thread in threads:
         thread.join()
-    assert any(r.returncode == 0 for r in results), [r.stdout[-5000:] for r in results]
+    # A run whose create another run beat converges what that run made (layer.converge_past_a_lost_race).
+    assert all(r.returncode == 0 for r in results), [r.stdout[-5000:] for r in results]
     assert_ok(sample.run("playbooks/add_team.yml", "-e", "team=vision"), "third onboarding converges")
     seed = json.loads(sample.seed_file.read_text())
     sagemaker = sample.client.boto3_client("sagemaker")

@@ -708,7 +708,7 @@ def test_against_the_sandbox_two_domains_of_the_team_name_are_refused_and_a_twin
     first = sm.create_domain(DomainName="hyperpod-vision", AuthMode="SSO", DefaultUserSettings=settings)["DomainId"]
     manager = d.DomainManager(clients, _sandbox_params(seed, user_profiles=[]))
     manager._wait_domain(first, ("InService",))
-    # This run created the later twin: it deletes its own and says which one to converge.
+    # This run created the later twin: it deletes its own and names the first.
     later = sm.create_domain(DomainName="hyperpod-vision", AuthMode="SSO", DefaultUserSettings=settings)["DomainId"]
     with pytest.raises(InputError) as excinfo:
         d.DomainManager(clients, _sandbox_params(seed, user_profiles=[])).ensure_present()

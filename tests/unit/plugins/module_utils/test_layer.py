@@ -10,17 +10,24 @@ import pytest
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksError, IamError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import AWSModule, ModuleFailure, converge_by_state, result, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, options, wait
+from botocore.exceptions import ClientError
 
-OPTIONS = options(dict(name=dict(type="str", required=True)), STATE, NAME_PREFIX, wait(60))
+pytestmark = pytest.mark.usefixtures("module_warnings")
+
+OPTIONS = options(dict(name=dict(type="str", required=True), known_thing=dict(type="dict")), STATE, NAME_PREFIX, wait(60))
 
 
-def run(converge, args, capsys):
+def run(converge, args, capsys, module_class=AnsibleModule):
     with patch_module_args(args), pytest.raises(SystemExit):
-        run_module(OPTIONS, converge, module_class=AnsibleModule)
+        run_module(OPTIONS, converge, module_class=module_class)
     return json.loads(capsys.readouterr().out)
+
+
+def warnings(out):
+    return [warning["event"]["msg"] if isinstance(warning, dict) else warning for warning in out.get("warnings", [])]
 
 
 class Manager:
@@ -71,6 +78,52 @@ def test_a_file_system_error_names_its_file_and_errno(capsys):
 
     out = run(converge, {"name": "x"}, capsys)
     assert out["failed"] and out["msg"] == "/fsx/vision: Permission denied" and out["errno"] == errno.EACCES
+
+
+def refused(error, code):
+    return error(message="Failed to create the thing", exception=ClientError({"Error": {"Code": code, "Message": "in use"}}, "CreateThing"))
+
+
+class OtherRun:
+    """A converge that loses the race to create ``losses`` times (another run made the thing), then converges."""
+
+    def __init__(self, losses, error=EksError, code="ResourceInUseException"):
+        self.losses, self.error, self.code, self.given = losses, error, code, []
+
+    def __call__(self, context, params):
+        self.given.append(params)
+        if len(self.given) <= self.losses:
+            raise refused(self.error, self.code)
+        return result(False, {"name": "x"}, {"name": "x"}, thing={"read_from": "copy" if params.get("known_thing") else "AWS"})
+
+
+def test_a_create_refused_because_another_run_made_the_thing_converges_again_from_a_fresh_read(capsys):
+    converge = OtherRun(losses=1)
+    out = run(converge, {"name": "x", "known_thing": {"thing": None}}, capsys, AWSModule)
+    assert not out.get("failed") and out["thing"] == {"read_from": "AWS"}
+    assert [params["known_thing"] for params in converge.given] == [{"thing": None}, None]
+    assert converge.given[1]["name"] == "x"
+    assert warnings(out) == [
+        "another run wrote what this run was writing (Failed to create the thing: ResourceInUseException); converging from what it made"
+    ]
+    # ansible-core returns the warnings itself; amazon.aws passing them too is deprecated.
+    assert "deprecations" not in out
+
+
+@pytest.mark.parametrize("error, code", [(IamError, "AccessDenied"), (IamError, "LimitExceeded"), (EksError, "InvalidParameterException")])
+def test_any_other_refusal_fails_at_once(error, code, capsys):
+    converge = OtherRun(losses=1, error=error, code=code)
+    out = run(converge, {"name": "x"}, capsys, AnsibleAWSModule)
+    assert out["failed"] and out["msg"].startswith("Failed to create the thing: ") and out["error"]["code"] == code
+    assert len(converge.given) == 1 and warnings(out) == []
+
+
+def test_races_lost_round_after_round_fail_after_three(capsys):
+    converge = OtherRun(losses=3, error=IamError, code="EntityAlreadyExists")
+    out = run(converge, {"name": "x"}, capsys, AnsibleAWSModule)
+    assert out["failed"] and out["error"]["code"] == "EntityAlreadyExists" and len(converge.given) == 3
+    assert warnings(out) == ["another run wrote what this run was writing (Failed to create the thing: EntityAlreadyExists); converging from what it made"]
+    assert run(OtherRun(losses=2, error=IamError, code="EntityAlreadyExists"), {"name": "x"}, capsys)["thing"] == {"read_from": "AWS"}
 
 
 CONNECTION = {"region": "eu-west-1", "endpoint_url": "http://127.0.0.1:9", "access_key": "AKIAEXAMPLE", "secret_key": "secret-example"}

@@ -56,3 +56,28 @@ def test_the_copy_is_checked_as_the_prefix_is():
     theirs = FakeS3(tags={"managed-by": "hyperpod.tenancy", "team": "nlp"})
     with pytest.raises(InputError, match="belongs to team nlp"):
         dr.ensure_prefix_present(theirs, "data", "vision", MARKS, True, adopt=True, known=known(theirs))
+
+
+class OtherRunWritesTheMarker(FakeS3):
+    """Another run writes the marker (with ``their_tags``) between this run's read of it and its listing of the prefix."""
+
+    def __init__(self, their_tags):
+        super().__init__()
+        self.their_tags = their_tags
+
+    def list_objects_v2(self, Bucket, Prefix, MaxKeys):  # noqa: N803 - botocore's names
+        self.calls.append("ListObjectsV2")
+        self.tags = dict(self.their_tags)
+        return {"Contents": [{"Key": Prefix}]}
+
+
+def test_a_marker_written_by_another_run_between_the_reads_is_read_again_not_taken_for_foreign_objects():
+    ours = OtherRunWritesTheMarker(MARKS)
+    assert dr.ensure_prefix_present(ours, "data", "vision", MARKS, False) == (
+        False, {"bucket": "data", "prefix": "vision/", "marker": True, "tags": MARKS}, {"bucket": "data", "prefix": "vision/", "marker": True, "tags": MARKS},
+    )
+    assert ours.calls == ["GetObjectTagging", "ListObjectsV2", "GetObjectTagging"]
+    theirs = OtherRunWritesTheMarker({"managed-by": "hyperpod.tenancy", "team": "nlp"})
+    with pytest.raises(InputError, match="belongs to team nlp"):
+        dr.ensure_prefix_present(theirs, "data", "vision", MARKS, False)
+    assert "PutObject" not in theirs.calls

@@ -69,7 +69,7 @@ def test_delete_without_confirmation_fails(tmp_path, capsys, no_aws):
 
 
 @as_root
-def test_acl_and_quota_without_tools_are_reported_and_warned(tmp_path, capsys, no_aws, no_tools):
+def test_acl_and_quota_without_tools_are_reported_and_warned(tmp_path, capsys, no_aws, no_tools, module_warnings):
     result = run_module({"team": "vision", "root": str(tmp_path), "require_mount": False, "gid": 2500, "acl": True,
                          "project_quota": {"project_id": 42, "block_hard_limit_gib": 10}}, capsys)
     assert result["acl"]["supported"] is False and result["project_quota"]["supported"] is False
