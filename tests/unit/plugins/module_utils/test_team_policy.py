@@ -15,18 +15,8 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evalua
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from parliament import analyze_policy_string, enhance_finding
 
-from tests.unit.plugins.module_utils.sample_account import (
-    ACCOUNT,
-    BUCKET,
-    EKS_ARN,
-    FSX_ID,
-    GRAFANA_ID,
-    HYPERPOD_ARN,
-    IDENTITY_STORE_ID,
-    INSTANCE_ARN,
-    REGION,
-    TEAMS,
-)
+from tests.unit.plugins.module_utils import sample_account
+from tests.unit.plugins.module_utils.sample_account import ACCOUNT, BUCKET, EKS_ARN, HYPERPOD_ARN, REGION, TEAMS
 
 SEVERITY = {"INFO": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
 
@@ -124,11 +114,11 @@ def test_a_team_cannot_widen_its_reach(team):
         # the shared bucket itself, the file system, the Grafana workspace
         ("s3:PutBucketAcl", f"arn:aws:s3:::{BUCKET}", {}),
         ("s3:DeleteBucket", f"arn:aws:s3:::{BUCKET}", {}),
-        ("fsx:CreateDataRepositoryTask", f"arn:aws:fsx:{REGION}:{ACCOUNT}:file-system/{FSX_ID}", {}),
-        ("grafana:UpdatePermissions", f"arn:aws:grafana:{REGION}:{ACCOUNT}:/workspaces/{GRAFANA_ID}", {}),
+        ("fsx:CreateDataRepositoryTask", f"arn:aws:fsx:{REGION}:{ACCOUNT}:file-system/{sample_account.FSX_ID}", {}),
+        ("grafana:UpdatePermissions", f"arn:aws:grafana:{REGION}:{ACCOUNT}:/workspaces/{sample_account.GRAFANA_ID}", {}),
         # Identity Center: a permission set of one's own, another team's group
-        ("sso:CreatePermissionSet", INSTANCE_ARN, {}),
-        ("identitystore:CreateGroupMembership", f"arn:aws:identitystore::{ACCOUNT}:identitystore/{IDENTITY_STORE_ID}", {}),
+        ("sso:CreatePermissionSet", sample_account.INSTANCE_ARN, {}),
+        ("identitystore:CreateGroupMembership", f"arn:aws:identitystore::{ACCOUNT}:identitystore/{sample_account.IDENTITY_STORE_ID}", {}),
         ("identitystore:CreateGroupMembership", "arn:aws:identitystore:::group/9067d4d8-1081-7012-49a3-2ef1f1d8a6c2", {}),
         # identity
         ("iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/HyperPodClusterExecution", {}),

@@ -6,9 +6,10 @@ import threading
 import time
 
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostError, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import converge_team, failure_message, validated_layers
+from botocore.exceptions import ClientError
 
 QUOTA = {"cluster": "ml-shared", "resources": [{"instance_type": "ml.p5.48xlarge", "count": 1}]}
 
@@ -118,16 +119,21 @@ def test_what_each_layer_refuses_without_a_call_is_found_before_any_layer_runs()
     assert "quota" not in message
 
 
+class WarnedModule:
+    """What a LayerContext takes from its module, its warnings recorded."""
+
+    check_mode = False
+
+    def __init__(self):
+        self.warned = []
+
+    def warn(self, message):
+        self.warned.append(message)
+
+
 def test_a_warning_names_the_layer_that_gave_it():
-    warned = []
-
-    class Module:
-        check_mode = False
-
-        def warn(self, message):
-            warned.append(message)
-
-    context = LayerContext(Module())
+    module = WarnedModule()
+    context = LayerContext(module)
 
     def prefix(context, params):
         context.warn("3 objects were kept")
@@ -135,7 +141,7 @@ def test_a_warning_names_the_layer_that_gave_it():
 
     converge_team(context, [("s3_prefix", prefix, {})], {}, {"before": {}, "after": {}})
     context.warn("after the layers")
-    assert warned == ["s3_prefix: 3 objects were kept", "after the layers"]
+    assert module.warned == ["s3_prefix: 3 objects were kept", "after the layers"]
 
 
 def test_independent_layers_converge_together_and_report_in_build_order():
@@ -195,14 +201,7 @@ def test_a_layer_waits_for_the_one_it_needs_and_does_not_run_when_that_one_faile
 
 
 def test_warnings_of_layers_in_flight_together_name_each_its_own_layer():
-    warned = []
-
-    class Module:
-        check_mode = False
-
-        def warn(self, message):
-            warned.append(message)
-
+    module = WarnedModule()
     together = threading.Barrier(2, timeout=10)
 
     def layer(context, params):
@@ -211,5 +210,25 @@ def test_warnings_of_layers_in_flight_together_name_each_its_own_layer():
         together.wait()
         return {"changed": False, "diff": {}}
 
-    converge_team(LayerContext(Module()), [("s3_prefix", layer, {}), ("budget", layer, {})], {}, {"before": {}, "after": {}})
-    assert sorted(warned) == ["budget: kept", "s3_prefix: kept"]
+    converge_team(LayerContext(module), [("s3_prefix", layer, {}), ("budget", layer, {})], {}, {"before": {}, "after": {}})
+    assert sorted(module.warned) == ["budget: kept", "s3_prefix: kept"]
+
+
+def test_a_layer_whose_create_another_run_beat_converges_again_without_the_run_wide_copy():
+    module, given = WarnedModule(), []
+
+    def budget(context, params):
+        given.append(params["known_budget"])
+        if len(given) == 1:
+            raise CostError(
+                message="Failed to create the budget",
+                exception=ClientError({"Error": {"Code": "DuplicateRecordException", "Message": "exists"}}, "CreateBudget"),
+            )
+        return {"changed": False, "diff": {}}
+
+    done = {}
+    converge_team(LayerContext(module), [("budget", budget, {"known_budget": {"budget": None}})], done, {"before": {}, "after": {}})
+    assert given == [{"budget": None}, None] and done == {"budget": {"changed": False}}
+    assert module.warned == [
+        "budget: another run wrote what this run was writing (Failed to create the budget: DuplicateRecordException); converging from what it made"
+    ]
