@@ -160,8 +160,31 @@ def budgets(client, account_id, names):
     return found
 
 
+# Not a service: the phase that lists the roles Identity Center made, and the phase that describes their access entries,
+# name it among their services, so ``together`` starts the second once the first has the roles' ARNs.
+SSO_ROLES = "sso roles"
+
+
+def read_phases(phases, found=None):
+    """Every phase's answers in one mapping (``found``, filled in place): the phases in flight together
+    (calls.together), each phase's answers in the mapping as soon as it has them, so a phase that ``together`` starts
+    after another can read what that one found."""
+    found = {} if found is None else found
+    together(*[(services, _merging(found, function)) for services, function in phases])
+    return found
+
+
+def _merging(found, function):
+    return lambda: found.update(function())
+
+
 def read_team_lookups(context, shared, team_groups, permission_set_names, subnet_ids, domain_names=(), budget_names=(), tagged_permission_sets=()):
-    """The per-team lookups, made once for all teams (see the module docstring); ``context`` is a LayerContext.
+    """The per-team lookups, made once for all teams (see the module docstring); ``context`` is a LayerContext."""
+    return read_phases(team_lookup_phases(context, shared, team_groups, permission_set_names, subnet_ids, domain_names, budget_names, tagged_permission_sets))
+
+
+def team_lookup_phases(context, shared, team_groups, permission_set_names, subnet_ids, domain_names=(), budget_names=(), tagged_permission_sets=()):
+    """The phases of ``read_team_lookups``, each ``(services, function)`` as ``read_phases`` takes them.
 
     The tags of the present teams' permission sets (``tagged_permission_sets``) and domains (``domain_names``) are
     read here, for ``owner_problems``, and handed to their modules, which do not read them again.
@@ -191,14 +214,11 @@ def read_team_lookups(context, shared, team_groups, permission_set_names, subnet
         instance_arn, account = shared["identity_center_instance_arn"], shared["account_id"]
         phases.append(("sso-admin", lambda: {
             "permission_sets": permission_sets(context.client("sso-admin"), instance_arn, permission_set_names, set(tagged_permission_sets))}))
-        phases.append(("iam", lambda: {"sso_role_arns": sso_role_arns(context.client("iam"), set(permission_set_names))}))
+        phases.append((("iam", SSO_ROLES), lambda: {"sso_role_arns": sso_role_arns(context.client("iam"), set(permission_set_names))}))
         # After the descriptions (the same service), while IAM lists the roles.
         phases.append(("sso-admin", lambda: {
             "outdated_permission_sets": {account: permission_set.list_outdated_in_account(context.client("sso-admin"), instance_arn, account)}}))
-    lookups = {}
-    for found in together(*phases):
-        lookups.update(found)
-    return lookups
+    return phases
 
 
 def has_workspace(team):
@@ -207,6 +227,11 @@ def has_workspace(team):
 
 
 def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, pod_roles=False):
+    """``team_resource_phases``' answers, the roles Identity Center made taken from ``shared`` (``read_team_lookups``')."""
+    return read_phases(team_resource_phases(context, shared, shared, teams, name_prefix, data_bucket, pod_roles))
+
+
+def team_resource_phases(context, shared, lookups, teams, name_prefix, data_bucket=None, pod_roles=False):
     """The present teams' resources their layers would change, with their tags, for ``owner_problems``; ``context`` is a LayerContext.
 
     Per team: GetRole of its Studio execution role (a team with a workspace), DescribeAccessEntry of the entries of its
@@ -216,6 +241,10 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
     the namespace layer makes them), each team's Pod Identity role (GetRole) and its service account's association.
     The layers take these answers instead of reading them again, except the quotas' list: each team's capacity check
     counts the others' quotas as they are when it runs.
+
+    ``lookups`` holds the ARNs of the roles Identity Center made (``sso_role_arns``) once the phase naming ``SSO_ROLES``
+    that lists them has ended: ``read_team_lookups``' answers, or the mapping ``read_phases`` fills while it runs these
+    phases with those of ``team_lookup_phases``.
     """
     present = [t for t in teams if t.get("state", "present") == "present"]
     with_workspace = [t["name"] for t in present if has_workspace(t)]
@@ -229,12 +258,16 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
         phases.append(("iam", lambda: {"execution_roles": dict(zip(role_names, each(
             lambda name: execution_role.known_role(iam.get_role(context.client("iam"), RoleName=name)), role_names)))}))
     if shared.get("eks_cluster_arn") and present:
-        sso_roles = shared.get("sso_role_arns") or {}
-        principals = [sso_roles.get(naming.permission_set_name(t["name"], name_prefix)) for t in present]
-        principals += [execution_role.role_arn(shared["account_id"], execution_role.role_name(team, name_prefix)) for team in with_workspace]
-        principals = [arn for arn in principals if arn]
-        phases.append(("eks", lambda: {"access_entries": dict(zip(principals, each(
-            lambda arn: access_entry.known_entry(arn, access_entry.describe_access_entry(context.client("eks"), cluster, arn)), principals)))}))
+
+        def access_entries():
+            sso_roles = lookups.get("sso_role_arns") or {}
+            principals = [sso_roles.get(naming.permission_set_name(t["name"], name_prefix)) for t in present]
+            principals += [execution_role.role_arn(shared["account_id"], execution_role.role_name(team, name_prefix)) for team in with_workspace]
+            principals = [arn for arn in principals if arn]
+            return {"access_entries": dict(zip(principals, each(
+                lambda arn: access_entry.known_entry(arn, access_entry.describe_access_entry(context.client("eks"), cluster, arn)), principals)))}
+
+        phases.append((("eks", SSO_ROLES), access_entries))
     if data_bucket and present:
 
         teams_with_prefix = [t["name"] for t in present]
@@ -256,10 +289,7 @@ def read_team_resources(context, shared, teams, name_prefix, data_bucket=None, p
         pod_teams = sorted(with_quota)
         phases.append((("iam", "eks"), lambda: {"pod_identities": dict(zip(pod_teams, each(
             lambda team: team_namespace.read_known_pod_identity(context.client("iam"), context.client("eks"), team, name_prefix, cluster), pod_teams)))}))
-    found = {}
-    for answers in together(*phases):
-        found.update(answers)
-    return found
+    return phases
 
 
 def _team_resource_problems(team, lookups, name_prefix, tag_keys, account_id, adopt):

@@ -95,6 +95,18 @@ def check_members(members):
             raise InputError(message="member %r needs a numeric uid for its home directory" % name)
 
 
+def _make_stand_in_root(root):
+    """The directory that stands in for the file system when no mount is required (tests, demos), ``0755``.
+
+    Each team's run makes it when it is missing, so the teams converging at once may race to it: the first one makes it.
+    """
+    try:
+        os.makedirs(root)
+    except FileExistsError:
+        return
+    os.chmod(root, 0o755)
+
+
 def check_root(root, require_mount):
     if not os.path.isabs(root):
         raise InputError(message="root %r must be an absolute path (the file system's mount point)" % root)
@@ -311,6 +323,8 @@ def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require
         details = {"path": os.path.join(root_path, team), "directories": [dict(path=path, **value) for path, value in sorted(after.items())],
                    "unlisted_homes": []}
         return True, dict((path, None) for path in after), after, details
+    if not check_mode and not require_mount and os.path.isabs(root_path) and not os.path.lexists(root_path):
+        _make_stand_in_root(root_path)
     check_root(root_path, require_mount)
     with Root(root_path) as root:
         # Read everything first: a link anywhere refuses the run before any write.

@@ -46,7 +46,8 @@ options:
   require_mount:
     description:
       - Refuse to run when O(root) is not a mount point, so an unmounted file system never gets a local copy.
-      - Set to V(false) only for tests and demos that use a local directory.
+      - Set to V(false) only for tests and demos that use a local directory; with V(false) a missing O(root) is made
+        (mode C(0755)), and check mode predicts it.
     type: bool
     default: true
   uid:

@@ -250,7 +250,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Hyp
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import has_workspace, owner_problems, preflight_problems, read_shared
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_team_lookups, read_team_resources
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_phases, team_lookup_phases, team_resource_phases
 
 MODULE_OPTIONS = options(
     dict(
@@ -295,9 +295,13 @@ def converge(context, p):
             "not %s: set auth_mode: IAM for the team, or build the cluster in %s" % (team, home, context.region, home)
             for team in sorted(sso_members)
         )
+    # The resources the layers would change, read with their tags (the bucket's prefixes only when it exists), in flight
+    # with the lookups: the access entries once IAM has listed the roles Identity Center made.
+    bucket = extra.get("data_bucket") if not any(problem.startswith("hyperpod_data_bucket:") for problem in problems) else None
+    found = {}
     try:
-        shared.update(
-            read_team_lookups(
+        read_phases(
+            team_lookup_phases(
                 context,
                 shared,
                 team_groups=dict((t["name"], t["identity_center_group"]) for t in present if t.get("identity_center_group")),
@@ -309,12 +313,12 @@ def converge(context, p):
                 ] if p["budget_account_id"] in (None, "", shared["account_id"]) else [],
                 tagged_permission_sets=[naming.permission_set_name(t["name"], p["name_prefix"]) for t in present],
             )
+            + team_resource_phases(context, shared, found, present, p["name_prefix"], bucket, p["pod_roles"]),
+            found,
         )
-        # The resources the layers would change, read with their tags (the bucket's prefixes only when it exists).
-        bucket = extra.get("data_bucket") if not any(problem.startswith("hyperpod_data_bucket:") for problem in problems) else None
-        shared.update(read_team_resources(context, shared, present, p["name_prefix"], bucket, p["pod_roles"]))
     except HyperPodError as e:
         problems.insert(0, e.message)
+    shared.update(found)
     # Before the first write of the run too: every present team's existing resource it must not change, all at once.
     foreign = owner_problems(
         present, shared, p["name_prefix"], extra.get("tag_keys") or None, shared.get("account_id"), budget_prefix, p["budget_tag_keys"] or None

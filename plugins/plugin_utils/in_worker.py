@@ -41,6 +41,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import gc
 import io
 import json
 import os
@@ -95,6 +96,22 @@ def _warm_loader():
 
 
 WARM_LOADER = _warm_loader()
+
+
+def _share_the_heap_with_workers():
+    """Have every worker Ansible forks from now on leave the objects it inherits to the garbage collector of the parent.
+
+    A collection in a forked worker walks every object it inherited (boto3, botocore's models, the run's variables:
+    about 200 MiB here) and writes to each one's header, so the kernel copies each page the worker shares with
+    ``ansible-playbook``: tens of milliseconds of CPU per worker, one worker per host and task. ``gc.freeze`` just
+    before the fork moves what the parent holds to a generation that collections do not walk, in the worker it
+    inherits; the parent unfreezes it at once (the gc module's documentation recommends the freeze for a process that
+    forks without exec). docs/performance.md has the measurement.
+    """
+    os.register_at_fork(before=gc.freeze, after_in_parent=gc.unfreeze)
+
+
+_share_the_heap_with_workers()
 
 
 def _create_loader(search_path_string=None):

@@ -470,3 +470,38 @@ def test_with_pod_roles_each_team_with_a_quota_has_its_pod_role_and_association_
     clients.calls.clear()
     assert "pod_identities" not in shared.read_team_resources(LayerContext(clients), facts, teams, "hyperpod")
     assert ("GetRole", "hyperpod-vision-pods") not in clients.calls
+
+
+class Described(Owned):
+    """Owned, telling when an access entry has been described."""
+
+    def __init__(self, **answers):
+        super().__init__(**answers)
+        self.described = threading.Event()
+
+    def describe_access_entry(self, clusterName, principalArn):  # noqa: N803 - botocore's names
+        answer = super().describe_access_entry(clusterName, principalArn)
+        self.described.set()
+        return answer
+
+
+def test_the_access_entries_are_read_once_iam_has_listed_the_sso_roles_while_identity_center_is_still_read():
+    clients = Described(entries=[ENTRY_ARN % "vision"])
+    facts = {"account_id": ACCOUNT, "eks_cluster_arn": "arn:eks", "eks_cluster_name": "ml-shared-eks"}
+    found, listed = {}, []
+
+    def permission_sets():
+        # Identity Center's phase of the lookups ends only once EKS has answered: the two are in flight together.
+        return {"permission_sets": {"overlapped": clients.described.wait(5)}}
+
+    def sso_roles():
+        listed.append(list(clients.calls))
+        return {"sso_role_arns": {"hyperpod-vision": ENTRY_ARN % "vision"}}
+
+    lookups = [("sso-admin", permission_sets), (("iam", shared.SSO_ROLES), sso_roles)]
+    vision = dict(team("vision"), workspace={"enabled": False})
+    shared.read_phases(lookups + shared.team_resource_phases(LayerContext(clients), facts, found, [vision], "hyperpod"), found)
+    assert found["permission_sets"] == {"overlapped": True}
+    # The entry of the role IAM listed, described after the listing and not before.
+    assert listed == [[]] and clients.calls == [("DescribeAccessEntry", ENTRY_ARN % "vision")]
+    assert found["access_entries"][ENTRY_ARN % "vision"]["access_entry"]["principalArn"] == ENTRY_ARN % "vision"

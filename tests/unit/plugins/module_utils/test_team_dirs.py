@@ -304,16 +304,20 @@ def test_acl_entries_follow_the_mode_and_are_set_once(tmp_path):
     assert not second["changed"] and len(writes) == 1
 
 
-def test_a_missing_stand_in_root_is_predicted_in_check_mode_only(tmp_path):
+def test_a_missing_stand_in_root_is_predicted_in_check_mode_and_made_by_a_real_run(tmp_path):
     root = tmp_path / "not-yet"
     changed, before, after, unused = team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, True, require_mount=False)
     assert changed and set(before.values()) == {None} and after[str(root / "vision")]["mode"] == "2770"
     assert not root.exists()
     with pytest.raises(InputError, match="not a directory"):
-        team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, False, require_mount=False)
-    with pytest.raises(InputError, match="not a directory"):
         team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, True, require_mount=True)
+    with pytest.raises(InputError, match="not a directory"):
+        team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, False, require_mount=True)
+    assert not root.exists()
     changed, unused_1, unused_2, details = team_dirs.ensure_absent(str(root), "vision", "archive", False, require_mount=False)
     assert not changed and details["action"] == "none"
     with pytest.raises(InputError, match="confirm_delete"):
         team_dirs.ensure_absent(str(root), "vision", "delete", False, require_mount=False)
+    # Without a mount to require, the run makes the directory that stands in for the file system, as check mode said.
+    changed, unused_1, made, unused_2 = team_dirs.ensure_present(str(root), "vision", UID, GID, "2770", MEMBERS, False, require_mount=False)
+    assert changed and made == after and oct(root.stat().st_mode & 0o7777) == "0o755"

@@ -29,8 +29,9 @@ def reads(monkeypatch):
     found = {"eks": "arn:aws:eks:us-east-1:123456789012:cluster/ml-shared-eks"}
     monkeypatch.setattr(shared_info, "read_shared", lambda *args: {"eks_cluster_arn": found["eks"], "identity_store_id": "d-1", "account_id": "123456789012"})
     monkeypatch.setattr(shared_info, "preflight_problems", lambda *args: [])
-    monkeypatch.setattr(shared_info, "read_team_lookups", lambda *args, **kwargs: {"permission_sets": {"hyperpod-vision": dict(UNMARKED)}})
-    monkeypatch.setattr(shared_info, "read_team_resources", lambda *args: {})
+    permission_sets = {"permission_sets": {"hyperpod-vision": dict(UNMARKED)}}
+    monkeypatch.setattr(shared_info, "team_lookup_phases", lambda *args, **kwargs: [("sso-admin", lambda: permission_sets)])
+    monkeypatch.setattr(shared_info, "team_resource_phases", lambda *args: [])
     return found
 
 
