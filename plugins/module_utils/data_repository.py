@@ -221,6 +221,11 @@ def _prefix_state(bucket, team, found):
     return {"bucket": bucket, "prefix": naming.s3_prefix(team), "marker": tags is not None, "tags": tags or {}}
 
 
+def _marker_state(client, bucket, team):
+    """``_prefix_state`` of the marker as it is now (a read of its tags, no listing)."""
+    return _prefix_state(bucket, team, {"tags": read_marker(client, bucket, team)})
+
+
 def prefix_owner_problem(bucket, team, marker_tags, objects, tag_keys=None, adopt=False):
     """Why the team's prefix is not this collection's for ``team``; None when it is, or when nothing is under it yet.
 
@@ -270,7 +275,7 @@ def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None,
         s3.put_object(client, Bucket=bucket, Key=key, Body=b"", Tagging=urlencode(sorted(tags.items())))
     else:
         s3.put_object_tagging(client, Bucket=bucket, Key=key, Tagging={"TagSet": ansible_dict_to_boto3_tag_list(tags)})
-    return True, before, _prefix_state(bucket, team, {"tags": read_marker(client, bucket, team)})
+    return True, before, _marker_state(client, bucket, team)
 
 
 def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_delete=None, tag_keys=None):
@@ -284,7 +289,7 @@ def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_de
     if on_remove == "delete" and confirm_delete != team:
         raise InputError(message="on_remove=delete deletes every object under s3://%s/%s: set confirm_delete to the team name (%r) to confirm" % (
             bucket, naming.s3_prefix(team), team))
-    before = _prefix_state(bucket, team, {"tags": read_marker(client, bucket, team)})
+    before = _marker_state(client, bucket, team)
     keys = list_keys(client, bucket, naming.s3_prefix(team))
     before["objects"] = len(keys)
     if not keys:
@@ -299,7 +304,7 @@ def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_de
     if check_mode:
         return True, before, after, details
     _delete_keys(client, bucket, keys)
-    after = _prefix_state(bucket, team, {"tags": read_marker(client, bucket, team)})
+    after = _marker_state(client, bucket, team)
     after["objects"] = len(list_keys(client, bucket, naming.s3_prefix(team)))
     return True, before, after, details
 

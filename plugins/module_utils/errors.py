@@ -30,6 +30,11 @@ class InputError(HyperPodError):
     """The requested change cannot be made; nothing was called."""
 
 
+def error_code(error):
+    """The code of the AWS answer behind ``error`` (a HyperPodError), None when no AWS answer raised it."""
+    return (getattr(error.exception, "response", None) or {}).get("Error", {}).get("Code")
+
+
 def _handler(error, missing_codes=None):
     """The AWSErrorHandler that raises ``error``; a resource is missing when the error code is one of ``missing_codes``."""
     attributes = {"_CUSTOM_EXCEPTION": error, "__doc__": "Raises %s; missing: %s." % (error.__name__, ", ".join(missing_codes or ["never"]))}

@@ -30,7 +30,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.botocore import _get_us
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, HyperPodErrorHandler
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, HyperPodErrorHandler, error_code
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
 
@@ -186,10 +186,7 @@ def lost_a_race(error):
     """
     if isinstance(error, ModuleFailure):
         return False
-    if isinstance(error, ConflictError):
-        return True
-    response = getattr(error.exception, "response", None) or {}
-    return response.get("Error", {}).get("Code") in LOST_RACE_CODES
+    return isinstance(error, ConflictError) or error_code(error) in LOST_RACE_CODES
 
 
 def converge_past_a_lost_race(converge, context, params, attempts=3):
@@ -207,13 +204,9 @@ def converge_past_a_lost_race(converge, context, params, attempts=3):
         except HyperPodError as e:
             if attempt == attempts - 1 or not lost_a_race(e):
                 raise
-            context.warn("another run wrote what this run was writing (%s); converging from what it made" % race_message(e))
+            reason = "%s: %s" % (e.message, error_code(e)) if error_code(e) else e.message
+            context.warn("another run wrote what this run was writing (%s); converging from what it made" % reason)
         params = dict((key, None if key.startswith("known_") else value) for key, value in params.items())
-
-
-def race_message(error):
-    code = (getattr(error.exception, "response", None) or {}).get("Error", {}).get("Code")
-    return "%s: %s" % (error.message, code) if code else error.message
 
 
 def run_layer_module(module, converge):

@@ -317,13 +317,14 @@ def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require
     check_members(members)
     mode = parse_mode(mode)
     wanted = desired_directories(team, uid, gid, mode, members)
-    if check_mode and not require_mount and os.path.isabs(root_path) and not os.path.lexists(root_path):
-        # A stand-in directory (tests, demos) that the same run would create first: everything is new.
+    stand_in_missing = not require_mount and os.path.isabs(root_path) and not os.path.lexists(root_path)
+    if stand_in_missing and check_mode:
+        # A stand-in directory (tests, demos) that the run makes first: everything is new.
         after = dict((os.path.join(root_path, *parts), desired) for parts, desired in wanted)
         details = {"path": os.path.join(root_path, team), "directories": [dict(path=path, **value) for path, value in sorted(after.items())],
                    "unlisted_homes": []}
         return True, dict((path, None) for path in after), after, details
-    if not check_mode and not require_mount and os.path.isabs(root_path) and not os.path.lexists(root_path):
+    if stand_in_missing:
         _make_stand_in_root(root_path)
     check_root(root_path, require_mount)
     with Root(root_path) as root:

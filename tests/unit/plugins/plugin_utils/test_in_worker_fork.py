@@ -32,4 +32,4 @@ def test_a_forked_worker_s_collection_leaves_the_inherited_objects_unwalked_and_
     assert faults < 500, faults
     # The parent's objects are frozen only across the fork: its own collections still walk them.
     assert gc.get_freeze_count() == 0
-    assert len(inherited) == 300_000
+    del inherited  # alive until the child has collected
