@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import botocore.session
-from moto.core.exceptions import JsonRESTError
+from moto.core.exceptions import JsonRESTError, ServiceException
 
 # The request validator is the collection's own (plugins/module_utils/botocore_model.py): modules check
 # a request before they send it with the same rules the sandbox answers with.
@@ -114,16 +114,24 @@ def shape_problems(shape, value: Any, path: str = "", answer: bool = False) -> l
     return botocore_model.aws_messages(shape, value, prefix=path, answer=answer)
 
 
+class QueryValidationError(ServiceException):
+    """The validation error of a Query-protocol service (IAM, STS): code ValidationError, in the XML of its errors."""
+
+    code = "ValidationError"
+
+
 def validate_request(service: str, operation: str, params: dict) -> None:
-    """Raise ValidationException the way AWS does when ``params`` break the model."""
-    shape = service_model(service).operation_model(operation).input_shape
+    """Raise ValidationException (ValidationError for a Query-protocol service) the way AWS does when ``params`` break the model."""
+    model = service_model(service)
+    shape = model.operation_model(operation).input_shape
     if shape is None:
         return
     problems = shape_problems(shape, params)
     if problems:
         count = len(problems)
         noun = "error" if count == 1 else "errors"
-        raise validation_error(f"{count} validation {noun} detected: " + "; ".join(problems))
+        message = f"{count} validation {noun} detected: " + "; ".join(problems)
+        raise QueryValidationError(message) if model.protocol == "query" else validation_error(message)
 
 
 # Held while a status settles and while the sandbox resets: what a settling status does in the cluster

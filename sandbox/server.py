@@ -7,7 +7,8 @@ Administrative endpoints (never logged, never faulted):
 - ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05, "denial_rate": 0,
   "latency_ms": 0, "operations": ["*"], "seed": 7, "iam_propagation_s": 0.2}``; rates are probabilities per request
   (``iam_propagation_s``: how long a new IAM role is refused by the services it is passed to, ``sandbox/iam_propagation.py``). Clients retry a
-  throttle or an error; a denial (AccessDenied, as for a permission the caller lacks) they do not
+  throttle or an error; a denial (AccessDenied, as for a permission the caller lacks) they do not. ``"rate_limits":
+  {"sso-admin": 20}`` throttles what a service receives beyond that many requests a second (``RATE_LIMITS``: AWS's)
 - ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0, "identity_center_home": ""}`` (``sandbox.core.SETTINGS``)
 - ``GET|PUT /_sandbox/upstreams``: ``{"prometheus": "http://127.0.0.1:9090"}``, the real servers
   the sandbox forwards to (a reset keeps them: they are where the sandbox runs, not AWS state)
@@ -78,6 +79,12 @@ class RequestLog:
             self._records.clear()
 
 
+# What AWS throttles an account at, in requests per second, for ``Faults.rate_limits``. IAM Identity Center's APIs
+# have "a collective throttle limit of 20 transactions per second (TPS)" (its quotas); IAM and SageMaker publish no
+# rate for these APIs, and are taken at the same 20 (an assumption: both throttle low in practice).
+RATE_LIMITS = {"sso-admin": 20, "identitystore": 20, "iam": 20, "sagemaker": 20}
+
+
 @dataclass
 class Faults:
     throttle_rate: float = 0.0
@@ -88,11 +95,29 @@ class Faults:
     seed: int | None = None
     # Seconds a new IAM role stays unusable to the services it is passed to (sandbox/iam_propagation.py).
     iam_propagation_s: float = iam_propagation.DEFAULT_DELAY
+    # Requests per second each service accepts from the account (RATE_LIMITS as AWS sets them); more are throttled.
+    rate_limits: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._random = random.Random(self.seed)
         self._lock = threading.Lock()
         iam_propagation.set_delay(self.iam_propagation_s)
+        # A token bucket per service: its rate a second, one second's worth saved up, as AWS's throttling allows a burst.
+        self._buckets = {service: [max(1.0, float(rate)), time.monotonic()] for service, rate in self.rate_limits.items()}
+
+    def admit(self, service: str) -> bool:
+        """Whether the service's rate limit lets one more request in now (it takes a token if so)."""
+        bucket = self._buckets.get(service)
+        if bucket is None:
+            return True
+        rate = float(self.rate_limits[service])
+        with self._lock:
+            now = time.monotonic()
+            bucket[0], bucket[1] = min(max(1.0, rate), bucket[0] + (now - bucket[1]) * rate), now
+            if bucket[0] < 1:
+                return False
+            bucket[0] -= 1
+            return True
 
     def applies_to(self, service: str, operation: str) -> bool:
         return any(name in ("*", operation, f"{service}:{operation}", f"{service}:*") for name in self.operations)
@@ -216,10 +241,11 @@ class SandboxApp:
             record.status = int(status.split()[0])
             start_response(status, headers + [("Content-Length", str(len(payload)))])
             return [payload]
-        if faults.applies_to(service, operation):
+        throttled = not faults.admit(service)
+        if throttled or faults.applies_to(service, operation):
             if faults.latency_ms:
                 time.sleep(faults.latency_ms / 1000)
-            fault = faults.draw()
+            fault = "throttle" if throttled else faults.draw()
             if fault:
                 record.fault = fault
                 status, headers, payload = fault_response(fault, protocol)

@@ -25,6 +25,11 @@ list_attached_role_policies = listing(Handler, "list role attached policies", "l
 list_instance_profiles_for_role = listing(
     Handler, "list instance profiles of role", "list_instance_profiles_for_role", "InstanceProfiles", retry_codes=ROLE_RETRY
 )
+# The account's roles with their inline policies' documents, attached policies, boundary and tags (RoleDetail): one
+# paginated call, 1000 to a page (the most MaxItems allows), instead of five reads per role.
+role_details = listing(Handler, "get account authorization details", "get_account_authorization_details", "RoleDetailList", page_size=1000, missing_ok=False)
+get_policy = read(Handler, "get policy", "get_policy", "Policy", missing_ok=False)
+get_policy_version = read(Handler, "get policy version", "get_policy_version", "PolicyVersion", missing_ok=False)
 create_role = write(Handler, "create role", "create_role", "Role", retry_codes=ROLE_RETRY)
 update_assume_role_policy = write(Handler, "update role trust policy", "update_assume_role_policy", retry_codes=ROLE_RETRY)
 update_role = write(Handler, "update role description", "update_role", retry_codes=ROLE_RETRY)

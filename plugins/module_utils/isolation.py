@@ -30,9 +30,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import html
+import inspect
+import json
 import threading
+import time
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_calls
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, naming, team_policy
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
@@ -466,7 +471,57 @@ def simulate_decider(client, chunk=50, resource_chunk=100, batch=True):
     return decide
 
 
-def witness_decider(simulate, local):
+class Memory:
+    """What IAM and Access Analyzer answered in earlier runs, by the digest of everything their answer depends on.
+
+    ``proven``: {digest: epoch seconds}, as an earlier run returned it (``used``). An answer is recalled while it is
+    younger than ``max_age_hours`` (0 recalls none). A digest covers the question (the principal, its policy documents,
+    boundary and tags, each resource's ARN, condition keys and actions; or the policy document and access asked of
+    Access Analyzer) and the source of the evaluator, so any change to one of them asks again. What the digest cannot
+    see (a service control policy, a change in how IAM evaluates) is why an answer ages out. ``used`` holds the
+    answers this run relied on, with the time they were given: a run never makes a recalled answer younger.
+    """
+
+    def __init__(self, proven, max_age_hours, now=None):
+        self.now = time.time() if now is None else now
+        self.evaluator = _evaluator_source_digest()
+        oldest = self.now - max_age_hours * 3600
+        usable = max_age_hours > 0 and self.evaluator is not None
+        self.known = dict((key, when) for key, when in (proven or {}).items() if usable and isinstance(when, (int, float)) and when > oldest)
+        self.used = {}
+        self.recalled = {"iam": 0, "accessanalyzer": 0}
+        self._lock = threading.Lock()
+
+    def key(self, service, *question):
+        if self.evaluator is None:
+            return None
+        text = json.dumps([service, self.evaluator, question], sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def recall(self, service, key):
+        with self._lock:
+            if key not in self.known:
+                return False
+            self.used[key] = self.known[key]
+            self.recalled[service] += 1
+            return True
+
+    def prove(self, key):
+        if key is not None:
+            with self._lock:
+                self.used[key] = self.now
+
+
+def _evaluator_source_digest():
+    """The evaluator's code, so that an upgraded collection asks IAM again; None when the source cannot be read."""
+    try:
+        source = inspect.getsource(iam_evaluation) + inspect.getsource(local_decider)
+    except (OSError, TypeError):
+        return None
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def witness_decider(simulate, local, memory=None, inputs=None):
     """``decide``: IAM answers each principal's own team, the shared resources and one other team; the evaluator the rest.
 
     ``simulate`` (``simulate_decider``) asks IAM every cell of a principal on its own team's resources, on the shared
@@ -477,6 +532,10 @@ def witness_decider(simulate, local):
     ``decide.fallbacks`` says which principal and why. So IAM is asked a number of calls that grows with the team
     count, not with its square, and no difference between IAM and the evaluator on a principal's policies goes unseen.
     ``decide.local_cells`` counts the cells the evaluator alone answered.
+
+    With a ``memory`` (``Memory``) and each principal's ``inputs`` (what ``local`` evaluates), IAM is not asked again
+    about a principal whose inputs and asked cells it already answered as the evaluator does: the evaluator still
+    answers every cell of every run, so a policy changed by hand is judged at once, and asked of IAM too.
     """
 
     counting = threading.Lock()
@@ -485,15 +544,25 @@ def witness_decider(simulate, local):
         owners = sorted(set(resource["team"] for resource, unused_actions in asks if not resource.get("shared")) - set([principal["team"]]))
         witness = next((owner for owner in owners if owner > principal["team"]), owners[0] if owners else None)
         asked = [i for i, (resource, unused_actions) in enumerate(asks) if resource.get("shared") or resource["team"] in (principal["team"], witness)]
-        answers = dict(zip(asked, simulate(principal, [asks[i] for i in asked])))
-        rest = [i for i in range(len(asks)) if i not in answers]
         try:
             evaluated = local(principal, asks)
         except iam_evaluation.PolicyError as error:
-            why = "the evaluator cannot read its policies (%s)" % error
-        else:
+            evaluated, why = None, "the evaluator cannot read its policies (%s)" % error
+        key = None
+        if memory is not None and evaluated is not None:
+            question = [(asks[i][0]["arn"], asks[i][0]["context"], asks[i][1]) for i in asked]
+            key = memory.key("iam", principal["arn"], inputs[principal["id"]], question)
+            if memory.recall("iam", key):
+                with counting:
+                    decide.local_cells += sum(len(actions) for unused_resource, actions in asks)
+                return evaluated
+        answers = dict(zip(asked, simulate(principal, [asks[i] for i in asked])))
+        rest = [i for i in range(len(asks)) if i not in answers]
+        if evaluated is not None:
             differ = [(i, action) for i in asked for action in asks[i][1] if _decision(answers[i], action) != _decision(evaluated[i], action)]
             if not differ:
+                if memory is not None:
+                    memory.prove(key)
                 with counting:
                     decide.local_cells += sum(len(asks[i][1]) for i in rest)
                 return [answers[i] if i in answers else evaluated[i] for i in range(len(asks))]
@@ -636,8 +705,6 @@ ANALYZER_LIMIT = 100  # actions and resources per check (botocore: Access.action
 
 
 def _parsed(document):
-    import json
-
     try:
         from urllib.parse import unquote
     except ImportError:  # pragma: no cover - Python 2
@@ -646,60 +713,78 @@ def _parsed(document):
     return json.loads(unquote(document)) if isinstance(document, str) else document
 
 
-def _managed_policy_document(iam, policy_arn):
-    version = iam.get_policy(PolicyArn=policy_arn)["Policy"]["DefaultVersionId"]
-    return _parsed(iam.get_policy_version(PolicyArn=policy_arn, VersionId=version)["PolicyVersion"]["Document"])
+class AccountRoles:
+    """The account's roles as IAM holds them, read at once (``iam.role_details``, GetAccountAuthorizationDetails), and the
+    documents of the managed policies they name, each read once however many roles name it."""
+
+    def __init__(self, iam):
+        self.iam = iam
+        self.by_name = dict((role["RoleName"], role) for role in iam_calls.role_details(iam, Filter=["Role"]))
+        self._documents = {}
+
+    def get(self, name):
+        return self.by_name.get(name)
+
+    def _role(self, role_arn):
+        role = self.by_name.get(role_arn.rsplit("/", 1)[-1])
+        if role is None or role["Arn"] != role_arn:
+            raise HyperPodError("The role %s went away while its isolation was verified: run again" % role_arn)
+        return role
+
+    def _managed_policy_document(self, policy_arn):
+        if policy_arn not in self._documents:
+            version = iam_calls.get_policy(self.iam, PolicyArn=policy_arn)["DefaultVersionId"]
+            self._documents[policy_arn] = _parsed(iam_calls.get_policy_version(self.iam, PolicyArn=policy_arn, VersionId=version)["Document"])
+        return self._documents[policy_arn]
+
+    def policy_documents(self, role_arn):
+        """[(policy name or ARN, document)] of a role: its inline and its attached managed policies."""
+        role = self._role(role_arn)
+        found = [(inline["PolicyName"], _parsed(inline["PolicyDocument"])) for inline in role.get("RolePolicyList") or []]
+        found.extend((attached["PolicyArn"], self._managed_policy_document(attached["PolicyArn"])) for attached in role.get("AttachedManagedPolicies") or [])
+        return found
+
+    def evaluation_inputs(self, role_arn, documents):
+        """What IAM evaluates for a role besides its policies ``documents`` (``policy_documents``), as ``local_decider``
+        takes it: {"identity", "boundary" (the permissions boundary's document), "role_arn", "tags" (aws:PrincipalTag)}."""
+        role = self._role(role_arn)
+        boundary = (role.get("PermissionsBoundary") or {}).get("PermissionsBoundaryArn")
+        return {
+            "identity": documents,
+            "boundary": self._managed_policy_document(boundary) if boundary else None,
+            "role_arn": role["Arn"],
+            "tags": dict((t["Key"], t["Value"]) for t in role.get("Tags") or []),
+        }
 
 
-def role_policy_documents(iam, role_arn):
-    """[(policy name or ARN, document)] of a role: its inline and its attached managed policies."""
-    name = role_arn.rsplit("/", 1)[-1]
-    found = []
-    for page in iam.get_paginator("list_role_policies").paginate(RoleName=name):
-        for policy_name in page["PolicyNames"]:
-            found.append((policy_name, _parsed(iam.get_role_policy(RoleName=name, PolicyName=policy_name)["PolicyDocument"])))
-    for page in iam.get_paginator("list_attached_role_policies").paginate(RoleName=name):
-        for attached in page["AttachedPolicies"]:
-            found.append((attached["PolicyArn"], _managed_policy_document(iam, attached["PolicyArn"])))
-    return found
-
-
-def role_evaluation_inputs(iam, role_arn, documents):
-    """What IAM evaluates for a role besides its policies ``documents`` (``role_policy_documents``), as ``local_decider``
-    takes it: {"identity", "boundary" (the permissions boundary's document), "role_arn", "tags" (aws:PrincipalTag)}."""
-    from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_calls
-
-    role = iam_calls.get_role(iam, RoleName=role_arn.rsplit("/", 1)[-1])
-    if role is None:
-        raise HyperPodError("The role %s went away while its isolation was verified: run again" % role_arn)
-    boundary = (role.get("PermissionsBoundary") or {}).get("PermissionsBoundaryArn")
-    return {
-        "identity": documents,
-        "boundary": _managed_policy_document(iam, boundary) if boundary else None,
-        "role_arn": role["Arn"],
-        "tags": dict((t["Key"], t["Value"]) for t in role.get("Tags") or []),
-    }
-
-
-def access_not_granted(analyzer, documents, principals, resources, actions=None):
+def access_not_granted(analyzer, documents, principals, resources, actions=None, memory=None):
     """IAM Access Analyzer's CheckAccessNotGranted on each team principal's policies: none may grant another team's
     ANALYZED_KINDS actions on that team's resources of those kinds.
 
     ``documents``: principal id -> [(policy name, document)]. Returns {"checks": n, "findings": [...]}: one finding per
     policy that Access Analyzer says may grant (result FAIL), naming the owner and the statements it points at. A check
     asks about every other team's resources at once (up to ANALYZER_LIMIT), since it fails when the policy may grant any
-    of them; only a check that fails is asked again owner by owner, to name the owners.
+    of them; only a check that fails is asked again owner by owner, to name the owners. A check that passed in an
+    earlier run (``memory``, ``Memory``) is not asked again; ``checks`` counts the checks asked.
     """
-    import json
-
     actions = actions or actions_by_kind()
+    asked, counting = [0], threading.Lock()
 
     def check(document, kind_actions, arns):
         access = {"actions": kind_actions, "resources": arns}
-        return analyzer.check_access_not_granted(policyDocument=json.dumps(document), access=[access], policyType="IDENTITY_POLICY")
+        # A pass depends on the document and the access asked alone: the same question is not asked twice.
+        key = memory.key("accessanalyzer", document, access) if memory is not None else None
+        if key is not None and memory.recall("accessanalyzer", key):
+            return {"result": "PASS"}
+        with counting:
+            asked[0] += 1
+        answer = analyzer.check_access_not_granted(policyDocument=json.dumps(document), access=[access], policyType="IDENTITY_POLICY")
+        if answer["result"] == "PASS" and memory is not None:
+            memory.prove(key)
+        return answer
 
     def analyzed(principal):
-        checks, findings = 0, []
+        findings = []
         for kind in ANALYZED_KINDS:
             owned = sorted((r["team"], r["arn"]) for r in resources if not r.get("shared") and r["team"] != principal["team"] and r["kind"] == kind)
             for policy_name, document in documents.get(principal["id"], []):
@@ -707,11 +792,9 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None)
                     batch = owned[first : first + ANALYZER_LIMIT]
                     for start in range(0, len(actions[kind]), ANALYZER_LIMIT):
                         kind_actions = actions[kind][start : start + ANALYZER_LIMIT]
-                        checks += 1
                         if check(document, kind_actions, [arn for unused_owner, arn in batch])["result"] == "PASS":
                             continue
                         for owner in sorted(set(owner for owner, unused_arn in batch)):
-                            checks += 1
                             answer = check(document, kind_actions, [arn for their_owner, arn in batch if their_owner == owner])
                             if answer["result"] != "PASS":
                                 findings.append(
@@ -725,11 +808,11 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None)
                                         "statements": [r.get("statementId") or r.get("statementIndex") for r in answer.get("reasons", [])],
                                     }
                                 )
-        return checks, findings
+        return findings
 
     # Each principal's checks are independent of the others': a few principals are checked at once.
     done = each(analyzed, principals)
-    return {"checks": sum(checks for checks, unused in done), "findings": [f for unused, found in done for f in found]}
+    return {"checks": asked[0], "findings": [f for found in done for f in found]}
 
 
 def finding_lines(found):
@@ -809,22 +892,30 @@ def render_html(result, title="Team isolation"):
 # --- a live account -------------------------------------------------------------------------------
 
 
-def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None, pod_identity_roles=None, grafana_workspace_id=None):
+def discover(context, roles, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None, pod_identity_roles=None, grafana_workspace_id=None):
     """(principals, resources) of ``teams`` in the account, from ``shared`` (shared_info's hyperpod_shared) and reads.
 
-    Reads: GetRole per execution role and per Pod Identity role (``<prefix>-<team>-pods``),
-    ListUserProfiles/ListSpaces/ListApps per domain, one ListComputeQuotas,
+    The execution and Pod Identity roles (``<prefix>-<team>-pods``) are found in ``roles`` (``AccountRoles``).
+    Reads: the account's ListUserProfiles/ListSpaces/ListApps, one ListComputeQuotas,
     DescribeAccessEntry per permission set role. What does not exist is left out.
     The shared resources (``shared_resources``) come from ``shared`` and ``grafana_workspace_id`` without a read.
     """
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, team_namespace
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import sagemaker as sm
-    from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_calls
 
     account_id, region = shared["account_id"], shared.get("region") or context.region
-    iam, sagemaker = context.client("iam"), context.client("sagemaker")
+    sagemaker = context.client("sagemaker")
     listed = sm.list_compute_quotas(sagemaker, ClusterArn=shared["cluster_arn"]) if shared.get("cluster_arn") else []
     quotas = dict((q["Name"], q["ComputeQuotaId"]) for q in listed)
+    # Every domain's user profiles, spaces and apps in a few pages of the account's, not three listings per team.
+    in_domains = {}
+    if shared.get("domain_ids"):
+        for key, listing, name in (("user_profiles", sm.list_user_profiles, "UserProfileName"), ("spaces", sm.list_spaces, "SpaceName")):
+            for item in listing(sagemaker):
+                in_domains.setdefault(item["DomainId"], {}).setdefault(key, []).append(item[name])
+        for app in sm.list_apps(sagemaker):
+            owner = app.get("UserProfileName") or app.get("SpaceName") or ""
+            in_domains.setdefault(app["DomainId"], {}).setdefault("apps", []).append((owner, app["AppType"], app["AppName"]))
 
     def of_team(team):
         principals = []
@@ -842,24 +933,21 @@ def discover(context, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None
             if shared.get("eks_cluster_name"):
                 entry = access_entry.describe_access_entry(context.client("eks"), shared["eks_cluster_name"], sso_role)
                 found["access_entry_arn"] = (entry or {}).get("accessEntryArn")
-        role = iam_calls.get_role(iam, RoleName=naming.studio_execution_role_name(team, prefix))
+        role = roles.get(naming.studio_execution_role_name(team, prefix))
         if role:
             principals.append({"id": role["Arn"], "team": team, "kind": "execution_role", "arn": role["Arn"]})
             found["roles"].append(role["Arn"])
         # The Pod Identity role the namespace layer makes (team_namespace.pod_role_name), unless given.
         pod_role = (pod_identity_roles or {}).get(team)
         if not pod_role:
-            pod_role = (iam_calls.get_role(iam, RoleName=team_namespace.pod_role_name(team, prefix)) or {}).get("Arn")
+            pod_role = (roles.get(team_namespace.pod_role_name(team, prefix)) or {}).get("Arn")
         if pod_role:
             principals.append({"id": pod_role, "team": team, "kind": "pod_identity", "arn": pod_role})
             found["roles"].append(pod_role)
         domain_id = (shared.get("domain_ids") or {}).get(naming.domain_name(team, prefix))
         if domain_id:
             found["domain_id"] = domain_id
-            found["user_profiles"] = [p["UserProfileName"] for p in sm.list_user_profiles(sagemaker, DomainIdEquals=domain_id)]
-            found["spaces"] = [s["SpaceName"] for s in sm.list_spaces(sagemaker, DomainIdEquals=domain_id)]
-            apps = sm.list_apps(sagemaker, DomainIdEquals=domain_id)
-            found["apps"] = [(a.get("UserProfileName") or a.get("SpaceName") or "", a["AppType"], a["AppName"]) for a in apps]
+            found.update(in_domains.get(domain_id, {}))
         return principals, team_resources(team, account_id, region, found, tag_keys)
 
     # Each team's reads are independent of the others': a few teams are read at once.

@@ -29,7 +29,7 @@ except ImportError:
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import _get_user_agent_string, get_aws_connection_info
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, rates
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, HyperPodErrorHandler, error_code
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
 
@@ -109,7 +109,7 @@ class LayerContext(object):
             if service not in self._clients:
                 # Identity Center's calls go where its admin APIs answer (option identity_center, made once per run).
                 extra = self.identity_center_connection() if service in identity_center.SERVICES else {}
-                self._clients[service] = self.module.client(service, **extra)
+                self._clients[service] = rates.pace(self.module.client(service, **extra))
             return self._clients[service]
 
     def identity_center_connection(self):

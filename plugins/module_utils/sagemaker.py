@@ -86,9 +86,9 @@ list_user_profiles, describe_user_profile, create_user_profile, update_user_prof
     Handler, "user profile", "user_profile", "UserProfiles", page_size=PAGE
 )
 
-list_spaces = listing(Handler, "list spaces", "list_spaces", "Spaces")
+list_spaces = listing(Handler, "list spaces", "list_spaces", "Spaces", page_size=PAGE)
 describe_space = read(Handler, "describe space", "describe_space")
 delete_space = delete(Handler, "delete space", "delete_space")
 
-list_apps = listing(Handler, "list apps", "list_apps", "Apps")
+list_apps = listing(Handler, "list apps", "list_apps", "Apps", page_size=PAGE)
 delete_app = delete(Handler, "delete app", "delete_app")

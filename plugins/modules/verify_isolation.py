@@ -41,6 +41,12 @@ description:
     IAM on each cell both answered, so its answers stand for the other teams' cells. A principal on which they
     disagree, or whose policies the evaluator cannot read, is asked of IAM in full (RV(evaluator_fallbacks)). IAM's
     calls then grow with the number of teams instead of its square. O(iam_simulation=every_cell) asks IAM every cell.
+  - IAM is not asked again what it answered in an earlier run (O(witnessed)), about a principal whose policy documents,
+    boundary, tags and asked cells are the same as when IAM agreed with the evaluator on them; nor Access Analyzer a
+    check of the same document and access that passed. The evaluator still answers every cell of every run, from the
+    policies as read in this run, so a statement added by hand is a leak at once and its principal is asked of IAM
+    again. What a digest cannot see (a service control policy, IAM's own evaluation) is why an answer is kept
+    O(witness_max_age) hours only.
   - The module reports leaks, gaps and findings; the playbook C(playbooks/verify_isolation.yml) fails on any.
   - Read-only; runs the same in check mode (the drift job).
 author:
@@ -76,6 +82,19 @@ options:
       - The Amazon Managed Grafana workspace the teams share (C(hyperpod_grafana.workspace_id)), probed as a shared
         resource. Without it the workspace is left out of the matrix.
     type: str
+  witnessed:
+    description:
+      - What an earlier run returned as RV(witnessed), the digests of the questions IAM and Access Analyzer answered,
+        with the time of the answer. The playbooks keep it in Ansible's fact cache (C(hyperpod_isolation_witnessed) of
+        C(localhost)); AWX keeps it between jobs with the job template's C(use_fact_cache).
+      - Not used with O(iam_simulation=every_cell).
+    type: dict
+    default: {}
+  witness_max_age:
+    description:
+      - How many hours an answer of O(witnessed) stands before IAM or Access Analyzer is asked again. C(0) asks every time.
+    type: int
+    default: 24
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.team.name_prefix
@@ -102,11 +121,19 @@ summary:
       C(shared_resources) resources), how many leaks and gaps were found, and how many
       C(SimulatePrincipalPolicy) calls it took (C(simulate_calls), one per group of resources asked the same
       actions with the same condition keys, per 50 actions and 100 resources), how many cells the evaluator alone
-      decided (C(local_cells), with O(iam_simulation=witness)).
+      decided (C(local_cells), with O(iam_simulation=witness)), how many principals and Access Analyzer checks were
+      not asked again as an earlier run had (C(remembered_principals), C(remembered_checks)).
   returned: always
   type: dict
   sample: {"cells": 6264, "cross_team_cells": 2538, "shared_cells": 2457, "leaks": 0, "gaps": 0, "principals": 9, "resources": 46,
-           "shared_resources": 13, "simulate_calls": 270, "local_cells": 1269, "access_analyzer_checks": 18, "access_analyzer_findings": 0}
+           "shared_resources": 13, "simulate_calls": 270, "local_cells": 1269, "access_analyzer_checks": 18, "access_analyzer_findings": 0,
+           "remembered_principals": 0, "remembered_checks": 0}
+witnessed:
+  description:
+    - The digests of the questions this run relied on IAM's or Access Analyzer's answer to, with the time IAM or Access
+      Analyzer gave it (epoch seconds; a recalled answer keeps its time), to be the next run's O(witnessed).
+  returned: always
+  type: dict
 matrix:
   description: The matrix at a glance, one line per team principal, owner and resource kind.
   returned: always
@@ -202,6 +229,8 @@ MODULE_OPTIONS = options(
         pod_identity_roles=dict(type="dict", default={}),
         iam_simulation=dict(type="str", choices=["witness", "every_cell"], default="witness"),
         grafana_workspace_id=dict(type="str"),
+        witnessed=dict(type="dict", default={}),
+        witness_max_age=dict(type="int", default=24),
     ),
     NAME_PREFIX,
 )
@@ -209,29 +238,32 @@ MODULE_OPTIONS = options(
 
 def converge(context, p):
     shared = p["shared"]
-    principals, resources = isolation.discover(
-        context, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"], p["grafana_workspace_id"]
-    )
     iam = context.client("iam")
+    roles = isolation.AccountRoles(iam)
+    principals, resources = isolation.discover(
+        context, roles, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"], p["grafana_workspace_id"]
+    )
     witness = p["iam_simulation"] == "witness"
 
     def policies_of(principal):
-        documents = isolation.role_policy_documents(iam, principal["arn"])
-        return documents, isolation.role_evaluation_inputs(iam, principal["arn"], documents) if witness else None
+        documents = roles.policy_documents(principal["arn"])
+        return documents, roles.evaluation_inputs(principal["arn"], documents) if witness else None
 
     read = dict(zip([principal["id"] for principal in principals], each(policies_of, principals)))
     documents = dict((principal_id, principal_documents) for principal_id, (principal_documents, unused_inputs) in read.items())
     simulate = decide = isolation.simulate_decider(iam)
+    memory = isolation.Memory(p["witnessed"], p["witness_max_age"] if witness else 0)
     if witness:
-        local = isolation.local_decider(dict((principal_id, inputs) for principal_id, (unused, inputs) in read.items()), shared["account_id"])
-        decide = isolation.witness_decider(simulate, local)
+        inputs = dict((principal_id, principal_inputs) for principal_id, (unused, principal_inputs) in read.items())
+        decide = isolation.witness_decider(simulate, isolation.local_decider(inputs, shared["account_id"]), memory, inputs)
     analyzer = context.client("accessanalyzer")
     found, analyzed = together(
         ("iam", lambda: isolation.matrix(principals, resources, decide, keep_cells=False)),
-        ("accessanalyzer", lambda: isolation.access_not_granted(analyzer, documents, principals, resources)),
+        ("accessanalyzer", lambda: isolation.access_not_granted(analyzer, documents, principals, resources, memory=memory)),
     )
     summary = dict(found["summary"], simulate_calls=simulate.calls, local_cells=getattr(decide, "local_cells", 0))
     summary.update(access_analyzer_checks=analyzed["checks"], access_analyzer_findings=len(analyzed["findings"]))
+    summary.update(remembered_principals=memory.recalled["iam"], remembered_checks=memory.recalled["accessanalyzer"])
     return dict(
         changed=False,
         summary=summary,
@@ -242,6 +274,7 @@ def converge(context, p):
         gaps=found["gaps"],
         problems=isolation.problem_lines(found) + isolation.finding_lines(analyzed),
         html=isolation.render_html(found),
+        witnessed=memory.used,
     )
 
 

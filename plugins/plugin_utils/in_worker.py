@@ -57,6 +57,7 @@ except ImportError:  # the module reports the missing library, as in a module pr
     botocore = None
 
 from ansible.module_utils import _internal, basic
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import rates
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.common.json import Direction, get_module_encoder
 from ansible.module_utils.common.text.converters import to_text
@@ -112,6 +113,8 @@ def _share_the_heap_with_workers():
 
 
 _share_the_heap_with_workers()
+# The run's request rates per AWS service, kept by every worker forked from here together (module_utils/rates.py).
+rates.share_across_forks()
 
 
 def _create_loader(search_path_string=None):

@@ -160,6 +160,8 @@ class Playbooks:
             HYPERPOD_SANDBOX_URL=client.endpoint,
             HYPERPOD_SANDBOX_SEED=str(self.seed_file),
             HYPERPOD_DRIFT_REPORT=str(workdir / "drift.json"),
+            # The fact cache of this team file's runs only (verify_isolation's answers from IAM).
+            ANSIBLE_CACHE_PLUGIN_CONNECTION=str(workdir / "facts"),
             # The cluster the sandbox's EKS cluster points at, as `python -m sandbox run` gives it.
             K8S_AUTH_KUBECONFIG=client.kubeconfig(),
             **SANDBOX_CREDENTIALS,

@@ -280,7 +280,8 @@ def test_the_witness_gives_iams_matrix_from_the_policies_iam_holds_in_fewer_call
     everything = isolation.simulate_decider(iam)
     asked_of_iam = isolation.matrix(principals, resources, everything)
     simulate = isolation.simulate_decider(iam)
-    inputs = {p["id"]: isolation.role_evaluation_inputs(iam, p["arn"], isolation.role_policy_documents(iam, p["arn"])) for p in principals}
+    roles = isolation.AccountRoles(iam)
+    inputs = {p["id"]: roles.evaluation_inputs(p["arn"], roles.policy_documents(p["arn"])) for p in principals}
     decide = isolation.witness_decider(simulate, isolation.local_decider(inputs, account))
     witnessed = isolation.matrix(principals, resources, decide)
 
@@ -323,7 +324,8 @@ def test_access_analyzer_finds_a_policy_that_may_grant_another_teams_objects_or_
         resources += isolation.team_resources(team, account, REGION, {"bucket": BUCKET, "roles": [role["Arn"]]})
 
     def analyzed():
-        documents = {p["id"]: isolation.role_policy_documents(iam, p["arn"]) for p in principals}
+        roles = isolation.AccountRoles(iam)
+        documents = {p["id"]: roles.policy_documents(p["arn"]) for p in principals}
         return isolation.access_not_granted(analyzer, documents, principals, resources)
 
     clean = analyzed()

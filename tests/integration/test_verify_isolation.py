@@ -56,6 +56,18 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     assert f"{summary['simulate_calls']} SimulatePrincipalPolicy calls" in printed
     assert "cross-team allows" in report.read_text()
     assert [r["operation"] for r in sample.client.writes()] == []
+    assert summary["remembered_principals"] == summary["remembered_checks"] == 0 and len(asked["witnessed"]) > summary["principals"]
+
+    # The next run: the same policies and resources, so IAM and Access Analyzer are not asked again (the fact cache
+    # holds their answers); the evaluator answers every cell again, as the first run's IAM did.
+    sample.client.clear_requests()
+    again = _task_result(sample.run("playbooks/verify_isolation.yml"), "Ask IAM about every team principal on every team's resources")
+    assert (again["summary"]["simulate_calls"], again["summary"]["access_analyzer_checks"]) == (0, 0)
+    assert again["summary"]["remembered_principals"] == summary["principals"] and again["summary"]["remembered_checks"] == summary["access_analyzer_checks"]
+    assert again["matrix"] == asked["matrix"] and again["witnessed"] == asked["witnessed"]
+    # The roles' policies in one GetAccountAuthorizationDetails, not read role by role.
+    read = {r["operation"] for r in sample.client.requests() if r["service"] in ("iam", "accessanalyzer")}
+    assert "GetAccountAuthorizationDetails" in read and not read & {"SimulatePrincipalPolicy", "CheckAccessNotGranted", "ListRolePolicies", "GetRolePolicy"}
 
     iam = sample.client.boto3_client("iam")
     bucket = SAMPLE["hyperpod_data_bucket"]
@@ -83,6 +95,9 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     failed = sample.run("playbooks/verify_isolation.yml")
     assert failed.returncode == 2
     leaks = _task_result(failed, "Ask IAM about every team principal on every team's resources")["leaks"]
+    # IAM is asked again about the five roles whose policies changed, and only them.
+    changed = _task_result(failed, "Ask IAM about every team principal on every team's resources")["summary"]
+    assert changed["remembered_principals"] == summary["principals"] - 5 and changed["simulate_calls"] > 0
     assert {(c["team"], c["principal"], c["action"]) for c in leaks} == {
         ("vision", "execution_role", "s3:GetObjectVersion"),
         ("nlp", "permission_set", "budgets:ModifyBudget"),

@@ -11,6 +11,7 @@ execution role, Pod Identity role) and every action botocore's models list for t
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, iam_evaluation, isolation, naming, team_namespace
@@ -555,3 +556,94 @@ def test_the_matrix_at_a_glance_grows_with_the_teams_not_their_square():
     assert quiet[0][4] == f"denied on {others} other teams ({others * len(ACTIONS['compute_quota'])} actions)"
     page = isolation.render_html(result)
     assert f"the {others} other teams" in page and "nlp: sagemaker:UpdateComputeQuota" in page
+
+
+# --- the memory: what IAM and Access Analyzer answered in an earlier run -------------------------------------------
+
+
+def _remembering(policies: dict, proven: dict, resources=None, max_age_hours=24, now=None):
+    """A witness run with a memory of ``proven``: (result, the memory, the principals IAM was asked about)."""
+    asked = set()
+    memory = isolation.Memory(proven, max_age_hours, now=now)
+    local = isolation.local_decider(policies, ACCOUNT)
+    decide = isolation.witness_decider(_recording(isolation.local_decider(policies, ACCOUNT), asked), local, memory, policies)
+    result = isolation.matrix(_principals(), resources or _resources(), decide, ACTIONS)
+    return result, memory, {pid for pid, unused_owner in asked}
+
+
+def test_iam_is_not_asked_again_about_a_principal_whose_policies_and_cells_are_unchanged():
+    policies = _rendered()
+    first, remembered, asked = _remembering(policies, {})
+    assert asked == {p["id"] for p in _principals()} and len(remembered.used) == len(asked)
+    again, recalled, asked_again = _remembering(policies, remembered.used, now=remembered.now + 3600)
+    assert asked_again == set() and recalled.recalled["iam"] == len(_principals())
+    assert again["cells"] == first["cells"]
+    # A recalled answer keeps the time IAM gave it: memory alone never makes it younger.
+    assert recalled.used == remembered.used
+
+
+def test_a_statement_added_by_hand_is_a_leak_at_once_and_its_principal_is_asked_of_iam_again():
+    policies = _rendered()
+    unused_first, remembered, unused_asked = _remembering(policies, {})
+    research_domain = f"{SM}:domain/{_found('research')['domain_id']}"
+    policies["vision/permission_set"]["identity"].append(("oob", _statement("sagemaker:UpdateDomain", research_domain)))
+    result, unused_memory, asked = _remembering(policies, remembered.used)
+    assert asked == {"vision/permission_set"}
+    assert {(c["team"], c["owner"], c["action"]) for c in result["leaks"]} == {("vision", "research", "sagemaker:UpdateDomain")}
+
+
+def test_a_new_resource_asks_iam_again_about_the_principals_that_see_it():
+    """A new user profile of nlp: nlp's principals ask about it, and so do those whose witness nlp is."""
+    unused_first, remembered, unused_asked = _remembering(_rendered(), {})
+    resources = _resources() + isolation.team_resources("nlp", ACCOUNT, REGION, {"domain_id": _found("nlp")["domain_id"], "user_profiles": ["nlp-carol"]})
+    unused_result, unused_memory, asked = _remembering(_rendered(), remembered.used, resources)
+    witnessing_nlp = {p["id"] for p in _principals() if next((t for t in sorted(TEAMS) if t > p["team"]), sorted(TEAMS)[0]) == "nlp"}
+    assert asked == {p["id"] for p in _principals() if p["team"] == "nlp"} | witnessing_nlp
+    assert witnessing_nlp and "nlp/permission_set" not in witnessing_nlp
+
+
+@pytest.mark.parametrize(
+    ("max_age_hours", "age_hours", "evaluator"),
+    [(24, 25, None), (0, 0, None), (24, 1, "another evaluator's source")],
+    ids=["aged out", "memory off", "the evaluator changed"],
+)
+def test_an_answer_too_old_or_given_to_another_evaluator_is_asked_again(monkeypatch, max_age_hours, age_hours, evaluator):
+    unused_first, remembered, unused_asked = _remembering(_rendered(), {})
+    if evaluator:
+        monkeypatch.setattr(isolation, "_evaluator_source_digest", lambda: evaluator)
+    unused_result, memory, asked = _remembering(_rendered(), remembered.used, max_age_hours=max_age_hours, now=remembered.now + age_hours * 3600)
+    assert asked == {p["id"] for p in _principals()} and memory.recalled["iam"] == 0
+
+
+class _Analyzer:
+    """CheckAccessNotGranted that fails a statement named "grants" on a resource asked about, counting what it is asked."""
+
+    def __init__(self):
+        self.asked = []
+
+    def check_access_not_granted(self, policyDocument, access, policyType):  # noqa: N803 - boto3's names
+        self.asked.append(json.loads(policyDocument))
+        statements = self.asked[-1]["Statement"]
+        grants = any(s.get("Sid") == "grants" and s["Resource"] in access[0]["resources"] for s in statements)
+        return {"result": "FAIL", "reasons": [{"statementId": "grants"}]} if grants else {"result": "PASS"}
+
+
+def test_access_analyzer_is_not_asked_again_a_check_that_passed_and_always_a_check_that_failed():
+    documents = {pid: spec["identity"] for pid, spec in _rendered().items()}
+    analyzer, memory = _Analyzer(), isolation.Memory({}, 24)
+    first = isolation.access_not_granted(analyzer, documents, _principals(), _resources(), ACTIONS, memory)
+    assert first["findings"] == [] and first["checks"] == len(analyzer.asked) > 0
+
+    research_pods = _found("research")["roles"][1]
+    added = _statement("iam:PassRole", research_pods, Sid="grants")
+    documents["vision/execution_role"] = documents["vision/execution_role"] + [("oob", added)]
+    asked = []
+    for run in ("the run after the change", "the next one"):
+        analyzer, memory = _Analyzer(), isolation.Memory(memory.used, 24)
+        found = isolation.access_not_granted(analyzer, documents, _principals(), _resources(), ACTIONS, memory)
+        assert {(f["team"], f["policy"], f["owner"], f["resource_kind"]) for f in found["findings"]} == {("vision", "oob", "research", "role")}, run
+        assert found["checks"] == len(analyzer.asked) and all(document == added for document in analyzer.asked), run
+        asked.append(len(analyzer.asked))
+    # First the new document on each kind, then the failed check of every team's roles again owner by owner; after
+    # that only what failed: the check of every team's roles and research's.
+    assert asked == [1 + 1 + len(TEAMS) - 1, 2]
