@@ -61,6 +61,10 @@ class AWSModule(AnsibleAWSModule):
         return False
 
     def client(self, service, retry_decorator=None, **extra_params):
+        # Every request of the run's clients keeps to its service's pace (module_utils/rates.py).
+        return rates.pace(self._client(service, retry_decorator, **extra_params))
+
+    def _client(self, service, retry_decorator=None, **extra_params):
         if retry_decorator is not None:
             return super(AWSModule, self).client(service, retry_decorator=retry_decorator, **extra_params)
         region, endpoint, params = get_aws_connection_info(self)
@@ -109,7 +113,7 @@ class LayerContext(object):
             if service not in self._clients:
                 # Identity Center's calls go where its admin APIs answer (option identity_center, made once per run).
                 extra = self.identity_center_connection() if service in identity_center.SERVICES else {}
-                self._clients[service] = rates.pace(self.module.client(service, **extra))
+                self._clients[service] = self.module.client(service, **extra)
             return self._clients[service]
 
     def identity_center_connection(self):

@@ -85,13 +85,23 @@ def bucket(service):
 
 
 def share_across_forks():
-    """Make every paced service's bucket in shared memory, so that processes forked from now on draw from the same."""
-    import multiprocessing
+    """Make every paced service's bucket in shared memory, so that processes forked from now on draw from the same.
 
-    context = multiprocessing.get_context("fork")
+    False where the system has no shared semaphores (no ``/dev/shm``): each process then keeps its own buckets.
+    """
+    try:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        shared = dict(
+            (service, TokenBucket(rate, context.Lock(), context.RawArray("d", [max(1.0, rate), time.monotonic()])))
+            for service, rate in configured_rates().items()
+        )
+    except (ImportError, OSError):
+        return False
     with _made:
-        for service, rate in configured_rates().items():
-            _buckets[service] = TokenBucket(rate, context.Lock(), context.RawArray("d", [max(1.0, rate), time.monotonic()]))
+        _buckets.update(shared)
+    return True
 
 
 def pace(client):

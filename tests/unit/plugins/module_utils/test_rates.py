@@ -124,3 +124,15 @@ def test_a_paced_client_stays_under_the_sandboxs_throttling_where_an_unpaced_one
     time.sleep(1.2)  # what the unpaced burst spent of the sandbox's limit comes back
     paced = burst(rates.pace(sandbox.boto3_client("sso-admin")))
     assert [r for r in paced if r["fault"]] == [] and len(paced) == 24
+
+
+def test_without_shared_semaphores_each_process_keeps_its_own_buckets(monkeypatch):
+    import multiprocessing
+
+    def no_shm(unused_method):
+        raise OSError(38, "Function not implemented")  # what a system without /dev/shm answers
+
+    monkeypatch.setattr(rates, "_buckets", {})
+    monkeypatch.setattr(multiprocessing, "get_context", no_shm)
+    assert rates.share_across_forks() is False and rates._buckets == {}
+    assert isinstance(rates.bucket("sso-admin").state, list)
