@@ -299,15 +299,19 @@ def read_tags(client, instance_arn, arn):
     return boto3_tag_list_to_ansible_dict(identity_center.list_tags_for_resource(client, InstanceArn=instance_arn, ResourceArn=arn))
 
 
-def find_permission_set(client, instance_arn, name, known_arn=None, known=None):
+def find_permission_set(client, instance_arn, name, known_arn=None, known=None, known_absent=False):
     """The permission set named ``name``, described; None when there is none.
 
     Identity Center has no lookup by name: without ``known`` (the permission set as described
     earlier in the run) or ``known_arn`` (its ARN) every permission set of the instance is
-    described until one has the name.
+    described until one has the name, unless ``known_absent`` says that was done earlier in the run
+    and none had it (shared_info): each team reading them all again made a cold run's reads grow with
+    the square of the team count. A permission set made since is found when creating one conflicts.
     """
     if known and known.get("name") == name:
         return dict((member, known[option]) for option, member in DESCRIBED_FIELDS if known.get(option) is not None)
+    if known_absent and not known_arn:
+        return None
     if known_arn:
         described = identity_center.describe_permission_set(client, InstanceArn=instance_arn, PermissionSetArn=known_arn)
         if described and described["Name"] == name:
@@ -516,12 +520,12 @@ def ensure_present(client, identitystore, params, check_mode):
     validate(params)
     instance_arn, store_id = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
     group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])), params.get("identity_center_group_ids"))
-    known, outdated = params.get("known_permission_set"), params.get("outdated_permission_sets")
+    known, outdated, known_absent = params.get("known_permission_set"), params.get("outdated_permission_sets"), params.get("known_absent")
     # A boundary the task does not set is left as it is, so it is not read either.
     with_boundary = params.get("permissions_boundary") is not None
 
-    def read(arn, known=None, outdated=None):
-        described = find_permission_set(client, instance_arn, params["name"], arn, known)
+    def read(arn, known=None, outdated=None, known_absent=False):
+        described = find_permission_set(client, instance_arn, params["name"], arn, known, known_absent)
         if not described:
             return None
         # The tags shared_info read with the description, for the permission set it described.
@@ -534,7 +538,9 @@ def ensure_present(client, identitystore, params, check_mode):
         desired = desired_state(params, current, group_ids)
         return desired, plan(current, desired)
 
-    first = read(params.get("permission_set_arn"), known, outdated)
+    # Absent from shared_info's lookup: CreatePermissionSet itself tells whether another run made it since (ConflictException,
+    # a lost race converged again with fresh reads, layer.converge_past_a_lost_race).
+    first = read(params.get("permission_set_arn"), known, outdated, known_absent)
     # What was read earlier in the run (the description, its tags, the outdated accounts) only tells that nothing changes.
     current, (desired, changes) = engine.plan_from_copy(
         lambda fresh: read(first["permission_set_arn"]) if fresh else first, lambda current: bool(current and (known or outdated)),
@@ -641,6 +647,7 @@ MODULE_OPTIONS = options(
         identity_center_group_ids=dict(type="dict"),
         permission_set_arn=dict(type="str"),
         outdated_permission_sets=dict(type="dict"),
+        known_absent=dict(type="bool", default=False),
         known_permission_set=dict(
             type="dict",
             options=dict(

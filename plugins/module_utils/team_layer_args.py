@@ -70,6 +70,8 @@ def _permission_set(t):
         identity_store_id=t.shared.get("identity_store_id") or None,
         identity_center_group_ids=t.group_ids,
         known_permission_set=(t.shared.get("permission_sets") or {}).get(naming.permission_set_name(t.name, t.prefix)),
+        # shared_info described every permission set of the instance when one it looked for is missing.
+        known_absent="permission_sets" in t.shared and naming.permission_set_name(t.name, t.prefix) not in t.shared["permission_sets"],
         outdated_permission_sets=t.shared.get("outdated_permission_sets") or None,
         team=t.name,
         name_prefix=t.prefix,

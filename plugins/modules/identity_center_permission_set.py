@@ -53,6 +53,15 @@ options:
         Identity Center has no lookup by name, so without it (or O(known_permission_set)) every permission
         set of the instance may be described to find this one. An ARN whose permission set has another name is ignored.
     type: str
+  known_absent:
+    description:
+      - Every permission set of the instance was described earlier in the run (by M(hyperpod.tenancy.shared_info)) and
+        none has this name, so the module does not describe them all again; C(team_resources) sets it for a team whose
+        permission set shared_info did not find.
+      - One made since by another run is found when creating it conflicts, and the module then reads them all and
+        converges again.
+    type: bool
+    default: false
   known_permission_set:
     description:
       - The permission set as C(DescribePermissionSet) returned it earlier in the run, as

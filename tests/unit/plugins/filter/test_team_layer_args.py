@@ -92,6 +92,11 @@ def test_what_shared_info_resolved_is_passed_for_the_team_alone():
     assert "identity_center_group_ids" not in research["permission_set"]
     assert "known_permission_set" not in research["permission_set"]
     assert research["access_entry"]["principal_arn"] == "AWSReservedSSO_hyperpod-research_*"
+    # shared_info looked for every present team's permission set: one it did not find is known to be absent, so the
+    # team's run does not describe every permission set again; without that lookup, nothing is known.
+    assert (vision["permission_set"]["known_absent"], research["permission_set"]["known_absent"]) == (False, True)
+    unlooked = team_layer_args(normalized()["research"], {k: v for k, v in SHARED.items() if k != "permission_sets"})
+    assert unlooked["permission_set"]["known_absent"] is False
 
 
 def test_access_policies_follow_the_team_file():

@@ -6,7 +6,9 @@ import json
 import time
 
 import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import layer
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import permission_set as ps
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, error_code
 
 ACCOUNT = "123456789012"
 POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "arn:aws:s3:::b"}]})
@@ -144,3 +146,21 @@ def test_tags_read_earlier_in_the_run_are_not_read_again_and_decide_the_owner(as
     changed, unused_before, after = converge(assigned, check_mode=False, known_permission_set=known, tags=dict(marked, extra="1"))
     assert changed and after["tags"] == dict(marked, extra="1")
     assert len(reads(sandbox, "ListTagsForResource")) >= 1
+
+
+def test_a_permission_set_the_runs_lookup_did_not_find_is_made_without_describing_every_one_again(assigned):
+    """shared_info described every permission set and none had the name (known_absent): the team's run creates it
+    without listing and describing them all again, which made a cold run's reads grow with the square of the teams.
+    One another run made since is found by the conflict of creating it: a lost race, converged again with fresh reads."""
+    sandbox, sso, unused_store, instance, unused_arn, unused_group = assigned
+    for index in range(5):
+        sso.create_permission_set(InstanceArn=instance["InstanceArn"], Name=f"hyperpod-other{index}")
+    sandbox.clear_requests()
+    changed, unused_before, after = converge(assigned, check_mode=False, name="hyperpod-nlp", permission_set_arn=None, known_absent=True)
+    assert changed and after["name"] == "hyperpod-nlp"
+    assert reads(sandbox, "ListPermissionSets") == [] and len(reads(sandbox, "DescribePermissionSet")) <= 1
+    with pytest.raises(HyperPodError) as raced:
+        converge(assigned, check_mode=False, name="hyperpod-nlp", permission_set_arn=None, known_absent=True)
+    assert error_code(raced.value) == "ConflictException" and layer.lost_a_race(raced.value)
+    # Converged again as the lost race is, without what the run knew: found, and nothing left to change.
+    assert converge(assigned, check_mode=False, name="hyperpod-nlp", permission_set_arn=None)[0] is False
