@@ -103,21 +103,23 @@ class Faults:
         self._lock = threading.Lock()
         iam_propagation.set_delay(self.iam_propagation_s)
         # A token bucket per service: its rate a second, one second's worth saved up, as AWS's throttling allows a burst.
-        self._buckets = {service: [max(1.0, float(rate)), time.monotonic()] for service, rate in self.rate_limits.items()}
+        # [tokens, time of the last refill, rate, most tokens saved up]
+        self._buckets = {}
+        for service, rate in self.rate_limits.items():
+            self._buckets[service] = [max(1.0, float(rate)), time.monotonic(), float(rate), max(1.0, float(rate))]
 
     def admit(self, service: str) -> bool:
         """Whether the service's rate limit lets one more request in now (it takes a token if so)."""
         bucket = self._buckets.get(service)
         if bucket is None:
             return True
-        rate = float(self.rate_limits[service])
         with self._lock:
+            tokens, last, rate, burst = bucket
             now = time.monotonic()
-            bucket[0], bucket[1] = min(max(1.0, rate), bucket[0] + (now - bucket[1]) * rate), now
-            if bucket[0] < 1:
-                return False
-            bucket[0] -= 1
-            return True
+            tokens = min(burst, tokens + (now - last) * rate)
+            admitted = tokens >= 1
+            bucket[0], bucket[1] = tokens - 1 if admitted else tokens, now
+            return admitted
 
     def applies_to(self, service: str, operation: str) -> bool:
         return any(name in ("*", operation, f"{service}:{operation}", f"{service}:*") for name in self.operations)

@@ -704,15 +704,6 @@ ANALYZED_KINDS = ("s3_objects", "role")
 ANALYZER_LIMIT = 100  # actions and resources per check (botocore: Access.actions, Access.resources max 100)
 
 
-def _parsed(document):
-    try:
-        from urllib.parse import unquote
-    except ImportError:  # pragma: no cover - Python 2
-        from urllib import unquote
-
-    return json.loads(unquote(document)) if isinstance(document, str) else document
-
-
 class AccountRoles:
     """The account's roles as IAM holds them, read at once (``iam.role_details``, GetAccountAuthorizationDetails), and the
     documents of the managed policies they name, each read once however many roles name it."""
@@ -734,13 +725,13 @@ class AccountRoles:
     def _managed_policy_document(self, policy_arn):
         if policy_arn not in self._documents:
             version = iam_calls.get_policy(self.iam, PolicyArn=policy_arn)["DefaultVersionId"]
-            self._documents[policy_arn] = _parsed(iam_calls.get_policy_version(self.iam, PolicyArn=policy_arn, VersionId=version)["Document"])
+            self._documents[policy_arn] = iam_evaluation.load(iam_calls.get_policy_version(self.iam, PolicyArn=policy_arn, VersionId=version)["Document"])
         return self._documents[policy_arn]
 
     def policy_documents(self, role_arn):
         """[(policy name or ARN, document)] of a role: its inline and its attached managed policies."""
         role = self._role(role_arn)
-        found = [(inline["PolicyName"], _parsed(inline["PolicyDocument"])) for inline in role.get("RolePolicyList") or []]
+        found = [(inline["PolicyName"], iam_evaluation.load(inline["PolicyDocument"])) for inline in role.get("RolePolicyList") or []]
         found.extend((attached["PolicyArn"], self._managed_policy_document(attached["PolicyArn"])) for attached in role.get("AttachedManagedPolicies") or [])
         return found
 

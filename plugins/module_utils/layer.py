@@ -208,7 +208,8 @@ def converge_past_a_lost_race(converge, context, params, attempts=3):
         except HyperPodError as e:
             if attempt == attempts - 1 or not lost_a_race(e):
                 raise
-            reason = "%s: %s" % (e.message, error_code(e)) if error_code(e) else e.message
+            code = error_code(e)
+            reason = "%s: %s" % (e.message, code) if code else e.message
             context.warn("another run wrote what this run was writing (%s); converging from what it made" % reason)
         params = dict((key, None if key.startswith("known_") else value) for key, value in params.items())
 

@@ -93,10 +93,9 @@ def share_across_forks():
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
-        shared = dict(
-            (service, TokenBucket(rate, context.Lock(), context.RawArray("d", [max(1.0, rate), time.monotonic()])))
-            for service, rate in configured_rates().items()
-        )
+        shared = dict((service, TokenBucket(rate, context.Lock())) for service, rate in configured_rates().items())
+        for paced in shared.values():
+            paced.state = context.RawArray("d", paced.state)
     except (ImportError, OSError):
         return False
     with _made:

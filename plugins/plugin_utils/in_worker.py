@@ -57,13 +57,14 @@ except ImportError:  # the module reports the missing library, as in a module pr
     botocore = None
 
 from ansible.module_utils import _internal, basic
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import rates
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.common.json import Direction, get_module_encoder
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 from ansible.vars.clean import remove_internal_keys
+
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import rates
 
 # The modules declare no METADATA: ansible-core gives such a module the 'legacy' serialization profile.
 PROFILE = "legacy"
