@@ -7,7 +7,8 @@ its ``/_sandbox/faults`` ``latency_ms``; 0 and 50 by default), against a sandbox
 answers from IAM in the fact cache (``--runs`` picks some). For each: wall time (in all and per team),
 peak RSS of the largest process, CPU seconds, API reads and writes from the sandbox's request log
 (in all, and per team), the peak request rate per service (most requests that one service received
-within one second), and module invocations and seconds per module. Prints a table, how the cost per
+within one second), the rate floor (``floor s``: the least wall time AWS's request rates, ``RATE_LIMITS``, allow
+for the run's requests, whoever sends them), and module invocations and seconds per module. Prints a table, how the cost per
 team grows with the team count, and writes JSON (``--json``).
 """
 
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.processes import RUSAGE_WRAPPER, own_sandbox  # noqa: E402
-from bench.teams import sandbox_inventory, team_file  # noqa: E402
+from bench.teams import raise_account_quotas, sandbox_inventory, team_file  # noqa: E402
 from sandbox.client import SANDBOX_CREDENTIALS  # noqa: E402
 from sandbox.seed import seed  # noqa: E402
 from sandbox.server import RATE_LIMITS  # noqa: E402
@@ -73,6 +74,14 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def rate_floor(log: list[dict], limits: dict = RATE_LIMITS) -> tuple[float, str]:
+    """(seconds, service): the least wall time AWS's request rates allow for ``log``'s requests, whoever sends them:
+    the requests of the service whose rate they take longest to fit in."""
+    sent = Counter(record["service"] for record in log)
+    floors = [(sent[service] / rate, service) for service, rate in limits.items() if sent[service]]
+    return max(floors, default=(0.0, ""))
+
+
 def peak_rates(log: list[dict]) -> dict:
     """service -> the most requests it received within any one second (a window sliding over the log)."""
     times: defaultdict = defaultdict(list)
@@ -97,6 +106,7 @@ def measure(count: int, latency_ms: int, workdir: Path, runs: tuple = RUNS, rate
         vars_file.write_text(yaml.safe_dump(settings, sort_keys=False))
         seed_file = workdir / f"seed-{count}.json"
         seed_file.write_text(json.dumps(seed(client, settings)))
+        raise_account_quotas(client, settings)
         inventory_dir = sandbox_inventory(workdir / f"n{count}-{latency_ms}ms", vars_file)
         # After seeding: every AWS call the playbooks make waits this long before the sandbox answers, and what a
         # service receives beyond AWS's rate is throttled.
@@ -130,6 +140,7 @@ def measure(count: int, latency_ms: int, workdir: Path, runs: tuple = RUNS, rate
             reads = sum(1 for r in log if r["kind"] == "read")
             writes = sum(1 for r in log if r["kind"] == "write")
             throttled = Counter(r["service"] for r in log if r.get("fault") == "throttle")
+            floor, bound_by = rate_floor(log)
             results[label] = {
                 "exit_code": run.returncode,
                 "wall_seconds": round(wall, 1),
@@ -142,6 +153,8 @@ def measure(count: int, latency_ms: int, workdir: Path, runs: tuple = RUNS, rate
                 "reads_per_team": round(reads / count, 1),
                 "writes_per_team": round(writes / count, 1),
                 "peak_requests_per_second": peak_rates(log),
+                "rate_floor_seconds": round(floor, 1),
+                "rate_floor_service": bound_by,
                 "throttled": dict(throttled.most_common()),
                 "calls": dict(Counter(f"{r['service']}:{r['operation']}" for r in log).most_common()),
                 "modules": module_breakdown(run.stdout),
@@ -173,7 +186,7 @@ def main() -> int:
             figures["runs"][f"{count}@{latency}ms"] = measure(count, latency, workdir, selected, not args.no_rate_limits)
     print(
         f"{'teams':>5} {'lat ms':>6} {'run':<6} {'exit':>4} {'wall s':>8} {'s/team':>7} {'RSS MiB':>8} {'cpu s':>7} {'sbx cpu':>7}"
-        f" {'reads':>6} {'writes':>6} {'r/team':>7} {'w/team':>7} {'thr':>4}  peak requests/s by service"
+        f" {'reads':>6} {'writes':>6} {'r/team':>7} {'w/team':>7} {'thr':>4} {'floor s':>8}  peak requests/s by service"
     )
     for key, runs in figures["runs"].items():
         count, latency = key.split("@")
@@ -182,7 +195,8 @@ def main() -> int:
             print(
                 f"{count:>5} {latency[:-2]:>6} {label:<6} {run['exit_code']:>4} {run['wall_seconds']:>8} {run['wall_seconds_per_team']:>7}"
                 f" {run['peak_rss_mib']:>8} {run['ansible_cpu_seconds']:>7} {run['sandbox_cpu_seconds']:>7}"
-                f" {run['reads']:>6} {run['writes']:>6} {run['reads_per_team']:>7} {run['writes_per_team']:>7} {sum(run['throttled'].values()):>4}  {peaks}"
+                f" {run['reads']:>6} {run['writes']:>6} {run['reads_per_team']:>7} {run['writes_per_team']:>7} {sum(run['throttled'].values()):>4}"
+                f" {run['rate_floor_seconds']:>8}  {peaks}"
             )
     counts = sorted({int(key.split("@")[0]) for key in figures["runs"]})
     if len(counts) > 1:

@@ -39,7 +39,23 @@ def team_file(count: int) -> dict:
                 "budget": {"monthly_usd": 1000 + index, "notify": ["finops@example.com"]},
             }
         )
-    return dict(base, hyperpod_cluster=cluster, hyperpod_teams=teams)
+    return dict(base, hyperpod_cluster=cluster, hyperpod_teams=teams, hyperpod_identity_center_quotas=identity_center_quotas(count))
+
+
+def identity_center_quotas(count: int) -> dict:
+    """What the instance of ``count`` teams allows: AWS's defaults, raised (as a platform team would have them raised) when too few."""
+    return {"permission_sets": max(3500, count + 100), "provisioned_permission_sets_per_account": max(500, count + 100)}
+
+
+def raise_account_quotas(client, settings: dict) -> None:
+    """The sandbox's account with the quotas ``settings`` needs: the team file's Identity Center quotas, and room for three
+    IAM roles a team (Identity Center's, Studio's, Pod Identity's) beyond the default 1000 roles when they need it."""
+    granted = settings["hyperpod_identity_center_quotas"]
+    client.configure(
+        identity_center_permission_sets=granted["permission_sets"],
+        identity_center_provisioned_per_account=granted["provisioned_permission_sets_per_account"],
+        iam_roles_per_account=max(1000, 3 * len(settings["hyperpod_teams"]) + 200),
+    )
 
 
 def sandbox_inventory(directory: Path, vars_file: Path) -> Path:

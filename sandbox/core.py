@@ -42,6 +42,13 @@ SETTINGS: dict[str, float | str] = {
     # and home Region); every other account and Region has none (services/sso_admin.py). Empty: one account, in
     # which every Region answers with an instance of its own, as moto makes them.
     "identity_center_home": "",
+    # The account's quotas the teams' resources count against, as AWS applies them (the defaults, until a quota increase
+    # raises one): IAM's roles per account (GetAccountSummary's RolesQuota; CreateRole beyond it is refused), Identity
+    # Center's permission sets per instance and permission sets provisioned per account ("Quotas and limits in IAM
+    # Identity Center").
+    "iam_roles_per_account": 1000.0,
+    "identity_center_permission_sets": 3500.0,
+    "identity_center_provisioned_per_account": 500.0,
 }
 # Real servers the sandbox forwards to (services/amp_query.py: AMP's query API to a Prometheus).
 UPSTREAMS: dict[str, str] = {"prometheus": os.environ.get("SANDBOX_PROMETHEUS_URL", "")}
@@ -70,6 +77,11 @@ def configure(values: dict) -> dict:
 
 def status_delay() -> float:
     return float(setting("status_delay"))
+
+
+def quota(name: str) -> int:
+    """The account's quota ``name`` (a setting above), as a count."""
+    return int(setting(name))
 
 
 def identity_center_home() -> tuple[str, str] | None:

@@ -9,7 +9,8 @@ Administrative endpoints (never logged, never faulted):
   (``iam_propagation_s``: how long a new IAM role is refused by the services it is passed to, ``sandbox/iam_propagation.py``). Clients retry a
   throttle or an error; a denial (AccessDenied, as for a permission the caller lacks) they do not. ``"rate_limits":
   {"sso-admin": 20}`` throttles what a service receives beyond that many requests a second (``RATE_LIMITS``: AWS's)
-- ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0, "identity_center_home": ""}`` (``sandbox.core.SETTINGS``)
+- ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0, "identity_center_home": "", "iam_roles_per_account": 1000, ...}``
+  (``sandbox.core.SETTINGS``, the account's quotas among them)
 - ``GET|PUT /_sandbox/upstreams``: ``{"prometheus": "http://127.0.0.1:9090"}``, the real servers
   the sandbox forwards to (a reset keeps them: they are where the sandbox runs, not AWS state)
 - ``GET /_sandbox/kubernetes``: ``{"endpoint": ..., "kubeconfig": <path of the admin kubeconfig>}``

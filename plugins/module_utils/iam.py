@@ -28,6 +28,8 @@ list_instance_profiles_for_role = listing(
 # The account's roles with their inline policies' documents, attached policies, boundary and tags (RoleDetail): one
 # paginated call, 1000 to a page (the most MaxItems allows), instead of five reads per role.
 role_details = listing(Handler, "get account authorization details", "get_account_authorization_details", "RoleDetailList", page_size=1000, missing_ok=False)
+# The account's IAM entities and their quotas (SummaryMap: Roles, RolesQuota, ...).
+get_account_summary = read(Handler, "get account summary", "get_account_summary", "SummaryMap", missing_ok=False)
 get_policy = read(Handler, "get policy", "get_policy", "Policy", missing_ok=False)
 get_policy_version = read(Handler, "get policy version", "get_policy_version", "PolicyVersion", missing_ok=False)
 create_role = write(Handler, "create role", "create_role", "Role", retry_codes=ROLE_RETRY)

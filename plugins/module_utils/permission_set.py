@@ -187,13 +187,12 @@ def list_provisioned_accounts(client, instance_arn, arn, outdated=False):
     return sorted(identity_center.list_accounts_for_provisioned_permission_set(client, **kwargs))
 
 
-def list_outdated_in_account(client, instance_arn, account):
-    """ARNs of the permission sets whose role in ``account`` holds an older version than the latest."""
-    return sorted(
-        identity_center.list_permission_sets_provisioned_to_account(
-            client, InstanceArn=instance_arn, AccountId=account, ProvisioningStatus="LATEST_PERMISSION_SET_NOT_PROVISIONED"
-        )
-    )
+def list_provisioned_to_account(client, instance_arn, account, outdated=False):
+    """ARNs of the permission sets provisioned to ``account``; with ``outdated``, those whose role there holds an older version than the latest."""
+    kwargs = dict(InstanceArn=instance_arn, AccountId=account)
+    if outdated:
+        kwargs["ProvisioningStatus"] = "LATEST_PERMISSION_SET_NOT_PROVISIONED"
+    return sorted(identity_center.list_permission_sets_provisioned_to_account(client, **kwargs))
 
 
 def outdated_accounts(client, instance_arn, arn, provisioned, known=None):

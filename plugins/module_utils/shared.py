@@ -98,7 +98,7 @@ def group_ids(identitystore, store_id, team_groups):
 
 
 def permission_sets(sso_admin, instance_arn, names, tagged=()):
-    """{name: the permission set as described} of those named in ``names`` that exist.
+    """({name: the permission set as described} of those named in ``names`` that exist, how many the instance holds).
 
     Identity Center finds a permission set by name only by describing them: what that read
     returns spares each team's module its own DescribePermissionSet. Those named in ``tagged`` (the
@@ -115,7 +115,7 @@ def permission_sets(sso_admin, instance_arn, names, tagged=()):
         ours = [d for d in described if d and d["Name"] in wanted]
         tags = each(lambda d: permission_set.read_tags(sso_admin, instance_arn, d["PermissionSetArn"]) if d["Name"] in tagged else None, ours)
         found.update((d["Name"], permission_set.known_from_described(d, t)) for d, t in zip(ours, tags))
-    return found
+    return found, len(arns)
 
 
 def sso_role_arns(client, names):
@@ -212,12 +212,20 @@ def team_lookup_phases(context, shared, team_groups, permission_set_names, subne
             "identity_center_group_ids": group_ids(context.client("identitystore"), shared["identity_store_id"], team_groups)}))
     if permission_set_names:
         instance_arn, account = shared["identity_center_instance_arn"], shared["account_id"]
-        phases.append(("sso-admin", lambda: {
-            "permission_sets": permission_sets(context.client("sso-admin"), instance_arn, permission_set_names, set(tagged_permission_sets))}))
+
+        def described():
+            found, count = permission_sets(context.client("sso-admin"), instance_arn, permission_set_names, set(tagged_permission_sets))
+            return {"permission_sets": found, "permission_set_count": count}
+
+        def provisioned(outdated=False):
+            return {account: permission_set.list_provisioned_to_account(context.client("sso-admin"), instance_arn, account, outdated)}
+
+        phases.append(("sso-admin", described))
         phases.append((("iam", SSO_ROLES), lambda: {"sso_role_arns": sso_role_arns(context.client("iam"), set(permission_set_names))}))
-        # After the descriptions (the same service), while IAM lists the roles.
-        phases.append(("sso-admin", lambda: {
-            "outdated_permission_sets": {account: permission_set.list_outdated_in_account(context.client("sso-admin"), instance_arn, account)}}))
+        # After the descriptions (the same service), while IAM lists the roles; what the account holds, and IAM's roles,
+        # count against their quotas (quota_problems).
+        phases.append(("sso-admin", lambda: {"outdated_permission_sets": provisioned(outdated=True), "provisioned_permission_sets": provisioned()}))
+        phases.append(("iam", lambda: {"iam_account_summary": iam.get_account_summary(context.client("iam"))}))
     return phases
 
 
@@ -322,6 +330,62 @@ def _team_resource_problems(team, lookups, name_prefix, tag_keys, account_id, ad
         found.extend(team_namespace.pod_identity_problems(
             team, name_prefix, lookups.get("eks_cluster_name"), role, known.get("association"), tag_keys, "pod_role" in adopt))
     return found
+
+
+def _teams_named(teams, shown=5):
+    """Some of ``teams`` by name, and how many others: a run of 500 teams is refused in one readable sentence."""
+    teams = sorted(teams)
+    named = ", ".join(teams[:shown])
+    return named if len(teams) <= shown else "%s and %d more" % (named, len(teams) - shown)
+
+
+def _beyond(place, held, what, teams, quota, setting):
+    return "%s holds %d %s: the %d present teams without theirs (%s) would make %d, beyond its quota of %d (%s): ask AWS for an increase, then set it" % (
+        place, held, what, len(teams), _teams_named(teams), held + len(teams), quota, setting)
+
+
+def quota_problems(teams, lookups, name_prefix, identity_center_quotas, account_id):
+    """What the present teams would add beyond the quotas of their account and Identity Center instance, before the first write.
+
+    Every present team has a permission set in the instance ("Number of permission sets allowed in IAM Identity
+    Center"), provisioned to the account ("Number of provisioned permission sets allowed per AWS account"), which makes
+    an IAM role there, as do the team's Studio execution role and Pod Identity role (IAM's roles per account). IAM says
+    its quota (GetAccountSummary's ``RolesQuota``, raised ones too); Identity Center does not, so
+    ``identity_center_quotas`` holds the instance's (AWS's defaults unless an increase was granted). Counted from what
+    ``read_team_lookups`` and ``read_team_resources`` read; what they could not read is not counted.
+    """
+    present = sorted(t["name"] for t in teams if t.get("state", "present") == "present")
+    known = lookups.get("permission_sets") or {}
+    set_of = dict((team, known.get(naming.permission_set_name(team, name_prefix)) or {}) for team in present)
+    problems = []
+    count = lookups.get("permission_set_count")
+    without_set = [team for team in present if not set_of[team]]
+    if count is not None and count + len(without_set) > identity_center_quotas["permission_sets"]:
+        problems.append(_beyond("Identity Center instance %s" % lookups.get("identity_center_instance_arn"), count, "permission sets", without_set,
+                                identity_center_quotas["permission_sets"], "hyperpod_identity_center_quotas.permission_sets"))
+    provisioned = (lookups.get("provisioned_permission_sets") or {}).get(account_id)
+    if provisioned is not None:
+        not_provisioned = [team for team in present if set_of[team].get("permission_set_arn") not in provisioned]
+        if len(provisioned) + len(not_provisioned) > identity_center_quotas["provisioned_permission_sets_per_account"]:
+            problems.append(_beyond("account %s" % account_id, len(provisioned), "provisioned permission sets", not_provisioned,
+                                    identity_center_quotas["provisioned_permission_sets_per_account"],
+                                    "hyperpod_identity_center_quotas.provisioned_permission_sets_per_account"))
+    summary = lookups.get("iam_account_summary")
+    if summary:
+        sso_roles, studio_roles, pod_identities = (lookups.get(key) or {} for key in ("sso_role_arns", "execution_roles", "pod_identities"))
+        new_roles = {}
+        for team in present:
+            new_roles[team] = int(naming.permission_set_name(team, name_prefix) not in sso_roles)
+            role_name = execution_role.role_name(team, name_prefix)
+            new_roles[team] += int(role_name in studio_roles and not studio_roles[role_name].get("role"))
+            new_roles[team] += int(team in pod_identities and not pod_identities[team].get("role"))
+        adding = [team for team in present if new_roles[team]]
+        if summary["Roles"] + sum(new_roles.values()) > summary["RolesQuota"]:
+            problems.append("account %s holds %d IAM roles: the %d new roles of %d present teams (%s: their Identity Center, Studio execution and "
+                            "Pod Identity roles) would make %d, beyond its quota of %d roles per account (IAM's GetAccountSummary)" % (
+                                account_id, summary["Roles"], sum(new_roles.values()), len(adding), _teams_named(adding),
+                                summary["Roles"] + sum(new_roles.values()), summary["RolesQuota"]) + ": ask AWS for an increase first")
+    return problems
 
 
 def owner_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, budget_prefix=None, budget_tag_keys=None):

@@ -85,6 +85,24 @@ options:
         (C(hyperpod_kubernetes.kubeconfig)). Without it they are checked by that module, before its own writes only.
     type: bool
     default: false
+  identity_center_quotas:
+    description:
+      - The quotas of the Identity Center instance that the teams' permission sets count against, as AWS applies them
+        to it, since Identity Center's APIs do not say them; AWS's defaults unless an increase was granted.
+      - Before the first write the run is refused when the present teams' new permission sets would pass either one,
+        and likewise when their new IAM roles (the roles Identity Center makes, the Studio execution and Pod Identity
+        roles) would pass the account's roles per account quota, which IAM's C(GetAccountSummary) says.
+    type: dict
+    default: {}
+    suboptions:
+      permission_sets:
+        description: Permission sets in the instance ("Number of permission sets allowed in IAM Identity Center").
+        type: int
+        default: 3500
+      provisioned_permission_sets_per_account:
+        description: Permission sets provisioned to one account ("Number of provisioned permission sets allowed per AWS account").
+        type: int
+        default: 500
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.team.name_prefix
@@ -249,7 +267,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, options
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import has_workspace, owner_problems, preflight_problems, read_shared
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import has_workspace, owner_problems, preflight_problems, quota_problems, read_shared
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_phases, team_lookup_phases, team_resource_phases
 
 MODULE_OPTIONS = options(
@@ -264,6 +282,11 @@ MODULE_OPTIONS = options(
         budget_tag_keys=dict(type="dict", no_log=False),
         budget_account_id=dict(type="str"),
         pod_roles=dict(type="bool", default=False),
+        identity_center_quotas=dict(
+            type="dict",
+            default={},
+            options=dict(permission_sets=dict(type="int", default=3500), provisioned_permission_sets_per_account=dict(type="int", default=500)),
+        ),
     ),
     NAME_PREFIX,
     IDENTITY_CENTER,
@@ -319,6 +342,10 @@ def converge(context, p):
     except HyperPodError as e:
         problems.insert(0, e.message)
     shared.update(found)
+    # Read for this check only: what the present teams would add beyond their account's and instance's quotas.
+    problems.extend(quota_problems(present, shared, p["name_prefix"], p["identity_center_quotas"], shared["account_id"]))
+    for counted in ("permission_set_count", "provisioned_permission_sets", "iam_account_summary"):
+        shared.pop(counted, None)
     # Before the first write of the run too: every present team's existing resource it must not change, all at once.
     foreign = owner_problems(
         present, shared, p["name_prefix"], extra.get("tag_keys") or None, shared.get("account_id"), budget_prefix, p["budget_tag_keys"] or None

@@ -19,6 +19,14 @@ DescribePermissionSetProvisioningStatus. Corrected (moto's versions replaced):
 - ProvisionPermissionSet: ``IN_PROGRESS`` → ``SUCCEEDED`` or ``FAILED`` (a referenced customer managed
   policy missing from the account), read through DescribePermissionSetProvisioningStatus.
 
+Quotas ("Quotas and limits in IAM Identity Center", both adjustable): permission sets per instance (3500) and permission
+sets provisioned per account (500), the sandbox settings ``identity_center_permission_sets`` and
+``identity_center_provisioned_per_account`` (``sandbox.core.SETTINGS``). CreatePermissionSet beyond the first, and
+CreateAccountAssignment that would provision one more permission set to a full account, are refused with
+ServiceQuotaExceededException (botocore's model lists it for both); ProvisionPermissionSet, whose model does not, fails
+its request instead. So does provisioning when IAM refuses the role (its roles per account quota, services/iam_quotas.py).
+The messages are the sandbox's: AWS does not document its wording.
+
 Accounts and Regions: with the setting ``identity_center_home`` (``<account>/<region>``, ``sandbox.core``) the
 organization's instance answers only in its management account and home Region, as AWS's admin APIs do
 ("IAM Identity Center Region availability": permission sets, application instances and assignments are
@@ -45,6 +53,7 @@ import uuid
 import moto.ssoadmin.models
 import moto.ssoadmin.responses
 from moto.core.utils import camelcase_to_underscores, unix_time
+from moto.iam.exceptions import LimitExceededException
 
 from sandbox import core
 from sandbox.core import AwsError, Lifecycle, graft, state
@@ -163,9 +172,17 @@ class SsoAdminBackend:
                 return f"Received a 404 status error: Not supported policy {arn}."
         return None
 
+    def _sso_quota_problem(self, permission_set_arn: str, account_id: str) -> str | None:
+        """Why provisioning the permission set to ``account_id`` would pass the account's quota; None when it would not."""
+        provisioned = {arn for arn, account in state(self, "sso_roles") if account == account_id}
+        quota = core.quota("identity_center_provisioned_per_account")
+        if permission_set_arn in provisioned or len(provisioned) < quota:
+            return None
+        return f"Account {account_id} already has {len(provisioned)} provisioned permission sets, its quota of {quota}"
+
     def _sso_provision_role(self, permission_set, account_id: str) -> str | None:
         """Create or refresh the permission set's role in ``account_id``; a failure reason or None."""
-        problem = self._sso_role_problem(permission_set, account_id)
+        problem = self._sso_role_problem(permission_set, account_id) or self._sso_quota_problem(permission_set.permission_set_arn, account_id)
         if problem:
             return problem
         iam = self._sso_iam(account_id)
@@ -175,15 +192,18 @@ class SsoAdminBackend:
         role = next((r for r in iam.roles.values() if r.name == name), None) if name else None
         if role is None:
             name = f"AWSReservedSSO_{permission_set.name}_{secrets.token_hex(8)}"
-            role = iam.create_role(
-                role_name=name,
-                assume_role_policy_document=_saml_trust(account_id, self.partition),
-                path=ROLE_PATH,
-                permissions_boundary=None,
-                description="",
-                tags=[],
-                max_session_duration=None,
-            )
+            try:
+                role = iam.create_role(
+                    role_name=name,
+                    assume_role_policy_document=_saml_trust(account_id, self.partition),
+                    path=ROLE_PATH,
+                    permissions_boundary=None,
+                    description="",
+                    tags=[],
+                    max_session_duration=None,
+                )
+            except LimitExceededException as e:
+                return f"Could not create the role {name} in account {account_id}: {e.message}"
             roles[key] = name
         if permission_set.inline_policy:
             iam.put_role_policy(name, INLINE_POLICY_NAME, permission_set.inline_policy)
@@ -258,6 +278,9 @@ class SsoAdminBackend:
         self._sso_instance(instance_arn)
         if any(ps.name == name and ps.instance_arn == instance_arn for ps in self.permission_sets):
             raise _conflict(f"PermissionSet with name {name} already exists.")
+        quota = core.quota("identity_center_permission_sets")
+        if sum(ps.instance_arn == instance_arn for ps in self.permission_sets) >= quota:
+            raise AwsError("ServiceQuotaExceededException", f"Instance {instance_arn} already has {quota} permission sets, its quota")
         created = self.create_permission_set(name, description, instance_arn, session_duration, relay_state, tags or [])
         permission_set = self.permission_sets[-1]
         permission_set.permission_set_arn = permission_set.permission_set_arn.replace(":instance/", ":permissionSet/", 1)
@@ -290,6 +313,9 @@ class SsoAdminBackend:
             same = (a.instance_arn, a.target_id, a.permission_set_arn, a.principal_type, a.principal_id)
             if same == (p["InstanceArn"], p["TargetId"], p["PermissionSetArn"], p["PrincipalType"], p["PrincipalId"]):
                 raise _conflict("The specified account assignment already exists.")
+        problem = self._sso_quota_problem(p["PermissionSetArn"], p["TargetId"])
+        if problem:
+            raise AwsError("ServiceQuotaExceededException", problem)
         self.create_account_assignment(p["InstanceArn"], p["TargetId"], p["TargetType"], p["PermissionSetArn"], p["PrincipalType"], p["PrincipalId"])
         failure = self._sso_provision_role(permission_set, p["TargetId"])
         if failure:

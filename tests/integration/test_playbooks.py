@@ -49,8 +49,10 @@ def test_a_cold_site_waits_out_new_roles_then_a_rerun_writes_nothing_then_offboa
     groups = {team["identity_center_group"] for team in SAMPLE["hyperpod_teams"]}
     assert (reads["ListInstances"], reads["DescribeSubnets"], reads["ListPermissionSets"], reads["GetGroupId"]) == (1, 1, 1, len(groups))
     assert reads["DescribePermissionSet"] == len(TEAMS)  # shared_info finds each by name; its module takes that answer
-    # Which permission sets are outdated is listed once for the account; a boundary no team sets is not read.
-    assert (reads["ListPermissionSetsProvisionedToAccount"], reads["ListAccountsForProvisionedPermissionSet"]) == (1, len(TEAMS))
+    # Which permission sets the account holds, and which are outdated, are listed once (two listings); a boundary no team sets is not read.
+    assert (reads["ListPermissionSetsProvisionedToAccount"], reads["ListAccountsForProvisionedPermissionSet"]) == (2, len(TEAMS))
+    # The account's roles and their quota, once (the teams' new roles are counted against it).
+    assert reads["GetAccountSummary"] == 1
     assert reads["GetPermissionsBoundaryForPermissionSet"] == 0
     # The budgets and their notifications are listed once for the account, not described per team.
     assert (reads["DescribeBudgets"], reads["DescribeBudgetNotificationsForAccount"]) == (1, 1)
@@ -89,6 +91,27 @@ def test_a_team_whose_group_is_missing_fails_before_any_team_resource(sample):
     team_writes = [r["operation"] for r in sample.client.writes() if r["service"] in ("sso-admin", "identitystore", "iam", "budgets", "s3")]
     assert team_writes == []
     assert not [r for r in sample.client.writes() if r["operation"] in ("CreateDomain", "CreateComputeQuota", "CreateAccessEntry")]
+
+
+def test_teams_that_would_pass_an_account_quota_are_refused_before_any_team_resource(sample):
+    # IAM says its quota; the sample's three teams make three roles each in a cold run (Identity Center's, Studio's, Pod Identity's).
+    roles = sample.client.boto3_client("iam").get_account_summary()["SummaryMap"]["Roles"]
+    sample.client.configure(iam_roles_per_account=roles + 3 * len(TEAMS) - 1)
+    # Identity Center does not: the team file says what AWS granted, here one provisioned permission set short.
+    settings = dict(copy.deepcopy(SAMPLE), hyperpod_identity_center_quotas={"provisioned_permission_sets_per_account": len(TEAMS) - 1})
+    sample.write_settings(settings)
+    result = sample.run("site.yml")
+    assert result.returncode == 2
+    assert "holds 0 provisioned permission sets: the %d present teams without theirs" % len(TEAMS) in result.stdout
+    assert "hyperpod_identity_center_quotas.provisioned_permission_sets_per_account" in result.stdout
+    assert "holds %d IAM roles: the %d new roles of %d present teams" % (roles, 3 * len(TEAMS), len(TEAMS)) in result.stdout
+    team_writes = [r["operation"] for r in sample.client.writes() if r["service"] in ("sso-admin", "identitystore", "iam", "budgets", "s3")]
+    assert team_writes == []
+    # With the quotas AWS would have raised, the same run goes through.
+    sample.client.configure(iam_roles_per_account=roles + 3 * len(TEAMS))
+    settings["hyperpod_identity_center_quotas"]["provisioned_permission_sets_per_account"] = len(TEAMS)
+    sample.write_settings(settings)
+    assert_ok(sample.run("site.yml"), "site.yml within the quotas")
 
 
 def test_check_mode_predicts_exactly_what_onboarding_changes(sample):

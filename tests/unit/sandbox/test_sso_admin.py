@@ -204,3 +204,50 @@ def test_account_side_listing_follows_account_status_and_pages(center):
     with pytest.raises(ClientError) as error:
         listed(ProvisioningStatus="OUTDATED")
     assert _code(error) == "ValidationException"
+
+
+def test_permission_sets_beyond_the_instance_quota_are_refused(center, sandbox):
+    sso, _, instance, _, _ = center
+    sandbox.configure(identity_center_permission_sets=2)
+    sso.create_permission_set(InstanceArn=instance, Name="hyperpod-nlp")
+    with pytest.raises(ClientError) as error:
+        sso.create_permission_set(InstanceArn=instance, Name="hyperpod-robotics")
+    assert _code(error) == "ServiceQuotaExceededException"
+    sandbox.configure(identity_center_permission_sets=3)
+    sso.create_permission_set(InstanceArn=instance, Name="hyperpod-robotics")
+
+
+def test_an_account_full_of_provisioned_permission_sets_takes_no_other(center, sandbox):
+    sso, iam, instance, arn, group = center
+    other = sso.create_permission_set(InstanceArn=instance, Name="hyperpod-nlp")["PermissionSet"]["PermissionSetArn"]
+    sandbox.configure(identity_center_provisioned_per_account=1)
+    assignment = dict(InstanceArn=instance, TargetId=ACCOUNT, TargetType="AWS_ACCOUNT", PrincipalType="GROUP", PrincipalId=group)
+    started = sso.create_account_assignment(PermissionSetArn=arn, **assignment)["AccountAssignmentCreationStatus"]
+    assert _wait(lambda: sso.describe_account_assignment_creation_status(
+        InstanceArn=instance, AccountAssignmentCreationRequestId=started["RequestId"]), "AccountAssignmentCreationStatus")["Status"] == "SUCCEEDED"
+    # The account's one provisioned permission set takes more assignments and provisionings; another is refused.
+    user = sandbox.boto3_client("identitystore").create_user(
+        IdentityStoreId=sso.list_instances()["Instances"][0]["IdentityStoreId"], UserName="ana", DisplayName="Ana", Name={"GivenName": "A", "FamilyName": "B"}
+    )["UserId"]
+    sso.create_account_assignment(**dict(assignment, PermissionSetArn=arn, PrincipalType="USER", PrincipalId=user))
+    with pytest.raises(ClientError) as error:
+        sso.create_account_assignment(PermissionSetArn=other, **assignment)
+    assert _code(error) == "ServiceQuotaExceededException"
+    provisioning = sso.provision_permission_set(InstanceArn=instance, PermissionSetArn=other, TargetType="AWS_ACCOUNT", TargetId=ACCOUNT)
+    failed = _wait(lambda: sso.describe_permission_set_provisioning_status(
+        InstanceArn=instance, ProvisionPermissionSetRequestId=provisioning["PermissionSetProvisioningStatus"]["RequestId"]), "PermissionSetProvisioningStatus")
+    assert failed["Status"] == "FAILED" and "quota of 1" in failed["FailureReason"]
+    assert [r["RoleName"].split("_")[1] for r in _sso_roles(iam)] == ["hyperpod-vision"]
+    assert sso.list_permission_sets_provisioned_to_account(InstanceArn=instance, AccountId=ACCOUNT)["PermissionSets"] == [arn]
+
+
+def test_provisioning_fails_when_iam_refuses_the_role(center, sandbox):
+    sso, iam, instance, arn, group = center
+    sandbox.configure(iam_roles_per_account=len(iam.list_roles()["Roles"]))
+    started = sso.create_account_assignment(
+        InstanceArn=instance, TargetId=ACCOUNT, TargetType="AWS_ACCOUNT", PermissionSetArn=arn, PrincipalType="GROUP", PrincipalId=group
+    )["AccountAssignmentCreationStatus"]
+    failed = _wait(lambda: sso.describe_account_assignment_creation_status(
+        InstanceArn=instance, AccountAssignmentCreationRequestId=started["RequestId"]), "AccountAssignmentCreationStatus")
+    assert failed["Status"] == "FAILED" and "RolesPerAccount" in failed["FailureReason"]
+    assert _sso_roles(iam) == [] and sso.list_account_assignments(InstanceArn=instance, AccountId=ACCOUNT, PermissionSetArn=arn)["AccountAssignments"] == []

@@ -76,7 +76,7 @@ def test_a_boundary_the_task_sets_is_read_and_converged(assigned):
 def test_outdated_accounts_come_from_the_run_wide_list_for_the_accounts_it_covers(assigned):
     sandbox, sso, unused_store, instance, arn, unused_group = assigned
     sso.put_inline_policy_to_permission_set(InstanceArn=instance["InstanceArn"], PermissionSetArn=arn, InlinePolicy=POLICY)
-    listed = {ACCOUNT: ps.list_outdated_in_account(sso, instance["InstanceArn"], ACCOUNT)}
+    listed = {ACCOUNT: ps.list_provisioned_to_account(sso, instance["InstanceArn"], ACCOUNT, outdated=True)}
     assert listed == {ACCOUNT: [arn]}
     sandbox.clear_requests()
 
@@ -93,7 +93,7 @@ def test_outdated_accounts_come_from_the_run_wide_list_for_the_accounts_it_cover
     # Provisioned again, the run converges; the list made before it is not used for what it reads after.
     changed, unused_before, after = converge(assigned, check_mode=False, inline_policy=POLICY, outdated_permission_sets=listed)
     assert changed and after["outdated_accounts"] == []
-    assert ps.list_outdated_in_account(sso, instance["InstanceArn"], ACCOUNT) == []
+    assert ps.list_provisioned_to_account(sso, instance["InstanceArn"], ACCOUNT, outdated=True) == []
 
 
 def test_a_run_wide_list_that_says_up_to_date_is_believed_for_its_accounts(assigned):

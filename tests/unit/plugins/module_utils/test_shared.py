@@ -55,6 +55,9 @@ class Clients:
     def get_caller_identity(self):
         return {"Account": "123456789012"}
 
+    def get_account_summary(self):
+        return {"SummaryMap": {"Roles": 10, "RolesQuota": 1000}}
+
 
 def summary(name, domain_id, status="InService"):
     return {"DomainName": name, "DomainId": domain_id, "Status": status, "DomainArn": "arn:aws:sagemaker:::domain/" + domain_id}
@@ -505,3 +508,53 @@ def test_the_access_entries_are_read_once_iam_has_listed_the_sso_roles_while_ide
     # The entry of the role IAM listed, described after the listing and not before.
     assert listed == [[]] and clients.calls == [("DescribeAccessEntry", ENTRY_ARN % "vision")]
     assert found["access_entries"][ENTRY_ARN % "vision"]["access_entry"]["principalArn"] == ENTRY_ARN % "vision"
+
+
+def quota_lookups(roles=10):
+    """vision has its permission set, provisioned, and its three roles; nlp has none of them yet."""
+    studio = dict((team, shared.execution_role.role_name(team, "hyperpod")) for team in ("vision", "nlp"))
+    return {
+        "identity_center_instance_arn": "arn:aws:sso:::instance/ssoins-1",
+        "permission_sets": {"hyperpod-vision": {"name": "hyperpod-vision", "permission_set_arn": PS_ARN % "vision"}},
+        "permission_set_count": 3,
+        "provisioned_permission_sets": {ACCOUNT: [PS_ARN % "vision", PS_ARN % "platform"]},
+        "sso_role_arns": {"hyperpod-vision": ENTRY_ARN % "vision"},
+        "execution_roles": {studio["vision"]: {"role": {"Arn": "arn:aws:iam::%s:role/%s" % (ACCOUNT, studio["vision"])}}, studio["nlp"]: {"role": None}},
+        "pod_identities": {"vision": {"role": {"Arn": "arn:aws:iam::%s:role/hyperpod-vision-pods" % ACCOUNT}}, "nlp": {"role": None}},
+        "iam_account_summary": {"Roles": roles, "RolesQuota": 1000},
+    }
+
+
+def test_the_teams_new_permission_sets_and_roles_are_counted_against_each_quota_up_to_it():
+    teams = [team("vision"), team("nlp"), team("robotics", state="absent")]
+    # nlp adds a permission set (3 + 1), its provisioning (2 + 1) and three roles (997 + 3): each at its quota, none beyond.
+    at_quota = {"permission_sets": 4, "provisioned_permission_sets_per_account": 3}
+    assert shared.quota_problems(teams, quota_lookups(roles=997), "hyperpod", at_quota, ACCOUNT) == []
+    beyond = {"permission_sets": 3, "provisioned_permission_sets_per_account": 2}
+    assert shared.quota_problems(teams, quota_lookups(roles=998), "hyperpod", beyond, ACCOUNT) == [
+        "Identity Center instance arn:aws:sso:::instance/ssoins-1 holds 3 permission sets: the 1 present teams without theirs (nlp) would make 4, "
+        "beyond its quota of 3 (hyperpod_identity_center_quotas.permission_sets): ask AWS for an increase, then set it",
+        "account %s holds 2 provisioned permission sets: the 1 present teams without theirs (nlp) would make 3, "
+        "beyond its quota of 2 (hyperpod_identity_center_quotas.provisioned_permission_sets_per_account): ask AWS for an increase, then set it" % ACCOUNT,
+        "account %s holds 998 IAM roles: the 3 new roles of 1 present teams (nlp: their Identity Center, Studio execution and Pod Identity roles) "
+        "would make 1001, beyond its quota of 1000 roles per account (IAM's GetAccountSummary): ask AWS for an increase first" % ACCOUNT,
+    ]
+
+
+def test_a_permission_set_that_exists_but_is_not_provisioned_counts_against_the_account_only():
+    found = quota_lookups()
+    found["provisioned_permission_sets"] = {ACCOUNT: [PS_ARN % "platform"]}
+    problems = shared.quota_problems([team("vision")], found, "hyperpod", {"permission_sets": 3, "provisioned_permission_sets_per_account": 1}, ACCOUNT)
+    assert len(problems) == 1
+    assert problems[0].startswith("account %s holds 1 provisioned permission sets: the 1 present teams without theirs (vision)" % ACCOUNT)
+
+
+def test_hundreds_of_teams_beyond_a_quota_make_one_sentence():
+    many = [team("team%03d" % index) for index in range(300)]
+    found = {"permission_set_count": 0, "identity_center_instance_arn": "arn:aws:sso:::instance/ssoins-1"}
+    problems = shared.quota_problems(many, found, "hyperpod", {"permission_sets": 250, "provisioned_permission_sets_per_account": 500}, ACCOUNT)
+    assert problems == [
+        "Identity Center instance arn:aws:sso:::instance/ssoins-1 holds 0 permission sets: the 300 present teams without theirs "
+        "(team000, team001, team002, team003, team004 and 295 more) would make 300, beyond its quota of 250 "
+        "(hyperpod_identity_center_quotas.permission_sets): ask AWS for an increase, then set it"
+    ]
