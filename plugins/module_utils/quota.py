@@ -296,8 +296,17 @@ def guaranteed_counts(settings):
     return counts
 
 
+def add_counts(*counts):
+    """{instance type: count}, summed over ``counts`` (``guaranteed_counts``' answers)."""
+    total = {}
+    for each_counts in counts:
+        for instance_type, count in each_counts.items():
+            total[instance_type] = total.get(instance_type, 0) + count
+    return total
+
+
 def capacity_problems(cluster_name, capacity, desired, others):
-    """Why ``desired`` does not fit next to ``others`` ({team: settings}) on a cluster of ``capacity``."""
+    """Why ``desired`` does not fit next to ``others`` ({team: what its quota guarantees, ``guaranteed_counts``}) on a cluster of ``capacity``."""
     problems = []
     requested = set(r["InstanceType"] for r in desired["ComputeQuotaConfig"]["ComputeQuotaResources"])
     for instance_type in sorted(requested - set(capacity)):
@@ -310,7 +319,7 @@ def capacity_problems(cluster_name, capacity, desired, others):
     for instance_type in sorted(ours):
         if instance_type not in capacity:
             continue
-        taken = sorted((other, guaranteed_counts(settings).get(instance_type, 0)) for other, settings in others.items())
+        taken = sorted((other, counts.get(instance_type, 0)) for other, counts in others.items())
         taken = [(other, count) for other, count in taken if count]
         total = ours[instance_type] + sum(count for _other, count in taken)
         if total > capacity[instance_type]:
@@ -442,15 +451,38 @@ class QuotaManager(engine.Manager):
 
     # present
 
+    def unchanged_as_listed(self, listed):
+        """The result of a run that changes nothing, told from shared_info's listing of the cluster's quotas (``known_listing``)
+        instead of listing them again; None when the listing does not tell it (this team had no quota, its settings or
+        tags change, it would not fit): the quotas are then listed afresh."""
+        quota = self.read(listed["compute_quota_id"], settle=True, known_tags=self.params.get("known_tags"))
+        if quota is None or quota["Status"] in FAILED:
+            return None
+        current = current_settings(quota)
+        desired = desired_settings(self.params, current)
+        to_set, to_unset = self.tag_changes(quota["Tags"])
+        if current != desired or to_set or to_unset or input_problems(self.params, current, *self.model_enums()):
+            return None
+        if capacity_problems(self.cluster_label, self.capacity, desired, {"the other quotas": listed["others_guaranteed"]}):
+            return None
+        self.check_owner(quota, self.params.get("adopt"))
+        before = comparable(current, quota["Tags"])
+        return False, before, before, self.result(quota)
+
     def ensure_present(self):
         self.read_cluster()
+        listed = self.params.get("known_listing")
+        if listed and listed.get("compute_quota_id"):
+            unchanged = self.unchanged_as_listed(listed)
+            if unchanged:
+                return unchanged
         summary, others = self.read_quotas()
         known_tags = self.params.get("known_tags")
         quota = self.read(summary["ComputeQuotaId"], settle=True, known_tags=known_tags) if summary else None
         current = current_settings(quota)
         problems = input_problems(self.params, current, *self.model_enums())
         desired = desired_settings(self.params, current)
-        problems.extend(capacity_problems(self.cluster_label, self.capacity, desired, others))
+        problems.extend(capacity_problems(self.cluster_label, self.capacity, desired, dict((team, guaranteed_counts(s)) for team, s in others.items())))
         if problems:
             raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
         if quota is None:
@@ -606,6 +638,7 @@ MODULE_OPTIONS = options(
         adopt=dict(type="bool", default=False),
         cluster_capacity=dict(type="dict"),
         known_tags=dict(type="dict", no_log=False),
+        known_listing=dict(type="dict", options=dict(compute_quota_id=dict(type="str", required=True), others_guaranteed=dict(type="dict", required=True))),
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS, wait(900),
 )

@@ -247,8 +247,9 @@ def team_resource_phases(context, shared, lookups, teams, name_prefix, data_buck
     (when ``data_bucket`` exists; a prefix without one is listed, one key, to tell whether it holds objects), and for the
     cluster one ListComputeQuotas and a ListTags per team quota; with ``pod_roles`` (a run with a kubeconfig, where
     the namespace layer makes them), each team's Pod Identity role (GetRole) and its service account's association.
-    The layers take these answers instead of reading them again, except the quotas' list: each team's capacity check
-    counts the others' quotas as they are when it runs.
+    The layers take these answers instead of reading them again. Of the quotas' list they take what every quota
+    guarantees (``compute_quota_guaranteed``, by instance type, and each team's ``guaranteed``): it tells a team's
+    quota layer that its quota still fits beside the others when the run changes nothing; one that writes lists them again.
 
     ``lookups`` holds the ARNs of the roles Identity Center made (``sso_role_arns``) once the phase naming ``SSO_ROLES``
     that lists them has ended: ``read_team_lookups``' answers, or the mapping ``read_phases`` fills while it runs these
@@ -288,8 +289,12 @@ def team_resource_phases(context, shared, lookups, teams, name_prefix, data_buck
             summaries = quota.team_quotas(sagemaker.list_compute_quotas(sagemaker_client, ClusterArn=shared["cluster_arn"]))
             ours = [(team, s) for team, s in summaries.items() if team in with_quota]
             tags = each(lambda item: sagemaker.list_tags(sagemaker_client, item[1]["ComputeQuotaArn"]), ours)
-            return {"compute_quotas": dict(
-                (team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": t}) for (team, s), t in zip(ours, tags))}
+            guaranteed = dict((team, quota.guaranteed_counts(quota.current_settings(s))) for team, s in summaries.items())
+            return {
+                "compute_quotas": dict((team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": t, "guaranteed": guaranteed[team]})
+                                       for (team, s), t in zip(ours, tags)),
+                "compute_quota_guaranteed": quota.add_counts(*guaranteed.values()),
+            }
 
         phases.append(("sagemaker", compute_quotas))
     # The namespace layer runs for a team with a quota (Task Governance makes its namespace).

@@ -192,8 +192,13 @@ def _quota(t):
     # shared_info described the shared cluster once per run: its capacity spares each quota a DescribeCluster.
     shared_cluster = t.shared.get("cluster_arn") and cluster in (t.shared["cluster_arn"], t.shared.get("cluster_name"))
     capacity = t.shared.get("cluster_capacity") if shared_cluster else None
-    # shared_info read its tags on the shared cluster to check its owner before the run's first write.
+    # shared_info read its tags on the shared cluster to check its owner before the run's first write, and listed what
+    # every quota guarantees: the others' share tells the layer that a quota the run leaves as it is still fits.
     known = (t.shared.get("compute_quotas") or {}).get(t.name) if shared_cluster else None
+    listed = None
+    if known and known.get("guaranteed") is not None and t.shared.get("compute_quota_guaranteed") is not None:
+        others = dict((kind, count - known["guaranteed"].get(kind, 0)) for kind, count in t.shared["compute_quota_guaranteed"].items())
+        listed = dict(compute_quota_id=known["compute_quota_id"], others_guaranteed=others)
     return dict(
         team=t.name,
         cluster=t.shared["cluster_arn"] if capacity is not None else cluster,
@@ -208,6 +213,7 @@ def _quota(t):
                     wait_timeout=t.settings.get("quota_wait_timeout"),
                     cluster_capacity=capacity,
                     known_tags={known["compute_quota_id"]: known["tags"]} if known else None,
+                    known_listing=listed,
                 )
             )
         )

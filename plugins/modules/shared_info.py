@@ -31,7 +31,7 @@ description:
     each of those layers applies, checked here for all teams, with the tags read with the lookups above (for the
     role, the entries, the prefixes and the quotas, one C(GetRole), C(DescribeAccessEntry) and C(GetObjectTagging) each,
     and one C(ListComputeQuotas) of the cluster with a C(ListTags) per quota) and handed to the layers, which do not read
-    them again (the quota layer still lists the cluster's quotas for its capacity check).
+    them again (the quota layer lists the cluster's quotas again only to check the capacity for a change).
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -249,10 +249,18 @@ hyperpod_shared:
     compute_quotas:
       description:
         - Each present team's compute quota on the HyperPod cluster, by team, from one C(ListComputeQuotas) (those deleted or
-          being deleted left out), with C(name), C(compute_quota_id) and C(tags) (one C(ListTags) each).
-        - M(hyperpod.tenancy.task_governance_quota) takes the tags as O(hyperpod.tenancy.task_governance_quota#module:known_tags).
+          being deleted left out), with C(name), C(compute_quota_id), C(tags) (one C(ListTags) each) and C(guaranteed)
+          (the instances it guarantees, by instance type).
+        - M(hyperpod.tenancy.task_governance_quota) takes the tags as O(hyperpod.tenancy.task_governance_quota#module:known_tags),
+          and what the others guarantee as O(hyperpod.tenancy.task_governance_quota#module:known_listing).
       returned: when a present team has a quota and the HyperPod cluster exists
       type: dict
+    compute_quota_guaranteed:
+      description:
+        - The instances every quota of the cluster guarantees together (any team's, enabled), by instance type, from the same listing.
+      returned: when a present team has a quota and the HyperPod cluster exists
+      type: dict
+      sample: {"ml.p5.48xlarge": 6}
     pod_identities:
       description:
         - With O(pod_roles), each present team's Pod Identity role and association, by team, as a mapping whose key

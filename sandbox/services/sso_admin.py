@@ -21,7 +21,7 @@ DescribePermissionSetProvisioningStatus. Corrected (moto's versions replaced):
 
 Quotas ("Quotas and limits in IAM Identity Center", both adjustable): permission sets per instance (3500) and permission
 sets provisioned per account (500), the sandbox settings ``identity_center_permission_sets`` and
-``identity_center_provisioned_per_account`` (``sandbox.core.SETTINGS``). CreatePermissionSet beyond the first, and
+``identity_center_provisioned_per_account`` (``sandbox.core.SETTINGS``). A CreatePermissionSet in a full instance, and a
 CreateAccountAssignment that would provision one more permission set to a full account, are refused with
 ServiceQuotaExceededException (botocore's model lists it for both); ProvisionPermissionSet, whose model does not, fails
 its request instead. So does provisioning when IAM refuses the role (its roles per account quota, services/iam_quotas.py).

@@ -228,6 +228,20 @@ def test_the_shared_cluster_capacity_is_passed_with_the_cluster_arn():
     assert (by_name["cluster"], by_name["cluster_capacity"]) == (CLUSTER_ARN, SHARED["cluster_capacity"])
 
 
+def test_what_the_other_quotas_guarantee_is_the_listings_total_less_the_teams_own():
+    listed = dict(
+        SHARED,
+        compute_quotas={"vision": {"name": "hyperpod-vision-quota", "compute_quota_id": "q-vision", "tags": {}, "guaranteed": {"ml.p5.48xlarge": 2}}},
+        compute_quota_guaranteed={"ml.p5.48xlarge": 5, "ml.g5.12xlarge": 1},
+    )
+    options = team_layer_args(normalized()["vision"], listed)["quota"]
+    assert options["known_listing"] == {"compute_quota_id": "q-vision", "others_guaranteed": {"ml.p5.48xlarge": 3, "ml.g5.12xlarge": 1}}
+    assert ArgumentSpecValidator(**OPTIONS["quota"]).validate(options).error_messages == []
+    # A team without a quota in the listing, or another cluster's quota, lists the quotas itself.
+    assert "known_listing" not in team_layer_args(normalized()["nlp"], listed)["quota"]
+    assert "known_listing" not in team_layer_args(normalized()["vision"], listed, {"quota_cluster": "ml-other"})["quota"]
+
+
 def test_another_cluster_or_no_capacity_leaves_the_module_to_describe_the_cluster():
     vision = normalized()["vision"]
     other = team_layer_args(vision, SHARED, {"quota_cluster": "ml-other"})["quota"]

@@ -236,14 +236,14 @@ CAPACITY = {"ml.p5.48xlarge": 8, "ml.g5.12xlarge": 6}
     ],
 )
 def test_capacity_problems_name_the_teams_and_numbers(ours, others, expected):
-    others = {team: settings_for(team, counts) for team, counts in others.items()}
+    others = {team: q.guaranteed_counts(settings_for(team, counts)) for team, counts in others.items()}
     assert q.capacity_problems("ml-shared", CAPACITY, settings_for("vision", ours), others) == expected
 
 
 def test_disabled_quotas_guarantee_nothing():
-    others = {"nlp": settings_for("nlp", {"ml.p5.48xlarge": 8}, activation="disabled")}
-    assert q.capacity_problems("ml-shared", CAPACITY, settings_for("vision", {"ml.p5.48xlarge": 8}), others) == []
-    full = {"nlp": settings_for("nlp", {"ml.p5.48xlarge": 8})}
+    assert q.guaranteed_counts(settings_for("nlp", {"ml.p5.48xlarge": 8}, activation="disabled")) == {}
+    full = {"nlp": q.guaranteed_counts(settings_for("nlp", {"ml.p5.48xlarge": 8}))}
+    assert full == {"nlp": {"ml.p5.48xlarge": 8}}
     assert q.capacity_problems("ml-shared", CAPACITY, settings_for("vision", {"ml.p5.48xlarge": 8}, activation="disabled"), full) == []
 
 
@@ -357,6 +357,49 @@ def test_unchanged_quota_makes_no_call():
     client = StubSageMaker(described())
     changed, before, after, _result = q.QuotaManager(client, params()).ensure_present()
     assert not changed and before == after and client.updates == []
+
+
+class ListingCounted(StubSageMaker):
+    def get_paginator(self, name):
+        self.listings = getattr(self, "listings", []) + [name]
+        return super().get_paginator(name)
+
+
+# shared_info's listing of the cluster's quotas: vision's quota, and 4 p5 instances the other quotas guarantee.
+LISTED = {"compute_quota_id": "q1q1q1q1q1q1", "others_guaranteed": {"ml.p5.48xlarge": 4}}
+
+
+def test_a_run_that_changes_nothing_takes_the_runs_listing_of_the_quotas_instead_of_listing_them_again():
+    client = ListingCounted(described())
+    changed, before, after, _result = q.QuotaManager(client, params(known_listing=LISTED)).ensure_present()
+    assert not changed and before == after and client.updates == []
+    assert "list_compute_quotas" not in client.listings
+
+
+def describe_only(quota, quota_id):
+    if quota_id != quota["ComputeQuotaId"]:
+        raise ClientError({"Error": {"Code": "ResourceNotFound", "Message": "no quota %s" % quota_id}}, "DescribeComputeQuota")
+    return copy.deepcopy(quota)
+
+
+@pytest.mark.parametrize(
+    "overrides, listed",
+    [
+        # The listing says the cluster would be over-full (4 + 5 > 8): the refusal comes from a fresh listing, which here fits.
+        ({}, dict(LISTED, others_guaranteed={"ml.p5.48xlarge": 5})),
+        # A change is checked against the quotas as they are now, not as the run listed them.
+        ({"fair_share_weight": 40}, LISTED),
+        # The listing was of another quota of the team.
+        ({}, dict(LISTED, compute_quota_id="q2q2q2q2q2q2")),
+    ],
+    ids=["listed-over-full", "settings-change", "another-quota"],
+)
+def test_the_quotas_are_listed_again_when_the_runs_listing_does_not_tell_that_nothing_changes(overrides, listed):
+    client = ListingCounted(described())
+    client.describe_compute_quota = lambda ComputeQuotaId: describe_only(client.quota, ComputeQuotaId)
+    changed, _before, _after, _result = q.QuotaManager(client, params(known_listing=listed, **overrides)).ensure_present()
+    assert client.listings.count("list_compute_quotas") == 1
+    assert changed == bool(overrides) and len(client.updates) == int(bool(overrides))
 
 
 def test_failed_status_is_reported_with_its_reason():

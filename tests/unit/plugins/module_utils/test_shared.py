@@ -399,9 +399,10 @@ class Owned(Clients):
 def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as_their_layers_take_them():
     studio = "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution"
     quotas = [
-        {"Name": name, "ComputeQuotaId": quota_id, "ComputeQuotaArn": "arn:" + quota_id, "Status": status, "ComputeQuotaTarget": {"TeamName": owner}}
-        for name, quota_id, status, owner in (
-            ("hyperpod-vision-quota", "q-1", "Created", "vision"), ("old", "q-0", "Deleting", "nlp"), ("hyperpod-nlp-quota", "q-2", "Created", "nlp"),
+        {"Name": name, "ComputeQuotaId": quota_id, "ComputeQuotaArn": "arn:" + quota_id, "Status": status, "ComputeQuotaTarget": {"TeamName": owner},
+         "ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": count}]}}
+        for name, quota_id, status, owner, count in (
+            ("hyperpod-vision-quota", "q-1", "Created", "vision", 2), ("old", "q-0", "Deleting", "nlp", 5), ("hyperpod-nlp-quota", "q-2", "Created", "nlp", 3),
         )
     ]
     clients = Owned(roles=["hyperpod-vision-studio-execution"], entries=[ENTRY_ARN % "vision"], markers={"vision/": {"team": "vision"}}, quotas=quotas)
@@ -429,7 +430,10 @@ def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as
         "nlp": {"bucket": "hyperpod-team-data", "tags": None, "objects": True},
     }
     # nlp has no quota in its team file: its quota is no layer's to change.
-    assert found["compute_quotas"] == {"vision": {"name": "hyperpod-vision-quota", "compute_quota_id": "q-1", "tags": {"team": "vision"}}}
+    assert found["compute_quotas"] == {
+        "vision": {"name": "hyperpod-vision-quota", "compute_quota_id": "q-1", "tags": {"team": "vision"}, "guaranteed": {"ml.p5.48xlarge": 2}}}
+    # What every quota guarantees, nlp's too (its team file has none, its quota still takes instances); not one being deleted.
+    assert found["compute_quota_guaranteed"] == {"ml.p5.48xlarge": 5}
 
 
 def test_when_two_resource_reads_fail_the_error_is_the_first_in_their_order_whichever_fails_first():
