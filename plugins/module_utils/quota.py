@@ -296,15 +296,6 @@ def guaranteed_counts(settings):
     return counts
 
 
-def add_counts(*counts):
-    """{instance type: count}, summed over ``counts`` (``guaranteed_counts``' answers)."""
-    total = {}
-    for each_counts in counts:
-        for instance_type, count in each_counts.items():
-            total[instance_type] = total.get(instance_type, 0) + count
-    return total
-
-
 def capacity_problems(cluster_name, capacity, desired, others):
     """Why ``desired`` does not fit next to ``others`` ({team: what its quota guarantees, ``guaranteed_counts``}) on a cluster of ``capacity``."""
     problems = []
@@ -451,38 +442,32 @@ class QuotaManager(engine.Manager):
 
     # present
 
-    def unchanged_as_listed(self, listed):
-        """The result of a run that changes nothing, told from shared_info's listing of the cluster's quotas (``known_listing``)
-        instead of listing them again; None when the listing does not tell it (this team had no quota, its settings or
-        tags change, it would not fit): the quotas are then listed afresh."""
-        quota = self.read(listed["compute_quota_id"], settle=True, known_tags=self.params.get("known_tags"))
+    def leaves_as_listed(self, quota, others):
+        """Whether the run leaves ``quota`` as it is and it fits beside what ``others`` guarantee: shared_info's listing of
+        the cluster's quotas (``known_listing``) then answers for them; otherwise (a change, a refusal) they are listed afresh."""
         if quota is None or quota["Status"] in FAILED:
-            return None
+            return False
         current = current_settings(quota)
         desired = desired_settings(self.params, current)
         to_set, to_unset = self.tag_changes(quota["Tags"])
-        if current != desired or to_set or to_unset or input_problems(self.params, current, *self.model_enums()):
-            return None
-        if capacity_problems(self.cluster_label, self.capacity, desired, {"the other quotas": listed["others_guaranteed"]}):
-            return None
-        self.check_owner(quota, self.params.get("adopt"))
-        before = comparable(current, quota["Tags"])
-        return False, before, before, self.result(quota)
+        return current == desired and not (to_set or to_unset or input_problems(self.params, current, *self.model_enums())
+                                           or capacity_problems(self.cluster_label, self.capacity, desired, others))
 
     def ensure_present(self):
         self.read_cluster()
-        listed = self.params.get("known_listing")
-        if listed and listed.get("compute_quota_id"):
-            unchanged = self.unchanged_as_listed(listed)
-            if unchanged:
-                return unchanged
-        summary, others = self.read_quotas()
         known_tags = self.params.get("known_tags")
-        quota = self.read(summary["ComputeQuotaId"], settle=True, known_tags=known_tags) if summary else None
+        listed = self.params.get("known_listing")
+        quota = self.read(listed["compute_quota_id"], settle=True, known_tags=known_tags) if listed else None
+        others = {"the other quotas": listed["others_guaranteed"]} if listed else None
+        if not listed or not self.leaves_as_listed(quota, others):
+            summary, by_team = self.read_quotas()
+            others = dict((team, guaranteed_counts(settings)) for team, settings in by_team.items())
+            if (summary or {}).get("ComputeQuotaId") != (quota or {}).get("ComputeQuotaId"):
+                quota = self.read(summary["ComputeQuotaId"], settle=True, known_tags=known_tags) if summary else None
         current = current_settings(quota)
         problems = input_problems(self.params, current, *self.model_enums())
         desired = desired_settings(self.params, current)
-        problems.extend(capacity_problems(self.cluster_label, self.capacity, desired, dict((team, guaranteed_counts(s)) for team, s in others.items())))
+        problems.extend(capacity_problems(self.cluster_label, self.capacity, desired, others))
         if problems:
             raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
         if quota is None:

@@ -24,6 +24,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
+from collections import Counter
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 
@@ -293,7 +294,7 @@ def team_resource_phases(context, shared, lookups, teams, name_prefix, data_buck
             return {
                 "compute_quotas": dict((team, {"name": s["Name"], "compute_quota_id": s["ComputeQuotaId"], "tags": t, "guaranteed": guaranteed[team]})
                                        for (team, s), t in zip(ours, tags)),
-                "compute_quota_guaranteed": quota.add_counts(*guaranteed.values()),
+                "compute_quota_guaranteed": dict(sum((Counter(counts) for counts in guaranteed.values()), Counter())),
             }
 
         phases.append(("sagemaker", compute_quotas))
@@ -370,6 +371,7 @@ def quota_problems(teams, lookups, name_prefix, identity_center_quotas, account_
                                 identity_center_quotas["permission_sets"], "hyperpod_identity_center_quotas.permission_sets"))
     provisioned = (lookups.get("provisioned_permission_sets") or {}).get(account_id)
     if provisioned is not None:
+        provisioned = set(provisioned)
         not_provisioned = [team for team in present if set_of[team].get("permission_set_arn") not in provisioned]
         if len(provisioned) + len(not_provisioned) > identity_center_quotas["provisioned_permission_sets_per_account"]:
             problems.append(_beyond("account %s" % account_id, len(provisioned), "provisioned permission sets", not_provisioned,

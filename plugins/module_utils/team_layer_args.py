@@ -13,6 +13,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from collections import Counter
+
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, domain, execution_role, naming, quota, team_dirs, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, team_model
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.permission_set import DESCRIPTION_MAX as PERMISSION_SET_DESCRIPTION_MAX
@@ -197,8 +199,8 @@ def _quota(t):
     known = (t.shared.get("compute_quotas") or {}).get(t.name) if shared_cluster else None
     listed = None
     if known and known.get("guaranteed") is not None and t.shared.get("compute_quota_guaranteed") is not None:
-        others = dict((kind, count - known["guaranteed"].get(kind, 0)) for kind, count in t.shared["compute_quota_guaranteed"].items())
-        listed = dict(compute_quota_id=known["compute_quota_id"], others_guaranteed=others)
+        others = Counter(t.shared["compute_quota_guaranteed"]) - Counter(known["guaranteed"])
+        listed = dict(compute_quota_id=known["compute_quota_id"], others_guaranteed=dict(others))
     return dict(
         team=t.name,
         cluster=t.shared["cluster_arn"] if capacity is not None else cluster,

@@ -174,7 +174,7 @@ class SsoAdminBackend:
 
     def _sso_quota_problem(self, permission_set_arn: str, account_id: str) -> str | None:
         """Why provisioning the permission set to ``account_id`` would pass the account's quota; None when it would not."""
-        provisioned = {arn for arn, account in state(self, "sso_roles") if account == account_id}
+        provisioned = {arn for arn, account in self._sso_provisioned(None) if account == account_id}
         quota = core.quota("identity_center_provisioned_per_account")
         if permission_set_arn in provisioned or len(provisioned) < quota:
             return None

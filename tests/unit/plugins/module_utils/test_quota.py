@@ -360,9 +360,25 @@ def test_unchanged_quota_makes_no_call():
 
 
 class ListingCounted(StubSageMaker):
+    """The stub, recording its listings and descriptions in order (``calls``); a quota of another id is not found."""
+
+    def __init__(self, quota):
+        super(ListingCounted, self).__init__(quota)
+        self.calls = []
+
     def get_paginator(self, name):
-        self.listings = getattr(self, "listings", []) + [name]
-        return super().get_paginator(name)
+        self.calls.append(name)
+        return super(ListingCounted, self).get_paginator(name)
+
+    def update_compute_quota(self, **request):
+        self.calls.append("update")
+        return super(ListingCounted, self).update_compute_quota(**request)
+
+    def describe_compute_quota(self, ComputeQuotaId):  # noqa: N803 - botocore's name
+        self.calls.append(("describe", ComputeQuotaId))
+        if ComputeQuotaId != self.quota["ComputeQuotaId"]:
+            raise ClientError({"Error": {"Code": "ResourceNotFound", "Message": "no quota %s" % ComputeQuotaId}}, "DescribeComputeQuota")
+        return copy.deepcopy(self.quota)
 
 
 # shared_info's listing of the cluster's quotas: vision's quota, and 4 p5 instances the other quotas guarantee.
@@ -373,13 +389,7 @@ def test_a_run_that_changes_nothing_takes_the_runs_listing_of_the_quotas_instead
     client = ListingCounted(described())
     changed, before, after, _result = q.QuotaManager(client, params(known_listing=LISTED)).ensure_present()
     assert not changed and before == after and client.updates == []
-    assert "list_compute_quotas" not in client.listings
-
-
-def describe_only(quota, quota_id):
-    if quota_id != quota["ComputeQuotaId"]:
-        raise ClientError({"Error": {"Code": "ResourceNotFound", "Message": "no quota %s" % quota_id}}, "DescribeComputeQuota")
-    return copy.deepcopy(quota)
+    assert "list_compute_quotas" not in client.calls
 
 
 @pytest.mark.parametrize(
@@ -396,10 +406,15 @@ def describe_only(quota, quota_id):
 )
 def test_the_quotas_are_listed_again_when_the_runs_listing_does_not_tell_that_nothing_changes(overrides, listed):
     client = ListingCounted(described())
-    client.describe_compute_quota = lambda ComputeQuotaId: describe_only(client.quota, ComputeQuotaId)
     changed, _before, _after, _result = q.QuotaManager(client, params(known_listing=listed, **overrides)).ensure_present()
-    assert client.listings.count("list_compute_quotas") == 1
+    assert client.calls.count("list_compute_quotas") == 1
     assert changed == bool(overrides) and len(client.updates) == int(bool(overrides))
+    # Before any write the quota is described once, and again after the listing only when that found another quota.
+    planning = client.calls[:client.calls.index("update")] if "update" in client.calls else client.calls
+    listing = planning.index("list_compute_quotas")
+    assert [call for call in planning[:listing] if call != "list_tags"] == [("describe", listed["compute_quota_id"])]
+    found_another = listed["compute_quota_id"] != client.quota["ComputeQuotaId"]
+    assert [call for call in planning[listing + 1:] if call != "list_tags"] == ([("describe", client.quota["ComputeQuotaId"])] if found_another else [])
 
 
 def test_failed_status_is_reported_with_its_reason():
