@@ -27,13 +27,11 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.processes import RUSAGE_WRAPPER, own_sandbox  # noqa: E402
-from bench.teams import raise_account_quotas, sandbox_inventory, team_file  # noqa: E402
+from bench.teams import raise_account_quotas, sandbox_inventory, team_file, write_settings  # noqa: E402
 from sandbox.client import SANDBOX_CREDENTIALS  # noqa: E402
 from sandbox.seed import seed  # noqa: E402
 from sandbox.server import RATE_LIMITS  # noqa: E402
@@ -102,12 +100,13 @@ def peak_rates(log: list[dict]) -> dict:
 def measure(count: int, latency_ms: int, workdir: Path, runs: tuple = RUNS, rate_limits: bool = True) -> dict:
     with own_sandbox() as (server, client):
         settings = team_file(count)
-        vars_file = workdir / f"teams-{count}.yml"
-        vars_file.write_text(yaml.safe_dump(settings, sort_keys=False))
+        vars_file = workdir / f"platform-{count}.yml"
+        team_file_path = workdir / f"teams-{count}" / "teams.yml"
+        write_settings(settings, team_file_path, vars_file)
         seed_file = workdir / f"seed-{count}.json"
         seed_file.write_text(json.dumps(seed(client, settings)))
         raise_account_quotas(client, settings)
-        inventory_dir = sandbox_inventory(workdir / f"n{count}-{latency_ms}ms", vars_file)
+        inventory_dir = sandbox_inventory(workdir / f"n{count}-{latency_ms}ms", team_file_path)
         # After seeding: every AWS call the playbooks make waits this long before the sandbox answers, and what a
         # service receives beyond AWS's rate is throttled.
         client.set_faults(latency_ms=latency_ms, rate_limits=RATE_LIMITS if rate_limits else {})

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import yaml
 
-from sandbox.seed import load_vars
+from sandbox.seed import load_sample
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def team_file(count: int) -> dict:
     """``count`` teams with one guaranteed p5 node each, and a cluster with room for them."""
-    base = load_vars(ROOT / "group_vars" / "all")
+    base = load_sample()
     cluster = dict(base["hyperpod_cluster"])
     cluster["instance_groups"] = [
         dict(cluster["instance_groups"][0], count=count + 2),
@@ -58,9 +58,24 @@ def raise_account_quotas(client, settings: dict) -> None:
     )
 
 
-def sandbox_inventory(directory: Path, vars_file: Path) -> Path:
-    """A copy of inventories/sandbox whose team hosts come from ``vars_file``."""
+class _Written(yaml.SafeDumper):
+    """Each value written out where it stands: the team file takes no anchors or aliases."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+def write_settings(settings: dict, team_file: Path, vars_file: Path) -> None:
+    """``settings`` as a user keeps them: ``hyperpod_teams`` in the team file (read by the collection as data, never as
+    variables: docs/isolation.md), the rest in ``vars_file``, the platform's variables."""
+    team_file.parent.mkdir(parents=True, exist_ok=True)
+    team_file.write_text(yaml.dump({"hyperpod_teams": settings.get("hyperpod_teams", [])}, Dumper=_Written, sort_keys=False))
+    vars_file.write_text(yaml.safe_dump({key: value for key, value in settings.items() if key != "hyperpod_teams"}, sort_keys=False))
+
+
+def sandbox_inventory(directory: Path, team_file: Path) -> Path:
+    """A copy of inventories/sandbox whose team hosts come from ``team_file``."""
     inventory_dir = directory / "inventory"
     shutil.copytree(ROOT / "inventories" / "sandbox", inventory_dir)
-    (inventory_dir / "hyperpod_teams.yml").write_text(yaml.safe_dump({"plugin": "hyperpod.tenancy.teams", "team_file": str(vars_file)}))
+    (inventory_dir / "hyperpod_teams.yml").write_text(yaml.safe_dump({"plugin": "hyperpod.tenancy.teams", "team_file": str(team_file)}))
     return inventory_dir

@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("status")
     commands.add_parser("reset", help="forget every resource, the request log and the faults")
     seed_cmd = commands.add_parser("seed", help="create what an AWS account would already have")
-    seed_cmd.add_argument("--vars-dir", default=str(ROOT / "group_vars" / "all"))
+    seed_cmd.add_argument("--project", default=str(ROOT), help="the project whose cluster file (group_vars/all) and team file (teams/) to seed for")
     serve_cmd = commands.add_parser("serve", help="serve in the foreground")
     serve_cmd.add_argument("--port", type=int, default=DEFAULT_PORT)
     commands.add_parser("requests", help="print the request log, counted per operation")
@@ -162,12 +162,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if not args.no_seed:
                 from sandbox import prometheus as demo_prometheus
-                from sandbox.seed import load_vars, seed_from_vars
+                from sandbox.seed import load_sample, seed_from_vars
 
-                seed_from_vars(SandboxClient(endpoint), Path(ROOT / "group_vars" / "all"), STATE_DIR / "seed.json")
+                seed_from_vars(SandboxClient(endpoint), load_sample(), STATE_DIR / "seed.json")
                 if demo_prometheus.installed():
                     # The month of metrics playbooks/usage_report.yml reads through the sandbox's AMP.
-                    prometheus = demo_prometheus.serve_demo(SandboxClient(endpoint), load_vars(ROOT / "group_vars" / "all"), STATE_DIR)
+                    prometheus = demo_prometheus.serve_demo(SandboxClient(endpoint), load_sample(), STATE_DIR)
                 else:
                     print("prometheus is not installed (make system-packages): no metrics for playbooks/usage_report.yml", file=sys.stderr)
             command = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
@@ -185,9 +185,9 @@ def main(argv: list[str] | None = None) -> int:
         client.reset()
         print("sandbox reset")
     elif args.command == "seed":
-        from sandbox.seed import seed_from_vars
+        from sandbox.seed import load_sample, seed_from_vars
 
-        print(json.dumps(seed_from_vars(client, Path(args.vars_dir), STATE_DIR / "seed.json"), indent=2))
+        print(json.dumps(seed_from_vars(client, load_sample(Path(args.project)), STATE_DIR / "seed.json"), indent=2))
     elif args.command == "requests":
         for (service, operation, kind), count in sorted(client.counts().items()):
             print(f"{count:5d}  {kind:5s}  {service}:{operation}")

@@ -2,7 +2,7 @@
 
 An EKS cluster, the IAM roles HyperPod needs, a VPC with subnets and a security
 group, an IAM Identity Center instance with the team groups and their members,
-an FSx for Lustre file system, and the S3 data bucket with lifecycle scripts.
+an FSx for Lustre file system, and the S3 data bucket with lifecycle scripts (under its platform prefix).
 Idempotent: a second seed finds what the first one made.
 """
 
@@ -12,6 +12,9 @@ import json
 from pathlib import Path
 
 import yaml
+
+# The platform's prefix of the data bucket is the collection's (naming.LIFECYCLE_PREFIX).
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.naming import LIFECYCLE_PREFIX
 
 from sandbox.client import SandboxClient
 
@@ -28,6 +31,14 @@ def load_vars(vars_dir: Path) -> dict:
     for path in sorted(vars_dir.glob("*.yml")):
         merged.update(yaml.safe_load(path.read_text()) or {})
     return merged
+
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def load_sample(root: Path = PROJECT) -> dict:
+    """The sample's settings as one mapping: the cluster file (group_vars/all) and the team file (teams/teams.yml)."""
+    return dict(load_vars(root / "group_vars" / "all"), **load_vars(root / "teams"))
 
 
 def _role(iam, name: str, trust: dict) -> str:
@@ -144,7 +155,8 @@ def seed(client: SandboxClient, settings: dict) -> dict:
     bucket = settings.get("hyperpod_data_bucket", "hyperpod-team-data")
     if bucket not in [b["Name"] for b in s3.list_buckets()["Buckets"]]:
         s3.create_bucket(Bucket=bucket)
-    s3.put_object(Bucket=bucket, Key="lifecycle/on_create.sh", Body=ON_CREATE_SCRIPT)
+    # Where the cluster role looks by default: the platform's prefix, which no team's policy reaches (naming.LIFECYCLE_PREFIX).
+    s3.put_object(Bucket=bucket, Key=LIFECYCLE_PREFIX + "on_create.sh", Body=ON_CREATE_SCRIPT)
     result["data_bucket"] = bucket
 
     result.update(_identity_center(client.boto3_client("sso-admin", region), client.boto3_client("identitystore", region), _groups(settings)))
@@ -164,10 +176,9 @@ def seed(client: SandboxClient, settings: dict) -> dict:
     return result
 
 
-def seed_from_vars(client: SandboxClient, vars_dir: Path, out: Path) -> dict:
+def seed_from_vars(client: SandboxClient, settings: dict, out: Path) -> dict:
     from sandbox.services.ce_tags import seed_cost_and_usage
 
-    settings = load_vars(vars_dir)
     result = seed(client, settings)
     # Last full month's Cost Explorer results, so the demo's chargeback report has figures.
     result["cost_and_usage_month"] = seed_cost_and_usage(client, settings)["month"]

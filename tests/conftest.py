@@ -18,7 +18,7 @@ for path in (ROOT / "collections", ROOT):
 
 from sandbox.client import SANDBOX_CREDENTIALS, SandboxClient  # noqa: E402
 from sandbox.kube import KubeCluster  # noqa: E402
-from sandbox.seed import load_vars, seed  # noqa: E402
+from sandbox.seed import load_sample, seed  # noqa: E402
 
 
 def _free_port() -> int:
@@ -96,8 +96,8 @@ def statuses(sandbox):
 
 @pytest.fixture
 def seeded(sandbox):
-    """The worker's sandbox, emptied and seeded from group_vars/all; returns (client, seed)."""
-    result = seed(sandbox, load_vars(ROOT / "group_vars" / "all"))
+    """The worker's sandbox, emptied and seeded for the sample (load_sample); returns (client, seed)."""
+    result = seed(sandbox, load_sample())
     sandbox.clear_requests()
     return sandbox, result
 

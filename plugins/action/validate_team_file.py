@@ -4,11 +4,11 @@
 
 """validate_team_file on the controller: the team file is read as data, checked whole, and never templated.
 
-Team files come from team leads' pull requests. Ansible would render a ``{{ ... }}`` in any value it templates
-(a ``lookup('pipe', ...)`` runs on the controller, in ``--check`` too), so the teams are taken from the variable
-``hyperpod_teams`` as it was loaded, untemplated, and marked unsafe before anything else sees them: the teams this
-action returns (and every playbook then uses) carry each value verbatim. Problems name the file, line and column of
-the value when Ansible recorded where it was loaded from.
+Team files come from team leads' pull requests. The inventory plugin gives the team file's path
+(``hyperpod_team_file``), never its content as variables; this action reads it with ``team_file.read`` (one document,
+the key ``hyperpod_teams`` only, no anchors, aliases, tags or template markers) and marks every value unsafe before
+anything else sees it: the teams this action returns (and every playbook then uses) carry each value verbatim.
+Problems name the file, line and column of the value.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -23,27 +23,18 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.unsafe_proxy import wrap_var
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_layer_args import team_layer_args
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.modules.validate_team_file import MODULE_OPTIONS
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places, problems_message
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import wanted_team_problems, without_refused
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import validated_layers
+from ansible_collections.hyperpod.tenancy.plugins.plugin_utils import team_file as team_files
 
 try:  # ansible-core 2.19+: where a value was loaded from
     from ansible._internal._datatag._tags import Origin
 except ImportError:  # pragma: no cover - older ansible-core names no lines
     Origin = None
 
-ARGUMENT_SPEC = dict(
-    teams=dict(type="raw"),
-    cluster=dict(type="dict", required=True),
-    name_prefix=dict(type="str", default=naming.DEFAULT_PREFIX),
-    tag_keys=dict(type="dict", no_log=False),
-    data_bucket=dict(type="str"),
-    identity_center=dict(type="raw"),
-    team=dict(type="str"),
-    expect_state=dict(type="str", choices=["present", "absent"]),
-)
 # What the layers' own checks need of what the teams share: stand-ins of the right shape (read for real later).
 PLACEHOLDER_SHARED = {
     "account_id": "111122223333",
@@ -128,34 +119,36 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        args = ArgumentSpecValidator(ARGUMENT_SPEC).validate(self._task.args)
+        args = ArgumentSpecValidator(**MODULE_OPTIONS).validate(self._task.args)
         if args.error_messages:
             return dict(result, failed=True, msg="validate_team_file: %s" % "; ".join(args.error_messages))
         p = args.validated_parameters
-        # Untemplated: the variable as loaded. Given as an option, it was templated before this action ran.
-        raw_teams = p["teams"] if p["teams"] is not None else task_vars.get("hyperpod_teams")
-        teams = wrap_var(raw_teams)
+        read = self._team_file(p, task_vars)
+        if read.problems and read.teams is None:
+            return dict(result, failed=True, msg=problems_message(read.problems), problems=read.problems)
+        teams = wrap_var(read.teams)
         raw_cluster = task_vars.get("hyperpod_cluster") if isinstance(task_vars.get("hyperpod_cluster"), dict) else p["cluster"]
         problems, normalized, capacity, places = check_team_file_with_places(
             teams, p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"],
-            identity_center_connection=p["identity_center"])
-        located = []
+            identity_center_connection=p["identity_center"], adopt=p["adopt"], team_limits=p["team_limits"], inherit=p["inherit"])
+        located = list(read.problems)
         for problem, (file_kind, index, field) in zip(problems, places):
             where = None
-            if file_kind == "teams" and index is not None and isinstance(raw_teams, list):
-                where = _walk(raw_teams[index], field)
+            if file_kind == "teams" and index is not None:
+                where = read.place(index, field)
             elif file_kind == "cluster":
                 where = _walk(raw_cluster, field)
             elif file_kind == "settings":
                 variable, unused, rest = field.partition(".")
                 where = _walk(task_vars.get(variable), rest)
             located.append("%s: %s" % (where, problem) if where else problem)
+        raw_teams = read.teams
         blocked = set(index for (file_kind, index, unused) in places if file_kind == "teams" and index is not None)
         if isinstance(raw_teams, list) and len(raw_teams) == len(normalized):
             shared = dict(PLACEHOLDER_SHARED, name_prefix=p["name_prefix"], tag_keys=p["tag_keys"] or {},
                           data_bucket=p["data_bucket"] or "placeholder-bucket")
             for index, message in layer_problems(normalized, places, shared):
-                where = _walk(raw_teams[index], "")
+                where = read.place(index, "")
                 located.append("%s%s" % ("%s: " % where if where else "", message))
         wanted = p["team"]
         located.extend(wanted_team_problems(normalized, wanted, p["expect_state"]))
@@ -167,3 +160,18 @@ class ActionModule(ActionBase):
                     wanted, "ies" if len(others) > 1 else "y", "s" if len(others) > 1 else "", ", ".join(others), "" if len(others) > 1 else "s", msg)
             return dict(result, failed=True, msg=msg, problems=located)
         return dict(result, changed=False, teams=normalized, capacity=capacity)
+
+    @staticmethod
+    def _team_file(params, task_vars):
+        """The teams: the option ``teams`` when a caller gives them, else the file the inventory names (``team_file.read``)."""
+        if params["teams"] is not None:
+            return team_files.TeamFile(None, params["teams"])
+        if "hyperpod_teams" in task_vars:
+            return team_files.TeamFile(None, problems=[
+                "hyperpod_teams is defined as an Ansible variable (group_vars, host_vars, the inventory or extra vars): the teams "
+                "are read from the team file only, as data, never as variables (docs/isolation.md); remove the variable"])
+        path = task_vars.get("hyperpod_team_file")
+        if not isinstance(path, str) or not path:
+            return team_files.TeamFile(None, problems=[
+                "no team file: the inventory needs the hyperpod.tenancy.teams plugin, whose team_file names it (docs/team-file.md)"])
+        return team_files.read(path)

@@ -38,28 +38,15 @@ import io
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import instance_types
+
 CENT = Decimal("0.01")
 ZERO = Decimal("0")
 METHODS = ("allocation", "usage")
 CLUSTER_USAGE_TYPE = re.compile(r"(?:^|-)Cluster:(ml\.[A-Za-z0-9.]+)$")
-# Accelerators per instance, to turn an accelerator quota into instances.
-ACCELERATORS = {
-    "ml.p4d.24xlarge": 8,
-    "ml.p4de.24xlarge": 8,
-    "ml.p5.48xlarge": 8,
-    "ml.p5e.48xlarge": 8,
-    "ml.p5en.48xlarge": 8,
-    "ml.g5.xlarge": 1,
-    "ml.g5.2xlarge": 1,
-    "ml.g5.4xlarge": 1,
-    "ml.g5.8xlarge": 1,
-    "ml.g5.12xlarge": 4,
-    "ml.g5.16xlarge": 1,
-    "ml.g5.24xlarge": 4,
-    "ml.g5.48xlarge": 8,
-    "ml.trn1.32xlarge": 16,
-    "ml.trn1n.32xlarge": 16,
-}
+# Accelerators per instance (usage and the idle report turn GPU-hours into instance-hours with it): the collection's one
+# table of instance types (instance_types, which names its sources).
+ACCELERATORS = dict((itype, spec["accelerators"]) for itype, spec in instance_types.INSTANCE_TYPES.items() if spec["accelerators"])
 UNALLOCATED_LINE = "unallocated cluster capacity"
 IDLE_LINE = "idle cluster capacity"
 COLOURS = {"own": "#1f77b4", "share": "#ff7f0e", "unallocated": "#9e9e9e"}
@@ -194,19 +181,20 @@ def capacity_of(instance_groups):
 
 
 def quota_instances(team):
-    """{instance type: guaranteed instances} of a normalized team's quota."""
+    """{instance type: guaranteed instances} of a normalized team's quota.
+
+    A guarantee in accelerators, vCPUs, memory or MIG partitions counts as the instances it takes: its largest share of
+    an instance in any unit, vCPU and memory filled in by AWS's ratio when left out (instance_types.instance_equivalent),
+    so 4 of a p5's 8 GPUs are half an instance and 7 ``mig-1g.10gb`` slices one GPU.
+    """
     quota = {}
     for index, resource in enumerate(((team.get("quota") or {}).get("resources")) or []):
         itype = resource["instance_type"]
-        if resource.get("count") is not None:
-            count = Decimal(str(resource["count"]))
-        elif resource.get("accelerators") is not None and itype in ACCELERATORS:
-            count = Decimal(str(resource["accelerators"])) / ACCELERATORS[itype]
-        else:
-            raise ChargebackError(
-                "team %r: quota.resources[%d]: allocation needs a count of %s instances (or accelerators of a known GPU type)"
-                % (team["name"], index, itype)
-            )
+        try:
+            share = instance_types.instance_equivalent(itype, resource)
+        except ValueError as error:
+            raise ChargebackError("team %r: quota.resources[%d]: %s" % (team["name"], index, error))
+        count = Decimal(share.numerator) / Decimal(share.denominator)
         quota[itype] = quota.get(itype, ZERO) + count
     return quota
 

@@ -36,7 +36,7 @@ import re
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, naming, sagemaker
 # request_problems: team_model checks a team file's cluster request with it too.
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.botocore_model import request_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
@@ -98,8 +98,85 @@ ARGUMENT_SPEC = dict(
     allow_replacement=dict(type="bool", default=False),
     wait=dict(type="bool", default=True),
     wait_timeout=dict(type="int", default=3600),
+    data_bucket=dict(type="str"),
 )
 MODULE_OPTIONS = dict(argument_spec=ARGUMENT_SPEC)
+
+
+# ---------------------------------------------------------------- where the lifecycle scripts are
+
+# SourceS3Uri as botocore's model gives its pattern ((https|s3)://([^/]+)/?(.*), ClusterLifeCycleConfig, SageMaker API
+# Reference). An https URI is virtual-hosted (https://<bucket>.s3.<region>.amazonaws.com/<key>) or path style
+# (https://s3.<region>.amazonaws.com/<bucket>/<key>) ("Virtual hosting of general purpose buckets", S3 User Guide:
+# https://docs.aws.amazon.com/AmazonS3/latest/userguide/VirtualHosting.html).
+LIFECYCLE_URI = re.compile(r"(https|s3)://([^/]+)/?(.*)\Z", re.S)
+_VIRTUAL_HOSTED = re.compile(r"(.+)\.s3([.-][a-z0-9-]+)*\.amazonaws\.com(\.cn)?\Z")
+_PATH_STYLE = re.compile(r"s3([.-][a-z0-9-]+)*\.amazonaws\.com(\.cn)?\Z")
+
+
+def s3_folder(uri):
+    """(bucket, key prefix) of a SourceS3Uri, the prefix as the folder HyperPod reads the scripts from: "" for the bucket's
+    root, else ending in "/" ("lifecycle" and "lifecycle/" are one: the sandbox, as HyperPod, reads <folder>/<OnCreate>).
+    None when ``uri`` is no S3 location."""
+    found = LIFECYCLE_URI.match(uri or "") if isinstance(uri, str) else None
+    if not found:
+        return None
+    scheme, host, key = found.group(1), found.group(2).lower(), found.group(3)
+    if scheme == "https":
+        if _PATH_STYLE.match(host):
+            host, unused_slash, key = key.partition("/")
+        elif _VIRTUAL_HOSTED.match(host):
+            host = _VIRTUAL_HOSTED.match(host).group(1)
+    return host, key.rstrip("/") + "/" if key.strip("/") else ""
+
+
+def lifecycle_location(uri, bucket):
+    """The key prefix an instance group's SourceS3Uri ``uri`` names in ``bucket`` (``s3_folder``); None when ``uri``
+    names another bucket or no S3 location."""
+    folder = s3_folder(uri)
+    return folder[1] if folder and folder[0] == bucket.lower() else None
+
+
+def lifecycle_uri_problem(uri, data_bucket):
+    """Why the lifecycle scripts at ``uri`` would be within a team's reach; None when they are not.
+
+    HyperPod runs them as root on every node it creates or replaces, nodes every team shares. In the teams' data bucket
+    a team's policies reach ``<team>/`` (team_policy, execution_role.team_data_policy), and a team may be named after any
+    DNS label: only the platform's prefix (``naming.PLATFORM_PREFIX``), which no team name can spell, is out of every
+    team's reach. Any other bucket is the platform's to protect.
+    """
+    if not isinstance(uri, str) or not isinstance(data_bucket, str) or not data_bucket:
+        return None
+    prefix = lifecycle_location(uri, data_bucket)
+    if prefix is None:
+        return None
+    segments = prefix.split("/")[:-1]
+    if prefix.startswith(naming.PLATFORM_PREFIX) and not set(segments) & set(("", ".", "..")):
+        return None
+    platform = "s3://%s/%s" % (data_bucket, naming.PLATFORM_PREFIX)
+    if not prefix:
+        where = "the root of the teams' data bucket %s" % data_bucket
+    elif set(segments) & set(("", ".", "..")):
+        where = "in the teams' data bucket %s, a path with an empty, '.' or '..' segment" % data_bucket
+    elif re.fullmatch(naming.DNS_LABEL_PATTERN, segments[0]):
+        where = "in the teams' data bucket %s, under %s/, the prefix a team named %r gets" % (data_bucket, segments[0], segments[0])
+    else:
+        where = "in the teams' data bucket %s, outside the platform's prefix %s" % (data_bucket, naming.PLATFORM_PREFIX)
+    return (
+        "%r is %s: HyperPod runs these scripts as root on every node the teams share. Keep them under %s (no team policy "
+        "reaches it) or in a bucket of their own" % (uri, where, platform)
+    )
+
+
+def lifecycle_problems(params):
+    """Each instance group whose lifecycle scripts the module's ``data_bucket`` (the teams' bucket) puts within a team's
+    reach, one sentence each naming the group's field; checked before any call."""
+    problems = []
+    for index, group in enumerate(params.get("instance_groups") or []):
+        problem = lifecycle_uri_problem(((group or {}).get("lifecycle_config") or {}).get("source_s3_uri"), params.get("data_bucket"))
+        if problem:
+            problems.append("instance_groups[%d].lifecycle_config.source_s3_uri (group %s): %s" % (index, group.get("name"), problem))
+    return problems
 
 
 class Plan(object):

@@ -16,11 +16,18 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
+import hashlib
 import re
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 
 MIN_SCHEMA_VERSION = 36  # Grafana 9.4 and later
+# A folder's or a dashboard's uid: at most 40 characters (Amazon Managed Grafana User Guide, "Folder API" and
+# "Dashboard API": "The uid can have a maximum length of 40 characters",
+# https://docs.aws.amazon.com/grafana/latest/userguide/Grafana-API-Folder.html), letters, digits, '-' and '_' (Grafana's
+# util.IsValidShortUID, which the folder and dashboard APIs apply).
+UID_MAX = 40
 UID = r"[a-zA-Z0-9_-]{1,40}"
 GRID_WIDTH = 24
 SCOPE_LABELS = ("namespace", "exported_namespace", "cluster_queue", "local_queue", "queue_name")
@@ -31,6 +38,67 @@ MATCHER = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.
 METRIC_PREFIXES = ("DCGM_", "kube_", "kueue_", "container_", "node_")
 BARE_METRIC = re.compile(r"(?<![a-zA-Z0-9_:])((?:%s)[a-zA-Z0-9_:]*)(?!\s*\{)(?![a-zA-Z0-9_:])" % "|".join(METRIC_PREFIXES))
 TEAM_NAMESPACE = re.compile(naming.namespace(naming.DNS_LABEL_PATTERN))
+
+# ---------------------------------------------------------------- the uids of a team's folder and dashboards
+#
+# Grafana keeps folders and dashboards in one uid space (a folder is a dashboard row with is_folder set), so the uid of
+# one team's folder must never be the uid of any team's dashboard, nor of another team's folder. The uids before this
+# rule (``legacy_grafana_uids``) were the team's namespace and "<namespace>-<dashboard>": team ``vision-gpu``'s folder
+# took the uid of team ``vision``'s GPU dashboard.
+#
+# A uid is derived from a kind (``FOLDER``, or a dashboard's name) and a team name:
+#
+#   readable  "hp-<kind>_<team>"          when it fits in UID_MAX characters
+#   hashed    "hp_<kind>_<digest>"        otherwise; <digest>: SHA-256 of the team name, base32 (a-z, 2-7), cut to fill
+#                                         UID_MAX
+#
+# Why no two (kind, team) pairs share a uid. A kind matches UID_KIND and a team name naming.TEAM_NAME_RULE: neither
+# can contain '_'. (1) The two forms never meet: the third character is '-' in a readable uid, '_' in a hashed one.
+# (2) A readable uid has exactly one '_': the kind is what lies between "hp-" and it, the team what follows it, so
+# two readable uids are equal only for the same kind and team. (3) In a hashed uid the kind lies between the first
+# and the second '_' (the digest has none), so equal hashed uids have the same kind, hence digests of one length
+# (at least 24 characters, 120 bits), which are equal for two team names only if they collide in SHA-256's first
+# 120 bits: nobody can choose a team name to meet a given digest (a second preimage costs about 2**120 hashes), and
+# no two names of the few thousand teams a platform may have meet by chance (2**-120 a pair).
+#
+# An exact code for long names cannot exist: 4 kinds times the ~37**40 team names of 40 characters outnumber the
+# 38**40 uids of 40 characters a store that compares uids without case (Grafana on MySQL) can tell apart, and a
+# case-sensitive packing (base 62) would let a hostile name differ from another team's only in case.
+FOLDER = "folder"
+UID_KIND = r"[a-z][a-z0-9-]{0,11}"
+_HASH_CHARACTERS = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def grafana_uid(kind, team):
+    """The uid of the team's Grafana object of ``kind`` (``FOLDER`` or a dashboard's name); see above."""
+    if not (isinstance(kind, str) and re.fullmatch(UID_KIND, kind)):
+        raise ValueError("Grafana uid kind %r does not match %s" % (kind, UID_KIND))
+    unused_what, pattern, longest = naming.TEAM_NAME_RULE
+    if not (isinstance(team, str) and re.fullmatch(pattern, team) and len(team) <= longest):
+        raise ValueError("team name %r does not match %s (at most %d characters)" % (team, pattern, longest))
+    readable = "hp-%s_%s" % (kind, team)
+    if len(readable) <= UID_MAX:
+        return readable
+    head = "hp_%s_" % kind
+    digest = base64.b32encode(hashlib.sha256(team.encode("ascii")).digest()).decode("ascii").lower().rstrip("=")
+    return head + digest[: UID_MAX - len(head)]
+
+
+def team_grafana_uids(team, dashboard_names):
+    """``{"folder": uid, "dashboards": {name: uid}}`` for the team's folder and each of ``dashboard_names``."""
+    names = list(dashboard_names)
+    if FOLDER in names:
+        raise ValueError("a dashboard cannot be named %r: that is the kind of the team's folder uid" % FOLDER)
+    return {"folder": grafana_uid(FOLDER, team), "dashboards": dict((name, grafana_uid(name, team)) for name in names)}
+
+
+def legacy_grafana_uids(team, dashboard_names):
+    """The uids the team_observability role gave before ``team_grafana_uids`` (same shape): the team's namespace,
+    or "hp-" and a SHA-1 of the team for a namespace longer than 30 characters, and "<that>-<dashboard>". Read only to
+    move a team's folder of that uid (roles/team_observability/tasks/legacy_folder.yml)."""
+    namespace = naming.namespace(team)
+    prefix = namespace if len(namespace) <= 30 else "hp-" + hashlib.sha1(team.encode("ascii")).hexdigest()[:16]
+    return {"folder": prefix, "dashboards": dict((name, "%s-%s" % (prefix, name)) for name in dashboard_names)}
 
 
 def allowed_scopes(team):

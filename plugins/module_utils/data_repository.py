@@ -4,10 +4,11 @@
 
 """A team's long-lived data: its S3 prefix and the FSx data repository association that links it.
 
-- The prefix is ``s3://<data bucket>/<team>/`` (``naming.s3_prefix``); a zero-byte
-  ``<team>/`` marker object carries the team tags, so the prefix exists (and shows
-  in the console) before the team writes anything. Offboarding keeps the objects
-  unless ``on_remove=delete`` is confirmed with the team name.
+- The prefix is ``s3://<data bucket>/<team>/`` (``naming.s3_prefix``). Its ownership mark is the zero-byte object
+  ``_hyperpod/owners/<team>`` with the team tags, under the platform's prefix of the bucket, where no team policy
+  reaches (a member of the team may write anything under ``<team>/``). Offboarding keeps the objects unless
+  ``on_remove=delete`` is confirmed with the team name, and records a team whose data it kept in the ledger of
+  retired names (``retired_names``); a team the platform lets inherit one takes its entry.
 - The association (DRA) links FSx for Lustre path ``/<team>`` to that prefix, exporting
   new, changed and deleted files to S3 and importing nothing. FSx for Lustre imports a file's
   owner, group, mode and symbolic links from the S3 object's metadata
@@ -28,7 +29,8 @@ __metaclass__ = type
 from urllib.parse import urlencode
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list, boto3_tag_list_to_ansible_dict
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, fsx, naming, s3
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, fsx, naming, retired_names, s3
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TEAM_TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError, S3Error
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
@@ -172,6 +174,38 @@ def ensure_association_absent(client, file_system_id, team, check_mode, wait=Tru
 
 # ---------------------------------------------------------------- S3 team prefix
 
+# The ownership marks of the teams' prefixes: an object per team under the platform's prefix of the data bucket
+# (naming.PLATFORM_PREFIX), which no team policy names: a team's policies grant ``<bucket>/<team>/*`` only
+# (team_policy, execution_role.team_data_policy), and a team name never starts with "_". The mark was the object
+# ``<team>/`` inside the prefix, where every member may PutObject: one PutObject there replaced it, and its tags with it
+# (a PutObject of an existing key replaces the object, its tag-set being the request's ``x-amz-tagging``, none without:
+# PutObject, Amazon S3 API Reference, https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html). That old mark,
+# made by the collection for the team, is read while no new one exists, and moved on the next run that converges the prefix.
+MARKS_PREFIX = retired_names.MARKS_PREFIX
+
+
+# Who the mark's team is, beyond its name (a name is not an identity): the Identity Center group id and the gid the team
+# had when its prefix layer last ran, recorded as tags of the mark (``retired_names``, which reads them as claims).
+MARK_GROUP_TAG, MARK_GID_TAG = retired_names.MARK_GROUP_TAG, retired_names.MARK_GID_TAG
+
+
+def mark_key(team):
+    """The key of the team's ownership mark (``_hyperpod/owners/<team>``)."""
+    return MARKS_PREFIX + team
+
+
+def identity_tags(identity_center_group_id=None, gid=None):
+    """The mark's tags recording the team's Identity Center group id and gid (those given; a tag value takes an id as is)."""
+    tags = {}
+    if identity_center_group_id:
+        tags[MARK_GROUP_TAG] = str(identity_center_group_id)
+    if gid is not None:
+        tags[MARK_GID_TAG] = str(gid)
+    problems = naming.tag_problems(tags)
+    if problems:
+        raise InputError(message="the ownership mark's identity tags: %s" % "; ".join(problems))
+    return tags
+
 
 def list_keys(client, bucket, prefix, limit=None):
     """The keys under ``prefix``: every page, or the first ``limit`` only."""
@@ -190,67 +224,112 @@ def _delete_keys(client, bucket, keys):
                 len(answer["Errors"]), bucket, keys[0], first.get("Key"), first.get("Message")))
 
 
-def read_marker(client, bucket, team):
-    """The tags of the team's marker object ``<team>/``, None when it does not exist.
-
-    GetObjectTagging answers NoSuchKey for a missing marker: one read tells both whether it exists and its tags.
-    """
-    tagging = s3.get_object_tagging(client, Bucket=bucket, Key=naming.s3_prefix(team))
+def _tags(client, bucket, key):
+    """The tags of the object ``key``, None when it does not exist (GetObjectTagging answers NoSuchKey: one read tells both)."""
+    tagging = s3.get_object_tagging(client, Bucket=bucket, Key=key)
     return None if tagging is None else boto3_tag_list_to_ansible_dict(tagging.get("TagSet", []))
 
 
-def read_prefix(client, bucket, team):
-    """``{"tags": the marker's tags or None, "objects": whether anything is under the prefix, asked only without a marker}``.
+def read_marker(client, bucket, team):
+    """The tags of the team's ownership mark, None when it has none."""
+    return _tags(client, bucket, mark_key(team))
 
-    A marker written by another run between the two reads is the first key of the listing (no key under ``<team>/`` sorts
-    before it): it is read again rather than taken for someone else's objects.
+
+def _found(bucket, tags, legacy=False, objects=None):
+    return {"bucket": bucket, "tags": tags, "legacy": legacy, "objects": objects}
+
+
+def read_prefix(client, bucket, team, marked=None):
+    """``{"bucket", "tags": the mark's tags or None, "legacy": whether they are the old mark's, "objects": whether anything
+    is under the prefix, asked only without a mark}``.
+
+    Without a mark the prefix is listed, one key: a first key ``<team>/`` is the old mark, whose tags are then read. When
+    the prefix holds objects (or the old mark went meanwhile), the mark is read again: another run may have written it
+    (and moved the old one) between the reads, and the objects are then not taken for someone else's. ``marked=False``:
+    the mark was just found missing (``read_marks``' listing), so it is not read first.
     """
-    key = naming.s3_prefix(team)
+    tags = None if marked is False else read_marker(client, bucket, team)
+    if tags is not None:
+        return _found(bucket, tags)
+    prefix = naming.s3_prefix(team)
+    first = list_keys(client, bucket, prefix, limit=1)
+    if not first:
+        return _found(bucket, None, objects=False)
+    legacy = _tags(client, bucket, prefix) if first == [prefix] else None
+    if legacy is not None:
+        return _found(bucket, legacy, legacy=True)
     tags = read_marker(client, bucket, team)
-    if tags is None:
-        first = list_keys(client, bucket, key, limit=1)
-        if first != [key]:
-            return {"bucket": bucket, "tags": None, "objects": bool(first)}
-        tags = read_marker(client, bucket, team)
-    return {"bucket": bucket, "tags": tags, "objects": None if tags is not None else True}
+    return _found(bucket, tags) if tags is not None else _found(bucket, None, objects=True)
+
+
+def read_marks(client, bucket, teams):
+    """``(s3_markers, owner_marks)``: ``read_prefix``'s answer for each of ``teams`` (the present ones), and ``{team: its
+    mark's tags}`` of every other mark under ``_hyperpod/owners/`` (a team no longer present, whose name and recorded gid
+    its kept data still claims).
+
+    One listing of the marks (every page), then GetObjectTagging of each mark listed, a few in flight at once; a present
+    team without a mark listed is read as ``read_prefix`` reads it (its prefix listed, one key), so a mark written meanwhile
+    is still found.
+    """
+    listed = [item["Key"][len(MARKS_PREFIX):] for item in s3.list_all_objects_v2(client, Bucket=bucket, Prefix=MARKS_PREFIX)]
+    listed = [name for name in listed if name and "/" not in name]
+    tags = dict(zip(listed, each(lambda name: read_marker(client, bucket, name), listed)))
+    wanted = set(teams)
+    unmarked = [team for team in teams if tags.get(team) is None]
+    markers = dict((team, _found(bucket, tags[team])) for team in teams if tags.get(team) is not None)
+    markers.update(zip(unmarked, each(lambda team: read_prefix(client, bucket, team, marked=False), unmarked)))
+    others = dict((name, found) for name, found in tags.items() if name not in wanted and found is not None)
+    return markers, others
+
+
+def _mark_at(bucket, team, found):
+    if found.get("tags") is None:
+        return None
+    return "s3://%s/%s" % (bucket, naming.s3_prefix(team) if found.get("legacy") else mark_key(team))
 
 
 def _prefix_state(bucket, team, found):
-    """The prefix's marker as the diff shows it, from ``read_prefix``'s answer (or the copy shared_info read with it)."""
+    """The prefix's mark as the diff shows it (where it is, its tags), from ``read_prefix``'s answer or shared_info's copy."""
     tags = found.get("tags")
-    return {"bucket": bucket, "prefix": naming.s3_prefix(team), "marker": tags is not None, "tags": tags or {}}
+    return {"bucket": bucket, "prefix": naming.s3_prefix(team), "marker": tags is not None, "mark": _mark_at(bucket, team, found), "tags": tags or {}}
 
 
 def _marker_state(client, bucket, team):
-    """``_prefix_state`` of the marker as it is now (a read of its tags, no listing)."""
+    """``_prefix_state`` of the mark as it is now (a read of its tags, no listing)."""
     return _prefix_state(bucket, team, {"tags": read_marker(client, bucket, team)})
 
 
-def prefix_owner_problem(bucket, team, marker_tags, objects, tag_keys=None, adopt=False):
+def prefix_owner_problem(bucket, team, marker_tags, objects, tag_keys=None, adopt=False, legacy=False):
     """Why the team's prefix is not this collection's for ``team``; None when it is, or when nothing is under it yet.
 
-    The marker object's tags (``marker_tags``, None without a marker) mark it. Objects under the prefix without a
-    marker are someone else's data, taken over only when adopted; ``objects`` tells whether there are any. This
-    layer's check and shared_info's check of every team before the run's first write both ask here.
+    The mark's tags (``marker_tags``, None without a mark; ``legacy`` when they are the old mark's) mark it. Objects
+    under the prefix without a mark are someone else's data, taken over only when adopted; ``objects`` tells whether there
+    are any. This layer's check and shared_info's check of every team before the run's first write both ask here.
     """
     where = "s3://%s/%s" % (bucket, naming.s3_prefix(team))
     if marker_tags is not None:
-        return naming.ownership_problem("S3 prefix %s (its marker object)" % where, team, marker_tags, tag_keys, adopt, "s3_prefix")
+        mark = _mark_at(bucket, team, {"tags": marker_tags, "legacy": legacy})
+        what = "S3 prefix %s (its %s %s)" % (where, "old ownership mark, to be moved to s3://%s/%s," % (bucket, mark_key(team)) if legacy else
+                                             "ownership mark", mark)
+        return naming.ownership_problem(what, team, marker_tags, tag_keys, adopt, "s3_prefix")
     if adopt or not objects:
         return None
     return (
-        "S3 prefix %s holds objects but no marker object %s made by hyperpod.tenancy for team %s: refusing to change or delete it. "
-        "To take it over, add s3_prefix to the team's adopt list" % (where, naming.s3_prefix(team), team)
+        "S3 prefix %s holds objects but no ownership mark s3://%s/%s made by hyperpod.tenancy for team %s: refusing to change or delete it. "
+        "To take it over, the platform adds s3_prefix to hyperpod_adopt.%s in the cluster file" % (where, bucket, mark_key(team), team, team)
     )
 
 
-def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None, adopt=False, known=None):
-    """The ``<team>/`` marker object exists with exactly the team tags; ``(changed, before, after)``.
+def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None, adopt=False, known=None, identity=None):
+    """The team's ownership mark exists with exactly the team tags and its identity tags; ``(changed, before, after)``. An
+    old mark is moved.
 
-    ``known`` (``read_prefix``'s, read earlier in the run) spares the reads; a write is planned from a new read
-    (``engine.plan_from_copy``).
+    ``identity`` (``identity_tags``') records the team's Identity Center group id and gid on the mark; what it does not
+    give, the mark keeps as it records it (never from ``tags``, the team file's). ``known`` (``read_prefix``'s, read
+    earlier in the run) spares the reads; a write is planned from a new read (``engine.plan_from_copy``).
     """
-    key = naming.s3_prefix(team)
+    key = mark_key(team)
+    recording = (MARK_GROUP_TAG, MARK_GID_TAG)
 
     def read(fresh):
         copied = known is not None and not fresh
@@ -258,54 +337,70 @@ def ensure_prefix_present(client, bucket, team, tags, check_mode, tag_keys=None,
 
     def plan(state):
         found = state[0]
-        problem = prefix_owner_problem(bucket, team, found["tags"], found["objects"], tag_keys, adopt)
+        problem = prefix_owner_problem(bucket, team, found["tags"], found["objects"], tag_keys, adopt, found.get("legacy", False))
         if problem:
             raise InputError(message=problem)
         before = _prefix_state(bucket, team, found)
-        return before, dict(before, marker=True, tags=dict(tags))
+        # The old mark is deleted once moved when the collection made it (adopted, it may be anyone's object).
+        made = found.get("legacy", False) and naming.ownership_problem("", team, found["tags"], tag_keys) is None
+        wanted = dict((k, v) for k, v in tags.items() if k not in recording)
+        wanted.update((k, v) for k, v in (found["tags"] or {}).items() if k in recording and not found.get("legacy", False))
+        wanted.update(identity or {})
+        return before, dict(before, marker=True, mark="s3://%s/%s" % (bucket, key), tags=wanted), made
 
-    unused_read, (before, after) = engine.plan_from_copy(
+    unused_read, (before, after, move) = engine.plan_from_copy(
         read, lambda state: state[1], plan, check_mode, writes=lambda planned: planned[0] != planned[1]
     )
     if before == after:
         return False, before, after
     if check_mode:
         return True, before, after
-    if not before["marker"]:
-        s3.put_object(client, Bucket=bucket, Key=key, Body=b"", Tagging=urlencode(sorted(tags.items())))
+    if before["mark"] != after["mark"]:
+        s3.put_object(client, Bucket=bucket, Key=key, Body=b"", Tagging=urlencode(sorted(after["tags"].items())))
+        if move:
+            # Nothing reads the old mark once the new one exists.
+            s3.delete_object(client, Bucket=bucket, Key=naming.s3_prefix(team))
     else:
-        s3.put_object_tagging(client, Bucket=bucket, Key=key, Tagging={"TagSet": ansible_dict_to_boto3_tag_list(tags)})
+        s3.put_object_tagging(client, Bucket=bucket, Key=key, Tagging={"TagSet": ansible_dict_to_boto3_tag_list(after["tags"])})
     return True, before, _marker_state(client, bucket, team)
 
 
 def ensure_prefix_absent(client, bucket, team, on_remove, check_mode, confirm_delete=None, tag_keys=None):
     """Offboarding: ``keep`` leaves every object (and reports how many); ``delete`` needs ``confirm_delete=<team>``.
 
-    Returns ``(changed, before, after, details)`` with ``details``: ``action``, ``objects`` (count under the prefix).
+    Returns ``(changed, before, after, details)`` with ``details``: ``action``, ``objects`` (count under the prefix, an old
+    mark not counted). The mark goes with the objects, and with a prefix that holds none: a kept prefix keeps it.
     Versioned buckets keep noncurrent versions; their lifecycle rules expire them.
     """
     if on_remove not in ("keep", "delete"):
         raise InputError(message="on_remove must be keep or delete, not %r" % (on_remove,))
+    prefix = naming.s3_prefix(team)
     if on_remove == "delete" and confirm_delete != team:
         raise InputError(message="on_remove=delete deletes every object under s3://%s/%s: set confirm_delete to the team name (%r) to confirm" % (
-            bucket, naming.s3_prefix(team), team))
-    before = _marker_state(client, bucket, team)
-    keys = list_keys(client, bucket, naming.s3_prefix(team))
-    before["objects"] = len(keys)
-    if not keys:
+            bucket, prefix, team))
+    found = _found(bucket, read_marker(client, bucket, team))
+    keys = list_keys(client, bucket, prefix)
+    if found["tags"] is None and keys[:1] == [prefix]:
+        legacy = _tags(client, bucket, prefix)
+        if legacy is not None:
+            found = _found(bucket, legacy, legacy=True)
+    data = [k for k in keys if not (found["legacy"] and k == prefix)]
+    before = dict(_prefix_state(bucket, team, found), objects=len(data))
+    marks = [prefix] if found["legacy"] else [mark_key(team)] if found["tags"] is not None else []
+    problem = prefix_owner_problem(bucket, team, found["tags"], bool(data), tag_keys, legacy=found["legacy"])
+    if data and on_remove == "keep":
+        return False, before, before, {"action": "kept", "objects": len(data)}
+    if not data and (not marks or problem):
+        # Nothing under the prefix, and no mark of the team's to remove (a mark not the team's is left as it is).
         return False, before, before, {"action": "none", "objects": 0}
-    if on_remove == "keep":
-        return False, before, before, {"action": "kept", "objects": len(keys)}
-    problem = prefix_owner_problem(bucket, team, before["tags"] if before["marker"] else None, keys, tag_keys)
     if problem:
         raise InputError(message=problem)
-    after = dict(before, marker=False, tags={}, objects=0)
-    details = {"action": "deleted", "objects": len(keys)}
+    after = dict(before, marker=False, mark=None, tags={}, objects=0)
+    details = {"action": "deleted" if data else "none", "objects": len(data)}
     if check_mode:
         return True, before, after, details
-    _delete_keys(client, bucket, keys)
-    after = _marker_state(client, bucket, team)
-    after["objects"] = len(list_keys(client, bucket, naming.s3_prefix(team)))
+    _delete_keys(client, bucket, data + marks)
+    after = dict(_marker_state(client, bucket, team), objects=len(list_keys(client, bucket, prefix)))
     return True, before, after, details
 
 
@@ -319,6 +414,17 @@ PREFIX_MODULE_OPTIONS = options(
         tags=dict(type="dict"),
         adopt=dict(type="bool", default=False),
         known_marker=dict(type="dict"),
+        identity=dict(type="dict", options=dict(identity_center_group_id=dict(type="str"), gid=dict(type="int"))),
+        retire=dict(
+            type="dict",
+            options=dict(gid=dict(type="int"), identity_center_group=dict(type="str"), kept=dict(type="list", elements="str", default=[])),
+        ),
+        inherit=dict(
+            type="dict",
+            options=dict(
+                retired=dict(type="list", elements="str", required=True), gid=dict(type="int"), identity_center_group=dict(type="str"),
+            ),
+        ),
     ),
     STATE, TEAM_TAGS,
 )
@@ -333,6 +439,26 @@ def check_prefix(params):
     if p["state"] == "absent" and p["on_remove"] == "delete" and p["confirm_delete"] != p["team"]:
         raise InputError(message="on_remove=delete deletes every object under s3://%s/%s: set confirm_delete to the team name (%r) to confirm" % (
             p["bucket"], naming.s3_prefix(p["team"]), p["team"]))
+    for retired in (p.get("inherit") or {}).get("retired") or []:
+        if naming.name_problems(retired):
+            raise InputError(message="inherit.retired: %r is not a team name" % (retired,))
+
+
+def _retire(context, client, p, details):
+    """Offboarding that kept data (the prefix's objects, or what ``retire.kept`` names) records the team in the ledger of
+    retired names (``retired_names``), so that no new team of its name or gid reads that data; ``(changed, before, after)``.
+    A confirmed delete that kept nothing frees the name: the team's entry goes."""
+    retire = p.get("retire") or {}
+    kept = list(retire.get("kept") or [])
+    if details["action"] == "kept":
+        kept.append("s3://%s/%s" % (p["bucket"], naming.s3_prefix(p["team"])))
+    if not kept:
+        if p["on_remove"] == "delete":
+            return retired_names.ensure_forgotten(client, p["bucket"], p["team"], context.check_mode)
+        return False, None, None
+    return retired_names.ensure_retired(
+        client, p["bucket"], p["team"], retire.get("gid"), retire.get("identity_center_group"), kept, context.check_mode,
+    )
 
 
 def converge_prefix(context, params):
@@ -342,13 +468,28 @@ def converge_prefix(context, params):
     client = context.client("s3")
     if p["state"] == "present":
         tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
-        # The marker as read earlier in the run (shared_info's), when it is this bucket's.
+        # The mark as read earlier in the run (shared_info's), when it is this bucket's.
         known = p["known_marker"] if (p["known_marker"] or {}).get("bucket") == p["bucket"] else None
-        changed, before, after = ensure_prefix_present(client, p["bucket"], p["team"], tags, context.check_mode, p["tag_keys"], p["adopt"], known)
-        return dict(changed=changed, prefix=after, diff={"before": before, "after": after})
+        identity = identity_tags(**(p.get("identity") or {}))
+        changed, before, after = ensure_prefix_present(
+            client, p["bucket"], p["team"], tags, context.check_mode, p["tag_keys"], p["adopt"], known, identity,
+        )
+        result = dict(changed=changed, prefix=after, diff={"before": before, "after": after})
+        inherit = p.get("inherit")
+        if inherit:
+            # The platform's hyperpod_inherit: this team takes the retired teams' entries of the ledger (shared_info let it).
+            took, entries_before, entries_after = retired_names.ensure_inherited(
+                client, p["bucket"], p["team"], inherit.get("gid"), inherit.get("identity_center_group"), inherit["retired"], context.check_mode,
+            )
+            result.update(changed=changed or took, inherited=entries_after)
+            result["diff"] = {"before": dict(before, inherited=entries_before), "after": dict(after, inherited=entries_after)}
+        return result
     changed, before, after, details = ensure_prefix_absent(
         client, p["bucket"], p["team"], p["on_remove"], context.check_mode, confirm_delete=p["confirm_delete"], tag_keys=p["tag_keys"],
     )
     if details["action"] == "kept":
         context.warn("%d objects under s3://%s/%s were kept (on_remove=keep)" % (details["objects"], p["bucket"], naming.s3_prefix(p["team"])))
-    return dict(changed=changed, prefix=after, diff={"before": before, "after": after}, **details)
+    retired, entry_before, entry_after = _retire(context, client, p, details)
+    if entry_before is not None or entry_after is not None:
+        before, after = dict(before, retired=entry_before), dict(after, retired=entry_after)
+    return dict(changed=changed or retired, prefix=after, diff={"before": before, "after": after}, retired=entry_after, **details)

@@ -17,7 +17,9 @@ The resources the teams *share* (``SHARED_KINDS``: the data bucket itself, the E
 Identity associations, the HyperPod cluster and its scheduler configuration, the FSx file system and its data
 repository associations, the Grafana workspace, the Identity Center instance and its identity store) are kinds too,
 one resource each whatever the number of teams (``shared_resources``), owned by ``SHARED_OWNER``: every action the
-models list for them is expected denied to every team principal, but the few of ``SHARED_ALLOWED``.
+models list for them is expected denied to every team principal, but the few of ``SHARED_ALLOWED``. So are the objects
+and listings of the data bucket's places no present team owns and of the cluster's lifecycle folder
+(``shared_locations``: the platform's prefix, a retired team's, the scripts every node runs as root).
 
 ``matrix(principals, resources, decide)`` asks ``decide(principal, [(resource, actions)])`` for decisions,
 once per principal (the local evaluator, or IAM's SimulatePrincipalPolicy on a live account, batched over
@@ -38,7 +40,8 @@ import threading
 import time
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_calls
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, naming, team_policy
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster, iam_evaluation, naming, team_policy
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import s3 as s3_calls
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 
@@ -131,7 +134,8 @@ NEEDED["pod_identity"] = NEEDED["execution_role"]
 # configuration), the HyperPod cluster (its instance groups, software, nodes, scheduler configuration, new compute
 # quotas), the FSx file system (data repository tasks and associations, backups, updates), the Grafana workspace
 # (permissions, API keys, service accounts) and the Identity Center instance and its identity store (permission
-# sets, account assignments, users, groups and their memberships). A team that may change one of them reaches
+# sets, account assignments, users, groups and their memberships), and the data bucket's objects no team owns (the
+# platform's prefix, the lifecycle scripts, the prefixes of teams no longer present). A team that may change one of them reaches
 # every other team, so every action botocore's models list for them is expected *denied* to every team principal,
 # but for the few in SHARED_ALLOWED.
 SHARED_OWNER = "(shared)"  # the owner of a shared resource in cells; no team is named so (naming.name_problems)
@@ -203,6 +207,13 @@ SHARED_KINDS = (
     # The teams' Identity Center groups: joining one is joining its team (its permission set, its Studio domain).
     # A team manages no group, its own included, so all of them are one kind, asked together.
     ("identity_center_group", "identitystore", "identitystore", lambda n, m: "GroupId" in m, ()),
+    # The data bucket's objects no team owns (shared_locations): the platform's prefix (naming.PLATFORM_PREFIX: the
+    # lifecycle scripts, the ownership marks, the ledger) and its folders, every other top-level prefix that is no present
+    # team's (a team offboarded with its data kept, anything put there by hand), the bucket's root, and the cluster's
+    # lifecycle scripts wherever they are: every object action, as on a team's objects ...
+    ("shared_objects", "s3", "s3", lambda n, m: "Key" in m or n == "DeleteObjects", ()),
+    # ... and the listing of each of those prefixes (s3:prefix).
+    ("shared_listing", "s3", "s3", lambda n, m: n in S3_LISTINGS, ()),
 )
 # Actions that are no API call, by shared kind.
 SHARED_EXTRA_ACTIONS = {"eks_cluster": ["eks:AccessKubernetesApi"]}
@@ -274,27 +285,69 @@ def actions_by_kind():
         found = kinds.setdefault(kind, set(SHARED_EXTRA_ACTIONS.get(kind, [])))
         for name, members in models[service]:
             if selected(name, members) or name in tagging:
-                found.add(s3_action(name) if service == "s3" else "%s:%s" % (prefix, name))
+                action = s3_action(name) if service == "s3" else "%s:%s" % (prefix, name)
+                found.add(action)
+                if service == "s3" and action in S3_VERSIONED:
+                    found.add(action.replace("Object", "ObjectVersion", 1))
     return dict((k, sorted(v)) for k, v in kinds.items())
+
+
+def shared_locations(bucket, teams, top_level=(), platform_folders=(), lifecycle_configs=()):
+    """The S3 places no team owns, [(bucket, key prefix, [keys under it to probe])], each prefix "" or ending in "/".
+
+    In the data ``bucket``: its root, the platform's prefix (naming.PLATFORM_PREFIX) and each of its ``platform_folders``,
+    and each prefix of ``top_level`` (the bucket's folders) that is not the prefix of one of ``teams`` (the present
+    teams): a team offboarded with its data kept, a prefix put there by hand or by the cluster role before the platform
+    had a prefix of its own. And the folder of each of ``lifecycle_configs`` (the cluster's instance groups'
+    LifeCycleConfig, in any bucket), with its scripts: what HyperPod runs as root on every node. Each place is probed
+    with PROBE, a key no one writes; a statement that reaches it reaches every object of the place unless it names keys.
+    No read.
+    """
+    places = {}
+
+    def place(where, prefix, keys=()):
+        listed = places.setdefault((where, prefix), [PROBE])
+        listed.extend(key for key in keys if key not in listed)
+
+    if bucket:
+        owned = set(naming.s3_prefix(team) for team in teams)
+        place(bucket, "")
+        place(bucket, naming.PLATFORM_PREFIX)
+        for prefix in sorted(set(platform_folders)):
+            if prefix.startswith(naming.PLATFORM_PREFIX):
+                place(bucket, prefix)
+        for prefix in sorted(set(top_level) - owned):
+            place(bucket, prefix)
+    for config in lifecycle_configs:
+        folder = cluster.s3_folder((config or {}).get("SourceS3Uri"))
+        if folder:
+            place(folder[0], folder[1], [config[key] for key in ("OnCreate", "OnInitComplete") if config.get(key)])
+    return [(where, prefix, keys) for (where, prefix), keys in sorted(places.items())]
 
 
 def shared_resources(found, account_id, region, partition="aws"):
     """The shared resources to probe, one per shared kind whose parent is known.
 
     ``found``: ``bucket``, ``eks_cluster_arn``, ``hyperpod_cluster_arn``, ``fsx_file_system_id``, ``grafana_workspace_id``,
-    ``identity_center_instance_arn``, ``identity_store_id``, ``group_ids`` (the teams' Identity Center group ids);
-    missing ones are skipped. Sub-resources (an add-on, a Pod Identity association, a scheduler configuration, a data
-    repository association) are probes under their parent, named PROBE. No read. One resource per kind, but a group
-    per team, all asked in one call per principal (up to 100 groups).
+    ``identity_center_instance_arn``, ``identity_store_id``, ``group_ids`` (the teams' Identity Center group ids),
+    ``s3_places`` (``shared_locations``); missing ones are skipped. Sub-resources (an add-on, a Pod Identity association,
+    a scheduler configuration, a data repository association) are probes under their parent, named PROBE. No read. One
+    resource per kind, but a group per team, all asked in one call per principal (up to 100 groups), an object per key of
+    ``s3_places``, asked together too, and a listing per prefix of them (its own ``s3:prefix``, its own call).
     """
     found = dict((k, v) for k, v in found.items() if v)
     resources = []
 
-    def add(kind, arn):
-        resources.append({"team": SHARED_OWNER, "kind": kind, "arn": arn, "context": {}, "shared": True})
+    def add(kind, arn, context=None):
+        resources.append({"team": SHARED_OWNER, "kind": kind, "arn": arn, "context": dict(context or {}), "shared": True})
 
     if "bucket" in found:
         add("shared_bucket", "arn:%s:s3:::%s" % (partition, found["bucket"]))
+    for bucket, prefix, keys in found.get("s3_places", []):
+        for key in keys:
+            add("shared_objects", "arn:%s:s3:::%s/%s%s" % (partition, bucket, prefix, key))
+        if prefix:
+            add("shared_listing", "arn:%s:s3:::%s" % (partition, bucket), {"s3:prefix": prefix})
     if "eks_cluster_arn" in found:
         arn = found["eks_cluster_arn"]
         base, name = arn.split(":cluster/", 1)
@@ -955,8 +1008,25 @@ def discover(context, roles, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_ke
         "identity_store_id": shared.get("identity_store_id"),
         "group_ids": list((shared.get("identity_center_group_ids") or {}).values()),
     }
+    common["s3_places"] = shared_locations(shared.get("data_bucket"), teams, *_bucket_folders(context, shared))
     resources.extend(shared_resources(common, account_id, region))
     return principals, resources
+
+
+def _bucket_folders(context, shared):
+    """(the data bucket's top-level folders, the platform prefix's folders, the cluster's instance groups' LifeCycleConfig):
+    ``shared_locations``' reads, two ListObjectsV2 (with Delimiter "/") and a DescribeCluster."""
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import sagemaker as sm
+
+    bucket, found = shared.get("data_bucket"), [[], [], []]
+    if bucket:
+        s3 = context.client("s3")
+        found[0] = [folder["Prefix"] for folder in s3_calls.list_folders(s3, Bucket=bucket, Delimiter="/")]
+        found[1] = [folder["Prefix"] for folder in s3_calls.list_folders(s3, Bucket=bucket, Delimiter="/", Prefix=naming.PLATFORM_PREFIX)]
+    if shared.get("cluster_arn"):
+        description = sm.describe_cluster(context.client("sagemaker"), ClusterName=shared["cluster_arn"]) or {}
+        found[2] = [group.get("LifeCycleConfig") or {} for group in description.get("InstanceGroups") or []]
+    return found
 
 
 def matrix_lines(result):

@@ -31,7 +31,11 @@ IAM_NAME_PATTERN = r"[\w+=,.@-]+"
 # underscores and hyphens (SNS CreateTopic, https://docs.aws.amazon.com/sns/latest/api/API_CreateTopic.html).
 # A FIFO topic's .fifo suffix is left out: AWS Budgets publishes to standard topics.
 SNS_TOPIC_ARN_PATTERN = r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}"
-EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s]+"
+# One reading of each address (a dot only between labels of the domain), so that matching takes linear time: the
+# former [^@\s]+\.[^@\s]+ tried every dot of a long domain.
+EMAIL_PATTERN = r"[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+"
+# An e-mail address is at most 254 characters (RFC 5321's path limit); an SNS topic ARN, with its 256-character name, less than 320.
+NOTIFY_TARGET_MAX = 320
 # SageMaker's description of a compute quota or a cluster scheduler config: at most 1024 characters, no control
 # characters but tab, line feed and carriage return.
 SAGEMAKER_DESCRIPTION_MAX = 1024
@@ -97,6 +101,14 @@ def s3_prefix(team):
     return "%s/" % team
 
 
+# The data bucket's prefix of the platform's own objects (the lifecycle scripts, the ownership marks, the ledger of
+# retired names). A team's prefix is ``<team>/`` with a DNS label for ``team``, which never starts with ``_``: no team's
+# prefix is or contains it, and no team policy (team_policy, execution_role.team_data_policy) names it.
+PLATFORM_PREFIX = "_hyperpod/"
+# Where the cluster role keeps the instance groups' lifecycle scripts unless the cluster file names another place.
+LIFECYCLE_PREFIX = PLATFORM_PREFIX + "lifecycle/"
+
+
 def tag_keys_with_defaults(tag_keys=None):
     """``tag_keys`` (as in hyperpod_team_tag_keys) over ``DEFAULT_TAG_KEYS``: the keys the team's tags are written under."""
     keys = dict(DEFAULT_TAG_KEYS)
@@ -139,6 +151,24 @@ ADOPTABLE = (
 )
 
 
+# Team names the platform's own resources use or are commonly given, with what they would collide with: a team of such a
+# name would derive the platform's names (the permission set <prefix>-platform of the platform admins, the
+# observability workspaces <prefix>-observability) or its paths (s3://<data bucket>/lifecycle/ where lifecycle scripts
+# were kept, <fsx root>/datasets). The platform adds its own with hyperpod_team_limits.reserved_names.
+RESERVED_TEAM_NAMES = {
+    "platform": "the platform admins' permission set <prefix>-platform",
+    "admin": "the platform admins",
+    "admins": "the platform admins",
+    "observability": "the observability workspaces <prefix>-observability",
+    "lifecycle": "the HyperPod lifecycle scripts' prefix lifecycle/",
+    "datasets": "the shared datasets directory <fsx root>/datasets",
+    "shared": "what the teams share (the data bucket's shared prefixes, Studio's shared namespace)",
+    "system": "the platform's system resources",
+    "default": "Kubernetes' default namespace and queue names",
+    "archive": "the file system's archive of offboarded teams",
+}
+
+
 def ownership_problem(what, team, tags, tag_keys=None, adopt=False, layer=None):
     """Why the existing resource ``what`` (with ``tags``) must not be changed or deleted for ``team``; None when it may.
 
@@ -158,8 +188,8 @@ def ownership_problem(what, team, tags, tag_keys=None, adopt=False, layer=None):
     owner = ", ".join("%s=%s" % (key, tags[key]) for key in sorted(tags)[:8]) or "no tags"
     return (
         "%s exists and was not made by hyperpod.tenancy for team %s (it lacks the tags %s; its tags: %s): refusing to change or delete it. "
-        "To take it over, add %s to the team's adopt list" % (
-            what, team, ", ".join("%s=%s" % item for item in sorted(marks.items())), owner, layer or "its layer")
+        "To take it over, the platform adds %s to hyperpod_adopt.%s in the cluster file" % (
+            what, team, ", ".join("%s=%s" % item for item in sorted(marks.items())), owner, layer or "its layer", team)
     )
 
 

@@ -10,9 +10,11 @@ unit-tested without AWS; ``ensure_present`` / ``ensure_absent`` drive a boto3 cl
 Capacity is counted from ``DescribeCluster``: per instance type, the sum of the instance
 groups' ``TargetCount`` (what the cluster is configured to run). ``CurrentCount`` dips while
 HyperPod replaces a faulty node or while a group is still being created, and a quota that
-fits the configured cluster must not start failing then. Only ``count`` (whole instances)
-is added up against it; fine-grained amounts (accelerators, vCPU, memory, MIG partitions)
-are checked only for an instance type the cluster has. Quotas that are ``Disabled`` guarantee
+fits the configured cluster must not start failing then. Each quota is added up against it as
+the instances it takes: ``count``, or for fine-grained amounts (accelerators, vCPU, memory,
+MIG partitions) the largest share of an instance they take in any unit (instance_types: the
+table of instance types and AWS's ratio for what a guarantee leaves out); a fine-grained
+amount the table cannot count is refused. Quotas that are ``Disabled`` guarantee
 nothing and are left out of the sum, ours included. The option ``cluster_capacity`` gives that
 sum already counted (``hyperpod.tenancy.shared_info`` describes the cluster once per run); the
 cluster is then not described, and ``cluster`` must be its ARN.
@@ -28,6 +30,7 @@ import re
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, naming, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import instance_types as instance_table
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, TEAM_TAGS, options, team_section, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
@@ -260,12 +263,21 @@ def input_problems(params, current=None, instance_types=None, mig_profiles=None)
 
 
 def cluster_capacity(cluster):
-    """{instance type: sum of TargetCount} of a DescribeCluster answer (see the module docstring)."""
+    """{instance type: sum of TargetCount} of a DescribeCluster answer (see the module docstring).
+
+    A flexible instance group (no InstanceType; InstanceRequirements, "the instance types that the instance group can
+    use", ClusterInstanceRequirementDetails: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ClusterInstanceRequirementDetails.html)
+    counts its TargetCount for each type it allows, desired and current: HyperPod may provision any of them, so a
+    quota of any of them is one the group can hold.
+    """
     capacity = {}
     for group in cluster.get("InstanceGroups") or []:
-        if group.get("InstanceType"):
-            count = group.get("TargetCount", group.get("CurrentCount", 0)) or 0
-            capacity[group["InstanceType"]] = capacity.get(group["InstanceType"], 0) + count
+        requirements = group.get("InstanceRequirements") or {}
+        types = [group["InstanceType"]] if group.get("InstanceType") else sorted(
+            set(requirements.get("DesiredInstanceTypes") or []).union(requirements.get("CurrentInstanceTypes") or []))
+        count = group.get("TargetCount", group.get("CurrentCount", 0)) or 0
+        for instance_type in types:
+            capacity[instance_type] = capacity.get(instance_type, 0) + count
     return capacity
 
 
@@ -285,15 +297,42 @@ def given_capacity(params):
     return capacity, problems
 
 
+def _countable(resources):
+    """[(instance type, instances it takes or None, why it cannot be counted)] of ComputeQuotaResourceConfigs."""
+    counted = []
+    for resource in resources or []:
+        try:
+            share = instance_table.instance_equivalent(resource["InstanceType"], instance_table.from_api(resource))
+        except ValueError as error:
+            counted.append((resource["InstanceType"], None, str(error)))
+            continue
+        counted.append((resource["InstanceType"], share, None))
+    return counted
+
+
+def _instances(share):
+    """A Fraction of instances as the option carries it: an int when whole, else a float of 6 decimals."""
+    return int(share) if share.denominator == 1 else round(float(share), 6)
+
+
 def guaranteed_counts(settings):
-    """{instance type: count} a quota guarantees; empty when it is disabled."""
+    """{instance type: instances} a quota guarantees; empty when it is disabled.
+
+    A guarantee in accelerators, vCPUs, memory or MIG partitions counts as its largest share of an instance in any unit
+    (instance_types.instance_equivalent: AWS's ratio fills what it leaves out), so 4 of a p5's 8 GPUs are 0.5; one
+    the table cannot count is left out here and refused by ``capacity_problems`` when it is ours.
+    """
     if not settings or settings.get("ActivationState", "Enabled") != "Enabled":
         return {}
     counts = {}
-    for resource in settings["ComputeQuotaConfig"]["ComputeQuotaResources"]:
-        if resource.get("Count"):
-            counts[resource["InstanceType"]] = counts.get(resource["InstanceType"], 0) + resource["Count"]
-    return counts
+    for instance_type, share, _problem in _countable(settings["ComputeQuotaConfig"]["ComputeQuotaResources"]):
+        if share:
+            counts[instance_type] = counts.get(instance_type, 0) + share
+    return dict((instance_type, _instances(share)) for instance_type, share in counts.items())
+
+
+def _shown(value):
+    return ("%d" % value) if float(value).is_integer() else ("%.2f" % float(value))
 
 
 def capacity_problems(cluster_name, capacity, desired, others):
@@ -305,6 +344,10 @@ def capacity_problems(cluster_name, capacity, desired, others):
             "cluster %s has no %s instances (it has %s)"
             % (cluster_name, instance_type, ", ".join("%s x%d" % (t, n) for t, n in sorted(capacity.items())) or "no instance groups")
         )
+    if desired.get("ActivationState", "Enabled") == "Enabled":
+        for instance_type, _share, problem in _countable(desired["ComputeQuotaConfig"]["ComputeQuotaResources"]):
+            if problem and instance_type in capacity:
+                problems.append("%s: %s" % (instance_type, problem))
     ours = guaranteed_counts(desired)
     team = desired["ComputeQuotaTarget"]["TeamName"]
     for instance_type in sorted(ours):
@@ -312,12 +355,13 @@ def capacity_problems(cluster_name, capacity, desired, others):
             continue
         taken = sorted((other, counts.get(instance_type, 0)) for other, counts in others.items())
         taken = [(other, count) for other, count in taken if count]
+        # Others' shares arrive rounded to 6 decimals (``_instances``): seven sevenths add up to the whole they are.
         total = ours[instance_type] + sum(count for _other, count in taken)
-        if total > capacity[instance_type]:
-            shares = "".join(" + %s %d" % (other, count) for other, count in taken)
+        if total > capacity[instance_type] + 1e-5:
+            shares = "".join(" + %s %s" % (other, _shown(count)) for other, count in taken)
             problems.append(
-                "%s: team %s %d%s = %d exceeds the %d instances of cluster %s"
-                % (instance_type, team, ours[instance_type], shares, total, capacity[instance_type], cluster_name)
+                "%s: team %s %s%s = %s exceeds the %d instances of cluster %s"
+                % (instance_type, team, _shown(ours[instance_type]), shares, _shown(total), capacity[instance_type], cluster_name)
             )
     return problems
 

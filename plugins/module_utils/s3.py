@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import listing, read, write
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, listing, read, write
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import S3ErrorHandler as Handler
 
 get_object_tagging = read(Handler, "read the team prefix marker's tags", "get_object_tagging")
@@ -23,3 +23,9 @@ list_objects_v2 = read(Handler, "list the team prefix", "list_objects_v2")
 # Every key under a prefix, every page.
 list_all_objects_v2 = listing(Handler, "list the team prefix", "list_objects_v2", "Contents", missing_ok=False)
 delete_objects = write(Handler, "delete the team prefix's objects", "delete_objects")
+# One object: the ownership mark of a team's prefix (its old place ``<team>/``, moved) and an entry of the retired-names
+# ledger (data_repository, retired_names).
+delete_object = delete(Handler, "delete an object of the platform's prefix", "delete_object")
+get_object = read(Handler, "read an entry of the retired-names ledger", "get_object")
+# The folders (CommonPrefixes) of a bucket, or of a prefix, with Delimiter="/": verify_isolation's prefixes no team owns.
+list_folders = listing(Handler, "list the data bucket's folders", "list_objects_v2", "CommonPrefixes")

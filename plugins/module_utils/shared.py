@@ -14,9 +14,10 @@ cluster's capacity per instance type (what each team's quota is checked against)
 budgets with their notifications (two account-wide lists instead of two reads per team).
 
 The tags of the present teams' permission sets, domains and budgets are read with them, and ``read_team_resources``
-reads the teams' Studio execution roles, access entries, S3 prefix markers and compute quotas: ``owner_problems``
-refuses, for every team at once and before the run's first write, one the team must not change (the layers' own
-rule), and the layers take what was read instead of reading it again.
+reads the teams' Studio execution roles, access entries, S3 prefix marks, compute quotas and the ledger of retired names:
+``team_problems`` tells, for every team at once and before the run's first write, each team that must not be converged
+and why (a resource it must not change, by the layers' own rule; a name or gid of a retired team whose data was kept).
+That team is refused before its first write, the others go on; the layers take what was read instead of reading it again.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,7 +30,7 @@ from collections import Counter
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, data_repository, domain, eks, execution_role, iam, identity_center
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, sagemaker, team_namespace
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, retired_names, sagemaker, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets as budgets_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, read, together
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
@@ -244,8 +245,9 @@ def team_resource_phases(context, shared, lookups, teams, name_prefix, data_buck
     """The present teams' resources their layers would change, with their tags, for ``owner_problems``; ``context`` is a LayerContext.
 
     Per team: GetRole of its Studio execution role (a team with a workspace), DescribeAccessEntry of the entries of its
-    permission set's role and of its execution role (when the EKS cluster exists), GetObjectTagging of its S3 prefix's marker
-    (when ``data_bucket`` exists; a prefix without one is listed, one key, to tell whether it holds objects), and for the
+    permission set's role and of its execution role (when the EKS cluster exists), and when ``data_bucket`` exists one listing of
+    the S3 prefixes' ownership marks with GetObjectTagging of each mark (those of teams not present too: their names and gids
+    are claimed, ``s3_owner_marks``), a prefix without a mark listed (one key) to tell whether it holds objects; and for the
     cluster one ListComputeQuotas and a ListTags per team quota; with ``pod_roles`` (a run with a kubeconfig, where
     the namespace layer makes them), each team's Pod Identity role (GetRole) and its service account's association.
     The layers take these answers instead of reading them again. Of the quotas' list they take what every quota
@@ -281,8 +283,16 @@ def team_resource_phases(context, shared, lookups, teams, name_prefix, data_buck
     if data_bucket and present:
 
         teams_with_prefix = [t["name"] for t in present]
-        phases.append(("s3", lambda: {"s3_markers": dict(zip(teams_with_prefix, each(
-            lambda team: data_repository.read_prefix(context.client("s3"), data_bucket, team), teams_with_prefix)))}))
+
+        def marks():
+            # One listing of the marks, their tags read: the present teams' (their owner check), and those of teams no
+            # longer present, whose name and recorded gid their kept data claims (retired_names.mark_claims).
+            markers, others = data_repository.read_marks(context.client("s3"), data_bucket, teams_with_prefix)
+            return {"s3_markers": markers, "s3_owner_marks": others}
+
+        phases.append(("s3", marks))
+        # The ledger of retired names beside the marks: one listing, and each entry (the teams offboarded with data kept).
+        phases.append(("s3", lambda: {"retired_names": retired_names.read_ledger(context.client("s3"), data_bucket)}))
     if shared.get("cluster_arn") and with_quota:
 
         def compute_quotas():
@@ -325,7 +335,7 @@ def _team_resource_problems(team, lookups, name_prefix, tag_keys, account_id, ad
     marker = (lookups.get("s3_markers") or {}).get(team)
     if marker is not None:
         found.append(data_repository.prefix_owner_problem(
-            marker["bucket"], team, marker["tags"], marker["objects"], tag_keys, "s3_prefix" in adopt))
+            marker["bucket"], team, marker["tags"], marker["objects"], tag_keys, "s3_prefix" in adopt, marker.get("legacy", False)))
     known = (lookups.get("compute_quotas") or {}).get(team)
     if known is not None:
         found.append(quota.owner_problem(team, known["name"], known["compute_quota_id"], known["tags"], tag_keys, "quota" in adopt))
@@ -396,17 +406,24 @@ def quota_problems(teams, lookups, name_prefix, identity_center_quotas, account_
 
 
 def owner_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, budget_prefix=None, budget_tag_keys=None):
-    """Every present team's existing resource, among those ``read_team_lookups`` read with their tags, that the team must not change.
+    """``team_owner_problems``' sentences, each naming its team, in the teams' order."""
+    by_team = team_owner_problems(teams, lookups, name_prefix, tag_keys, account_id, budget_prefix, budget_tag_keys)
+    return ["team %r: %s" % (team, problem) for team in sorted(by_team) for problem in by_team[team]]
+
+
+def team_owner_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, budget_prefix=None, budget_tag_keys=None):
+    """{team: [sentence]}: every present team's existing resource, among those ``read_team_lookups`` read with their tags,
+    that the team must not change.
 
     The rule is each layer's (``permission_set.owner_problem``, ``domain.owner_problem``, ``budget.owner_problem``, and for
     what ``read_team_resources`` read ``execution_role.owner_problem``, ``access_entry.owner_problem``,
     ``data_repository.prefix_owner_problem``, ``quota.owner_problem``: naming.ownership_problem), with the team's ``adopt``
     list as the layer gets it (team_layer_args: the Studio access entry is adopted by no entry of the list); checked here for all teams before
-    the run's first write, so that one team's foreign resource refuses the whole run. One sentence per resource,
-    naming the team. The budgets are named and tagged as the budget layer names and tags them (``budget_prefix``,
+    the run's first write, so that such a team is refused before any of its layers writes, and the others are not. One
+    sentence per resource. The budgets are named and tagged as the budget layer names and tags them (``budget_prefix``,
     ``budget_tag_keys``, by default the team's).
     """
-    problems = []
+    problems = {}
     known_sets, resolved, domain_tags, known_budgets = (lookups.get(key) or {} for key in ("permission_sets", "domain_ids", "domain_tags", "budgets"))
     for team in sorted((t for t in teams if t.get("state", "present") == "present"), key=lambda t: t["name"]):
         name, adopt = team["name"], set(team.get("adopt") or ())
@@ -424,8 +441,32 @@ def owner_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, 
         if known.get("budget") is not None and known.get("tags") is not None:
             found.append(budget.owner_problem(name, budget_name, account_id, known["tags"], budget_tag_keys or tag_keys, "budget" in adopt))
         found.extend(_team_resource_problems(name, lookups, name_prefix, tag_keys, account_id, adopt))
-        problems.extend("team %r: %s" % (name, problem) for problem in found if problem)
+        found = [problem for problem in found if problem]
+        if found:
+            problems[name] = found
     return problems
+
+
+def team_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, budget_prefix=None, budget_tag_keys=None, inherit=None,
+                  data_bucket=None):
+    """``({team: [sentence]}, {team: [retired team it inherits]})``: why each present team is refused, the run's other teams
+    going on (``team_owner_problems``; a name or gid the ledger of retired names of ``data_bucket`` claims,
+    ``retired_names.ledger_problems``), and the ledger's entries the platform's ``inherit`` (``hyperpod_inherit``) hands to
+    a team."""
+    problems = team_owner_problems(teams, lookups, name_prefix, tag_keys, account_id, budget_prefix, budget_tag_keys)
+    present = set(t["name"] for t in teams if t.get("state", "present") == "present")
+    # The marks of teams not present (deleted from the team file, or absent) claim their names and gids as the ledger does.
+    marks = retired_names.mark_claims(data_bucket, dict(
+        (team, tags) for team, tags in (lookups.get("s3_owner_marks") or {}).items() if team not in present))
+    retired, takes = retired_names.ledger_problems(teams, lookups.get("retired_names") or {}, data_bucket, inherit, marks)
+    for team, found in retired.items():
+        problems.setdefault(team, []).extend(found)
+    # A present team whose mark records another Identity Center group: the team of that name that ran before.
+    recorded = dict((team, found.get("tags")) for team, found in (lookups.get("s3_markers") or {}).items() if not found.get("legacy"))
+    renamed = retired_names.group_problems(teams, recorded, lookups.get("identity_center_group_ids") or {}, data_bucket, inherit)
+    for team, found in renamed.items():
+        problems.setdefault(team, []).extend(found)
+    return problems, takes
 
 
 def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):

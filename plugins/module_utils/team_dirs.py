@@ -281,8 +281,8 @@ class Root(object):
             why = "its ownership mark %s names team %s, inode %s" % (mark_path, mark.get("team"), mark.get("inode"))
         return (
             "%s exists, owned by uid %s gid %s mode %s, and was not made by hyperpod.tenancy for team %s (%s): "
-            "refusing to change or delete it. To take over a directory without a mark, add directories to the team's adopt list"
-            % (path, current["uid"], current["gid"], current["mode"], team, why)
+            "refusing to change or delete it. To take over a directory without a mark, the platform adds directories to "
+            "hyperpod_adopt.%s in the cluster file" % (path, current["uid"], current["gid"], current["mode"], team, why, team)
         )
 
     def list_names(self, parts):

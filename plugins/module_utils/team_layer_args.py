@@ -223,9 +223,15 @@ def _quota(t):
 
 
 def _s3_prefix(t):
-    # shared_info read its marker to check its owner before the run's first write.
+    # shared_info read its mark to check its owner before the run's first write.
     known = (t.shared.get("s3_markers") or {}).get(t.name)
-    return dict(team=t.name, bucket=t.need("data_bucket"), **dict(t.tag_options, **_given(tags=t.extra_tags, known_marker=known)))
+    # ... and the ledger of retired names: the entries the platform's hyperpod_inherit hands to the team, recorded by this layer.
+    retired = (t.shared.get("team_inherits") or {}).get(t.name)
+    inherit = _given(retired=retired, gid=t.team["storage"].get("gid"), identity_center_group=t.group) if retired else None
+    # Who the team is beyond its name, recorded on its mark: its Identity Center group's id (shared_info's) and its gid.
+    identity = _given(identity_center_group_id=(t.group_ids or {}).get(t.group), gid=t.team["storage"].get("gid")) or None
+    return dict(team=t.name, bucket=t.need("data_bucket"), **dict(t.tag_options, **_given(
+        tags=t.extra_tags, known_marker=known, inherit=inherit, identity=identity)))
 
 
 def _directories(t):
@@ -320,8 +326,11 @@ def team_layer_args(team, shared, settings=None, layers=None):
     if (team["budget"] or {}).get("monthly_usd") is not None:
         used["budget"] = _budget
     options = {"team": t.name}
+    # Why shared_info refused the team (a resource not its to change, a retired team's name or gid): team_resources then
+    # fails before any layer writes, whichever layers a role asks for.
+    options.update(_given(refused=(t.shared.get("team_problems") or {}).get(t.name) or None))
     options.update((layer, build(t)) for layer, build in used.items() if layers is None or layer in layers)
-    # The team file's adopt list: an existing resource of these layers that carries no mark is taken over.
+    # The platform's hyperpod_adopt for the team: an existing resource of these layers that carries no mark is taken over.
     for adopted in team["adopt"]:
         layer, option = ADOPT_OPTIONS.get(adopted, (adopted, "adopt"))
         if layer in options and layer != "team":

@@ -23,8 +23,10 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_ent
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget as budget_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster as cluster_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import instance_types as instance_table
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import quota as quota_rules
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import retired_names
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.execution_role import bucket_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import REQUIRED, section_choices
@@ -35,6 +37,9 @@ PROFILE_NAME_PATTERN = naming.ENTITY_NAME_PATTERN
 CLUSTER_NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9])*"
 MAX_PRIORITY_CLASSES = 10
 MAX_QUOTA_RESOURCES = 15
+# "You can associate up to 10 tags with an object" (https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-tagging.html):
+# the S3 ownership mark carries the team's tags beside managed-by, the team, the cost center and the identity tags.
+MAX_TEAM_TAGS = 5
 # FSx CreateDataRepositoryAssociation: "You can have a maximum of 8 data repository associations on a file system."
 # (https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateDataRepositoryAssociation.html); one per team with s3_link.
 MAX_DATA_REPOSITORY_ASSOCIATIONS = 8
@@ -53,9 +58,27 @@ TEAM_DEFAULTS = {
     "workspace": {},
     "storage": {},
     "budget": None,
-    # Layers whose existing, unmarked resource the team takes over (naming.ADOPTABLE; docs/team-file.md).
-    "adopt": [],
 }
+# What the platform decides for a team, never its own entry: the layers whose existing, unmarked resource it takes over
+# (the cluster file's hyperpod_adopt.<team>, naming.ADOPTABLE; docs/isolation.md).
+PLATFORM_DEFAULTS = {"adopt": []}
+# The platform's bounds on what a team may ask for itself (the cluster file's hyperpod_team_limits; docs/isolation.md).
+# ``teams.<name>`` overrides the per-team bounds for one team; ``min_id`` and ``reserved_names`` hold for every team.
+TEAM_LIMIT_DEFAULTS = {
+    # quota.borrow_limit (percent of the guaranteed amount), and each absolute_borrow_limits amount against it.
+    "borrow_limit": 100,
+    "fair_share_weight": 50,
+    # Pod Security levels a team's namespace may ask for (access.pod_security): restricted keeps root out of its pods.
+    "pod_security": ["restricted"],
+    # Any other choice of the team file, narrowed by the platform: the field to the values a team may choose. Studio apps
+    # reach the internet only through the cluster's VPC unless the platform allows more.
+    "choices": {"workspace.app_network_access_type": ["VpcOnly"]},
+}
+# The choices whose bound has a name of its own in hyperpod_team_limits.
+CHOICE_SHORTHANDS = {"access.pod_security": "pod_security"}
+PLATFORM_LIMIT_DEFAULTS = dict(TEAM_LIMIT_DEFAULTS, min_id=1000, reserved_names=[], teams={})
+# uids and gids no team member or team may take: nobody and nogroup (and NFS's nfsnobody), whatever the platform's floor.
+RESERVED_IDS = (65534, 65535, 4294967294)
 # The sections' keys, each declared by the layer that consumes it (its ``TEAM_FILE_SECTION``: the key, the option it
 # sets, its default, its spec), in the order of the team file (docs/team-file.md). The defaults, choices and types of
 # the team file come from them, and team_layer_args passes each key on to its layer as that layer declares.
@@ -199,7 +222,7 @@ def with_defaults(team):
     For a team already checked (``check_team_file`` normalized it, or it comes from the roles): nothing is checked,
     members stay as given. What builds module options from a team reads its defaults here.
     """
-    filled = _fill(team, TEAM_DEFAULTS)
+    filled = _fill(team, dict(TEAM_DEFAULTS, **PLATFORM_DEFAULTS))
     for section, defaults in SECTION_DEFAULTS.items():
         value = filled.get(section)
         if isinstance(value, dict) or (value is None and TEAM_DEFAULTS[section] is not None):
@@ -265,11 +288,16 @@ def _check_mode(problems, where, field, mode):
         # YAML 1.1 reads an unquoted 0777 as the octal number 511, and 2770 as the decimal number 2770.
         problems.add(where, field, "%r must be an octal mode given as a string, such as '2770'"
                      " (YAML reads an unquoted mode as a number: 0777 becomes 511)" % (mode,))
-    else:
-        try:
-            parse_mode(mode)
-        except InputError as e:
-            problems.add(where, field, e.message)
+        return
+    try:
+        value = parse_mode(mode)
+    except InputError as e:
+        problems.add(where, field, e.message)
+        return
+    if value & 0o007:
+        problems.add(where, field, "%r gives every user of the cluster access to the team's files (its last digit must be 0, as in '2770')" % (mode,))
+    if value & 0o4000:
+        problems.add(where, field, "%r sets the setuid bit on the team's directory; use a mode such as '2770'" % (mode,))
 
 
 # What the team file asks of a key beyond the choices its layer declares.
@@ -316,14 +344,16 @@ def _check_section(problems, where, team, section):
     return _fill(raw, defaults)
 
 
-def _check_resources(problems, where, resources, instance_types, cluster_types):
-    if not isinstance(resources, list) or not resources:
-        problems.add(where, "quota.resources", "must be a non-empty list")
+def _check_resources(problems, where, resources, instance_types, cluster_types, section="quota.resources"):
+    """The entries of ``quota.resources`` (or of ``quota.absolute_borrow_limits``, which may be empty): every amount a
+    whole number or a number, never text a layer would convert after the platform's limits were compared."""
+    if not isinstance(resources, list) or (not resources and section == "quota.resources"):
+        problems.add(where, section, "must be a non-empty list" if section == "quota.resources" else "must be a list")
         return
     if len(resources) > MAX_QUOTA_RESOURCES:
-        problems.add(where, "quota.resources", "has %d entries; Task Governance accepts at most %d" % (len(resources), MAX_QUOTA_RESOURCES))
+        problems.add(where, section, "has %d entries; Task Governance accepts at most %d" % (len(resources), MAX_QUOTA_RESOURCES))
     seen = set()
-    for field, resource in _entries(problems, where, "quota.resources", resources, RESOURCE_KEYS, "must be a mapping with instance_type and count"):
+    for field, resource in _entries(problems, where, section, resources, RESOURCE_KEYS, "must be a mapping with instance_type and count"):
         instance_type = resource.get("instance_type")
         if not isinstance(instance_type, str):
             problems.add(where, field + ".instance_type", "is required")
@@ -353,6 +383,8 @@ def _check_resources(problems, where, resources, instance_types, cluster_types):
                 problems.add(where, field + ".accelerator_partition", "must be {type: mig-..., count: N}")
             elif not (isinstance(partition["type"], str) and partition["type"].startswith("mig-")):
                 problems.add(where, field + ".accelerator_partition.type", "%r is not a MIG profile (mig-...)" % (partition["type"],))
+            else:
+                _int_range(problems, where, field + ".accelerator_partition.count", partition["count"], 0, 10000000)
 
 
 def _check_quota(problems, where, team, instance_types, cluster_types):
@@ -360,6 +392,7 @@ def _check_quota(problems, where, team, instance_types, cluster_types):
     if quota is None:
         return None
     _check_resources(problems, where, quota.get("resources"), instance_types, cluster_types)
+    _check_resources(problems, where, quota.get("absolute_borrow_limits"), instance_types, cluster_types, "quota.absolute_borrow_limits")
     _check_declared(problems, where, "quota", quota)
     _check_switches(problems, where, "quota", quota)
     low, high = quota_rules.BORROW_LIMIT_RANGE
@@ -375,7 +408,7 @@ def _check_members(problems, where, members):
     if not isinstance(members, list):
         problems.add(where, "members", "must be a list of user names or {name, uid}")
         return normalized
-    names = {}
+    names, folded = {}, {}
     for index, member in enumerate(members):
         field = "members[%d]" % index
         if isinstance(member, str):
@@ -391,12 +424,12 @@ def _check_members(problems, where, members):
             problems.add(where, field + ".name", "%r must match the SageMaker user profile pattern %s" % (name, PROFILE_NAME_PATTERN))
         elif name in names:
             problems.add(where, field + ".name", "%s is listed twice" % name)
-        elif name.lower() in [n.lower() for n in names]:
-            other = next(n for n in names if n.lower() == name.lower())
+        elif name.lower() in folded:
             problems.add(where, field + ".name", "%s and %s differ only in case: Identity Center user names ignore case, so they are one person" % (
-                other, name))
+                folded[name.lower()], name))
         if isinstance(name, str):
             names[name] = index
+            folded.setdefault(name.lower(), name)
         if member["uid"] is not None:
             _int_range(problems, where, field + ".uid", member["uid"], 1, 4294967294)
         normalized.append(member)
@@ -414,7 +447,8 @@ def _check_budget(problems, where, team):
         problems.add(where, "budget.notify", "must be a list of e-mail addresses or SNS topic ARNs")
     else:
         for index, target in enumerate(budget["notify"]):
-            if not isinstance(target, str) or not any(re.fullmatch(p, target) for p in (naming.EMAIL_PATTERN, naming.SNS_TOPIC_ARN_PATTERN)):
+            if not isinstance(target, str) or len(target) > naming.NOTIFY_TARGET_MAX or not any(
+                    re.fullmatch(p, target) for p in (naming.EMAIL_PATTERN, naming.SNS_TOPIC_ARN_PATTERN)):
                 problems.add(where, "budget.notify[%d]" % index, "%r is neither an e-mail address nor an SNS topic ARN" % (target,))
     for key in ("thresholds", "forecast_thresholds"):
         values = budget[key]
@@ -424,7 +458,11 @@ def _check_budget(problems, where, team):
 
 
 def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
-    _unknown_keys(problems, where, "", team, TEAM_DEFAULTS)
+    for key in PLATFORM_DEFAULTS:
+        if key in team:
+            problems.add(where, key, "is the platform's decision, not the team's: the platform lists it in the cluster file's "
+                         "hyperpod_%s.%s (docs/isolation.md)" % (key, team.get("name")))
+    _unknown_keys(problems, where, "", dict((k, v) for k, v in team.items() if k not in PLATFORM_DEFAULTS), TEAM_DEFAULTS)
     normalized = _fill(team, TEAM_DEFAULTS)
     for key in ("name", "identity_center_group"):
         value = team.get(key)
@@ -446,21 +484,20 @@ def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
     if not isinstance(tags, dict):
         problems.add(where, "tags", "must map tag keys to text values")
     else:
-        reserved = {tag_keys["team"]: "the team's name", tag_keys["cost_center"]: "cost_center", naming.MANAGED_BY_TAG[0]: "the collection"}
+        if len(tags) > MAX_TEAM_TAGS:
+            problems.add(where, "tags", "has %d tags; a team takes at most %d: its S3 ownership mark carries them beside the collection's "
+                         "five, and S3 takes at most 10 tags on an object" % (len(tags), MAX_TEAM_TAGS))
+        reserved = {tag_keys["team"].lower(): "the team's name", tag_keys["cost_center"].lower(): "cost_center",
+                    naming.MANAGED_BY_TAG[0].lower(): "the collection"}
         for key, value in tags.items():
             if not isinstance(value, str):
                 problems.add(where, "tags.%s" % key, "%r must be text%s" % (value, yaml_hint(value)))
                 continue
             for problem in naming.tag_problems({key: value}):
                 problems.add(where, "tags.%s" % key, problem)
-            if key in reserved:
-                problems.add(where, "tags.%s" % key, "is set from %s on every team resource; a team cannot set it" % reserved[key])
-    adopt = normalized["adopt"]
-    if not isinstance(adopt, list) or not all(isinstance(layer, str) for layer in adopt):
-        problems.add(where, "adopt", "must be a list of layers, among %s" % ", ".join(naming.ADOPTABLE))
-    else:
-        for index, layer in enumerate(adopt):
-            _choice(problems, where, "adopt[%d]" % index, layer, naming.ADOPTABLE)
+            if key.lower() in reserved:
+                problems.add(where, "tags.%s" % key, "is set from %s on every team resource; a team cannot set it (nor a key that differs "
+                             "only in case)" % reserved[key.lower()])
     normalized["quota"] = _check_quota(problems, where, team, instance_types, cluster_types)
     normalized["budget"] = _check_budget(problems, where, team)
     # The sections every team has (a mapping by default); their keys' rules, then their switches, section by section.
@@ -503,7 +540,8 @@ def _cluster_module_problems(problems, cluster, data_bucket):
             instance_type=group.get("instance_type"),
             count=group.get("count"),
             execution_role=group.get("execution_role") or _PLACEHOLDER_ROLE,
-            lifecycle_config=group.get("lifecycle_config") or dict(source_s3_uri="s3://%s/lifecycle/" % (data_bucket or "x-placeholder"), on_create="x"),
+            lifecycle_config=group.get("lifecycle_config") or dict(
+                source_s3_uri="s3://%s/%s" % (data_bucket or "x-placeholder", naming.LIFECYCLE_PREFIX), on_create="x"),
             threads_per_core=group.get("threads_per_core") or 1,
             ebs_volume_size_gib=group.get("ebs_volume_size_gib"),
             training_plan_arn=group.get("training_plan_arn"),
@@ -559,6 +597,11 @@ def _check_cluster(problems, cluster, instance_types, data_bucket=None):
         _int_range(problems, where, field + ".count", count, 0, 10000000)
         if _is_int(count) and isinstance(instance_type, str):
             capacity[instance_type] = capacity.get(instance_type, 0) + count
+        # Scripts every node runs as root, nowhere a team's policy reaches (cluster_rules.lifecycle_uri_problem).
+        lifecycle = group.get("lifecycle_config")
+        lifecycle_problem = cluster_rules.lifecycle_uri_problem(lifecycle.get("source_s3_uri"), data_bucket) if isinstance(lifecycle, dict) else None
+        if lifecycle_problem:
+            problems.add(where, field + ".lifecycle_config.source_s3_uri", lifecycle_problem)
     scheduler = cluster.get("scheduler") or {}
     if not isinstance(scheduler, dict):
         problems.add(where, "scheduler", "must be a mapping")
@@ -613,6 +656,149 @@ def _check_settings(problems, name_prefix, tag_keys, data_bucket, identity_cente
     return usable
 
 
+def _check_platform(problems, adopt, limits, inherit=None):
+    """``(adopt, limits)``: the cluster file's ``hyperpod_adopt`` and ``hyperpod_team_limits`` checked, defaults filled in;
+    ``hyperpod_inherit``'s shape checked (shared_info reads the ledger it answers)."""
+    for problem in retired_names.inherit_problems(inherit):
+        field, unused, message = problem.partition(": ")
+        problems.add("settings", field, message)
+    checked_adopt = {}
+    if adopt is not None and not isinstance(adopt, dict):
+        problems.add("settings", "hyperpod_adopt", "must map team names to lists of layers, among %s" % ", ".join(naming.ADOPTABLE))
+    for team, layers in (adopt if isinstance(adopt, dict) else {}).items():
+        field = "hyperpod_adopt.%s" % team
+        if not isinstance(layers, list):
+            problems.add("settings", field, "must be a list of layers, among %s" % ", ".join(naming.ADOPTABLE))
+            continue
+        for index, layer in enumerate(layers):
+            _choice(problems, "settings", "%s[%d]" % (field, index), layer, naming.ADOPTABLE)
+        checked_adopt[team] = [layer for layer in layers if layer in naming.ADOPTABLE]
+    if limits is None:
+        limits = {}
+    if not isinstance(limits, dict):
+        problems.add("settings", "hyperpod_team_limits", "must be a mapping (docs/isolation.md)")
+        limits = {}
+    _unknown_keys(problems, "settings", "hyperpod_team_limits.", limits, PLATFORM_LIMIT_DEFAULTS)
+    checked = _fill(limits, PLATFORM_LIMIT_DEFAULTS)
+    _check_limit_values(problems, "hyperpod_team_limits.", checked)
+    if not (_is_int(checked["min_id"]) and 1 <= checked["min_id"] <= 4294967294):
+        _int_range(problems, "settings", "hyperpod_team_limits.min_id", checked["min_id"], 1, 4294967294)
+        checked["min_id"] = PLATFORM_LIMIT_DEFAULTS["min_id"]
+    if not isinstance(checked["reserved_names"], list) or not all(isinstance(n, str) for n in checked["reserved_names"]):
+        problems.add("settings", "hyperpod_team_limits.reserved_names", "must be a list of team names")
+        checked["reserved_names"] = []
+    if not isinstance(checked["teams"], dict):
+        problems.add("settings", "hyperpod_team_limits.teams", "must map team names to the limits of that team")
+        checked["teams"] = {}
+    for team, own in checked["teams"].items():
+        field = "hyperpod_team_limits.teams.%s." % team
+        if not isinstance(own, dict):
+            problems.add("settings", field[:-1], "must be a mapping of %s" % ", ".join(sorted(TEAM_LIMIT_DEFAULTS)))
+            checked["teams"][team] = {}
+            continue
+        _unknown_keys(problems, "settings", field, own, TEAM_LIMIT_DEFAULTS)
+        own = checked["teams"][team] = dict((key, value) for key, value in own.items() if key in TEAM_LIMIT_DEFAULTS)
+        _check_limit_values(problems, field, own)
+    return checked_adopt, checked
+
+
+def _check_limit_values(problems, field, limits):
+    """Report each refused value of ``limits`` and put the default in its place, so the teams are checked against a bound."""
+    low, high = quota_rules.BORROW_LIMIT_RANGE
+    for key, lowest, highest in (("borrow_limit", low, high), ("fair_share_weight", 0, 100)):
+        if key in limits and not (_is_int(limits[key]) and lowest <= limits[key] <= highest):
+            _int_range(problems, "settings", field + key, limits[key], lowest, highest)
+            limits[key] = TEAM_LIMIT_DEFAULTS[key]
+    narrowed = limits.setdefault("choices", {})
+    if not isinstance(narrowed, dict):
+        problems.add("settings", field + "choices", "must map team-file fields to the values a team may choose")
+        limits["choices"] = narrowed = {}
+    narrowable = sorted(set(CHOICES) - set(["state"]) - set(CHOICE_SHORTHANDS))
+    for choice, allowed in list(narrowed.items()):
+        if choice not in narrowable:
+            problems.add("settings", "%schoices.%s" % (field, choice), "is no choice of the team file the platform narrows here; among %s" % (
+                ", ".join(narrowable)))
+            del narrowed[choice]
+        elif not isinstance(allowed, list) or not all(value in CHOICES[choice] for value in allowed):
+            problems.add("settings", "%schoices.%s" % (field, choice), "%r must be a list among %s" % (allowed, ", ".join(CHOICES[choice])))
+            del narrowed[choice]
+    # A shorthand (pod_security) narrows its field as choices does, under a name of its own.
+    for choice, key in CHOICE_SHORTHANDS.items():
+        if key not in limits:
+            continue
+        if isinstance(limits[key], list) and all(value in CHOICES[choice] for value in limits[key]):
+            narrowed[choice] = limits[key]
+        else:
+            problems.add("settings", field + key, "%r must be a list among %s" % (limits[key], ", ".join(CHOICES[choice])))
+
+
+def limits_for(limits, team):
+    """The platform's bounds for ``team``: ``hyperpod_team_limits`` as checked, with that team's own overrides (``choices``
+    field by field)."""
+    own = limits["teams"].get(team) if isinstance(limits.get("teams"), dict) else None
+    own = own if isinstance(own, dict) else {}
+    return dict(limits, **dict(own, choices=dict(limits.get("choices") or {}, **(own.get("choices") or {}))))
+
+
+def _check_choices(problems, where, team, limits):
+    """Each choice of the team's entry among the values the platform allows it (``hyperpod_team_limits.choices``, and its
+    shorthands such as ``pod_security``). A value that is no choice at all was reported once, as such (_check_declared)."""
+    for field, allowed in sorted(limits["choices"].items()):
+        section, unused, key = field.partition(".")
+        value = team.get(section, {}).get(key) if isinstance(team.get(section), dict) else None
+        if value in CHOICES.get(field, ()) and value not in allowed:
+            setting = CHOICE_SHORTHANDS.get(field, "choices.%s" % field)
+            problems.add(where, field, "%r is not allowed for this team: the platform allows %s (hyperpod_team_limits.%s, or "
+                         "hyperpod_team_limits.teams.%s.%s, in the cluster file)" % (
+                             value, ", ".join(allowed) or "none", setting, team.get("name"), setting))
+
+
+def _check_within_limits(problems, where, team, limits):
+    """What a team asks of itself beyond what the platform allows it (``limits_for``), and ids below the platform's floor."""
+    source = "the platform's maximum for this team (hyperpod_team_limits in the cluster file)"
+    quota = team.get("quota") or {}
+    borrow_max = limits["borrow_limit"]
+    if _is_int(quota.get("borrow_limit")) and _is_int(borrow_max) and quota["borrow_limit"] > borrow_max:
+        problems.add(where, "quota.borrow_limit", "%d is above %d, %s" % (quota["borrow_limit"], borrow_max, source))
+    if _is_int(quota.get("fair_share_weight")) and _is_int(limits["fair_share_weight"]) and quota["fair_share_weight"] > limits["fair_share_weight"]:
+        problems.add(where, "quota.fair_share_weight", "%d is above %d, %s" % (quota["fair_share_weight"], limits["fair_share_weight"], source))
+    guaranteed = {}
+    for resource in quota.get("resources") if isinstance(quota.get("resources"), list) else []:
+        if isinstance(resource, dict):
+            guaranteed[resource.get("instance_type")] = resource
+    borrows = quota.get("absolute_borrow_limits")
+    for index, borrow in enumerate(borrows if isinstance(borrows, list) and _is_int(borrow_max) else []):
+        if not isinstance(borrow, dict):
+            continue
+        own = guaranteed.get(borrow.get("instance_type")) or {}
+        amounts = [(key, borrow.get(key), own.get(key)) for key in ("count", "accelerators", "vcpu", "memory_gib")]
+        partition, own_partition = borrow.get("accelerator_partition"), own.get("accelerator_partition")
+        if isinstance(partition, dict):
+            same = isinstance(own_partition, dict) and own_partition.get("type") == partition.get("type")
+            amounts.append(("accelerator_partition.count", partition.get("count"), own_partition.get("count") if same else 0))
+        for key, asked, given in amounts:
+            if _is_number(asked):
+                allowed = (given if _is_number(given) else 0) * borrow_max / 100.0
+                if asked > allowed:
+                    problems.add(where, "quota.absolute_borrow_limits[%d].%s" % (index, key), "%s is above %s: at most %d%% of the %s guaranteed of %s, %s" % (
+                        asked, _amount(allowed), borrow_max, _amount(given if _is_number(given) else 0), borrow.get("instance_type"), source))
+    floor = limits["min_id"]
+    ids = [("members[%d].uid" % index, member.get("uid")) for index, member in enumerate(team.get("members") or []) if isinstance(member, dict)]
+    ids.append(("storage.gid", (team.get("storage") or {}).get("gid")))
+    for field, value in ids:
+        if not _is_int(value) or not _is_int(floor):
+            continue
+        if value < floor:
+            problems.add(where, field, "%d is below %d, the platform's lowest uid and gid for people and teams (hyperpod_team_limits.min_id): "
+                         "ids below it belong to the system" % (value, floor))
+        elif value in RESERVED_IDS:
+            problems.add(where, field, "%d is nobody's (nobody, nogroup): no person or team takes it" % value)
+
+
+def _amount(value):
+    return ("%d" % value) if float(value).is_integer() else ("%.2f" % value)
+
+
 def _check_across_teams(problems, teams):
     """What one team's entry alone cannot show: gids, uids and S3 links shared between teams."""
     gids, uids, people = {}, {}, {}
@@ -645,41 +831,108 @@ def _check_across_teams(problems, teams):
 
 
 def _check_capacity(problems, teams, capacity):
-    guaranteed = {}
+    """Every unit a quota guarantees (instances, accelerators, vCPUs, memory, MIG partitions), per instance type,
+    against the cluster's capacity in the same unit (instance_table: the table and how AWS counts what is left out)."""
+    counts, units = {}, {}
     for team in teams:
         if team["state"] != "present" or not team.get("quota") or not isinstance(team["quota"].get("resources"), list):
             continue
-        for resource in team["quota"]["resources"]:
-            if isinstance(resource, dict) and _is_int(resource.get("count")) and resource.get("instance_type") in capacity:
-                guaranteed.setdefault(resource["instance_type"], []).append((str(team.get("name")), resource["count"]))
-    for instance_type, shares in sorted(guaranteed.items()):
-        total = sum(count for unused_team, count in shares)
-        if total > capacity[instance_type]:
-            detail = ", ".join("%s %d" % share for share in shares)
+        name = str(team.get("name"))
+        for index, resource in enumerate(team["quota"]["resources"]):
+            if not isinstance(resource, dict) or resource.get("instance_type") not in capacity:
+                continue
+            instance_type = resource["instance_type"]
+            amounts, problem = instance_table.guaranteed(instance_type, resource)
+            if problem:
+                problems.add("teams", "quota.resources", "team %r: quota.resources[%d]: %s" % (name, index, problem))
+                continue
+            counts.setdefault(instance_type, []).append((name, resource.get("count") if _is_int(resource.get("count")) else 0))
+            units.setdefault(instance_type, []).append((name, resource, amounts))
+    for instance_type, shares in sorted(counts.items()):
+        fine = [resource for unused_name, resource, unused_amounts in units[instance_type]
+                if any(resource.get(key) is not None for key in ("accelerators", "vcpu", "memory_gib", "accelerator_partition"))]
+        if not fine or instance_table.spec(instance_type) is None:
+            shares = [share for share in shares if share[1]]
+            total = sum(count for unused_team, count in shares)
+            if total > capacity[instance_type]:
+                detail = ", ".join("%s %d" % share for share in shares)
+                problems.add(
+                    "teams",
+                    "quota.resources",
+                    "guaranteed %s total %d (%s) but the cluster has %d" % (instance_type, total, detail, capacity[instance_type]),
+                )
+            continue
+        _check_units(problems, instance_type, units[instance_type], capacity[instance_type])
+
+
+def _share(name, resource, amount):
+    """``vision 32`` (and where it comes from when not given in that unit)."""
+    given = []
+    if _is_int(resource.get("count")) and resource["count"]:
+        given.append("%d instances" % resource["count"])
+    partition = resource.get("accelerator_partition")
+    if isinstance(partition, dict):
+        given.append("%s x %s" % (partition.get("count"), partition.get("type")))
+    return "%s %s%s" % (name, _amount(float(amount)), " [%s]" % " + ".join(given) if given else "")
+
+
+def _check_units(problems, instance_type, guarantees, instances):
+    """Over-subscription of ``instance_type`` in any unit: the guarantees in that unit against instances x per instance."""
+    per_instance = instance_table.spec(instance_type)
+    over = False
+    for unit, words in instance_table.UNITS:
+        if not per_instance[unit]:
+            continue
+        total = sum(amounts[unit] for unused_name, unused_resource, amounts in guarantees)
+        has = instances * per_instance[unit]
+        if total > has:
+            detail = ", ".join(_share(name, resource, amounts[unit]) for name, resource, amounts in guarantees if amounts[unit])
             problems.add(
                 "teams",
                 "quota.resources",
-                "guaranteed %s total %d (%s) but the cluster has %d" % (instance_type, total, detail, capacity[instance_type]),
+                "guaranteed %s %s total %s (%s) but the cluster has %d (%d instances x %d)"
+                % (instance_type, words, _amount(float(total)), detail, has, instances, per_instance[unit]),
             )
+            over = True
+    if over:
+        return
+    # The quota layer (quota.capacity_problems, at run time) counts each quota by its largest share of an instance: a
+    # mix that fits unit by unit only because one team asks for vCPUs without memory and another the reverse is refused
+    # here too, before the first write, rather than by the quota layer in the middle of a run.
+    shares = [(name, instance_table.instance_equivalent(instance_type, resource)) for name, resource, unused_amounts in guarantees]
+    total = sum(share for unused_name, share in shares)
+    if total > instances:
+        detail = ", ".join("%s %s" % (name, _amount(float(share))) for name, share in shares if share)
+        problems.add(
+            "teams",
+            "quota.resources",
+            "guaranteed %s total %s instances (%s), each quota counted by its largest share of an instance, but the cluster has %d"
+            % (instance_type, _amount(float(total)), detail, instances),
+        )
 
 
 def check_team_file(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None, tag_keys=None, data_bucket=None,
-                    identity_center_connection=None):
+                    identity_center_connection=None, adopt=None, team_limits=None, inherit=None):
     """Return (problems, normalized teams, capacity per instance type); ``problems_with_places`` also says where."""
-    return check_team_file_with_places(teams, cluster, name_prefix, instance_types, tag_keys, data_bucket, identity_center_connection)[:3]
+    return check_team_file_with_places(teams, cluster, name_prefix, instance_types, tag_keys, data_bucket, identity_center_connection,
+                                       adopt, team_limits, inherit)[:3]
 
 
 def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None, tag_keys=None, data_bucket=None,
-                                identity_center_connection=None):
+                                identity_center_connection=None, adopt=None, team_limits=None, inherit=None):
     """Return (problems, normalized teams, capacity, places): ``places[i]`` is ``(file, team index, field)`` of ``problems[i]``.
 
-    ``identity_center_connection`` is ``hyperpod_identity_center`` (identity_center.connection_problems checks it).
+    ``identity_center_connection`` is ``hyperpod_identity_center`` (identity_center.connection_problems checks it);
+    ``adopt`` and ``team_limits`` are the platform's ``hyperpod_adopt`` and ``hyperpod_team_limits`` (docs/isolation.md):
+    what the teams may take over and ask for, which no team's entry can change.
     """
     problems = _Problems()
     if instance_types is None:
         instance_types = hyperpod_instance_types()
     tag_keys = naming.tag_keys_with_defaults(tag_keys)
     prefix_usable = _check_settings(problems, name_prefix, tag_keys, data_bucket, identity_center_connection)
+    adopt, limits = _check_platform(problems, adopt, team_limits, inherit)
+    reserved = set(naming.RESERVED_TEAM_NAMES).union(limits["reserved_names"])
     capacity = _check_cluster(problems, cluster, instance_types, data_bucket)
     cluster_types = frozenset(capacity) if capacity is not None else None
     if not isinstance(teams, list):
@@ -697,15 +950,32 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
         if isinstance(name, str) and name:
             for reason in naming.name_problems(name, name_prefix if prefix_usable else naming.DEFAULT_PREFIX):
                 problems.add(where, "name", reason)
+            if name in reserved:
+                problems.add(where, "name", "%r is reserved for the platform (%s): a team of that name would take over what the platform "
+                             "names so" % (name, naming.RESERVED_TEAM_NAMES.get(name, "hyperpod_team_limits.reserved_names")))
             if name in seen:
                 problems.add(where, "name", "is used by team #%d and team #%d" % (seen[name] + 1, index + 1))
             seen.setdefault(name, index)
-        normalized.append(_check_team(problems, where, team, instance_types, cluster_types, tag_keys))
+        checked = _check_team(problems, where, team, instance_types, cluster_types, tag_keys)
+        checked["adopt"] = list(adopt.get(name, [])) if isinstance(name, str) else []
+        own_limits = limits_for(limits, name)
+        _check_within_limits(problems, where, checked, own_limits)
+        _check_choices(problems, where, checked, own_limits)
+        normalized.append(checked)
         problems.team_index = None
+    named = dict((team, "hyperpod_team_limits.teams.%s" % team) for team in limits["teams"])
+    named.update((team, "hyperpod_inherit.%s" % team) for team in (inherit if isinstance(inherit, dict) else {}))
+    named.update((team, "hyperpod_adopt.%s" % team) for team in adopt)
+    for team, field in sorted(named.items()):
+        if team in seen:
+            continue
+        problems.add("settings", field, "names no team of the team file (teams: %s)" % (", ".join(sorted(seen)) or "none"))
     groups = {}
     for team in normalized:
         group = team.get("identity_center_group")
-        if isinstance(group, str) and team["state"] == "present":
+        # A team being offboarded keeps its group until it is gone: a present team taking it would be granted what the
+        # offboarding revokes, and its members what the team still holds.
+        if isinstance(group, str):
             groups.setdefault(group, []).append(team.get("name"))
     for group, owners in sorted(groups.items()):
         if len(owners) > 1:

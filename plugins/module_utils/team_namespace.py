@@ -12,13 +12,27 @@ come from the same apply with ``dryRun=All``, the server's own prediction (as ku
 What it adds, each object labelled ``app.kubernetes.io/managed-by: hyperpod.tenancy`` and refused
 when an object of that name exists without that mark:
 
-- Pod Security admission labels on the namespace: ``enforce`` at the team's level (``baseline`` by
-  default, ``restricted`` by choice), ``warn`` and ``audit`` at ``restricted``
-  (https://kubernetes.io/docs/concepts/security/pod-security-admission/);
+- Pod Security admission labels on the namespace: ``enforce`` at the team's level (``restricted`` by
+  default, ``baseline`` where the platform allows it: ``hyperpod_team_limits.pod_security``, checked by
+  team_model), ``warn`` and ``audit`` at ``restricted``
+  (https://kubernetes.io/docs/concepts/security/pod-security-admission/). ``restricted`` is what keeps the
+  members' 0700 homes on the team's volume from a teammate's root pod: root reads every file whatever its mode,
+  and the restricted profile requires ``runAsNonRoot: true`` (and no uid 0, no privilege escalation, every
+  capability dropped, a RuntimeDefault or Localhost seccomp profile), where ``baseline`` lets a pod run as root
+  (https://kubernetes.io/docs/concepts/security/pod-security-standards/);
 - a NetworkPolicy that admits ingress only from the namespace itself and from namespaces that are
   not team namespaces (the cluster's own: DNS, Kueue, Task Governance), and one that lets egress go
   anywhere but the instance metadata endpoint (169.254.169.254/32, fd00:ec2::254/128);
 - the team's ServiceAccount;
+- a ValidatingAdmissionPolicy ``<prefix>-<team>-no-token-secrets`` and its binding, both cluster-scoped and matching
+  the team namespace only, that refuse a Secret of type ``kubernetes.io/service-account-token``: the Role lets
+  members create Secrets (the HyperPod CLI submits a recipe's Secrets, an inference endpoint reads its Hugging Face
+  token from one), and for such a Secret annotated ``kubernetes.io/service-account.name`` the token controller
+  writes a token that never expires for that service account, the team's ServiceAccount included, whose pods hold
+  the team's pod role (https://kubernetes.io/docs/concepts/configuration/secret/#serviceaccount-token-secrets,
+  https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/); once it is in effect, such
+  Secrets stored before it (it refuses requests, not stored objects) are deleted, which invalidates their tokens
+  (``remove_token_secrets``);
 - the Role and RoleBinding of the HyperPod CLI's ``team-role-and-bindings`` chart for the group
   ``hyperpod-ns-<team>-namespace-level-group`` that the team's access entry carries, plus reading
   the team's PersistentVolumeClaims;
@@ -76,10 +90,20 @@ RESOURCES = {
     "NetworkPolicy": ("/apis/networking.k8s.io/v1", "networkpolicies", True),
     "Role": ("/apis/rbac.authorization.k8s.io/v1", "roles", True),
     "RoleBinding": ("/apis/rbac.authorization.k8s.io/v1", "rolebindings", True),
+    "ValidatingAdmissionPolicy": ("/apis/admissionregistration.k8s.io/v1", "validatingadmissionpolicies", False),
+    "ValidatingAdmissionPolicyBinding": ("/apis/admissionregistration.k8s.io/v1", "validatingadmissionpolicybindings", False),
 }
+# The team's token policy and its binding, in the order they are applied (token_secret_policy).
+TOKEN_POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+# The Secret type whose Secrets the token controller fills with a service account's long-lived token.
+TOKEN_SECRET_TYPE = "kubernetes.io/service-account-token"
 
 # The HyperPod CLI's team-role-and-bindings chart (helm_chart/HyperPodHelmChart/charts/team-role-and-bindings/
 # templates/team-level-namespaced-role.yaml), and reading the team's volume claims, which the chart leaves out.
+# Its ``secrets: create`` stays: the CLI creates the Secrets of a recipe's template (src/sagemaker/hyperpod/cli/
+# recipe_utils.py, _submit_k8s_resources) and its inference endpoints read a Hugging Face token from a Secret of the
+# namespace (tokenSecretRef); the token Secret it would also allow is refused by the team's admission policy
+# (``token_secret_policy``).
 TEAM_ROLE_RULES = [
     {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "describe"]},
     {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
@@ -107,6 +131,7 @@ def names(team, prefix=naming.DEFAULT_PREFIX):
         "volume": naming.team_volume(team, prefix),
         "ingress_policy": "%s-team-ingress" % prefix,
         "egress_policy": "%s-team-egress" % prefix,
+        "token_policy": "%s-%s-no-token-secrets" % (prefix, team),
     }
 
 
@@ -129,6 +154,36 @@ def namespace_labels(pod_security):
         labels["pod-security.kubernetes.io/%s" % mode] = "restricted"
         labels["pod-security.kubernetes.io/%s-version" % mode] = "latest"
     return labels
+
+
+def token_secret_policy(team, prefix):
+    """The ValidatingAdmissionPolicy and its binding that refuse, in the team namespace only, a Secret of type
+    ``kubernetes.io/service-account-token`` (created, or updated: the type is immutable, the check costs nothing).
+
+    Everyone's request is refused, the platform's too: nothing needs such a Secret in a team namespace since
+    Kubernetes 1.24 (pods get short-lived projected tokens). ``admissionregistration.k8s.io/v1``: Kubernetes 1.30+.
+    """
+    n = names(team, prefix)
+    match = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": n["namespace"]}}}
+    message = (
+        "team %s: a Secret of type %s in %s would hold a token of a service account that never expires; "
+        "pods get short-lived tokens of the team's service account (serviceAccountName)" % (team, TOKEN_SECRET_TYPE, n["namespace"])
+    )
+    policy = _object(
+        "ValidatingAdmissionPolicy", n["token_policy"], None, team,
+        spec={
+            "failurePolicy": "Fail",
+            "matchConstraints": dict(match, resourceRules=[
+                {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["secrets"]},
+            ]),
+            "validations": [{"expression": "!has(object.type) || object.type != '%s'" % TOKEN_SECRET_TYPE, "message": message, "reason": "Forbidden"}],
+        },
+    )  # fmt: skip
+    binding = _object(
+        "ValidatingAdmissionPolicyBinding", n["token_policy"], None, team,
+        spec={"policyName": n["token_policy"], "validationActions": ["Deny"], "matchResources": copy.deepcopy(match)},
+    )  # fmt: skip
+    return [policy, binding]
 
 
 def desired(team, prefix, pod_security, volume=None):
@@ -163,6 +218,7 @@ def desired(team, prefix, pod_security, volume=None):
             },
         ),
         _object("ServiceAccount", n["service_account"], namespace, team),
+    ] + token_secret_policy(team, prefix) + [  # before the Role that lets members create Secrets
         _object("Role", n["role"], namespace, team, rules=copy.deepcopy(TEAM_ROLE_RULES)),
         _object(
             "RoleBinding", n["role_binding"], namespace, team,
@@ -250,7 +306,9 @@ class Cluster(object):
                 message = json.loads(e.body).get("message") or e.reason
             except (TypeError, ValueError):
                 message = e.reason
-            raise KubernetesError(message="%s %s: %s (HTTP %s)" % (method, path, message, e.status))
+            error = KubernetesError(message="%s %s: %s (HTTP %s)" % (method, path, message, e.status))
+            error.status = e.status
+            raise error
         except Exception as e:  # urllib3's connection errors and the like: say where it failed
             raise KubernetesError(message="%s %s: %s" % (method, path, e))
         return data
@@ -276,6 +334,71 @@ class Cluster(object):
         if dry_run:
             options["dryRun"] = ["All"]
         return self.request("DELETE", self.path(obj["kind"], meta["name"], meta.get("namespace")), options)
+
+
+def wait_token_policy(cluster, team, timeout=60):
+    """Wait until the team's token policy refuses a token Secret in the team namespace (a dry-run create, nothing made).
+
+    The API server enforces a new ValidatingAdmissionPolicy once its informer has it, a moment after the write (about
+    0.4 s on the sandbox's kube-apiserver): the run returns only once a member's token Secret is refused.
+    """
+    namespace = naming.namespace(team)
+    probe = {
+        "apiVersion": "v1", "kind": "Secret", "type": TOKEN_SECRET_TYPE,
+        "metadata": {"name": "hyperpod-tenancy-probe", "namespace": namespace, "annotations": {"kubernetes.io/service-account.name": "default"}},
+    }  # fmt: skip
+    deadline = time.time() + timeout
+    while True:
+        try:
+            cluster.request("POST", "/api/v1/namespaces/%s/secrets" % namespace, probe, {"dryRun": "All"})
+        except KubernetesError as e:
+            if getattr(e, "status", None) == 403:
+                return
+            raise
+        if time.time() > deadline:
+            raise KubernetesError(
+                message="team %r: the API server still admits a Secret of type %s in %s %d s after its admission policy "
+                "was written (ValidatingAdmissionPolicy needs Kubernetes 1.30 or later)" % (team, TOKEN_SECRET_TYPE, namespace, timeout)
+            )
+        time.sleep(0.2)
+
+
+def remove_token_secrets(cluster, team, check_mode):
+    """Delete the team namespace's Secrets of type ``kubernetes.io/service-account-token``; ``[(key, Secret)]``.
+
+    Admission acts on requests, never on stored objects
+    (https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/): a token Secret made before
+    the team's policy was in effect (the Role has let members create Secrets all along) keeps a token of its service
+    account that never expires, until the Secret is deleted, which invalidates the token
+    (https://kubernetes.io/docs/concepts/configuration/secret/#serviceaccount-token-secrets). Listed by the field
+    selector ``type``, which Secrets support
+    (https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors/); in check mode only listed,
+    reported as the deletion the run would make. The Secret's data is left out of what is reported (it is the token).
+    """
+    namespace = naming.namespace(team)
+    path = "/api/v1/namespaces/%s/secrets" % namespace
+    listed = cluster.request("GET", path, query={"fieldSelector": "type=%s" % TOKEN_SECRET_TYPE}) or {}
+    removed = []
+    for secret in listed.get("items") or []:
+        meta = secret.get("metadata") or {}
+        if secret.get("type") != TOKEN_SECRET_TYPE:  # a server that ignored the selector
+            continue
+        shown = normalized(dict(secret, apiVersion="v1", kind="Secret", metadata=dict(meta, namespace=namespace)))
+        for field in ("data", "stringData"):
+            if field in shown:
+                shown[field] = {name: "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER" for name in shown[field]}
+        if not check_mode:
+            # The one listed, not another made under its name since (its uid).
+            options = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"}
+            if meta.get("uid"):
+                options["preconditions"] = {"uid": meta["uid"]}
+            try:
+                cluster.request("DELETE", "%s/%s" % (path, meta["name"]), options)
+            except KubernetesError as e:
+                if getattr(e, "status", None) != 404:  # deleted by someone else meanwhile: gone all the same
+                    raise KubernetesError(message="team %r: cannot delete the token Secret %s/%s: %s" % (team, namespace, meta["name"], e.message))
+        removed.append((_key(shown), shown))
+    return removed
 
 
 def _wait_gone(cluster, objects, timeout=120):
@@ -351,7 +474,7 @@ def ensure_present(cluster, team, objects, check_mode):
     for obj in objects:
         current[_key(obj)] = namespace if obj["kind"] == "Namespace" else cluster.get(obj)
         _refuse_foreign(team, current[_key(obj)], obj)
-    changed = False
+    changed = policy_written = False
     for obj in objects:
         key = _key(obj)
         current[key], predicted = _read_with_prediction(cluster, team, obj, current[key])
@@ -361,6 +484,16 @@ def ensure_present(cluster, team, objects, check_mode):
             changed = True
             if not check_mode:
                 after[key] = normalized(cluster.apply(obj, dry_run=False))
+                policy_written = policy_written or obj["kind"] in TOKEN_POLICY_KINDS
+        if obj["kind"] == TOKEN_POLICY_KINDS[-1]:
+            if policy_written:
+                # In effect before the Role that follows lets members create Secrets.
+                wait_token_policy(cluster, team)
+                policy_written = False
+            # The policy refuses new token Secrets, not those stored before it was in effect: they go now.
+            for key, secret in remove_token_secrets(cluster, team, check_mode):
+                before[key], after[key] = secret, None
+                changed = True
     return changed, before, after
 
 
@@ -590,7 +723,7 @@ MODULE_OPTIONS = options(
         team=dict(type="str", required=True),
         kubeconfig=dict(type="raw", required=True),
         context=dict(type="str"),
-        pod_security=dict(type="str", choices=list(POD_SECURITY_LEVELS), default="baseline"),
+        pod_security=dict(type="str", choices=list(POD_SECURITY_LEVELS), default="restricted"),
         pod_identity=dict(
             type="dict",
             options=dict(

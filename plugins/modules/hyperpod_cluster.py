@@ -111,6 +111,14 @@ options:
       - The deletion is always waited for, whatever O(wait) says.
     type: bool
     default: false
+  data_bucket:
+    description:
+      - The S3 bucket whose prefixes C(<team>/) are the teams' (C(hyperpod_data_bucket)). A group's
+        O(instance_groups[].lifecycle_config.source_s3_uri) in it must be under the platform's prefix C(_hyperpod/), which
+        no team name can spell and no team policy reaches, since HyperPod runs the lifecycle scripts as root on every node
+        the teams share. Any other place in it fails the task, naming the group, before any call.
+      - When unset, the lifecycle locations are not checked.
+    type: str
   wait:
     description: Wait until the cluster is C(InService) (or gone, for O(state=absent)). A C(Failed) cluster fails the task with its C(FailureMessage).
   wait_timeout:
@@ -129,20 +137,22 @@ EXAMPLES = r"""
     subnet_ids: "{{ hyperpod_shared.subnet_ids }}"
     security_group_ids: "{{ hyperpod_shared.security_group_ids }}"
     node_recovery: automatic
+    # Lifecycle scripts in the teams' bucket only under _hyperpod/, where no team policy reaches.
+    data_bucket: "{{ hyperpod_shared.data_bucket }}"
     instance_groups:
       - name: p5-workers
         instance_type: ml.p5.48xlarge
         count: 8
         execution_role: "{{ hyperpod_shared.cluster_execution_role_arn }}"
         lifecycle_config:
-          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/lifecycle/"
+          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/_hyperpod/lifecycle/"
           on_create: on_create.sh
       - name: g5-workers
         instance_type: ml.g5.12xlarge
         count: 6
         execution_role: "{{ hyperpod_shared.cluster_execution_role_arn }}"
         lifecycle_config:
-          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/lifecycle/"
+          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/_hyperpod/lifecycle/"
           on_create: on_create.sh
         ebs_volume_size_gib: 500
     tags:
@@ -157,7 +167,7 @@ EXAMPLES = r"""
         count: 8
         execution_role: "{{ hyperpod_shared.cluster_execution_role_arn }}"
         lifecycle_config:
-          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/lifecycle/"
+          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/_hyperpod/lifecycle/"
           on_create: on_create.sh
     allow_instance_group_removal: true
 
@@ -273,12 +283,16 @@ diff:
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import ClusterManager
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import MODULE_OPTIONS
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import lifecycle_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import normalize_desired
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import resolve_eks_cluster
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result, run_module
 
 
 def converge(context, params):
+    if params["state"] == "present" and lifecycle_problems(params):
+        raise InputError(message="; ".join(lifecycle_problems(params)))
     manager = ClusterManager(context.client("sagemaker"), check_mode=context.check_mode, wait=params["wait"], wait_timeout=params["wait_timeout"])
     if params["state"] == "absent":
         changed, before, after, cluster, warnings = manager.ensure_absent(params["name"])

@@ -24,14 +24,25 @@ description:
     Center group, an Identity Center user of a present team's SSO domain, the EKS cluster, the data
     bucket (C(extra.data_bucket)), the FSx file system (C(extra.fsx_file_system_id)) - so that a run
     that starts with it stops before its first write.
-  - Fails the same way, listing every one at once with its team and its tags, when a present team's permission set,
-    SageMaker AI domain, budget, Studio execution role, EKS access entry (the team's and its Studio execution role's),
-    S3 prefix (its marker object, or objects without one) or compute quota exists and is not the team's to change (not
-    marked for it, unless the team's C(adopt) lists its layer; never when marked for another team). That is the rule
-    each of those layers applies, checked here for all teams, with the tags read with the lookups above (for the
-    role, the entries, the prefixes and the quotas, one C(GetRole), C(DescribeAccessEntry) and C(GetObjectTagging) each,
-    and one C(ListComputeQuotas) of the cluster with a C(ListTags) per quota) and handed to the layers, which do not read
-    them again (the quota layer lists the cluster's quotas again only to check the capacity for a change).
+  - Refuses a present team, and that team only, when its permission set, SageMaker AI domain, budget, Studio execution
+    role, EKS access entry (the team's and its Studio execution role's), S3 prefix (its ownership mark
+    C(_hyperpod/owners/<team>) in the data bucket, or objects without one) or compute quota exists and is not the team's
+    to change (not marked for it, unless the team's C(adopt) lists its layer; never when marked for another team). That
+    is the rule each of those layers applies, checked here for all teams, with the tags read with the lookups above (for
+    the role, the entries, the prefixes and the quotas, one C(GetRole), C(DescribeAccessEntry) and C(GetObjectTagging)
+    each, and one C(ListComputeQuotas) of the cluster with a C(ListTags) per quota) and handed to the layers, which do not
+    read them again (the quota layer lists the cluster's quotas again only to check the capacity for a change).
+  - Refuses the same way a present team whose name, or whose C(storage.gid), is that of a team offboarded with its data
+    kept, as the ledger of retired names in the data bucket records it (C(_hyperpod/retired/<team>), one listing and a
+    C(GetObject) per entry), unless O(inherit) lets it inherit that team.
+  - And a present team whose name, or whose C(storage.gid), is that of a team not present in the team file (deleted from
+    it without offboarding) whose ownership mark C(_hyperpod/owners/<team>) is still in the data bucket, with the gid the
+    mark records; and a present team whose mark records another Identity Center group id than its group's (a team of its
+    name ran before). The marks are listed once per run (one C(ListObjectsV2) of C(_hyperpod/owners/)), each read with one
+    C(GetObjectTagging). O(inherit) lets such a team inherit too.
+  - A refused team is not a failure of this module. It warns, and returns every refused team's reasons in
+    RV(hyperpod_shared.team_problems); M(hyperpod.tenancy.team_resources) of that team then fails before any write
+    (C(refused)), and the other teams converge.
   - Returns C(hyperpod_shared) in the shape the team roles take (see C(docs/team-file.md)).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -85,6 +96,15 @@ options:
         (C(hyperpod_kubernetes.kubeconfig)). Without it they are checked by that module, before its own writes only.
     type: bool
     default: false
+  inherit:
+    description:
+      - The platform's decision (C(hyperpod_inherit) in the cluster file, never the team file) that a present team inherits
+        what a retired team kept, by the new team's name, each naming the retired team (or a list of them).
+      - A team that inherits is not refused for that retired team's name or gid, and its S3 prefix layer records it in the
+        retired team's entry of the ledger (M(hyperpod.tenancy.s3_team_prefix) O(hyperpod.tenancy.s3_team_prefix#module:inherit)),
+        which then no longer refuses anyone for what it took.
+    type: dict
+    default: {}
   identity_center_quotas:
     description:
       - The quotas of the Identity Center instance that the teams' permission sets count against, as AWS applies them
@@ -240,12 +260,29 @@ hyperpod_shared:
       type: dict
     s3_markers:
       description:
-        - Each present team's S3 prefix marker object (C(<team>/) in the data bucket) by team, as C(bucket), C(tags)
-          (null without a marker) and C(objects) (for a prefix without a marker, whether it holds objects).
+        - Each present team's S3 prefix ownership mark (the object C(_hyperpod/owners/<team>) in the data bucket) by team, as
+          C(bucket), C(tags) (null without a mark), C(legacy) (the tags are those of the old mark C(<team>/), which the
+          prefix layer moves) and C(objects) (for a prefix without a mark, whether it holds objects).
         - M(hyperpod.tenancy.s3_team_prefix) takes one as O(hyperpod.tenancy.s3_team_prefix#module:known_marker).
       returned: when a present team exists and the data bucket exists
       type: dict
-      sample: {"vision": {"bucket": "hyperpod-team-data", "tags": {"managed-by": "hyperpod.tenancy", "team": "vision"}, "objects": null}}
+      sample: {"vision": {"bucket": "hyperpod-team-data", "tags": {"managed-by": "hyperpod.tenancy", "team": "vision"}, "legacy": false,
+                          "objects": null}}
+    team_problems:
+      description:
+        - Why each refused present team is refused, by team, one sentence per reason (a resource the team must not change,
+          a name or gid of a retired team). Teams that are not refused are left out.
+        - The team roles hand them to M(hyperpod.tenancy.team_resources) as C(refused), and that team fails before any write.
+      returned: always
+      type: dict
+      sample: {"research": ["its name research is that of retired team research (Identity Center group TeamResearch, gid 20300, ...)"]}
+    team_inherits:
+      description:
+        - The retired teams whose ledger entries each present team takes, by team, as O(inherit) allows.
+        - The team's M(hyperpod.tenancy.s3_team_prefix) takes them as O(hyperpod.tenancy.s3_team_prefix#module:inherit).
+      returned: always
+      type: dict
+      sample: {"research": ["research"]}
     compute_quotas:
       description:
         - Each present team's compute quota on the HyperPod cluster, by team, from one C(ListComputeQuotas) (those deleted or
@@ -271,11 +308,11 @@ hyperpod_shared:
       type: dict
 """
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, retired_names
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, options
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import has_workspace, owner_problems, preflight_problems, quota_problems, read_shared
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import has_workspace, preflight_problems, quota_problems, read_shared, team_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import read_phases, team_lookup_phases, team_resource_phases
 
 MODULE_OPTIONS = options(
@@ -290,6 +327,7 @@ MODULE_OPTIONS = options(
         budget_tag_keys=dict(type="dict", no_log=False),
         budget_account_id=dict(type="str"),
         pod_roles=dict(type="bool", default=False),
+        inherit=dict(type="dict", default={}),
         identity_center_quotas=dict(
             type="dict",
             default={},
@@ -303,10 +341,13 @@ MODULE_OPTIONS = options(
 
 def converge(context, p):
     extra = p["extra"]
+    # The platform's setting, checked before any call.
+    problems = retired_names.inherit_problems(p["inherit"])
+    if problems:
+        raise ModuleFailure("hyperpod_inherit is not valid (nothing was read or changed):\n%s" % "\n".join(problems), problems=problems)
     # The budgets as team_budget names them (team_layer_args: the cost role's prefix, else the teams').
     budget_prefix = p["budget_name_prefix"] or p["name_prefix"]
     present = [t for t in p["teams"] if t.get("state", "present") == "present"]
-    problems = []
     shared = read_shared(context, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
     if shared["eks_cluster_arn"] is None:
         problems.append("EKS cluster %s does not exist in %s" % (p["eks_cluster_name"], context.region))
@@ -354,20 +395,20 @@ def converge(context, p):
     problems.extend(quota_problems(present, shared, p["name_prefix"], p["identity_center_quotas"], shared["account_id"]))
     for counted in ("permission_set_count", "provisioned_permission_sets", "iam_account_summary"):
         shared.pop(counted, None)
-    # Before the first write of the run too: every present team's existing resource it must not change, all at once.
-    foreign = owner_problems(
-        present, shared, p["name_prefix"], extra.get("tag_keys") or None, shared.get("account_id"), budget_prefix, p["budget_tag_keys"] or None
+    if problems:
+        raise ModuleFailure("What the teams need is missing (nothing was changed):\n%s" % "\n".join(problems), problems=problems)
+    # Before the first write of the run too, for all teams at once: each team whose existing resource it must not change,
+    # or whose name or gid a retired team's kept data holds. That team is refused (its team_resources fails before any
+    # write, hyperpod_shared.team_problems), not the run: the other teams converge.
+    refused, inherits = team_problems(
+        present, shared, p["name_prefix"], extra.get("tag_keys") or None, shared.get("account_id"), budget_prefix, p["budget_tag_keys"] or None,
+        p["inherit"], bucket,
     )
-    if problems or foreign:
-        raise ModuleFailure(
-            "%s (nothing was changed):\n%s" % (
-                "What the teams need is missing" if not foreign else
-                "What the teams need is missing, or exists and is not theirs to change" if problems else
-                "What the teams would change exists and is not theirs to change",
-                "\n".join(problems + foreign),
-            ),
-            problems=problems + foreign,
-        )
+    for team in sorted(refused):
+        context.warn("team %r is refused, the other teams go on: %s" % (team, "; ".join(refused[team])))
+    shared.pop("retired_names", None)
+    shared.pop("s3_owner_marks", None)
+    shared.update(team_problems=refused, team_inherits=inherits)
     shared.update(name_prefix=p["name_prefix"], subnet_ids=p["subnet_ids"])
     shared.update(extra)
     return dict(changed=False, hyperpod_shared=shared)

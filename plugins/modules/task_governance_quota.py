@@ -21,10 +21,13 @@ description:
   - Updates are optimistic. The module sends the C(ComputeQuotaVersion) it read as
     C(TargetVersion); when another writer changed the quota in between, it reads the quota once
     more and applies its change on top, or fails if the quota changes again.
-  - Before any write the module refuses a quota that would make the guaranteed instance
-    counts (O(resources[].count)) of all enabled quotas on the cluster exceed the cluster's
-    capacity for an instance type, naming the other teams and their counts, and a quota for an
-    instance type the cluster does not have. Capacity is the sum of the instance groups'
+  - Before any write the module refuses a quota that would make the instances all enabled quotas
+    on the cluster guarantee exceed the cluster's capacity for an instance type, naming the other
+    teams and their shares, and a quota for an instance type the cluster does not have. A quota
+    guarantees O(resources[].count) instances, or for fine-grained amounts its largest share of an
+    instance in any unit (accelerators, vCPUs, memory, MIG partitions as their fraction of a GPU),
+    from the collection's table of instance types; a fine-grained amount of a type the table does
+    not know is refused. Capacity is the sum of the instance groups'
     C(TargetCount) per instance type, not C(CurrentCount), which drops while nodes are replaced.
     It is read with C(DescribeCluster), unless O(cluster_capacity) gives it.
   - Options left unset are left as they are on an existing quota; a new quota gets AWS's
@@ -79,7 +82,7 @@ options:
         type: str
         required: true
       others_guaranteed:
-        description: The instances the cluster's other quotas guarantee, by instance type.
+        description: The instances the cluster's other quotas guarantee, by instance type (a fraction for fine-grained quotas).
         type: dict
         required: true
   resources:

@@ -21,6 +21,13 @@ description:
     C(<name_prefix>-team-egress) that lets egress go anywhere but the instance metadata endpoint
     (C(169.254.169.254/32), C(fd00:ec2::254/128)).
   - The ServiceAccount C(<name_prefix>-<team>) for the team's pods.
+  - A ValidatingAdmissionPolicy C(<name_prefix>-<team>-no-token-secrets) and its binding (cluster-scoped, matching the
+    team namespace only) that refuse a Secret of type C(kubernetes.io/service-account-token), for which the token
+    controller would write a token of a service account that never expires; the module waits until the API server
+    enforces it. Needs Kubernetes 1.30 or later (C(admissionregistration.k8s.io/v1)).
+  - Then the team namespace's Secrets of type C(kubernetes.io/service-account-token) stored before the policy (it refuses
+    requests, not stored objects) are deleted, which invalidates their tokens; each is reported as changed and in the diff
+    (its data masked). In check mode they are reported and left in place.
   - The Role C(hyperpod-ns-<team>-namespace-role) of the HyperPod CLI's C(team-role-and-bindings) chart, plus reading
     PersistentVolumeClaims, bound to the group C(hyperpod-ns-<team>-namespace-level-group) that the team's access entry carries.
   - With O(volume), a static PersistentVolume C(<name_prefix>-<team>-fsx) for the team's FSx for Lustre directory
@@ -53,10 +60,15 @@ options:
     description: The kubeconfig context; by default its current context.
     type: str
   pod_security:
-    description: The Pod Security Standard the namespace enforces.
+    description:
+      - The Pod Security Standard the namespace enforces.
+      - V(restricted) refuses a pod that may run as root (it requires C(runAsNonRoot), no privilege escalation, every
+        capability dropped and a C(RuntimeDefault) or C(Localhost) seccomp profile); under V(baseline) a pod may run as
+        root, which reads every file of the team's volume, the members' C(0700) homes included.
+      - The team file asks for V(baseline) only where the cluster file's C(hyperpod_team_limits) allows it (docs/team-file.md).
     type: str
     choices: [baseline, restricted]
-    default: baseline
+    default: restricted
   pod_identity:
     description:
       - An identity in AWS for the team's pods. The IAM role C(<name_prefix>-<team>-pods) may use only the team's prefix of
@@ -136,7 +148,6 @@ EXAMPLES = r"""
   hyperpod.tenancy.team_namespace:
     team: vision
     kubeconfig: ~/.kube/config
-    pod_security: restricted
     volume:
       file_system_id: fs-0123456789abcdef0
     pod_identity:
@@ -164,7 +175,7 @@ namespace:
     pod_security:
       description: The Pod Security level enforced (null once removed).
       type: str
-      sample: baseline
+      sample: restricted
     service_account:
       description: The team's ServiceAccount.
       type: str

@@ -41,6 +41,9 @@ description:
   - When a layer fails, the layers that need it do not run, and the others run to their end; the failure names the
     first failed layer in the order above and reports every layer that converged in RV(layers) and their C(diff).
   - A layer's warnings start with its option name.
+  - With O(refused), fails before any layer runs, naming the team and every reason. The team roles pass what
+    M(hyperpod.tenancy.shared_info) found (C(hyperpod_shared.team_problems)), so that a team it refuses changes nothing
+    while the run's other teams converge.
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
@@ -49,6 +52,13 @@ options:
       - The team. Lower-case letters, digits and inner hyphens.
     type: str
     required: true
+  refused:
+    description:
+      - "Why the team must not be converged (M(hyperpod.tenancy.shared_info)'s RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.team_problems)
+        of the team): a resource that is not the team's to change, the name or gid of a retired team whose data was kept."
+      - When given, the module fails before any layer runs, naming the team and each reason.
+    type: list
+    elements: str
   permission_set:
     description: Options of M(hyperpod.tenancy.identity_center_permission_set) for the team's permission set.
     type: dict
@@ -160,11 +170,21 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources im
     validated_layers,
 )
 
-MODULE_OPTIONS = options(dict(team=dict(type="str", required=True)), dict((layer.option, dict(type="dict")) for layer in LAYERS), IDENTITY_CENTER)
+MODULE_OPTIONS = options(
+    dict(team=dict(type="str", required=True), refused=dict(type="list", elements="str")),
+    dict((layer.option, dict(type="dict")) for layer in LAYERS),
+    IDENTITY_CENTER,
+)
 
 
 def converge(context, params):
     team, layers, done, diff = params["team"], [], {}, {"before": {}, "after": {}}
+    if params["refused"]:
+        # Refused by shared_info before the run's first write: nothing of this team is read or changed; the other teams go on.
+        raise ModuleFailure(
+            "team %r is refused, nothing of it was changed: %s" % (team, "; ".join(params["refused"])),
+            problems=["team %r: %s" % (team, problem) for problem in params["refused"]], layers={}, changed=False,
+        )
     try:
         layers = validated_layers(team, params, context.module.no_log_values)
         converge_team(context, layers, done, diff)

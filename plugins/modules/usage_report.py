@@ -50,7 +50,7 @@ options:
   team_file_label:
     description: The path the diff names for the team file.
     type: str
-    default: group_vars/all/teams.yml
+    default: teams/teams.yml
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.report
@@ -63,7 +63,7 @@ EXAMPLES = r"""
     teams: "{{ hyperpod_teams_normalized }}"
     instance_groups: "{{ hyperpod_cluster.instance_groups }}"
     workspace_alias: hyperpod-observability
-    team_file: "{{ playbook_dir }}/../group_vars/all/teams.yml"
+    team_file: "{{ hyperpod_team_file }}"
   register: usage
 
 - name: Split the cluster's cost by what each team used
@@ -188,7 +188,7 @@ MODULE_OPTIONS = options(
         advice_weeks=dict(type="int", default=4),
         advice_percentile=dict(type="int", default=95),
         team_file=dict(type="path"),
-        team_file_label=dict(type="str", default="group_vars/all/teams.yml"),
+        team_file_label=dict(type="str", default="teams/teams.yml"),
     ),
     REPORT,
     required_one_of=[("workspace_id", "workspace_alias")],

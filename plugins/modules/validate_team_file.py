@@ -22,9 +22,13 @@ description:
     the data bucket's name, the name prefix and the tag keys once, tags (no C(aws:) prefix, values of at most 256
     letters, digits, spaces and C(_.:/=+-@)), gids unique across teams, a uid per person, no world-writable mode,
     at most 8 teams with C(storage.s3_link), and every layer's own check on the options its run will get.
-  - Runs on the controller (an action plugin). Without O(teams) it reads the variable C(hyperpod_teams) as it was
-    loaded, untemplated, and marks it unsafe, so that a template in a team file never runs and reaches AWS verbatim.
-    Each problem names the file, line and column of the value.
+  - Runs on the controller (an action plugin). Without O(teams) it reads the team file that the inventory plugin
+    M(hyperpod.tenancy.teams) names (the variable C(hyperpod_team_file)) as data, one YAML document with the one key
+    C(hyperpod_teams), no anchors, aliases, tags or text Jinja would read as a template, every value marked unsafe, so
+    that nothing a team lead writes ever runs. Each problem names the file, line and column of the value. A variable
+    C(hyperpod_teams) (the team file loaded from C(group_vars)) is refused.
+  - What only the platform decides is checked too, and no team entry can change it, O(adopt) and O(team_limits)
+    (docs/isolation.md). Team names reserved for the platform are refused.
   - Returns the teams normalized, with every default filled in, for the roles to consume.
   - Makes no AWS call, so it is not part of the C(hyperpod) action group.
 author:
@@ -33,7 +37,24 @@ options:
   teams:
     description:
       - The teams, as in C(hyperpod_teams). See C(docs/team-file.md).
-      - Leave it unset to have the variable C(hyperpod_teams) read untemplated; a value given here was templated first.
+      - Leave it unset to have the team file read as data from its path; a value given here was templated first.
+    type: raw
+  adopt:
+    description:
+      - The platform's C(hyperpod_adopt) (cluster file), team name to the layers whose existing, unmarked resource that team
+        takes over (C(permission_set), C(access_entry), C(execution_role), C(domain), C(user_profiles), C(quota), C(s3_prefix),
+        C(directories), C(budget), C(grafana_folder), C(pod_role)). A team entry's own C(adopt) is refused.
+    type: raw
+  team_limits:
+    description:
+      - The platform's C(hyperpod_team_limits) (cluster file), the most a team may ask for itself (C(borrow_limit),
+        C(fair_share_weight), C(pod_security)), per team under C(teams.<name>), the lowest uid and gid (C(min_id), 1000 by
+        default) and more reserved team names (C(reserved_names)). See docs/isolation.md.
+    type: raw
+  inherit:
+    description:
+      - The platform's C(hyperpod_inherit) (cluster file), a team name to the retired team (or list of them) whose kept data
+        and gid it inherits. Only its shape is checked here; M(hyperpod.tenancy.shared_info) reads the ledger it answers.
     type: raw
   cluster:
     description: The cluster, as in C(hyperpod_cluster).
@@ -118,6 +139,9 @@ MODULE_OPTIONS = options(
         tag_keys=dict(type="dict", no_log=False),
         data_bucket=dict(type="str"),
         identity_center=dict(type="raw"),
+        adopt=dict(type="raw"),
+        team_limits=dict(type="raw"),
+        inherit=dict(type="raw"),
         team=dict(type="str"),
         expect_state=dict(type="str", choices=["present", "absent"]),
     ),
@@ -128,7 +152,8 @@ MODULE_OPTIONS = options(
 
 def converge(context, p):
     problems, teams, capacity = check_team_file(
-        p["teams"], p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"], identity_center_connection=p["identity_center"]
+        p["teams"], p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"], identity_center_connection=p["identity_center"],
+        adopt=p["adopt"], team_limits=p["team_limits"], inherit=p["inherit"],
     )
     problems.extend(wanted_team_problems(teams, p["team"], p["expect_state"]))
     if problems:

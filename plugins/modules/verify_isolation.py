@@ -28,6 +28,12 @@ description:
     (permissions, API keys, service accounts), the Identity Center instance (permission sets, account assignments),
     its identity store (users, groups, memberships) and the teams' Identity Center groups. Every action the models
     list for them is expected denied, but the reads of the clusters the rendered policies grant (C(isolation.SHARED_ALLOWED)).
+  - So are the data bucket's places no present team owns, and the cluster's lifecycle scripts, which HyperPod runs as root
+    on every node the teams share. Every object action and the listing (C(s3:prefix)) are asked of the bucket's root, of the
+    platform's prefix C(_hyperpod/) (the lifecycle scripts, the ownership marks, the ledger) and each of its folders, of
+    every other top-level prefix that is no present team's (data kept from an offboarded team, anything put there by
+    hand), and of each instance group's lifecycle folder with its entry scripts, wherever it is. They are found with two
+    C(ListObjectsV2) of the bucket (its folders, the platform prefix's folders) and the cluster's C(DescribeCluster).
   - An allow on another team's resource, or on a shared resource beyond those reads, is a I(leak); a denial of
     an action a team needs on its own resources is a I(gap).
   - IAM Access Analyzer C(CheckAccessNotGranted) checks each policy of each team principal (the role's inline and
@@ -160,7 +166,7 @@ leaks:
       description: The team whose resource it is, C((shared)) for a resource the teams share.
       type: str
     resource_kind:
-      description: The kind of resource (C(shared_bucket), C(eks_cluster), C(hyperpod_cluster), ... for a shared one).
+      description: The kind of resource (C(shared_bucket), C(shared_objects), C(eks_cluster), C(hyperpod_cluster), ... for a shared one).
       type: str
     resource:
       description: The resource's ARN.

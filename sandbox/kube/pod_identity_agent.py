@@ -141,7 +141,7 @@ def main() -> int:
     Pod Identity association, so a demo that exits 0 there would claim what it did not show.
     """
     from sandbox.client import SandboxClient
-    from sandbox.seed import load_vars
+    from sandbox.seed import load_sample
 
     kubeconfig = os.environ.get("K8S_AUTH_KUBECONFIG")
     if not kubeconfig or not Path(kubeconfig).is_file():
@@ -153,7 +153,7 @@ def main() -> int:
         )
         return 2
     root = Path(__file__).resolve().parents[2]
-    bucket = load_vars(root / "group_vars" / "all").get("hyperpod_data_bucket", "hyperpod-team-data")
+    bucket = load_sample(root).get("hyperpod_data_bucket", "hyperpod-team-data")
     lines = demo(SandboxClient(), KubeApi(Path(kubeconfig).parent), bucket)
     if not lines:
         print(

@@ -268,7 +268,9 @@ def reset() -> None:
     # Terminating now (the API server admits nothing new in them): emptied and finalized at once.
     api.empty_namespaces(namespaces)
     volumes = [v["metadata"]["name"] for v in api.list("PersistentVolume")]
-    for kind in ("ClusterQueue", "ResourceFlavor", "WorkloadPriorityClass", "PersistentVolume"):
+    # The collection's cluster-scoped objects of a team too: its volume and its admission policy (team_namespace).
+    kinds = ("ClusterQueue", "ResourceFlavor", "WorkloadPriorityClass", "PersistentVolume", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy")
+    for kind in kinds:
         for item in api.list(kind):
             api.delete(kind, item["metadata"]["name"])
     # Volumes go once the protection controller sees their claims gone.

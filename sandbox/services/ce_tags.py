@@ -293,7 +293,7 @@ def seed_cost_and_usage(client, settings: dict, month: str | None = None) -> dic
     """Queue the demo's Cost Explorer results for ``month`` (default: the last full month).
 
     ``client`` is a ``sandbox.client.SandboxClient``; ``settings`` are the merged
-    group_vars (``sandbox.seed.load_vars``). Idempotent: when the report's first
+    cluster and team files (``sandbox.seed.load_sample``). Idempotent: when the report's first
     request already has an answer, nothing is queued. Returns
     ``{"month": ..., "queued": bool}``.
     """

@@ -17,10 +17,10 @@ TOKEN = "stub-admin-token"
 class GrafanaStub:
     """The stub on 127.0.0.1 for one test: its URL and token for the playbooks, its log, state and faults for the test."""
 
-    def __init__(self, workdir: Path, lifetime: float = 1800) -> None:
+    def __init__(self, workdir: Path, lifetime: float = 1800, token: str = TOKEN) -> None:
         port_file = workdir / "grafana-stub.port"
         self.process = subprocess.Popen(
-            [sys.executable, str(STUB), "--port-file", str(port_file), "--token", TOKEN, "--lifetime", str(lifetime)],
+            [sys.executable, str(STUB), "--port-file", str(port_file), "--token", token, "--lifetime", str(lifetime)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         deadline = time.monotonic() + 30
@@ -28,7 +28,7 @@ class GrafanaStub:
             assert self.process.poll() is None and time.monotonic() < deadline, "the Grafana stub did not start"
             time.sleep(0.05)
         self.url = f"http://127.0.0.1:{port_file.read_text()}"
-        self.token = TOKEN
+        self.token = token
 
     def _call(self, method: str, path: str, payload: dict | None = None):
         data = json.dumps(payload).encode() if payload is not None else None

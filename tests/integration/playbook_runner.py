@@ -13,17 +13,15 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from bench.teams import sandbox_inventory
+from bench.teams import sandbox_inventory, write_settings
 from sandbox import iam_propagation
 from sandbox.client import SANDBOX_CREDENTIALS
-from sandbox.seed import load_vars
+from sandbox.seed import load_sample
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSIBLE_PLAYBOOK = str(Path(sys.executable).with_name("ansible-playbook"))
-# The sample team file of group_vars/all: the cluster and the teams vision, nlp and research.
-SAMPLE = load_vars(ROOT / "group_vars" / "all")
+# The sample: the cluster file (group_vars/all) and the team file (teams/teams.yml) with vision, nlp and research.
+SAMPLE = load_sample()
 
 
 # Set in the environment of every run that Playbooks.start starts, to a value of its own: every
@@ -147,11 +145,14 @@ class Playbooks:
         # Every run meets IAM's eventual consistency, as on AWS: a new role is refused for a moment (sandbox/iam_propagation.py).
         client.set_faults(iam_propagation_s=iam_propagation.DEFAULT_DELAY)
         self.workdir = workdir
-        self.vars_file = workdir / "teams.yml"
+        # As a user keeps them: the team file apart (team leads' pull requests, read by the collection as data), the
+        # platform's settings (the cluster file) given to Ansible as variables.
+        self.team_file = workdir / "teams" / "teams.yml"
+        self.vars_file = workdir / "platform.yml"
         self.seed_file = workdir / "seed.json"
         self.seed_file.write_text(json.dumps(seed))
         self.write_settings(settings)
-        self.inventory = sandbox_inventory(workdir, self.vars_file)
+        self.inventory = sandbox_inventory(workdir, self.team_file)
         self.env = dict(
             os.environ,
             ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
@@ -168,8 +169,9 @@ class Playbooks:
         )
 
     def write_settings(self, settings: dict) -> None:
+        """``settings``: the cluster file's variables and ``hyperpod_teams``, written as the team file."""
         self.settings = settings
-        self.vars_file.write_text(yaml.safe_dump(settings, sort_keys=False))
+        write_settings(settings, self.team_file, self.vars_file)
 
     def command(self, playbook: str, *args: str) -> list[str]:
         return [ANSIBLE_PLAYBOOK, "-i", str(self.inventory), "-e", f"@{self.vars_file}", playbook, *args]

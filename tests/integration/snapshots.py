@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 PREFIX = "hyperpod"
 
 
@@ -86,8 +88,19 @@ def team_snapshot(client, seed: dict, team: str) -> dict:
         for arn in arns:
             tags[kind] = {t["Key"]: t["Value"] for t in sagemaker.list_tags(ResourceArn=arn)["Tags"]}
     snapshot["tags"] = tags
-    listing = client.boto3_client("s3").list_objects_v2(Bucket=seed["data_bucket"], Prefix=f"{team}/")
+    s3 = client.boto3_client("s3")
+    listing = s3.list_objects_v2(Bucket=seed["data_bucket"], Prefix=f"{team}/")
     snapshot["s3_objects"] = sorted(o["Key"] for o in listing.get("Contents", []))
+    # The prefix's ownership mark and the team's entry in the ledger of retired names, beside the marks (None: none).
+    marks = s3.list_objects_v2(Bucket=seed["data_bucket"], Prefix=f"_hyperpod/owners/{team}").get("Contents", [])
+    snapshot["s3_mark"] = None
+    if any(o["Key"] == f"_hyperpod/owners/{team}" for o in marks):
+        tagging = s3.get_object_tagging(Bucket=seed["data_bucket"], Key=f"_hyperpod/owners/{team}")["TagSet"]
+        snapshot["s3_mark"] = {t["Key"]: t["Value"] for t in tagging}
+    retired = s3.list_objects_v2(Bucket=seed["data_bucket"], Prefix=f"_hyperpod/retired/{team}").get("Contents", [])
+    snapshot["retired"] = None
+    if any(o["Key"] == f"_hyperpod/retired/{team}" for o in retired):
+        snapshot["retired"] = json.loads(s3.get_object(Bucket=seed["data_bucket"], Key=f"_hyperpod/retired/{team}")["Body"].read())
     return snapshot
 
 
@@ -112,7 +125,6 @@ def main() -> None:
     The sandbox and its seed come from HYPERPOD_SANDBOX_URL (or $SANDBOX_STATE_DIR/endpoint)
     and HYPERPOD_SANDBOX_SEED (or $SANDBOX_STATE_DIR/seed.json).
     """
-    import json
     import os
     import sys
     from pathlib import Path

@@ -33,8 +33,8 @@ from botocore.model import ServiceModel
 from sandbox.client import SANDBOX_CREDENTIALS
 from sandbox.core import shape_problems
 from sandbox.kube.api import KubeApi
-from sandbox.seed import load_vars, seed
-from tests.integration.playbook_runner import ROOT, SAMPLE, Playbooks, assert_ok
+from sandbox.seed import load_sample, seed
+from tests.integration.playbook_runner import SAMPLE, Playbooks, assert_ok
 
 AWS = str(Path(sys.executable).with_name("aws"))
 TASK_GOVERNANCE = "amazon-sagemaker-hyperpod-taskgovernance"
@@ -84,9 +84,12 @@ COMMANDS = [
     # FSx for Lustre: what a mount needs (DNSName, MountName); an id that does not exist.
     row("fsx describe-file-systems", "FileSystems[?FileSystemId == '{file_system_id}'].LustreConfiguration.MountName | [0] != null", table=True),
     row("fsx describe-file-systems --file-system-ids {file_system_id} fs-0123456789abcdef0", error="FileSystemNotFound"),
-    # S3: the team's prefix; Budgets; who the caller is.
-    row("s3api list-objects-v2 --bucket {bucket} --prefix vision/", "Contents[].Key == `[\"vision/\"]` && Prefix == 'vision/'"),
-    row("s3api list-objects-v2 --bucket {bucket} --page-size 1", "length(Contents[?contains(['vision/', 'nlp/', 'research/'], Key)]) == `3`", paged="Contents"),
+    # S3: the teams' prefixes' ownership marks, under the platform's prefix; Budgets; who the caller is.
+    row("s3api list-objects-v2 --bucket {bucket} --prefix _hyperpod/owners/",
+        "Contents[].Key == `[\"_hyperpod/owners/nlp\", \"_hyperpod/owners/research\", \"_hyperpod/owners/vision\"]` && Prefix == '_hyperpod/owners/'"),
+    row("s3api get-object-tagging --bucket {bucket} --key _hyperpod/owners/vision", "TagSet[?Key == 'team'].Value | [0] == 'vision'"),
+    row("s3api list-objects-v2 --bucket {bucket} --page-size 1",
+        "length(Contents[?starts_with(Key, '_hyperpod/owners/')]) == `3`", paged="Contents"),
     row("budgets describe-budgets --account-id {account_id} --page-size 1",
         "sort(Budgets[].BudgetName) == `[\"hyperpod-nlp-monthly\", \"hyperpod-research-monthly\", \"hyperpod-vision-monthly\"]`", paged="Budgets"),
     row("sts get-caller-identity", "Arn == '{creator_arn}' && UserId == '{creator_id}' && Account == '{account_id}'", table=True),
@@ -98,7 +101,7 @@ def built(sandbox_server, kube_cluster, tmp_path_factory):
     """The sample teams after one site.yml; (sandbox client, facts the commands name)."""
     sandbox_server.reset()
     sandbox_server.configure(status_delay=0.2)
-    seeded = seed(sandbox_server, load_vars(ROOT / "group_vars" / "all"))
+    seeded = seed(sandbox_server, load_sample())
     assert_ok(Playbooks(sandbox_server, seeded, tmp_path_factory.mktemp("site"), copy.deepcopy(SAMPLE)).run("site.yml"), "site.yml")
     return sandbox_server, facts_of(sandbox_server, seeded, KubeApi(kube_cluster.directory))
 

@@ -35,7 +35,7 @@ PLAYBOOK = ROOT / "playbooks" / "awx_configure.yml"
 DATA = ROOT / "playbooks" / "vars" / "awx.yml"
 AWX_COLLECTION = Path(__import__("ansible_collections").__path__[-1]) / "awx" / "awx"
 JINJA_KEYS = {"when", "that", "failed_when", "changed_when", "until", "loop"}
-TEAM = "vision"  # a team of group_vars/all/teams.yml
+TEAM = "vision"  # a team of teams/teams.yml
 SECRETS = {
     "awx_aws_access_key_id": "AKIAEXAMPLEKEYID0001",
     "awx_aws_secret_access_key": "example-secret-access-key-0001",
@@ -171,7 +171,7 @@ def list_hosts(template: dict, limit: str) -> list[tuple[str, list[str]]]:
 def offboards_no_team(play: str) -> bool:
     """Whether ``play`` is teams.yml's offboarding play, whose hosts are the teams marked absent: the example's team
     file marks none, so that play has no host whatever the limit."""
-    teams = load(ROOT / "group_vars" / "all" / "teams.yml")["hyperpod_teams"]
+    teams = load(ROOT / "teams" / "teams.yml")["hyperpod_teams"]
     return play.startswith("(hyperpod_teams_absent)") and all(t.get("state", "present") == "present" for t in teams)
 
 
@@ -474,7 +474,7 @@ def test_inventory_source_imports_localhost_and_the_teams(configured, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "Failed to parse" not in result.stderr and "not found" not in result.stderr, result.stderr
     inventory = json.loads(result.stdout)
-    teams = load(ROOT / "group_vars" / "all" / "teams.yml")["hyperpod_teams"]
+    teams = load(ROOT / "teams" / "teams.yml")["hyperpod_teams"]
     assert sorted(inventory["hyperpod_teams"]["hosts"]) == sorted("team_" + t["name"].replace("-", "_") for t in teams)
     assert "localhost" in inventory["ungrouped"]["hosts"]
     assert inventory["all"]["vars"]["hyperpod_aws"]["region"]  # the inventory's group_vars come along
@@ -560,7 +560,7 @@ def test_every_slice_runs_the_localhost_plays_and_its_own_teams(name, count, tmp
     """Each slice's ansible-playbook still has localhost in the plays that read the team file, and
     its own teams in the team play; together the slices cover every team once."""
     template = TEMPLATES[name]
-    teams = load(ROOT / "group_vars" / "all" / "teams.yml")["hyperpod_teams"]
+    teams = load(ROOT / "teams" / "teams.yml")["hyperpod_teams"]
     state_of = {"team_" + t["name"].replace("-", "_"): t.get("state", "present") for t in teams}
     covered = []
     holders = 0

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-from bench.teams import sandbox_inventory
-from sandbox.seed import load_vars
+from bench.teams import sandbox_inventory, write_settings
+from sandbox.seed import load_sample
 from tests.integration.out_of_band import hand_made_pod_role
 
 ROOT = Path(__file__).resolve().parents[2]
-GOOD = load_vars(ROOT / "group_vars" / "all")
+GOOD = load_sample()
 
 
 def team_change(index, path, value):
@@ -114,7 +114,7 @@ CASES = [
 
 
 def run_site(seeded, aws_env, tmp_path, change, playbook="site.yml", *args, seed_change=None):
-    """``playbook`` with the sample file changed by ``change``, as the team file of the inventory and as extra vars.
+    """``playbook`` with the sample changed by ``change``: its teams as the team file of the inventory, the rest as extra vars.
 
     ``seed_change`` changes what the sandbox inventory reads of the seeded account (its FSx file system, ...).
     """
@@ -124,14 +124,14 @@ def run_site(seeded, aws_env, tmp_path, change, playbook="site.yml", *args, seed
         seed_change(seed)
     settings = copy.deepcopy(GOOD)
     change(settings)
-    bad = tmp_path / "bad.yml"
-    bad.write_text(yaml.safe_dump(settings, sort_keys=False))
+    team_file, platform = tmp_path / "teams" / "teams.yml", tmp_path / "platform.yml"
+    write_settings(settings, team_file, platform)
     seed_file = tmp_path / "seed.json"
     seed_file.write_text(json.dumps(seed))
     env = dict(aws_env, HYPERPOD_SANDBOX_SEED=str(seed_file), ANSIBLE_NOCOLOR="1")
-    inventory = sandbox_inventory(tmp_path / playbook.replace("/", "_").replace(".yml", ""), bad)
+    inventory = sandbox_inventory(tmp_path / playbook.replace("/", "_").replace(".yml", ""), team_file)
     run = subprocess.run(
-        [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory), playbook, "-e", f"@{bad}", *args],
+        [str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory), playbook, "-e", f"@{platform}", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
     return run, client
@@ -174,7 +174,7 @@ def test_there_are_at_least_25_cases():
     assert len(CASES) >= 25
 
 
-TEAMS_TEXT = (ROOT / "group_vars" / "all" / "teams.yml").read_text()
+TEAMS_TEXT = (ROOT / "teams" / "teams.yml").read_text()
 CLUSTER_TEXT = (ROOT / "group_vars" / "all" / "cluster.yml").read_text()
 
 
@@ -266,18 +266,38 @@ def made_by_hand(client, seed, vision=True, research=False, nlp=False):
     return made
 
 
-def test_a_teams_resource_made_by_hand_refuses_the_run_before_its_first_write(seeded, aws_env, tmp_path):
+def marked(client, seed):
+    """The teams whose S3 prefix has its ownership mark: a team's layers all start at once, so a team without one (and
+    without objects under its prefix) had none of its layers run."""
+    listed = client.boto3_client("s3").list_objects_v2(Bucket=seed["data_bucket"], Prefix="_hyperpod/owners/").get("Contents", [])
+    return sorted(o["Key"].rsplit("/", 1)[1] for o in listed)
+
+
+def refused_alone(run, text, teams):
+    """``teams`` are each refused by their own team_resources, before any layer, and the run fails for them only."""
+    assert run.returncode == 2, run.stdout[-3000:]
+    for team in teams:
+        assert f"team '{team}' is refused, nothing of it was changed: " in text, (team, text[-3000:])
+    failed = sorted(set(re.findall(r"fatal: \[team_([a-z0-9_]+)\]", run.stdout)))
+    assert failed == sorted(team.replace("-", "_") for team in teams), (failed, run.stdout[-3000:])
+
+
+def test_a_teams_resource_made_by_hand_refuses_that_team_before_its_first_write_and_the_others_converge(seeded, aws_env, tmp_path):
+    """Threat model (issue 36, case 4): a resource that is not a team's to change stops that team only."""
     client, seed = seeded
     made = made_by_hand(client, seed)
     run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None)
-    assert run.returncode == 2, run.stdout[-3000:]
     text = " ".join(run.stdout.split())
     assert (
         f"team 'vision': permission set hyperpod-vision ({made['vision']}) exists and was not made by hyperpod.tenancy for team vision "
         "(it lacks the tags managed-by=hyperpod.tenancy, team=vision; its tags: owner=platform-admins)" in text
     ), text[-3000:]
-    # Not the cluster first, nor the teams before vision: nothing is written.
-    assert client.writes() == []
+    refused_alone(run, text, ["vision"])
+    # vision's layers never ran (its permission set keeps its maker's tags); the cluster and the other teams converged.
+    sso = client.boto3_client("sso-admin")
+    tags = sso.list_tags_for_resource(InstanceArn=seed["identity_center_instance_arn"], ResourceArn=made["vision"])["Tags"]
+    assert tags == [{"Key": "owner", "Value": "platform-admins"}]
+    assert marked(client, seed) == ["nlp", "research"]
 
 
 def test_every_teams_resource_that_is_not_theirs_is_listed_in_one_failure_and_adopt_takes_over_only_its_own(seeded, aws_env, tmp_path):
@@ -293,12 +313,12 @@ def test_every_teams_resource_that_is_not_theirs_is_listed_in_one_failure_and_ad
         "(it lacks the tags managed-by=hyperpod.tenancy, team=nlp; its tags: no tags)",
     ):
         assert expected in text, (expected, text[-3000:])
-    assert client.writes() == []
+    refused_alone(run, text, ["nlp", "research", "vision"])
+    assert marked(client, seed) == []
     # vision adopts its permission set and nlp its budget: the run is still refused, for research's domain only, which no
     # adopt list takes over.
     def adopting(settings):
-        team_change(0, ["adopt"], ["permission_set"])(settings)
-        team_change(1, ["adopt"], ["budget"])(settings)
+        settings["hyperpod_adopt"] = {"vision": ["permission_set"], "nlp": ["budget"]}
 
     client.clear_requests()
     (tmp_path / "adopting").mkdir()
@@ -306,7 +326,8 @@ def test_every_teams_resource_that_is_not_theirs_is_listed_in_one_failure_and_ad
     assert run.returncode == 2, run.stdout[-3000:]
     text = " ".join(run.stdout.split())
     assert "team 'research': SageMaker domain hyperpod-research" in text and "team 'vision'" not in text and "team 'nlp'" not in text, text[-3000:]
-    assert client.writes() == []
+    refused_alone(run, text, ["research"])
+    assert marked(client, seed) == ["nlp", "vision"]
 
 
 TRUST_SAGEMAKER = {"Version": "2012-10-17", "Statement": [
@@ -335,7 +356,7 @@ def made_by_hand_too(client, seed):
         Orchestrator={"Eks": {"ClusterArn": seed["eks_cluster_arn"]}},
         InstanceGroups=[{
             "InstanceGroupName": "p5-workers", "InstanceType": "ml.p5.48xlarge", "InstanceCount": 8, "ExecutionRole": seed["cluster_execution_role_arn"],
-            "ThreadsPerCore": 1, "LifeCycleConfig": {"SourceS3Uri": "s3://%s/lifecycle/" % seed["data_bucket"], "OnCreate": "on_create.sh"},
+            "ThreadsPerCore": 1, "LifeCycleConfig": {"SourceS3Uri": "s3://%s/_hyperpod/lifecycle/" % seed["data_bucket"], "OnCreate": "on_create.sh"},
         }],
         VpcConfig={"SecurityGroupIds": seed["security_group_ids"], "Subnets": seed["subnet_ids"]},
     )["ClusterArn"]
@@ -351,7 +372,8 @@ def made_by_hand_too(client, seed):
 def test_every_teams_role_access_entry_s3_prefix_and_quota_not_theirs_is_refused_before_the_first_write_in_check_mode_too(seeded, aws_env, tmp_path):
     client, seed = seeded
     made = made_by_hand_too(client, seed)
-    # --check tells the same: shared_info reads for real in check mode, and refuses before anything is (or would be) written.
+    # --check tells the same: shared_info reads for real in check mode, and refuses each team before anything of it is (or
+    # would be) written.
     run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None, "site.yml", "--check")
     assert run.returncode == 2, run.stdout[-3000:]
     text = " ".join(run.stdout.split())
@@ -360,29 +382,31 @@ def test_every_teams_role_access_entry_s3_prefix_and_quota_not_theirs_is_refused
         f"team 'vision': IAM role {made['role']} exists and was not made by hyperpod.tenancy for team vision "
         "(it lacks the tags managed-by=hyperpod.tenancy, team=vision; its tags: owner=ml-platform)",
         f"team 'nlp': access entry of {made['entry']} on cluster {eks_cluster} belongs to team research (tag team=research), not to team nlp",
-        f"team 'research': S3 prefix s3://{seed['data_bucket']}/research/ holds objects but no marker object research/ made by hyperpod.tenancy "
-        "for team research",
+        f"team 'research': S3 prefix s3://{seed['data_bucket']}/research/ holds objects but no ownership mark "
+        f"s3://{seed['data_bucket']}/_hyperpod/owners/research made by hyperpod.tenancy for team research",
         f"team 'research': compute quota research-by-hand ({made['quota']}) exists and was not made by hyperpod.tenancy for team research",
     ):
         assert expected in text, (expected, text[-3000:])
+    refused_alone(run, text, ["nlp", "research", "vision"])
     assert client.writes() == []
     # Each team adopts what it may: vision its role, research its prefix and its quota, nlp its access entry. The run is
     # still refused, for nlp's Studio access entry only, which is marked for research and which no adopt list takes over.
     def adopting(settings):
-        team_change(0, ["adopt"], ["execution_role"])(settings)
-        team_change(1, ["adopt"], ["access_entry"])(settings)
-        team_change(2, ["adopt"], ["s3_prefix", "quota"])(settings)
+        settings["hyperpod_adopt"] = {"vision": ["execution_role"], "nlp": ["access_entry"], "research": ["s3_prefix", "quota"]}
 
     client.clear_requests()
     (tmp_path / "adopting").mkdir()
     run, client = run_site(seeded, aws_env, tmp_path / "adopting", adopting)
     assert run.returncode == 2, run.stdout[-3000:]
     text = " ".join(run.stdout.split())
-    assert f"team 'nlp': access entry of {made['entry']}" in text and "team 'vision'" not in text and "team 'research'" not in text, text[-3000:]
-    assert client.writes() == []
+    assert f"team 'nlp' is refused, nothing of it was changed: access entry of {made['entry']}" in text, text[-3000:]
+    assert "team 'vision' is refused" not in text and "team 'research' is refused" not in text, text[-3000:]
+    # vision and research ran their layers (research's quota may still fail on the hand-made cluster's capacity, read before
+    # the run adds its g5 group): their prefixes are marked, nlp's is not.
+    assert run.returncode == 2 and marked(client, seed) == ["research", "vision"]
 
 
-def test_a_pod_role_made_by_hand_refuses_the_run_before_its_first_write(seeded, aws_env, tmp_path):
+def test_a_pod_role_made_by_hand_refuses_its_team_before_its_first_write(seeded, aws_env, tmp_path):
     client, seed = seeded
     made = hand_made_pod_role(client, seed, "research")
     client.clear_requests()
@@ -395,5 +419,6 @@ def test_a_pod_role_made_by_hand_refuses_the_run_before_its_first_write(seeded, 
         f"team 'research': Pod Identity association {made['association']['associationId']} of service account hyperpod-ns-research/hyperpod-research",
     ):
         assert expected in text, (expected, text[-3000:])
-    # Not the cluster, nor vision and nlp first: nothing is written.
-    assert client.writes() == []
+    # research's layers never ran; the cluster, vision and nlp converged.
+    refused_alone(run, text, ["research"])
+    assert marked(client, seed) == ["nlp", "vision"]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback as cb
 
-from sandbox.seed import load_vars
+from sandbox.seed import load_sample
 from sandbox.services.ce_tags import cost_and_usage_results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,7 +108,7 @@ def column_runs(rows, colours, tolerance=24, solid=5):
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    settings = load_vars(ROOT / "group_vars" / "all")
+    settings = load_sample()
     month = "2026-01"
     by_tag, by_usage = (r["ResultsByTime"] for r in cost_and_usage_results(settings, month)["results"])
     tag_key = settings["hyperpod_team_tag_keys"]["team"]

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.teams import sandbox_inventory, write_settings
 from sandbox.services.ce_tags import queue_cost_and_usage
 from tests.integration.usage_month import CLUSTER, G5, MONTH, P5
 
@@ -74,13 +75,13 @@ SEEDED = {
 
 
 def _run(client, aws_env, tmp_path, *extra):
-    team_file = tmp_path / "team-file.json"
-    team_file.write_text(json.dumps(TEAM_FILE))
+    team_file, platform = tmp_path / "teams" / "teams.yml", tmp_path / "platform.yml"
+    write_settings(TEAM_FILE, team_file, platform)
     out = tmp_path / "reports"
     run = subprocess.run(
         [
-            str(Path(sys.executable).with_name("ansible-playbook")), "-i", "inventories/sandbox", "playbooks/chargeback.yml",
-            "-e", "@%s" % team_file, "-e", "chargeback_month=%s" % MONTH, "-e", "chargeback_output_dir=%s" % out, *extra,
+            str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(sandbox_inventory(tmp_path, team_file)), "playbooks/chargeback.yml",
+            "-e", "@%s" % platform, "-e", "chargeback_month=%s" % MONTH, "-e", "chargeback_output_dir=%s" % out, *extra,
         ],
         cwd=ROOT, env=dict(aws_env, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp")), capture_output=True, text=True, timeout=600,
     )

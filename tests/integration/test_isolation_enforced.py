@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "hyperpod-team-data"
 REGION = "us-east-1"
-TEAMS = [t["name"] for t in yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]]
+TEAMS = [t["name"] for t in yaml.safe_load((ROOT / "teams/teams.yml").read_text())["hyperpod_teams"]]
 
 
 def _wait_in_service(sagemaker, describe, **ids):

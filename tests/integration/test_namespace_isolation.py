@@ -28,7 +28,7 @@ from sandbox.kube import node as network_node
 from sandbox.kube import pod_identity_agent as node
 from sandbox.kube import task_governance
 from sandbox.kube.api import KubeApi, KubeError
-from sandbox.seed import load_vars, seed
+from sandbox.seed import load_sample, seed
 from tests.integration.playbook_runner import ROOT, SAMPLE, Playbooks, assert_ok
 
 TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"] if team.get("quota")]
@@ -82,7 +82,7 @@ def site(sandbox_server, kube_cluster, tmp_path_factory):
     """The one site.yml run of the module, on the sample teams: (playbooks, its result)."""
     sandbox_server.reset()
     sandbox_server.configure(status_delay=0.2)
-    result = seed(sandbox_server, load_vars(ROOT / "group_vars" / "all"))
+    result = seed(sandbox_server, load_sample())
     playbooks = Playbooks(sandbox_server, result, tmp_path_factory.mktemp("site"), copy.deepcopy(SAMPLE))
     run = playbooks.run("site.yml")
     assert_ok(run, "site.yml")
@@ -126,7 +126,7 @@ def test_each_team_namespace_has_its_guard_rails(built):
         # Task Governance's labels stay; the collection's are added.
         assert labels[task_governance.ALLOCATION] == team
         assert (labels["pod-security.kubernetes.io/enforce"], labels["pod-security.kubernetes.io/warn"], labels["pod-security.kubernetes.io/audit"]) == (
-            "baseline", "restricted", "restricted")  # fmt: skip
+            "restricted", "restricted", "restricted")  # fmt: skip
         egress = admin.request("GET", f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/hyperpod-team-egress")["spec"]
         blocked = {cidr for peer in egress["egress"][0]["to"] if "ipBlock" in peer for cidr in peer["ipBlock"].get("except", [])}
         assert blocked == {"169.254.169.254/32", "fd00:ec2::254/128"}
@@ -149,6 +149,10 @@ def test_a_team_works_in_its_own_namespace_only(built, team, other_team):
     assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/secrets")) == 200
     assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/persistentvolumeclaims/hyperpod-{team}-fsx")) == 200
     assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{own}/pods?dryRun=All", pod("job", own))) == 200
+    # Issue 36, case 11: no long-lived token of the team's service account (the team's token policy).
+    token = {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+             "metadata": {"name": "forever", "annotations": {"kubernetes.io/service-account.name": f"hyperpod-{team}"}}}  # fmt: skip
+    assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{own}/secrets?dryRun=All", token)) == 403
     for path in ("pods", "secrets", f"persistentvolumeclaims/hyperpod-{other_team}-fsx"):
         assert status_of(lambda path=path: a.request("GET", f"/api/v1/namespaces/{other}/{path}")) == 403, path
     assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{other}/pods?dryRun=All", pod("job", other))) == 403
@@ -458,6 +462,6 @@ def test_remove_team_removes_the_namespace_objects_and_keeps_the_data(built, san
     assert studio_entry(eks, B)[0]["kubernetesGroups"] == [f"hyperpod-ns-{B}-namespace-level-group"]
     # The other team keeps everything; the team's FSx directory is storage.on_remove's (keep).
     assert admin.get("PersistentVolume", f"hyperpod-{B}-fsx") is not None
-    assert admin.get("Namespace", f"hyperpod-ns-{B}")["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+    assert admin.get("Namespace", f"hyperpod-ns-{B}")["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
     fsx_root = (playbooks.inventory / ".." / ".." / ".sandbox" / "fsx").resolve()
     assert (fsx_root / A).is_dir(), f"offboarding removed {fsx_root / A}"

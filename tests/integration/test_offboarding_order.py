@@ -28,8 +28,9 @@ from tests.integration.playbook_runner import SAMPLE, assert_ok
 from tests.integration.snapshots import domains_named, quotas_of_team
 
 TEAM, GROUP = "vision", "TeamVision"
-FOLDER = f"hyperpod-ns-{TEAM}"
-DASHBOARDS = sorted(f"{FOLDER}-{name}" for name in ("gpu", "workloads", "capacity"))
+# module_utils/dashboards.py, grafana_uid: "hp-<kind>_<team>".
+FOLDER = f"hp-folder_{TEAM}"
+DASHBOARDS = sorted(f"hp-{name}_{TEAM}" for name in ("gpu", "workloads", "capacity"))
 NO_ACCESS = {"account_assignments": [], "access_entries": [], "studio_assignments": [], "grafana_roles": [], "grafana_teams": []}
 
 
@@ -109,6 +110,8 @@ def onboard_then_mark_absent(sample, grafana) -> tuple[dict, tuple]:
     assert all(before.values()), f"the team had no access to revoke: {before}"
     assert len(before["access_entries"]) == 2, before["access_entries"]
     assert folder_dashboards(grafana) == DASHBOARDS
+    # The team's data: what on_remove: delete deletes last (the prefix's ownership mark is not under it).
+    sample.client.boto3_client("s3").put_object(Bucket=seed["data_bucket"], Key=f"{TEAM}/results/run-1.json", Body=b"{}")
     assert objects_under(sample.client, seed) >= 1 and budget_exists(sample.client, seed)
     settings = copy.deepcopy(SAMPLE)
     team = next(t for t in settings["hyperpod_teams"] if t["name"] == TEAM)

@@ -1,4 +1,5 @@
-"""A team file is data: a template in any value is never rendered, and the value reaches AWS verbatim."""
+"""A team file is data: a value reaches AWS verbatim (or as the service must adapt it), and text Jinja would read as a
+template is refused before anything could render it (the attacks themselves: test_team_lead_attacks.py)."""
 
 from __future__ import annotations
 
@@ -16,19 +17,19 @@ def payload(marker) -> str:
 NON_ASCII, NON_ASCII_IN_IDENTITY_CENTER = " Équipe vision: détection d'objets, 研究チーム", " Équipe vision: détection d'objets, ?????"
 
 
-def test_a_template_in_a_non_ascii_description_never_runs_reaches_aws_verbatim_or_adapted_and_converges(seeded, tmp_path):
+def test_a_non_ascii_description_that_looks_like_code_reaches_aws_verbatim_or_adapted_and_converges(seeded, tmp_path):
     client, seed = seeded
     marker = tmp_path / "the-command-ran"
-    description = payload(marker) + NON_ASCII
+    description = "$(touch %s) `touch %s` {x}" % (marker, marker) + NON_ASCII
     settings = copy.deepcopy(SAMPLE)
     settings["hyperpod_teams"][0]["description"] = description
     playbooks = Playbooks(client, seed, tmp_path, settings)
 
     assert_ok(playbooks.run("site.yml"), "site.yml")
     assert not marker.exists()
-    # Identity Center gets the template as written, its non-Latin-1 characters as '?'; SageMaker the value as written.
+    # Identity Center gets the text as written, its non-Latin-1 characters as '?'; SageMaker the value as written.
     described = _permission_set(client.boto3_client("sso-admin"), seed["identity_center_instance_arn"], "hyperpod-vision")
-    assert described["Description"] == payload(marker) + NON_ASCII_IN_IDENTITY_CENTER
+    assert described["Description"] == description.replace(NON_ASCII, NON_ASCII_IN_IDENTITY_CENTER)
     quotas = client.boto3_client("sagemaker").list_compute_quotas()["ComputeQuotaSummaries"]
     vision = [q for q in quotas if q["ComputeQuotaTarget"]["TeamName"] == "vision"]
     described_quota = client.boto3_client("sagemaker").describe_compute_quota(ComputeQuotaId=vision[0]["ComputeQuotaId"])
@@ -51,7 +52,8 @@ def test_a_template_in_a_non_ascii_description_never_runs_reaches_aws_verbatim_o
         assert not marker.exists(), playbook
 
 
-def test_a_template_in_a_team_name_never_runs_in_the_inventory_or_the_validation(seeded, tmp_path):
+def test_a_template_in_a_team_name_is_refused_by_the_inventory_and_never_runs(seeded, tmp_path):
+    """Threat model 1: the inventory reads the team names first; a template there is refused, never rendered."""
     client, seed = seeded
     marker = tmp_path / "the-command-ran"
     settings = copy.deepcopy(SAMPLE)
@@ -59,9 +61,8 @@ def test_a_template_in_a_team_name_never_runs_in_the_inventory_or_the_validation
     playbooks = Playbooks(client, seed, tmp_path, settings)
     for playbook, args in (("playbooks/validate.yml", ()), ("playbooks/remove_team.yml", ("-e", "team=research", "--check"))):
         result = playbooks.run(playbook, *args)
-        assert result.returncode == 2, result.stdout[-3000:]
+        assert result.returncode != 0, result.stdout[-3000:]
         assert not marker.exists(), playbook
         # The name is reported as written, not as what it would render to.
-        failures = "\n".join(result.failures())
-        assert "name: must be lower-case" in failures and payload(marker) in failures, failures
-    assert client.writes() == []
+        assert "looks like a Jinja template: the team file is data and is never templated" in result.stderr, result.stderr[-3000:]
+    assert client.requests() == []

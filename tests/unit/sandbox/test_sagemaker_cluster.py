@@ -27,7 +27,7 @@ def group(seed, name, count, instance_type="ml.g5.12xlarge", **extra):
         "InstanceCount": count,
         "ExecutionRole": seed["cluster_execution_role_arn"],
         "ThreadsPerCore": 1,
-        "LifeCycleConfig": {"SourceS3Uri": f"s3://{seed['data_bucket']}/lifecycle/", "OnCreate": "on_create.sh"},
+        "LifeCycleConfig": {"SourceS3Uri": f"s3://{seed['data_bucket']}/_hyperpod/lifecycle/", "OnCreate": "on_create.sh"},
     }
     spec.update(extra)
     return spec

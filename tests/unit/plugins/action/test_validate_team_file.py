@@ -11,7 +11,7 @@ from ansible_collections.hyperpod.tenancy.plugins.action.validate_team_file impo
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places, without_refused
 
 ROOT = Path(__file__).resolve().parents[4]
-TEAMS = yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]
+TEAMS = yaml.safe_load((ROOT / "teams/teams.yml").read_text())["hyperpod_teams"]
 CLUSTER = yaml.safe_load((ROOT / "group_vars/all/cluster.yml").read_text())["hyperpod_cluster"]
 SHARED = dict(PLACEHOLDER_SHARED, name_prefix="hyperpod", tag_keys={}, data_bucket="placeholder-bucket")
 

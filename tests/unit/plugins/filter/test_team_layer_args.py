@@ -18,7 +18,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS
 
 ROOT = Path(__file__).resolve().parents[4]
-SAMPLE = yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]
+SAMPLE = yaml.safe_load((ROOT / "teams/teams.yml").read_text())["hyperpod_teams"]
 CLUSTER_ARN = "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcdef123456"
 SHARED = {
     "account_id": "123456789012",
@@ -58,10 +58,10 @@ OPTIONS = {layer.option: layer.options for layer in LAYERS}
 CHECKS = {layer.option: layer.check for layer in LAYERS}
 
 
-def normalized(teams=None):
+def normalized(teams=None, adopt=None):
     cluster = {"name": "ml-shared", "instance_groups": [
         {"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 16}, {"name": "g5", "instance_type": "ml.g5.12xlarge", "count": 16}]}
-    problems, teams, _capacity = check_team_file(copy.deepcopy(teams or SAMPLE), cluster)
+    problems, teams, _capacity = check_team_file(copy.deepcopy(teams or SAMPLE), cluster, adopt=adopt)
     assert problems == []
     return {team["name"]: team for team in teams}
 
@@ -182,14 +182,14 @@ def test_the_namespace_layer_runs_only_with_a_kubeconfig_and_a_quota():
     assert "namespace" not in team_layer_args(team, SHARED)
     layer = team_layer_args(team, SHARED, {"kubeconfig": "/kube/config"})["namespace"]
     assert layer == {
-        "team": "vision", "name_prefix": "hyperpod", "kubeconfig": "/kube/config", "pod_security": "baseline", "cost_center": "CC-1001",
+        "team": "vision", "name_prefix": "hyperpod", "kubeconfig": "/kube/config", "pod_security": "restricted", "cost_center": "CC-1001",
         "tag_keys": {"team": "team", "cost_center": "cost-center"},
         "volume": {"file_system_id": SHARED["fsx_file_system_id"]},
         "pod_identity": {
             "cluster_name": SHARED["eks_cluster_name"], "cluster_arn": SHARED["eks_cluster_arn"],
             "data_bucket": SHARED["data_bucket"], "account_id": SHARED["account_id"]}}  # fmt: skip
-    restricted = dict(team, access=dict(team["access"], pod_security="restricted"))
-    assert team_layer_args(restricted, SHARED, {"kubeconfig": "/kube/config"})["namespace"]["pod_security"] == "restricted"
+    baseline = dict(team, access=dict(team["access"], pod_security="baseline"))
+    assert team_layer_args(baseline, SHARED, {"kubeconfig": "/kube/config"})["namespace"]["pod_security"] == "baseline"
     assert "namespace" not in team_layer_args(dict(team, quota=None), SHARED, {"kubeconfig": "/kube/config"})
 
 
@@ -284,21 +284,22 @@ def test_a_budget_shared_info_listed_is_passed_only_for_its_account_and_names():
 
 
 def test_the_adopt_list_sets_each_layers_adopt_option_and_user_profiles_the_domains_own():
-    vision = dict(next(team for team in SAMPLE if team["name"] == "vision"), adopt=["domain", "user_profiles", "budget"])
-    layers = team_layer_args(normalized([vision])["vision"], SHARED)
+    vision = next(team for team in SAMPLE if team["name"] == "vision")
+    layers = team_layer_args(normalized([vision], adopt={"vision": ["domain", "user_profiles", "budget"]})["vision"], SHARED)
     assert layers["domain"]["adopt"] is True and layers["domain"]["adopt_user_profiles"] is True and layers["budget"]["adopt"] is True
     assert "adopt" not in layers["permission_set"] and "adopt_user_profiles" not in layers["budget"]
     assert ArgumentSpecValidator(**OPTIONS["domain"]).validate(layers["domain"]).error_messages == []
 
 
 def test_adopting_the_pod_role_sets_the_namespace_layers_own_option():
-    vision = dict(next(team for team in SAMPLE if team["name"] == "vision"), adopt=["pod_role"])
-    layers = team_layer_args(normalized([vision])["vision"], SHARED, {"kubeconfig": "/kube/config"})
+    vision = next(team for team in SAMPLE if team["name"] == "vision")
+    adopt = {"vision": ["pod_role"]}
+    layers = team_layer_args(normalized([vision], adopt)["vision"], SHARED, {"kubeconfig": "/kube/config"})
     assert layers["namespace"]["adopt_pod_role"] is True
     assert not [layer for layer, options in layers.items() if layer != "team" and "adopt" in options]
     assert ArgumentSpecValidator(**OPTIONS["namespace"]).validate(layers["namespace"]).error_messages == []
     # No kubeconfig, no namespace layer: nothing to adopt, and nothing else is set.
-    assert "namespace" not in team_layer_args(normalized([vision])["vision"], SHARED)
+    assert "namespace" not in team_layer_args(normalized([vision], adopt)["vision"], SHARED)
 
 
 def test_the_pod_identity_shared_info_read_goes_to_the_team_s_namespace_layer_alone():

@@ -17,4 +17,4 @@ GRAFANA_ID = "g-0123456789"
 INSTANCE_ARN = "arn:aws:sso:::instance/ssoins-0123456789abcdef"
 IDENTITY_STORE_ID = "d-0123456789"
 # The sample teams, plus "vis", whose name is a prefix of "vision".
-TEAMS = sorted({t["name"] for t in yaml.safe_load((ROOT / "group_vars/all/teams.yml").read_text())["hyperpod_teams"]} | {"vis"})
+TEAMS = sorted({t["name"] for t in yaml.safe_load((ROOT / "teams/teams.yml").read_text())["hyperpod_teams"]} | {"vis"})

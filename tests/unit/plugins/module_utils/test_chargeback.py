@@ -111,11 +111,37 @@ def test_accelerator_quotas_become_instances():
 
 
 @pytest.mark.parametrize(
+    "resource, share",
+    [
+        # 7 mig-1g.10gb slices are one H100 of 64: 8000 / 64.
+        ({"accelerator_partition": {"type": "mig-1g.10gb", "count": 7}}, Decimal("125.00")),
+        # 1 slice: a seventh of a GPU, 8000 / 448 = 17.857... -> 17.86.
+        ({"accelerator_partition": {"type": "mig-1g.10gb", "count": 1}}, Decimal("17.86")),
+        # 96 vCPUs are half a p5 (192 vCPUs): memory follows by AWS's ratio.
+        ({"vcpu": 96}, Decimal("500.00")),
+        # 512 GiB is a quarter of a p5's 2048 GiB.
+        ({"memory_gib": 512}, Decimal("250.00")),
+        # Given beside each other, the largest share of an instance counts: 2 GPUs (a quarter) with 192 vCPUs (one instance).
+        ({"accelerators": 2, "vcpu": 192}, Decimal("1000.00")),
+    ],
+)
+def test_fine_grained_and_partition_quotas_are_charged_by_their_instance_equivalent(resource, share):
+    """Threat model: (a) issue 36, case 4 (one team stops every team's report): a MIG, vCPU or memory guarantee the team
+    file accepts made the allocation chargeback raise for the whole month; it is charged as the instances it takes."""
+    teams = [{"name": "a", "quota": {"resources": [dict(resource, instance_type="ml.p5.48xlarge")]}}]
+    report = cb.compute(PERIOD, {"": Decimal("8000")}, {"ml.p5.48xlarge": Decimal("8000")}, {"ml.p5.48xlarge": 8}, teams)
+    assert _line(report, "a")["cluster_share"] == share
+    lines = [line for line in report["lines"] if line["kind"] == "team"] + [_line(report, "unallocated cluster capacity")]
+    assert sum(line["cluster_share"] for line in lines) == Decimal("8000.00")
+
+
+@pytest.mark.parametrize(
     "teams, usage, method, fragment",
     [
         ([{"name": "a", "quota": {"resources": [{"instance_type": "ml.p5.48xlarge", "count": 9}]}}], None, "allocation", "more than the cluster's 8"),
         ([{"name": "a", "quota": {"resources": [{"instance_type": "ml.p4d.24xlarge", "count": 1}]}}], None, "allocation", "does not have"),
-        ([{"name": "a", "quota": {"resources": [{"instance_type": "ml.p5.48xlarge", "vcpu": 8}]}}], None, "allocation", "needs a count"),
+        ([{"name": "a", "quota": {"resources": [{"instance_type": "ml.g5.12xlarge", "accelerator_partition": {"type": "mig-1g.10gb", "count": 1}}]}}],
+         None, "allocation", "not a MIG profile of ml.g5.12xlarge"),
         (TEAMS, {"vision": {"ml.p5.48xlarge": 8 * 672 + 1}}, "usage", "more than the cluster's"),
         (TEAMS, {"ghost": {"ml.p5.48xlarge": 1}}, "usage", "not present"),
         (TEAMS, None, "usage", "needs usage data"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 from pathlib import Path
 
@@ -15,15 +14,9 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import grafana_wo
 
 ROOT = Path(__file__).resolve().parents[4]
 TEMPLATES = ROOT / "roles" / "team_observability" / "templates"
-TEAMS = yaml.safe_load((ROOT / "group_vars" / "all" / "teams.yml").read_text())["hyperpod_teams"]
+TEAMS = yaml.safe_load((ROOT / "teams" / "teams.yml").read_text())["hyperpod_teams"]
 KINDS = sorted(p.name.split(".")[0] for p in (TEMPLATES / "dashboards").glob("*.json.j2"))
 DATASOURCE = "hyperpod-prometheus"
-
-
-def uid_prefix(team: str) -> str:
-    # The rule of roles/team_observability/vars/main.yml (__team_observability_uid_prefix).
-    ns = naming.namespace(team)
-    return ns if len(ns) <= 30 else "hp-" + hashlib.sha1(team.encode()).hexdigest()[:16]
 
 
 def render(kind: str, team: str) -> dict:
@@ -33,7 +26,8 @@ def render(kind: str, team: str) -> dict:
         __team_observability_namespace=naming.namespace(team),
         __team_observability_cluster_queue=naming.cluster_queue(team),
         __team_observability_datasource_uid=DATASOURCE,
-        __team_observability_uid_prefix=uid_prefix(team),
+        # As roles/team_observability/vars/main.yml derives them (filter hyperpod.tenancy.team_grafana_uids).
+        __team_observability_dashboard_uids=dashboards.team_grafana_uids(team, KINDS)["dashboards"],
     )
     return json.loads(text)
 
@@ -47,7 +41,7 @@ def test_the_role_has_the_three_dashboards():
 def test_every_sample_team_gets_valid_dashboards_scoped_to_its_namespace(team, kind):
     dashboard = render(kind, team)
     assert dashboards.dashboard_problems(dashboard, team, DATASOURCE) == []
-    assert dashboard["uid"] == f"{uid_prefix(team)}-{kind}"
+    assert dashboard["uid"] == dashboards.grafana_uid(kind, team)
     assert isinstance(dashboard["schemaVersion"], int) and dashboard["schemaVersion"] >= 36
     ids = [p["id"] for p in dashboard["panels"]]
     assert len(ids) == len(set(ids))

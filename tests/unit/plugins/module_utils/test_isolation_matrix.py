@@ -86,6 +86,15 @@ SHARED = {
     "identity_center_instance_arn": INSTANCE_ARN,
     "identity_store_id": IDENTITY_STORE_ID,
     "group_ids": [f"9067d4d8-1081-7012-49a3-{index:012d}" for index in range(len(TEAMS))],
+    # The data bucket's places no team owns: its root, the platform's prefix and its folders, a prefix left by a team
+    # offboarded with its data kept, the lifecycle folder of before the platform prefix, and the lifecycle scripts.
+    "s3_places": isolation.shared_locations(
+        BUCKET,
+        TEAMS,
+        [naming.s3_prefix(team) for team in TEAMS] + [naming.PLATFORM_PREFIX, "retired/", "lifecycle/"],
+        [naming.LIFECYCLE_PREFIX, naming.PLATFORM_PREFIX + "owners/"],
+        [{"SourceS3Uri": f"s3://{BUCKET}/{naming.LIFECYCLE_PREFIX}", "OnCreate": "on_create.sh"}],
+    ),
 }
 
 
@@ -357,6 +366,19 @@ WIDENINGS = {
     "pods role: Identity Center account assignments": (_add("pod_identity"), _statement("sso:CreateAccountAssignment", "*")),
     "pods role: Grafana workspace deletion": (_add("pod_identity"), _statement("grafana:DeleteWorkspace", "*")),
     "joining a group named by its ARN": (_add("permission_set"), _statement("identitystore:CreateGroupMembership", "arn:aws:identitystore:::group/*")),
+    # The data bucket's objects no team owns (issue 36 case 3): the platform's prefix, the lifecycle scripts every node
+    # runs as root, the prefixes of teams no longer present.
+    "objects of the platform prefix": (_add("pod_identity"), _statement("s3:PutObject", f"{BUCKET_ARN}/{naming.PLATFORM_PREFIX}*")),
+    "objects of the whole bucket, written": (_add("permission_set"), _statement("s3:PutObject", f"{BUCKET_ARN}/*")),
+    "the lifecycle scripts' folder": (_add("execution_role"), _statement("s3:PutObject", f"{BUCKET_ARN}/{naming.LIFECYCLE_PREFIX}*")),
+    "the lifecycle entry script by name": (_add("pod_identity"), _statement("s3:PutObject", f"{BUCKET_ARN}/{naming.LIFECYCLE_PREFIX}on_create.sh")),
+    "the ownership marks": (_add("pod_identity"), _statement("s3:DeleteObject", f"{BUCKET_ARN}/{naming.PLATFORM_PREFIX}owners/*")),
+    "a retired team's objects": (_add("execution_role"), _statement("s3:GetObject", f"{BUCKET_ARN}/retired/*")),
+    "listing the platform prefix": (
+        _add("permission_set"),
+        _statement("s3:ListBucket", BUCKET_ARN, Condition={"StringLike": {"s3:prefix": [f"{naming.PLATFORM_PREFIX}*"]}}),
+    ),
+    "listing every prefix": (_edit("pod_identity", _set("ListTeamPrefix", "Condition", {"StringLike": {"s3:prefix": ["*"]}})), None),
 }
 # The widenings of the shared resources, each reported on a shared resource (test below).
 SHARED_WIDENINGS = sorted(list(WIDENINGS)[list(WIDENINGS).index("joining another team's group") :])
@@ -399,6 +421,65 @@ def test_every_widening_of_a_shared_resource_is_reported_on_it(name):
     assert shared, f"widening {name!r} of a shared resource went unnoticed"
     assert not [c for c in shared if c["action"] in isolation.SHARED_ALLOWED[c["principal"]].get(c["resource_kind"], [])]
     assert "the teams' shared" in isolation.problem_lines({"leaks": shared, "gaps": []})[0]
+
+
+def test_the_data_buckets_places_no_team_owns_are_shared_resources():
+    """Threat model (issue 36, case 3): a team member overwrites a platform object of the data bucket, the lifecycle
+    scripts every node runs as root above all. verify_isolation asks every object action and the listing of each place of
+    the data bucket that no present team owns, and of the cluster's lifecycle folder, expected denied to every team."""
+    places = isolation.shared_locations(
+        BUCKET,
+        ["vision", "nlp"],
+        ["vision/", "nlp/", "research/", naming.PLATFORM_PREFIX, "lifecycle/"],
+        [naming.LIFECYCLE_PREFIX, naming.PLATFORM_PREFIX + "owners/", "elsewhere/"],
+        [
+            {"SourceS3Uri": f"s3://{BUCKET}/{naming.LIFECYCLE_PREFIX}", "OnCreate": "on_create.sh"},
+            {"SourceS3Uri": "s3://sagemaker-lifecycle/scripts", "OnCreate": "setup.sh", "OnInitComplete": "done.sh"},
+        ],
+    )
+    assert places == [
+        (BUCKET, "", [isolation.PROBE]),
+        (BUCKET, naming.PLATFORM_PREFIX, [isolation.PROBE]),
+        (BUCKET, naming.LIFECYCLE_PREFIX, [isolation.PROBE, "on_create.sh"]),
+        (BUCKET, naming.PLATFORM_PREFIX + "owners/", [isolation.PROBE]),
+        (BUCKET, "lifecycle/", [isolation.PROBE]),
+        (BUCKET, "research/", [isolation.PROBE]),
+        ("sagemaker-lifecycle", "scripts/", [isolation.PROBE, "setup.sh", "done.sh"]),
+    ]
+    resources = isolation.shared_resources({"s3_places": places}, ACCOUNT, REGION)
+    assert {r["kind"] for r in resources} == {"shared_objects", "shared_listing"}
+    assert f"{BUCKET_ARN}/{naming.LIFECYCLE_PREFIX}on_create.sh" in {r["arn"] for r in resources}
+    assert [r["context"] for r in resources if r["kind"] == "shared_listing"] == [
+        {"s3:prefix": prefix} for unused_bucket, prefix, unused_keys in places if prefix
+    ]
+    assert ACTIONS["shared_objects"] == ACTIONS["s3_objects"] and ACTIONS["shared_listing"] == ACTIONS["s3_listing"]
+    # The rendered policies reach none of them (the matrix's SHARED holds the same kinds of places).
+    result = _matrix(_rendered())
+    assert result["leaks"] == [] and {"shared_objects", "shared_listing"} <= {c["resource_kind"] for c in result["cells"]}
+
+
+def test_lifecycle_scripts_in_a_teams_prefix_are_reported_for_that_team():
+    """Threat model (issue 36, case 3): at 95a77e0 the cluster role kept the lifecycle scripts under
+    s3://<data bucket>/lifecycle/ and a team named lifecycle was given that prefix; its members overwrote on_create.sh,
+    and verify_isolation passed. With the cluster's lifecycle folder a shared resource, each of that team's principals
+    is reported allowed to write the scripts, by its own rendered policies."""
+    team = "lifecycle"
+    policies = {
+        f"{team}/permission_set": {"identity": [("AwsSSOInlinePolicy", render_team_policy(team, ACCOUNT, REGION, BUCKET, HYPERPOD_ARN, EKS_ARN))]},
+        f"{team}/pod_identity": {"identity": [(execution_role.TEAM_DATA_POLICY, execution_role.team_data_policy(BUCKET, team))]},
+    }
+    principals = [
+        {"id": f"{team}/permission_set", "team": team, "kind": "permission_set", "arn": f"arn:aws:iam::{ACCOUNT}:role/AWSReservedSSO_hyperpod-{team}_x"},
+        {"id": f"{team}/pod_identity", "team": team, "kind": "pod_identity", "arn": f"arn:aws:iam::{ACCOUNT}:role/hyperpod-{team}-pods"},
+    ]
+    places = isolation.shared_locations(BUCKET, [team], [f"{team}/"], [], [{"SourceS3Uri": f"s3://{BUCKET}/lifecycle/", "OnCreate": "on_create.sh"}])
+    resources = isolation.team_resources(team, ACCOUNT, REGION, {"bucket": BUCKET}) + isolation.shared_resources({"s3_places": places}, ACCOUNT, REGION)
+    leaks = isolation.matrix(principals, resources, isolation.local_decider(policies, ACCOUNT), ACTIONS)["leaks"]
+    script = f"{BUCKET_ARN}/lifecycle/on_create.sh"
+    assert {(c["principal"], c["action"]) for c in leaks if c["resource"] == script} >= {("permission_set", "s3:PutObject"), ("pod_identity", "s3:PutObject")}
+    assert {c["owner"] for c in leaks} == {isolation.SHARED_OWNER}
+    lines = isolation.problem_lines({"leaks": leaks, "gaps": []})
+    assert any(f"is allowed s3:PutObject on the teams' shared shared_objects {script}" in line for line in lines), lines
 
 
 # --- the witness: IAM on a principal's own team, the shared resources and one other team; the evaluator on the rest ---

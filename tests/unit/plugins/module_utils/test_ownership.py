@@ -39,7 +39,7 @@ def test_an_unmarked_resource_is_refused_unless_adopted():
     tags = {"owner": "platform-admins"}
     problem = naming.ownership_problem("permission set hyperpod-platform (arn:ps)", "platform", tags, layer="permission_set")
     assert "permission set hyperpod-platform (arn:ps) exists and was not made by hyperpod.tenancy for team platform" in problem
-    assert "its tags: owner=platform-admins" in problem and "add permission_set to the team's adopt list" in problem
+    assert "its tags: owner=platform-admins" in problem and "the platform adds permission_set to hyperpod_adopt.platform in the cluster file" in problem
     assert naming.ownership_problem("permission set hyperpod-platform", "platform", tags, adopt=True) is None
     assert naming.ownership_problem("permission set hyperpod-platform", "platform", {}, adopt=True) is None
 
@@ -50,13 +50,19 @@ def test_the_team_tag_key_follows_tag_keys():
     assert naming.ownership_problem("x", "platform", tags) is not None
 
 
-def test_the_team_file_adopts_only_known_layers():
-    teams = [{"name": "platform", "identity_center_group": "TeamP", "adopt": ["permission_set", "directories", "grafana"]}]
-    problems, normalized, unused = check_team_file(teams, CLUSTER)
-    assert any("adopt[2]" in p and "'grafana' is not one of" in p for p in problems), problems
-    problems, normalized, unused = check_team_file([dict(teams[0], adopt=["permission_set"])], CLUSTER)
+def test_adoption_is_the_platforms_and_names_only_known_layers():
+    """Threat model 2: a team entry's own adopt list let a team named platform take the platform admins' permission set."""
+    team = {"name": "ml-platform", "identity_center_group": "TeamP"}
+    problems = check_team_file([dict(team, adopt=["permission_set"])], CLUSTER)[0]
+    assert problems == ["team 'ml-platform': adopt: is the platform's decision, not the team's: the platform lists it in the cluster "
+                        "file's hyperpod_adopt.ml-platform (docs/isolation.md)"]
+    problems = check_team_file([team], CLUSTER, adopt={"ml-platform": ["permission_set", "directories", "grafana"]})[0]
+    assert any("hyperpod_adopt.ml-platform[2]" in p and "'grafana' is not one of" in p for p in problems), problems
+    problems, normalized, unused = check_team_file([team], CLUSTER, adopt={"ml-platform": ["permission_set"]})
     assert problems == [] and normalized[0]["adopt"] == ["permission_set"]
-    assert check_team_file([dict(teams[0], adopt=[])], CLUSTER)[1][0]["adopt"] == []
+    assert check_team_file([team], CLUSTER)[1][0]["adopt"] == []
+    assert check_team_file([team], CLUSTER, adopt={"nlp": ["quota"]})[0] == [
+        "settings: hyperpod_adopt.nlp: names no team of the team file (teams: ml-platform)"]
 
 
 def present(root, team="datasets", adopt=False, check_mode=False):
@@ -74,7 +80,7 @@ def test_an_existing_directory_is_not_chowned_to_a_team(tmp_path):
             present(tmp_path, check_mode=check_mode)
         assert f"{datasets} exists, owned by uid {before.st_uid} gid {before.st_gid} mode 0755" in refused.value.message
         assert "not made by hyperpod.tenancy for team datasets (it has no ownership mark" in refused.value.message
-        assert "add directories to the team's adopt list" in refused.value.message
+        assert "the platform adds directories to hyperpod_adopt.datasets in the cluster file" in refused.value.message
     after = os.stat(datasets)
     assert (after.st_uid, after.st_gid, after.st_mode) == (before.st_uid, before.st_gid, before.st_mode)
     assert sorted(os.listdir(tmp_path)) == ["datasets"]
@@ -172,7 +178,7 @@ def test_onboarding_changes_only_an_access_entry_marked_for_the_team_or_adopted(
         with pytest.raises(InputError) as refused:
             present(check_mode=check_mode)
         assert f"access entry of {role['Arn']} on cluster {cluster} exists and was not made by hyperpod.tenancy for team platform" in refused.value.message
-        assert "add access_entry to the team's adopt list" in refused.value.message
+        assert "adds access_entry to hyperpod_adopt." in refused.value.message
     entry = eks.describe_access_entry(clusterName=cluster, principalArn=role["Arn"])["accessEntry"]
     assert entry["kubernetesGroups"] == ["platform-admins"] and entry["tags"] == {"owner": "platform-admins"}
 
@@ -236,7 +242,7 @@ def test_a_profile_made_by_hand_in_the_teams_domain_is_neither_changed_nor_delet
             manager.ensure_absent() if what == "offboarded" else manager.ensure_present()
         message = refused.value.message
         assert f"user profile bob of SageMaker domain hyperpod-vision ({domain_id}) exists and was not made by hyperpod.tenancy for team vision" in message
-        assert "its tags: owner=platform-admins" in message and "add user_profiles to the team's adopt list" in message
+        assert "its tags: owner=platform-admins" in message and "adds user_profiles to hyperpod_adopt." in message
         assert "user profile alice" not in message
     assert sandbox.writes() == []
     assert _profiles(sandbox.boto3_client("sagemaker"), domain_id) == ["alice", "bob"]
@@ -387,7 +393,7 @@ def test_a_resource_of_the_teams_name_made_by_hand_is_refused_then_taken_over_on
                 converge(check_mode, **changes)
             message = refused.value.message
             assert message.startswith(what) and "hyperpod.tenancy for team platform" in message, message
-            assert f"add {layer} to the team's adopt list" in message, message
+            assert f"adds {layer} to hyperpod_adopt." in message, message
     assert sandbox.writes() == [] and state() == untouched
 
     assert converge(False, adopt=True)["changed"]

@@ -202,6 +202,13 @@ def test_absent_needs_only_a_valid_team():
             {"ml.p5.48xlarge": 6, "ml.g5.12xlarge": 6},
         ),
         ([], {}),
+        # A flexible group (InstanceRequirements) counts for each type it allows.
+        (
+            [{"InstanceRequirements": {"DesiredInstanceTypes": ["ml.p5.48xlarge", "ml.p5en.48xlarge"], "CurrentInstanceTypes": ["ml.p5.48xlarge"]},
+              "TargetCount": 4, "CurrentCount": 4},
+             {"InstanceType": "ml.p5.48xlarge", "TargetCount": 2, "CurrentCount": 2}],
+            {"ml.p5.48xlarge": 6, "ml.p5en.48xlarge": 4},
+        ),
     ],
 )
 def test_cluster_capacity_adds_target_counts_per_type(groups, expected):
@@ -238,6 +245,45 @@ CAPACITY = {"ml.p5.48xlarge": 8, "ml.g5.12xlarge": 6}
 def test_capacity_problems_name_the_teams_and_numbers(ours, others, expected):
     others = {team: q.guaranteed_counts(settings_for(team, counts)) for team, counts in others.items()}
     assert q.capacity_problems("ml-shared", CAPACITY, settings_for("vision", ours), others) == expected
+
+
+def settings_with(team, *resources):
+    return q.desired_settings(params(team=team, resources=[dict(r) for r in resources]))
+
+
+FINE_GRAINED = [
+    # 4 instances + 33 GPUs of 8 per instance: 4 + 4.125 of 8.
+    ({"instance_type": "ml.p5.48xlarge", "accelerators": 33}, ["ml.p5.48xlarge: team vision 4.12 + nlp 4 = 8.12 exceeds the 8 instances of cluster ml-shared"]),
+    ({"instance_type": "ml.p5.48xlarge", "accelerators": 32}, []),
+    ({"instance_type": "ml.p5.48xlarge", "vcpu": 769}, ["ml.p5.48xlarge: team vision 4.01 + nlp 4 = 8.01 exceeds the 8 instances of cluster ml-shared"]),
+    ({"instance_type": "ml.p5.48xlarge", "memory_gib": 8192}, []),
+    # 28 slices of a seventh of a GPU are 4 GPUs, half an instance: 4 + 0.5 + the other 3.5.
+    ({"instance_type": "ml.p5.48xlarge", "accelerator_partition": {"type": "mig-1g.10gb", "count": 28}}, []),
+    ({"instance_type": "ml.p5.48xlarge", "accelerator_partition": {"type": "mig-1g.10gb", "count": 29}},
+     ["ml.p5.48xlarge: team vision 0.52 + nlp 4 + research 3.50 = 8.02 exceeds the 8 instances of cluster ml-shared"]),
+    ({"instance_type": "ml.g5.12xlarge", "accelerator_partition": {"type": "mig-1g.10gb", "count": 1}},
+     ["ml.g5.12xlarge: 'mig-1g.10gb' is not a MIG profile of ml.g5.12xlarge (its profiles: none: NVIDIA A10G cannot be partitioned)"]),
+]
+
+
+@pytest.mark.parametrize("ours, expected", FINE_GRAINED, ids=[str(case[0]) for case in FINE_GRAINED])
+def test_fine_grained_quotas_count_as_the_instances_they_take(ours, expected):
+    """Threat model: (a) issue 36, case 6 (a team takes capacity another team was guaranteed): at run time the quota
+    layer added up ``count`` only, so a quota of GPUs, vCPUs, memory or MIG slices fitted beside any others."""
+    others = {"nlp": q.guaranteed_counts(settings_for("nlp", {"ml.p5.48xlarge": 4}))}
+    if "accelerator_partition" in ours and ours["instance_type"] == "ml.p5.48xlarge":
+        others = {"nlp": others["nlp"], "research": q.guaranteed_counts(settings_with("research", {"instance_type": "ml.p5.48xlarge", "accelerators": 28}))}
+        assert others["research"] == {"ml.p5.48xlarge": 3.5}
+    assert q.capacity_problems("ml-shared", CAPACITY, settings_with("vision", ours), others) == expected
+
+
+def test_others_fractions_add_up_to_the_whole_they_are():
+    """Seven teams with one seventh of a GPU each, rounded to 6 decimals on the way, fill one GPU and no more."""
+    slice_ = {"instance_type": "ml.p5.48xlarge", "accelerator_partition": {"type": "mig-1g.10gb", "count": 1}}
+    others = dict(("t%d" % index, q.guaranteed_counts(settings_with("t%d" % index, slice_))) for index in range(6))
+    others["nlp"] = q.guaranteed_counts(settings_for("nlp", {"ml.p5.48xlarge": 7}))
+    others["full"] = q.guaranteed_counts(settings_with("full", {"instance_type": "ml.p5.48xlarge", "accelerators": 7}))
+    assert q.capacity_problems("ml-shared", CAPACITY, settings_with("vision", slice_), others) == []
 
 
 def test_disabled_quotas_guarantee_nothing():

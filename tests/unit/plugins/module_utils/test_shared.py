@@ -148,7 +148,7 @@ def test_every_teams_foreign_or_unmarked_resource_is_one_problem_naming_team_res
     assert nlp.startswith("team 'nlp': SageMaker domain hyperpod-nlp (d-nlp) belongs to team research (tag team=research), not to team nlp")
     arn = PS_ARN % "vision"
     assert vision.startswith("team 'vision': permission set hyperpod-vision (%s) exists and was not made by hyperpod.tenancy for team vision" % arn)
-    assert "its tags: owner=platform-admins" in vision and "add permission_set to the team's adopt list" in vision
+    assert "its tags: owner=platform-admins" in vision and "adds permission_set to hyperpod_adopt." in vision
 
 
 def test_the_adopt_list_takes_over_an_unmarked_resource_but_never_another_teams():
@@ -230,7 +230,7 @@ def test_a_budget_is_checked_under_the_name_and_tag_keys_its_layer_gives_it():
     assert problems == [
         "team 'vision': budget cost-vision-monthly (account 123456789012) exists and was not made by hyperpod.tenancy for team vision "
         "(it lacks the tags Team=vision, managed-by=hyperpod.tenancy; its tags: owner=finops): refusing to change or delete it. "
-        "To take it over, add budget to the team's adopt list"
+        "To take it over, the platform adds budget to hyperpod_adopt.vision in the cluster file"
     ]
     assert shared.owner_problems([team("vision", adopt=["budget"])], found, "hyperpod", None, "1", budget_prefix="cost") == []
     # nlp's budget, marked under the budget layer's tag keys, is nlp's; under the teams' keys it would not be.
@@ -272,7 +272,8 @@ def test_the_studio_execution_role_made_by_hand_is_the_teams_problem_unless_adop
     problems = shared.owner_problems([team("vision")], found, "hyperpod", None, ACCOUNT)
     assert problems == [
         "team 'vision': IAM role %s exists and was not made by hyperpod.tenancy for team vision (it lacks the tags managed-by=hyperpod.tenancy, "
-        "team=vision; its tags: owner=ml-platform): refusing to change or delete it. To take it over, add execution_role to the team's adopt list"
+        "team=vision; its tags: owner=ml-platform): refusing to change or delete it. To take it over, the platform adds execution_role to "
+        "hyperpod_adopt.vision in the cluster file"
         % (STUDIO_ARN % "vision")
     ]
     assert shared.owner_problems([team("vision", adopt=["execution_role"])], found, "hyperpod", None, ACCOUNT) == []
@@ -299,16 +300,39 @@ def test_both_access_entries_of_a_team_are_checked_and_only_its_own_is_adopted()
 def test_the_s3_prefix_marker_and_unmarked_objects_are_checked_as_the_prefix_layer_checks_them():
     foreign = team_resources(marker={"tags": dict(MARK, team="nlp")})
     assert shared.owner_problems([team("vision", adopt=["s3_prefix"])], foreign, "hyperpod") == [
-        "team 'vision': S3 prefix s3://hyperpod-team-data/vision/ (its marker object) belongs to team nlp (tag team=nlp), not to team vision: "
-        "refusing to change or delete it"
+        "team 'vision': S3 prefix s3://hyperpod-team-data/vision/ (its ownership mark s3://hyperpod-team-data/_hyperpod/owners/vision) belongs to "
+        "team nlp (tag team=nlp), not to team vision: refusing to change or delete it"
     ]
+    # The old mark, until the prefix layer moves it, is checked the same way, and named.
+    old = team_resources(marker={"tags": {"owner": "someone"}, "legacy": True})
+    assert shared.owner_problems([team("vision")], old, "hyperpod")[0].startswith(
+        "team 'vision': S3 prefix s3://hyperpod-team-data/vision/ (its old ownership mark, to be moved to "
+        "s3://hyperpod-team-data/_hyperpod/owners/vision, s3://hyperpod-team-data/vision/) exists and was not made by hyperpod.tenancy")
     # Objects without a marker are someone's data: refused, unless adopted; an empty prefix is the team's to mark.
     unmarked = team_resources(marker={"objects": True})
     problems = shared.owner_problems([team("vision")], unmarked, "hyperpod")
-    assert len(problems) == 1 and problems[0].startswith("team 'vision': S3 prefix s3://hyperpod-team-data/vision/ holds objects but no marker object")
+    assert len(problems) == 1 and problems[0].startswith(
+        "team 'vision': S3 prefix s3://hyperpod-team-data/vision/ holds objects but no ownership mark s3://hyperpod-team-data/_hyperpod/owners/vision")
     assert shared.owner_problems([team("vision", adopt=["s3_prefix"])], unmarked, "hyperpod") == []
     assert shared.owner_problems([team("vision")], team_resources(marker={"objects": False}), "hyperpod") == []
     assert shared.owner_problems([team("vision")], team_resources(marker={"tags": dict(MARK, team="vision")}), "hyperpod") == []
+
+
+def test_a_broken_mark_or_a_retired_name_refuses_its_own_team_and_no_other():
+    """Threat model (issue 36, cases 4 and 5): shared_info's check answers per team, so that one team's broken mark, or its
+    retired name, refuses that team while the others converge; a team the platform lets inherit takes the entry."""
+    found = team_resources(marker={"tags": {}})
+    found["retired_names"] = {"research": {"team": "research", "gid": 20300, "offboarded_at": "2025-06-01T09:00:00Z", "kept": ["/fsx/research"]}}
+    teams = [team("vision"), team("research"), dict(team("nlp"), storage={"gid": 20300}), team("speech")]
+    problems, takes = shared.team_problems(teams, found, "hyperpod", inherit={"nlp": "research"}, data_bucket="hyperpod-team-data")
+    assert sorted(problems) == ["research", "vision"] and takes == {"nlp": ["research"]}
+    assert problems["vision"][0].startswith(
+        "S3 prefix s3://hyperpod-team-data/vision/ (its ownership mark s3://hyperpod-team-data/_hyperpod/owners/vision) exists and was not made "
+        "by hyperpod.tenancy for team vision (it lacks the tags managed-by=hyperpod.tenancy, team=vision; its tags: no tags)")
+    assert problems["research"] == [
+        "its name research is that of retired team research (gid 20300, offboarded 2025-06-01T09:00:00Z, its data kept: /fsx/research), recorded in "
+        "s3://hyperpod-team-data/_hyperpod/retired/research: a new team must not read that data. Give the team another name and gid; or, for it "
+        "to inherit that data, the platform sets hyperpod_inherit: {research: research} in the cluster file"]
 
 
 def test_the_compute_quota_is_checked_by_its_tags_and_adopted_only_unmarked():
@@ -316,7 +340,7 @@ def test_the_compute_quota_is_checked_by_its_tags_and_adopted_only_unmarked():
     problems = shared.owner_problems([team("vision")], found, "hyperpod")
     assert len(problems) == 1 and problems[0].startswith(
         "team 'vision': compute quota hyperpod-vision-quota (q-vision) exists and was not made by hyperpod.tenancy for team vision")
-    assert "add quota to the team's adopt list" in problems[0]
+    assert "adds quota to hyperpod_adopt." in problems[0]
     assert shared.owner_problems([team("vision", adopt=["quota"])], found, "hyperpod") == []
     research = team_resources(quota=dict(MARK, team="research"))
     assert "belongs to team research" in shared.owner_problems([team("vision", adopt=["quota"])], research, "hyperpod")[0]
@@ -330,7 +354,7 @@ def test_the_pod_role_and_its_association_are_checked_as_the_namespace_layer_che
     assert len(problems) == 2, problems
     assert problems[0].startswith(
         "team 'vision': IAM role %s exists and was not made by hyperpod.tenancy for team vision" % (POD_ROLE_ARN % "vision"))
-    assert "add pod_role to the team's adopt list" in problems[0]
+    assert "adds pod_role to hyperpod_adopt." in problems[0]
     assert problems[1].startswith("team 'vision': Pod Identity association a-1 of service account hyperpod-ns-vision/hyperpod-vision on cluster ml-shared-eks")
     assert "belongs to team research" in problems[1]
     # Adopting pod_role takes over the unmarked role; the association marked for research stays refused.
@@ -385,12 +409,15 @@ class Owned(Clients):
 
         class Paged:
             def paginate(self, **kwargs):
-                fake.calls.append((name, kwargs.get("ClusterArn") or kwargs.get("ResourceArn")))
+                fake.calls.append((name, kwargs.get("ClusterArn") or kwargs.get("ResourceArn") or kwargs.get("Prefix")))
+                self.prefix = kwargs.get("Prefix") or ""
                 return self
 
             def build_full_result(self):
                 if name == "list_compute_quotas":
                     return {"ComputeQuotaSummaries": fake.quotas}
+                if name == "list_objects_v2":
+                    return {"Contents": [{"Key": key} for key in sorted(fake.markers) if key.startswith(self.prefix)]}
                 return {"Tags": [{"Key": "team", "Value": "vision"}]}
 
         return Paged()
@@ -405,17 +432,21 @@ def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as
             ("hyperpod-vision-quota", "q-1", "Created", "vision", 2), ("old", "q-0", "Deleting", "nlp", 5), ("hyperpod-nlp-quota", "q-2", "Created", "nlp", 3),
         )
     ]
-    clients = Owned(roles=["hyperpod-vision-studio-execution"], entries=[ENTRY_ARN % "vision"], markers={"vision/": {"team": "vision"}}, quotas=quotas)
+    markers = {"_hyperpod/owners/vision": {"team": "vision"}, "_hyperpod/owners/gone": {"team": "gone", "hyperpod.tenancy/gid": "20500"}}
+    clients = Owned(roles=["hyperpod-vision-studio-execution"], entries=[ENTRY_ARN % "vision"], markers=markers, quotas=quotas)
     facts = {"account_id": ACCOUNT, "eks_cluster_arn": "arn:eks", "eks_cluster_name": "ml-shared-eks", "cluster_arn": CLUSTER_ARN,
              "sso_role_arns": {"hyperpod-vision": ENTRY_ARN % "vision"}}
     teams = [dict(team("vision"), quota={"resources": []}), dict(team("nlp"), workspace={"enabled": False}), team("research", state="absent")]
     found = shared.read_team_resources(LayerContext(clients), facts, teams, "hyperpod", "hyperpod-team-data")
-    # What each layer would change, once: vision's role and entries, both teams' markers (nlp's missing one listed), one quota list.
+    # What each layer would change, once: vision's role and entries, one listing of the marks and each mark read (gone's
+    # too: a team no longer in the file, whose name and gid its mark claims), nlp's prefix listed as it has none (and as it
+    # holds objects, its mark read again), one quota list, one listing of the ledger of retired names.
     # (Several are in flight at once: their order is not the teams'.)
     assert sorted(clients.calls) == sorted([
         ("GetRole", "hyperpod-vision-studio-execution"),
         ("DescribeAccessEntry", ENTRY_ARN % "vision"), ("DescribeAccessEntry", studio),
-        ("GetObjectTagging", "vision/"), ("GetObjectTagging", "nlp/"), ("ListObjectsV2", "nlp/"),
+        ("list_objects_v2", "_hyperpod/owners/"), ("GetObjectTagging", "_hyperpod/owners/vision"), ("GetObjectTagging", "_hyperpod/owners/gone"),
+        ("ListObjectsV2", "nlp/"), ("GetObjectTagging", "_hyperpod/owners/nlp"), ("list_objects_v2", "_hyperpod/retired/"),
         ("list_compute_quotas", CLUSTER_ARN), ("list_tags", "arn:q-1"),
     ])
     # Without their dates, as the layers' known_* options take them.
@@ -426,9 +457,11 @@ def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as
         studio: {"principal_arn": studio, "access_entry": None},
     }
     assert found["s3_markers"] == {
-        "vision": {"bucket": "hyperpod-team-data", "tags": {"team": "vision"}, "objects": None},
-        "nlp": {"bucket": "hyperpod-team-data", "tags": None, "objects": True},
+        "vision": {"bucket": "hyperpod-team-data", "tags": {"team": "vision"}, "legacy": False, "objects": None},
+        "nlp": {"bucket": "hyperpod-team-data", "tags": None, "legacy": False, "objects": True},
     }
+    assert found["s3_owner_marks"] == {"gone": {"team": "gone", "hyperpod.tenancy/gid": "20500"}}
+    assert found["retired_names"] == {}
     # nlp has no quota in its team file: its quota is no layer's to change.
     assert found["compute_quotas"] == {
         "vision": {"name": "hyperpod-vision-quota", "compute_quota_id": "q-1", "tags": {"team": "vision"}, "guaranteed": {"ml.p5.48xlarge": 2}}}

@@ -42,7 +42,7 @@ def test_sample_file_is_valid_and_normalized():
     assert vision["members"] == [{"name": "alice", "uid": None}, {"name": "bob", "uid": 10002}]
     assert vision["quota"]["sharing"] == "lend_and_borrow"
     assert vision["quota"]["preempt"] == "lower_priority"
-    assert vision["access"] == {"policies": ["training", "inference"], "cluster_read": True, "pod_security": "baseline"}
+    assert vision["access"] == {"policies": ["training", "inference"], "cluster_read": True, "pod_security": "restricted"}
     assert vision["storage"]["on_remove"] == "keep"
     assert vision["budget"]["thresholds"] == [80, 100]
     assert teams[1]["budget"] is None
@@ -287,3 +287,116 @@ def test_every_problem_says_which_value_it_is_about():
         "team 'vision': quota.borrow_limit: 0 must be a whole number from 1 to 500": ("teams", 0, "quota.borrow_limit"),
         "teams: storage.gid: 20001 is the gid of vision and nlp: a gid belongs to one team": ("teams", None, "storage.gid"),
     }
+
+
+def with_quota(**quota):
+    teams = copy.deepcopy(TEAMS)
+    teams[0]["quota"].update(quota)
+    return teams
+
+
+@pytest.mark.parametrize("quota, field, expected", [
+    ({"borrow_limit": 101}, "quota.borrow_limit", "101 is above 100"),
+    ({"fair_share_weight": 51}, "quota.fair_share_weight", "51 is above 50"),
+    ({"absolute_borrow_limits": [{"instance_type": "ml.p5.48xlarge", "count": 5}]}, "quota.absolute_borrow_limits[0].count", "5 is above 4"),
+    ({"absolute_borrow_limits": [{"instance_type": "ml.g5.12xlarge", "count": 1}]}, "quota.absolute_borrow_limits[0].count", "1 is above 0"),
+])
+def test_a_team_asks_no_more_than_the_platforms_limits(quota, field, expected):
+    """Threat model 6: each bound, one above it refused naming the field; at the bound accepted."""
+    problems = problems_of(with_quota(**quota))
+    assert len(problems) == 1 and problems[0].startswith("team 'vision': %s: %s" % (field, expected)), problems
+    assert problems[0].endswith("the platform's maximum for this team (hyperpod_team_limits in the cluster file)")
+    at_bound = {"borrow_limit": 100, "fair_share_weight": 50, "absolute_borrow_limits": [{"instance_type": "ml.p5.48xlarge", "count": 4}]}
+    assert problems_of(with_quota(**at_bound)) == []
+
+
+def test_the_platform_sets_limits_for_every_team_and_for_one():
+    teams = with_quota(borrow_limit=300, fair_share_weight=90)
+    teams[1]["quota"].update(borrow_limit=300)
+    limits = {"borrow_limit": 200, "teams": {"vision": {"borrow_limit": 300, "fair_share_weight": 90}}}
+    assert check_team_file(teams, CLUSTER, team_limits=limits)[0] == [
+        "team 'nlp': quota.borrow_limit: 300 is above 200, the platform's maximum for this team (hyperpod_team_limits in the cluster file)"]
+
+
+def test_the_platforms_settings_are_checked_and_name_present_teams():
+    limits = {"borrow_limit": 0, "min_id": "1000", "reserved_names": "x", "teams": {"vision": {"weight": 1}, "audio": {}}, "colour": 1}
+    problems = check_team_file(TEAMS, CLUSTER, team_limits=limits, adopt={"vision": "quota"})[0]
+    assert problems == [
+        "settings: hyperpod_adopt.vision: must be a list of layers, among %s" % problems[0].split("among ")[1],
+        "settings: hyperpod_team_limits.colour: unknown key; allowed: borrow_limit, choices, fair_share_weight, min_id, pod_security, reserved_names, "
+        "teams",
+        "settings: hyperpod_team_limits.borrow_limit: 0 must be a whole number from 1 to 500",
+        "settings: hyperpod_team_limits.min_id: '1000' must be a whole number from 1 to 4294967294 (it is quoted or has separators, so YAML reads "
+        "it as text: write the number alone, unquoted)",
+        "settings: hyperpod_team_limits.reserved_names: must be a list of team names",
+        "settings: hyperpod_team_limits.teams.vision.weight: unknown key; allowed: borrow_limit, choices, fair_share_weight, pod_security",
+        "settings: hyperpod_team_limits.teams.audio: names no team of the team file (teams: nlp, vision)",
+    ]
+
+
+@pytest.mark.parametrize("name", ["platform", "lifecycle", "datasets", "observability", "ml-infra"])
+def test_a_name_reserved_for_the_platform_is_refused(name):
+    """Threat model 3: the collection's reserved names, and the platform's own."""
+    teams = copy.deepcopy(TEAMS)
+    teams[1]["name"] = name
+    problems = check_team_file(teams, CLUSTER, team_limits={"reserved_names": ["ml-infra"]})[0]
+    assert len(problems) == 1 and problems[0].startswith("team '%s': name: '%s' is reserved for the platform (" % (name, name)), problems
+
+
+@pytest.mark.parametrize("member_uid, gid, mode, expected", [
+    (999, 20001, "2770", ["team 'vision': members[1].uid: 999 is below 1000"]),
+    (10002, 4, "2770", ["team 'vision': storage.gid: 4 is below 1000"]),
+    (65534, 65535, "2770", ["team 'vision': members[1].uid: 65534 is nobody's", "team 'vision': storage.gid: 65535 is nobody's"]),
+    (10002, 20001, "2775", ["team 'vision': storage.mode: '2775' gives every user of the cluster access"]),
+    (10002, 20001, "2771", ["team 'vision': storage.mode: '2771' gives every user of the cluster access"]),
+    (10002, 20001, "6770", ["team 'vision': storage.mode: '6770' sets the setuid bit"]),
+    (1000, 1000, "0750", []),
+])
+def test_system_ids_and_modes_open_to_others_are_refused(member_uid, gid, mode, expected):
+    """Threat model 7: ids below the platform's floor (hyperpod_team_limits.min_id) or nobody's; no access for others."""
+    teams = copy.deepcopy(TEAMS)
+    teams[0]["members"][1]["uid"] = member_uid
+    teams[0]["storage"] = {"gid": gid, "mode": mode}
+    problems = problems_of(teams)
+    assert len(problems) == len(expected) and all(p.startswith(e) for p, e in zip(problems, expected, strict=True)), problems
+
+
+def test_a_present_team_cannot_take_the_group_of_a_team_being_offboarded():
+    """Threat model 7: an absent team keeps its group until it is gone."""
+    teams = copy.deepcopy(TEAMS)
+    teams[1].update(state="absent", identity_center_group="TeamVision")
+    assert problems_of(teams) == ["teams: identity_center_group: TeamVision is the group of vision and nlp: a group belongs to one team"]
+
+
+def test_the_platform_narrows_any_choice_of_the_team_file_for_every_team_or_one():
+    """Threat model 6: Studio apps with internet access only where the platform allows it (hyperpod_team_limits.choices)."""
+    teams = copy.deepcopy(TEAMS)
+    for entry in teams:
+        entry["workspace"] = {"app_network_access_type": "PublicInternetOnly"}
+    problems = check_team_file(teams, CLUSTER)[0]
+    assert problems == ["team '%s': workspace.app_network_access_type: 'PublicInternetOnly' is not allowed for this team: the platform allows "
+                        "VpcOnly (hyperpod_team_limits.choices.workspace.app_network_access_type, or hyperpod_team_limits.teams.%s.choices."
+                        "workspace.app_network_access_type, in the cluster file)" % (name, name) for name in ("vision", "nlp")]
+    limits = {"teams": {"vision": {"choices": {"workspace.app_network_access_type": ["VpcOnly", "PublicInternetOnly"]}}}}
+    assert [p.split(":")[0] for p in check_team_file(teams, CLUSTER, team_limits=limits)[0]] == ["team 'nlp'"]
+    refused = check_team_file(TEAMS, CLUSTER, team_limits={"choices": {"state": ["present"], "quota.preempt": ["sometimes"]}})[0]
+    assert [p.split(":")[1].strip() for p in refused] == ["hyperpod_team_limits.choices.state", "hyperpod_team_limits.choices.quota.preempt"]
+
+
+def test_the_platforms_inheritance_is_checked_before_any_call_and_names_present_teams():
+    """Threat model 5: hyperpod_inherit is the platform's (cluster file); its shape and teams are checked up front."""
+    assert check_team_file(TEAMS, CLUSTER, inherit={"vision": "research"})[0] == []
+    problems = check_team_file(TEAMS, CLUSTER, inherit={"nlp": 5, "audio": "speech"})[0]
+    assert problems == [
+        "settings: hyperpod_inherit.nlp: must be the name of a retired team, or a list of them, not 5",
+        "settings: hyperpod_inherit.audio: names no team of the team file (teams: nlp, vision)",
+    ]
+
+
+def test_a_team_takes_no_more_tags_than_its_s3_mark_can_carry():
+    teams = copy.deepcopy(TEAMS)
+    teams[0]["tags"] = {"k%d" % index: "v" for index in range(5)}
+    assert problems_of(teams) == []
+    teams[0]["tags"]["k5"] = "v"
+    assert problems_of(teams) == ["team 'vision': tags: has 6 tags; a team takes at most 5: its S3 ownership mark carries them beside the "
+                                  "collection's five, and S3 takes at most 10 tags on an object"]

@@ -243,7 +243,7 @@ def test_a_pod_role_made_by_hand_is_refused_before_any_write(hand_made, sandbox,
         team_namespace.converge(AwsContext(check_mode, sandbox), identity_params(kube_cluster, state=state, volume=None if state == "absent" else VOLUME))
     message = refused.value.message
     assert f"IAM role {role['Arn']} exists and was not made by hyperpod.tenancy for team vision" in message
-    assert "its tags: owner=ml-infra" in message and "add pod_role to the team's adopt list" in message
+    assert "its tags: owner=ml-infra" in message and "adds pod_role to hyperpod_adopt." in message
     assert f"Pod Identity association {association['associationId']} of service account {NAMESPACE}/hyperpod-vision on cluster {CLUSTER}" in message
     assert sandbox.writes() == []
     assert writes(kube_cluster, mark) == []
@@ -320,3 +320,100 @@ def test_a_pod_identity_read_earlier_is_not_read_again_and_a_change_is_planned_f
     sandbox.clear_requests()
     assert team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster, known_pod_identity=stale))["changed"] is False
     assert read_again <= set(r["operation"] for r in sandbox.requests()) and sandbox.writes() == []
+
+
+# --- Issue 36, case 11 (second half): a token Secret stored before the team's admission policy ----------------------
+
+
+class TokenCluster:
+    """A team namespace's API as ensure_present sees it, holding a token Secret a member made before the admission policy
+    existed (at 95a77e0 the Role already let members create Secrets and nothing refused this type)."""
+
+    TOKEN = {
+        "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+        "metadata": {"name": "forever", "namespace": NAMESPACE, "annotations": {"kubernetes.io/service-account.name": "hyperpod-vision"}},
+        "data": {"token": "ZXlK"},
+    }  # fmt: skip
+
+    def __init__(self):
+        self.requests, self.secrets = [], {"forever": self.TOKEN}
+
+    def get(self, obj):
+        if obj["kind"] == "Namespace":
+            return {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": obj["metadata"]["name"], "labels": {"sagemaker.amazonaws.com/quota-allocation-id": TEAM}},
+            }
+        return None
+
+    def apply(self, obj, dry_run):
+        return obj
+
+    def request(self, method, path, body=None, query=None, content_type="application/json"):
+        self.requests.append((method, path, query))
+        if method == "POST" and path.endswith("/secrets") and (body or {}).get("type") == self.TOKEN["type"]:
+            error = team_namespace.KubernetesError(message="denied by the team's token policy")
+            error.status = 403
+            raise error
+        if method == "GET" and path.endswith("/secrets"):
+            wanted = (query or {}).get("fieldSelector")
+            items = [s for s in self.secrets.values() if wanted in (None, "type=" + s["type"])]
+            return {"kind": "SecretList", "items": items}
+        if method == "DELETE" and "/secrets/" in path:
+            self.secrets.pop(path.rsplit("/", 1)[1], None)
+            return {}
+        return {}
+
+
+def test_a_token_secret_made_before_the_admission_policy_does_not_outlive_it():
+    """Threat model: case 11 of issue 36 (its second half), a member created a long-lived token Secret for the team's
+    service account (``secrets: create``), whose token holds the team's pod role and never expires. The new
+    ValidatingAdmissionPolicy refuses such a Secret from now on (admission acts on requests, never on stored objects:
+    https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/), so one made at 95a77e0 (or by
+    anyone before the policy was in effect) would keep working: the run that writes the policy deletes it (deleting the
+    Secret invalidates its token: https://kubernetes.io/docs/concepts/configuration/secret/#serviceaccount-token-secrets)
+    and reports the deletion, without the token."""
+    cluster = TokenCluster()
+    objects = team_namespace.desired(TEAM, "hyperpod", "restricted")
+    changed, before, after = team_namespace.ensure_present(cluster, TEAM, objects, False)
+    assert "forever" not in cluster.secrets, "the member's token Secret hyperpod-ns-vision/forever is left in place: %s" % [r[:2] for r in cluster.requests]
+    key = f"Secret/{NAMESPACE}/forever"
+    assert changed is True and after[key] is None
+    assert before[key]["type"] == "kubernetes.io/service-account-token" and "ZXlK" not in json.dumps(before)
+    # Listed by type once the policy refuses new ones, so that none is made between the list and the policy.
+    methods = [(method, path, (query or {}).get("fieldSelector")) for method, path, query in cluster.requests]
+    listed = methods.index(("GET", f"/api/v1/namespaces/{NAMESPACE}/secrets", "type=kubernetes.io/service-account-token"))
+    assert [m for m, p, _q in methods[:listed] if p.endswith("/secrets")] == ["POST"], methods
+    assert ("DELETE", f"/api/v1/namespaces/{NAMESPACE}/secrets/forever", None) in methods
+
+
+class ConvergedTokenCluster(TokenCluster):
+    """The same namespace with every object of the layer already as desired: only the token Secret is drift."""
+
+    def __init__(self, objects):
+        super().__init__()
+        self.objects = {team_namespace._key(o): o for o in objects}
+
+    def get(self, obj):
+        stored = team_namespace.normalized(self.objects[team_namespace._key(obj)])
+        if obj["kind"] == "Namespace":
+            stored["metadata"]["labels"] = dict(stored["metadata"]["labels"], **{"sagemaker.amazonaws.com/quota-allocation-id": TEAM})
+        return stored
+
+    def apply(self, obj, dry_run):
+        return self.get(obj)
+
+
+def test_a_check_run_reports_a_stored_token_secret_as_drift_and_deletes_nothing():
+    """Threat model: case 11 of issue 36 (its second half), as a drift run sees it: the token Secret is reported as the
+    deletion a run would make, and check mode deletes nothing."""
+    objects = team_namespace.desired(TEAM, "hyperpod", "restricted")
+    cluster = ConvergedTokenCluster(objects)
+    changed, before, after = team_namespace.ensure_present(cluster, TEAM, objects, True)
+    assert changed is True
+    assert {key for key in before if before[key] != after[key]} == {f"Secret/{NAMESPACE}/forever"}
+    assert "forever" in cluster.secrets and not [r for r in cluster.requests if r[0] in ("DELETE", "POST")]
+    # Without the Secret, the same check run is no change.
+    cluster.secrets.clear()
+    assert team_namespace.ensure_present(cluster, TEAM, objects, True)[0] is False

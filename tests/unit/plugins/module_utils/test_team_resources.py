@@ -232,3 +232,22 @@ def test_a_layer_whose_create_another_run_beat_converges_again_without_the_run_w
     assert module.warned == [
         "budget: another run wrote what this run was writing (Failed to create the budget: DuplicateRecordException); converging from what it made"
     ]
+
+
+def test_a_team_shared_info_refused_fails_naming_it_before_any_layer_runs(monkeypatch):
+    """Threat model (issue 36, cases 4 and 5): the team's team_resources fails with shared_info's reasons, no layer run."""
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_layer_args
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure
+    from ansible_collections.hyperpod.tenancy.plugins.modules import team_resources
+
+    monkeypatch.setattr(team_resources, "converge_team", lambda *args: pytest.fail("a layer ran"))
+    reasons = ["its name research is that of retired team research (...)"]
+    shared = {"team_problems": {"research": reasons}, "data_bucket": "data", "name_prefix": "hyperpod"}
+    options = team_layer_args.team_layer_args({"name": "research", "identity_center_group": "TeamResearch"}, shared, layers=["s3_prefix"])
+    assert options["refused"] == reasons
+    assert "refused" not in team_layer_args.team_layer_args({"name": "vision", "identity_center_group": "TeamVision"}, shared, layers=["s3_prefix"])
+    params = dict(dict.fromkeys(team_resources.MODULE_OPTIONS["argument_spec"]), **options)
+    with pytest.raises(ModuleFailure) as failed:
+        team_resources.converge(None, params)
+    assert failed.value.message == "team 'research' is refused, nothing of it was changed: " + reasons[0]
+    assert failed.value.result == {"problems": ["team 'research': " + reasons[0]], "layers": {}, "changed": False}

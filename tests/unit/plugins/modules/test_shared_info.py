@@ -1,4 +1,4 @@
-"""plugins/modules/shared_info.py: what is missing and what is not the teams' to change, refused in one failure."""
+"""plugins/modules/shared_info.py: what is missing refused in one failure; what is not a team's to change, refusing that team."""
 
 from __future__ import annotations
 
@@ -12,12 +12,18 @@ UNMARKED = {"permission_set_arn": "arn:aws:sso:::permissionSet/ssoins-1/ps-1", "
 class Context:
     region = "us-east-1"
 
+    def __init__(self):
+        self.warnings = []
+
+    def warn(self, message):
+        self.warnings.append(message)
+
 
 def params(**overrides):
     base = dict(
         cluster_name="ml-shared", eks_cluster_name="ml-shared-eks", identity_center_instance_arn=None, identity_center=None,
         teams=[{"name": "vision", "state": "present", "adopt": []}, {"name": "nlp", "state": "present", "adopt": []}],
-        subnet_ids=[], extra={}, name_prefix="hyperpod", budget_name_prefix=None, budget_tag_keys=None, budget_account_id=None, pod_roles=False,
+        subnet_ids=[], extra={}, name_prefix="hyperpod", budget_name_prefix=None, budget_tag_keys=None, budget_account_id=None, pod_roles=False, inherit={},
         identity_center_quotas={"permission_sets": 3500, "provisioned_permission_sets_per_account": 500},
     )
     base.update(overrides)
@@ -36,20 +42,32 @@ def reads(monkeypatch):
     return found
 
 
-def test_a_teams_foreign_resource_and_what_is_missing_are_one_failure(reads):
+def test_what_the_teams_need_is_missing_fails_the_run_but_a_teams_foreign_resource_refuses_that_team_only(reads):
     reads["eks"] = None
     with pytest.raises(ModuleFailure) as failed:
         shared_info.converge(Context(), params())
     message = failed.value.message
-    assert message.startswith("What the teams need is missing, or exists and is not theirs to change (nothing was changed):")
+    assert message.startswith("What the teams need is missing (nothing was changed):")
     assert "EKS cluster ml-shared-eks does not exist in us-east-1" in message
-    assert "team 'vision': permission set hyperpod-vision (arn:aws:sso:::permissionSet/ssoins-1/ps-1) exists and was not made" in message
-    assert len(failed.value.result["problems"]) == 2
+    assert failed.value.result["problems"] == ["EKS cluster ml-shared-eks does not exist in us-east-1"]
 
 
-def test_a_foreign_resource_alone_is_refused_and_adopting_it_lets_the_run_go_on(reads):
-    with pytest.raises(ModuleFailure, match=r"^What the teams would change exists and is not theirs to change \(nothing was changed\):\nteam 'vision'"):
-        shared_info.converge(Context(), params())
+def test_a_foreign_resource_refuses_its_team_only_and_adopting_it_lets_the_team_go_on(reads):
+    """Threat model (issue 36, case 4): one team's resource that is not its to change (a broken mark) does not stop the run:
+    shared_info names the team and why in hyperpod_shared.team_problems, for that team's team_resources to refuse."""
+    context = Context()
+    result = shared_info.converge(context, params())
+    found = result["hyperpod_shared"]["team_problems"]
+    assert list(found) == ["vision"] and len(found["vision"]) == 1
+    assert found["vision"][0].startswith("permission set hyperpod-vision (arn:aws:sso:::permissionSet/ssoins-1/ps-1) exists and was not made")
+    assert context.warnings == ["team 'vision' is refused, the other teams go on: " + found["vision"][0]]
     adopting = params(teams=[{"name": "vision", "state": "present", "adopt": ["permission_set"]}])
     result = shared_info.converge(Context(), adopting)
     assert result["changed"] is False and result["hyperpod_shared"]["permission_sets"]["hyperpod-vision"]["tags"] == {"owner": "admins"}
+    assert result["hyperpod_shared"]["team_problems"] == {}
+
+
+def test_the_platforms_inherit_setting_is_checked_before_any_call(reads, monkeypatch):
+    monkeypatch.setattr(shared_info, "read_shared", lambda *args: pytest.fail("read before the setting was checked"))
+    with pytest.raises(ModuleFailure, match=r"^hyperpod_inherit is not valid \(nothing was read or changed\):\nhyperpod_inherit: key 'Vision'"):
+        shared_info.converge(Context(), params(inherit={"Vision": "vision"}))
