@@ -13,14 +13,8 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file
 from ansible_collections.hyperpod.tenancy.plugins.plugin_utils import team_file
 
-CLUSTER = {
-    "name": "ml-shared",
-    "instance_groups": [
-        {"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 8},
-        {"name": "g5", "instance_type": "ml.g5.12xlarge", "count": 6},
-    ],
-    "scheduler": {"priority_classes": [{"name": "training", "weight": 50}]},
-}
+from tests.unit.plugins.module_utils.test_team_model import CLUSTER
+
 P5 = "ml.p5.48xlarge"
 TEAMS = [
     {
