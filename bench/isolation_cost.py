@@ -12,6 +12,7 @@ the cells, the CPU seconds and the peak memory of the matrix (not IAM's latency;
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 import tracemalloc
@@ -20,7 +21,14 @@ from bench.processes import ROOT
 
 sys.path.insert(0, str(ROOT / "collections"))
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, isolation, naming, team_namespace  # noqa: E402
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import (  # noqa: E402
+    execution_role,
+    iam_evaluation,
+    isolation,
+    isolation_report,
+    naming,
+    team_namespace,
+)
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy  # noqa: E402
 
 ACCOUNT, REGION, BUCKET = "123456789012", "us-east-1", "hyperpod-team-data"
@@ -29,20 +37,20 @@ EKS = f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/ml-shared-eks"
 
 
 class EvaluatingIam:
-    """SimulatePrincipalPolicy's pages, answered by ``decide`` (the evaluator) for the request's actions and ARNs."""
+    """SimulatePrincipalPolicy answered by ``decide`` (the evaluator) for the request's actions and ARNs, one page."""
 
     def __init__(self, principals, decide):
         self.by_arn = {p["arn"]: p for p in principals}
         self.decide = decide
 
-    def get_paginator(self, unused_name):
-        return self
-
-    def paginate(self, PolicySourceArn, ActionNames, ResourceArns, ContextEntries=()):  # noqa: N803 - boto3's names
+    def simulate_principal_policy(self, PolicySourceArn, ActionNames, ResourceArns, ContextEntries=()):  # noqa: N803 - boto3's names
         context = {e["ContextKeyName"]: e["ContextKeyValues"][0] for e in ContextEntries}
-        asks = [({"arn": arn, "context": context}, ActionNames) for arn in ResourceArns]
-        answers = self.decide(self.by_arn[PolicySourceArn], asks)
-        yield {
+        principal = self.by_arn[PolicySourceArn]
+        # One request each, as IAM decides it: the evaluator decides a resource of the principal's own team on its sample.
+        asks = [({"arn": arn, "context": context, "team": principal["team"], "kind": "sample"}, ActionNames) for arn in ResourceArns]
+        answers = self.decide(principal, asks)
+        return {
+            "IsTruncated": False,
             "EvaluationResults": [
                 {
                     "EvalActionName": action,
@@ -53,8 +61,17 @@ class EvaluatingIam:
                     ],
                 }
                 for action in ActionNames
-            ]
+            ],
         }
+
+
+class EvaluatingAnalyzer:
+    """CheckAccessNotGranted answered as the sandbox answers it (``iam_evaluation.access_granting_statements``)."""
+
+    def check_access_not_granted(self, policyDocument, access, policyType):  # noqa: N803 - boto3's names
+        del policyType
+        granting = iam_evaluation.access_granting_statements(json.loads(policyDocument), access[0]["actions"], access[0]["resources"])
+        return {"result": "FAIL" if granting else "PASS", "reasons": [{"statementIndex": index} for index in granting]}
 
 
 def teams_of(count: int):
@@ -89,22 +106,30 @@ def teams_of(count: int):
     return principals, policies, resources + isolation.shared_resources(shared, ACCOUNT, REGION)
 
 
+# The pace the collection keeps to services that publish no rate (IAM, Access Analyzer's checks): docs/performance.md.
+CALLS_A_SECOND = 18
+
+
 def measure(count: int) -> dict:
     principals, policies, resources = teams_of(count)
     evaluator = isolation.local_decider(policies, ACCOUNT)
-    simulate = isolation.simulate_decider(EvaluatingIam(principals, evaluator))
-    decide = isolation.witness_decider(simulate, isolation.local_decider(policies, ACCOUNT))
+    simulate = isolation.simulate_decider(EvaluatingIam(principals, evaluator), region=REGION)
+    decide = isolation.witness_decider(simulate, isolation.local_decider(policies, ACCOUNT), inputs=policies)
+    documents = {arn: spec["identity"] for arn, spec in policies.items()}
     tracemalloc.start()
     started = time.process_time()
     result = isolation.matrix(principals, resources, decide, keep_cells=False)
-    lines = isolation.matrix_lines(result)
+    lines = isolation_report.matrix_lines(result)
     cpu = time.process_time() - started
+    analyzed = isolation.access_not_granted(EvaluatingAnalyzer(), documents, principals, resources)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
+    calls = simulate.calls + analyzed["checks"]
     return {
         "teams": count, "principals": len(principals), "resources": len(resources), "cells": result["summary"]["cells"],
-        "simulate_calls": simulate.calls, "local_cells": decide.local_cells, "fallbacks": len(decide.fallbacks),
-        "matrix_lines": len(lines) - 1, "cpu_seconds": round(cpu, 1), "peak_mib": round(peak / 2**20, 1),
+        "simulate_calls": simulate.calls, "analyzer_checks": analyzed["checks"], "local_cells": decide.local_cells,
+        "leaks": len(result["leaks"]), "fallbacks": len(decide.fallbacks), "matrix_lines": len(lines) - 1,
+        "cpu_seconds": round(cpu, 1), "at_aws_rates_s": round(calls / CALLS_A_SECOND), "peak_mib": round(peak / 2**20, 1),
     }  # fmt: skip
 
 
@@ -112,7 +137,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.isolation_cost")
     parser.add_argument("--teams", default="10,50,100", help="team counts, comma-separated")
     args = parser.parse_args()
-    columns = ("teams", "principals", "resources", "cells", "simulate_calls", "local_cells", "fallbacks", "matrix_lines", "cpu_seconds", "peak_mib")
+    columns = (
+        "teams", "principals", "resources", "cells", "simulate_calls", "analyzer_checks", "local_cells", "leaks", "fallbacks",
+        "matrix_lines", "cpu_seconds", "at_aws_rates_s", "peak_mib",
+    )  # fmt: skip
     print(" ".join(f"{c:>14}" for c in columns))
     for count in (int(n) for n in args.teams.split(",")):
         figures = measure(count)

@@ -21,6 +21,21 @@ def _error(code: str, message: str, status: str = "400 Bad Request"):
     return status, [("Content-Type", "application/json"), ("x-amzn-ErrorType", code)], body
 
 
+# An injected fault (``server.Faults``) as Access Analyzer answers it: its own codes and statuses (CheckAccessNotGranted's
+# errors in botocore's accessanalyzer model: ThrottlingException 429, InternalServerException 500, AccessDeniedException 403).
+FAULTS = {
+    "throttle": ("ThrottlingException", "429 Too Many Requests", "Rate exceeded"),
+    "error": ("InternalServerException", "500 Internal Server Error", "Internal server error"),
+    "deny": ("AccessDeniedException", "403 Forbidden", "User: sandbox is not authorized to perform: access-analyzer:CheckAccessNotGranted"),
+}
+
+
+def fault(kind: str):
+    """(status, headers, body) of an injected fault: ``"throttle"``, ``"error"`` or ``"deny"``."""
+    code, status, message = FAULTS[kind]
+    return _error(code, message, status)
+
+
 def check_access_not_granted(params: dict) -> dict:
     core.validate_request("accessanalyzer", "CheckAccessNotGranted", params)
     access = params["access"][0] if params["access"] else {}

@@ -134,8 +134,11 @@ def principal_for(access_key: str, token: str) -> tuple[str, iam_evaluation.Prin
             session_arn=session.arn,
             boundary=_boundary(iam, role.permissions_boundary_arn) if role else None,
             session_policy=session.policy or None,
-            # Session tags (EKS Pod Identity's, sandbox/services/eks_auth.py) win over the role's tags of the same key.
-            tags=dict({t["Key"]: t["Value"] for t in (role.tags if role else [])}, **getattr(session, "session_tags", {})),
+            role_id=role.id if role else None,
+            tags={t["Key"]: t["Value"] for t in (role.tags if role else [])},
+            # Session tags (EKS Pod Identity's, sandbox/services/eks_auth.py) win over the role's tags of the same key,
+            # whatever its case (iam_evaluation.Principal.principal_tags).
+            session_tags=getattr(session, "session_tags", {}),
         )
     from moto.iam.models import iam_backends
 

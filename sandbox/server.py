@@ -7,8 +7,11 @@ Administrative endpoints (never logged, never faulted):
 - ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05, "denial_rate": 0,
   "latency_ms": 0, "operations": ["*"], "seed": 7, "iam_propagation_s": 0.2}``; rates are probabilities per request
   (``iam_propagation_s``: how long a new IAM role is refused by the services it is passed to, ``sandbox/iam_propagation.py``). Clients retry a
-  throttle or an error; a denial (AccessDenied, as for a permission the caller lacks) they do not. ``"rate_limits":
-  {"sso-admin": 20}`` throttles what a service receives beyond that many requests a second (``RATE_LIMITS``: AWS's)
+  throttle or an error; a denial (AccessDenied, as for a permission the caller lacks) they do not. ``"times": 2`` faults
+  only the first two requests the rates fault (then answers them all), so a test sees a call retried, then answered.
+  ``"rate_limits": {"sso-admin": 20}`` throttles what a service receives beyond that many requests a second (``RATE_LIMITS``: AWS's).
+  ``operations`` names an operation (``CheckAccessNotGranted``), ``service:operation`` (``iam:SimulatePrincipalPolicy``,
+  ``accessanalyzer:CheckAccessNotGranted``) or ``service:*``
 - ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0, "identity_center_home": "", "iam_roles_per_account": 1000, ...}``
   (``sandbox.core.SETTINGS``, the account's quotas among them)
 - ``GET|PUT /_sandbox/upstreams``: ``{"prometheus": "http://127.0.0.1:9090"}``, the real servers
@@ -98,10 +101,13 @@ class Faults:
     iam_propagation_s: float = iam_propagation.DEFAULT_DELAY
     # Requests per second each service accepts from the account (RATE_LIMITS as AWS sets them); more are throttled.
     rate_limits: dict = field(default_factory=dict)
+    # How many requests the rates fault in all, None for no end: a throttle N times, then an answer.
+    times: int | None = None
 
     def __post_init__(self) -> None:
         self._random = random.Random(self.seed)
         self._lock = threading.Lock()
+        self._faulted = 0
         iam_propagation.set_delay(self.iam_propagation_s)
         # A token bucket per service: its rate a second, one second's worth saved up, as AWS's throttling allows a burst.
         # [tokens, time of the last refill, rate, most tokens saved up]
@@ -127,14 +133,18 @@ class Faults:
 
     def draw(self) -> str:
         with self._lock:
+            if self.times is not None and self._faulted >= self.times:
+                return ""
             roll = self._random.random()
-        if roll < self.throttle_rate:
-            return "throttle"
-        if roll < self.throttle_rate + self.error_rate:
-            return "error"
-        if roll < self.throttle_rate + self.error_rate + self.denial_rate:
-            return "deny"
-        return ""
+            fault = ""
+            if roll < self.throttle_rate:
+                fault = "throttle"
+            elif roll < self.throttle_rate + self.error_rate:
+                fault = "error"
+            elif roll < self.throttle_rate + self.error_rate + self.denial_rate:
+                fault = "deny"
+            self._faulted += bool(fault)
+            return fault
 
     def public(self) -> dict:
         return {k: v for k, v in asdict(self).items() if not k.startswith("_")}
@@ -176,8 +186,10 @@ def _rest_operation(service: str, environ: dict, body: bytes) -> str:
         return f"{environ.get('REQUEST_METHOD')} {environ.get('PATH_INFO')}"
 
 
-def fault_response(kind: str, protocol: str) -> tuple[str, list, bytes]:
+def fault_response(kind: str, protocol: str, service: str = "") -> tuple[str, list, bytes]:
     """A throttling or server error in the shape the service's protocol gives it."""
+    if service == "accessanalyzer":
+        return access_analyzer.fault(kind)
     code, status, message = {
         "throttle": ("ThrottlingException", "400 Bad Request", "Rate exceeded"),
         "error": ("InternalFailure", "500 Internal Server Error", "We encountered an internal error. Please try again."),
@@ -239,11 +251,6 @@ class SandboxApp:
             start_response(status, headers + [("Content-Length", str(len(payload)))])
             return [payload]
         faults = self.faults
-        if service == "accessanalyzer" and path == access_analyzer.PATH:
-            status, headers, payload = access_analyzer.handle(environ, body)
-            record.status = int(status.split()[0])
-            start_response(status, headers + [("Content-Length", str(len(payload)))])
-            return [payload]
         throttled = not faults.admit(service)
         if throttled or faults.applies_to(service, operation):
             if faults.latency_ms:
@@ -251,10 +258,16 @@ class SandboxApp:
             fault = "throttle" if throttled else faults.draw()
             if fault:
                 record.fault = fault
-                status, headers, payload = fault_response(fault, protocol)
+                status, headers, payload = fault_response(fault, protocol, service)
                 record.status = int(status.split()[0])
                 start_response(status, headers + [("Content-Length", str(len(payload)))])
                 return [payload]
+        # Access Analyzer is answered here, moto having none: after the faults, which reach it as any other service.
+        if service == "accessanalyzer" and path == access_analyzer.PATH:
+            status, headers, payload = access_analyzer.handle(environ, body)
+            record.status = int(status.split()[0])
+            start_response(status, headers + [("Content-Length", str(len(payload)))])
+            return [payload]
         if service == eks_auth.SERVICE and operation == eks_auth.OPERATION:
             status, headers, payload = eks_auth.handle(environ, body, (authorization.credentials(environ) or ("",))[0], region)
             record.status = int(status.split()[0])

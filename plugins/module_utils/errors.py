@@ -83,6 +83,10 @@ class AmpError(HyperPodError):
     pass
 
 
+class AccessAnalyzerError(HyperPodError):
+    pass
+
+
 SageMakerErrorHandler = _handler(SageMakerError, ["ResourceNotFound", "ResourceNotFoundException"])
 EksErrorHandler = _handler(EksError, ["ResourceNotFoundException"])
 IdentityCenterErrorHandler = _handler(IdentityCenterError, ["ResourceNotFoundException"])
@@ -93,3 +97,7 @@ IamErrorHandler = _handler(IamError, ["NoSuchEntity"])
 S3ErrorHandler = _handler(S3Error, ["NoSuchKey", "404", "NotFound"])
 GrafanaErrorHandler = _handler(GrafanaError, ["ResourceNotFoundException"])
 AmpErrorHandler = _handler(AmpError, ["ResourceNotFoundException"])
+# Access Analyzer's policy checks read no resource of the account, so no answer of theirs means "missing": every error
+# raises (CheckAccessNotGranted's errors, botocore's accessanalyzer model: AccessDenied, InternalServer, InvalidParameter,
+# Throttling, UnprocessableEntity, Validation).
+AccessAnalyzerErrorHandler = _handler(AccessAnalyzerError)

@@ -42,6 +42,29 @@ tag_role = write(Handler, "tag role", "tag_role", retry_codes=ROLE_RETRY)
 untag_role = write(Handler, "untag role", "untag_role", retry_codes=ROLE_RETRY)
 delete_role = delete(Handler, "delete role", "delete_role", retry_codes=ROLE_RETRY)
 
+# One page of SimulatePrincipalPolicy, retried on its own: a throttled page does not ask the pages before it again. A
+# principal that does not exist (NoSuchEntity) raises: a simulation of nobody answers nothing about isolation.
+_simulate_principal_policy_page = read(Handler, "simulate principal policy", "simulate_principal_policy", missing_ok=False)
+
+
+def simulate_principal_policy(client, **request):
+    """``(evaluation_results, pages)``: the ``EvaluationResults`` of every page of SimulatePrincipalPolicy, and how many
+    pages (calls, retries aside) IAM answered them in.
+
+    Paged by ``Marker`` while ``IsTruncated``: "IAM might return fewer than the MaxItems number of results even when
+    there are more results available. We recommend that you check IsTruncated after every call" (SimulatePrincipalPolicy,
+    IAM API Reference). ``calls.listing`` would hide the page count, and retry the whole pagination on a throttled page.
+    """
+    results, pages = [], 0
+    page = {"IsTruncated": True}
+    while page.get("IsTruncated"):
+        if page.get("Marker"):
+            request = dict(request, Marker=page["Marker"])
+        page = _simulate_principal_policy_page(client, **request)
+        pages += 1
+        results.extend(page.get("EvaluationResults") or [])
+    return results, pages
+
 
 def sso_roles(client):
     """The roles Identity Center made in this account (``AWSReservedSSO_<permission set>_<hash>``)."""

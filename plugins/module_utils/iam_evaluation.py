@@ -8,8 +8,9 @@ Sources (AWS IAM User Guide): "Policy evaluation logic" and "Policy evaluation f
 single account" (reference_policies_evaluation-logic_policy-eval-denyallow.html), "IAM JSON policy
 elements: Condition operators" (reference_policies_elements_condition_operators.html), "Single-valued
 vs. multivalued context keys" (reference_policies_condition-single-vs-multi-valued-context-keys.html),
-"IAM policy elements: Variables and tags" (reference_policies_variables.html), NotAction, NotResource,
-NotPrincipal.
+"IAM policy elements: Variables and tags" (reference_policies_variables.html), "AWS global condition context
+keys" (reference_policies_condition-keys.html), "Grammar of the IAM JSON policy language"
+(reference_policies_grammar.html), NotAction, NotResource, NotPrincipal.
 
 Why not a library: principalmapper 1.1.5 (``principalmapper.querying.local_policy_simulation``) is the
 only evaluator on PyPI that evaluates a request context; iam-ape 1.1.6 and policyglass 0.8.0 compute
@@ -150,11 +151,32 @@ def arn_matches(pattern, arn):
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
 
 
+def policy_value_text(value):
+    """A policy or request-context value as the string IAM compares: JSON ``true`` is ``"true"``, ``10`` is ``"10"``.
+
+    "Values are enclosed in quotation marks. Quotation marks are optional for numeric and Boolean values."
+    (Grammar of the IAM JSON policy language, reference_policies_grammar.html): a policy may carry
+    ``{"Bool": {"aws:SecureTransport": true}}`` or ``{"NumericLessThan": {"s3:max-keys": 10}}`` and means the
+    quoted value. A number is written as JSON writes it (``1.5``; ``1e3`` was read as ``1000.0`` and is
+    compared as such: an assumption, the guide does not say how IAM spells a number it converts).
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return value
+    # null, an object, or an array inside the value list: IAM stores no such policy (DATA_TYPE_MISMATCH).
+    raise PolicyError("a condition value must be a string, a number or a Boolean, not %r" % (value,))
+
+
 def substitute(text, context):
     """``${aws:username}`` from the request context, ``${*}``/``${?}``/``${$}`` as literals, ``${key, 'default'}``.
 
-    Returns None when a variable is missing from the context and has no default: the guide says the
-    element then does not match.
+    Returns None when a variable is missing from the context and has no default: "the value is effectively
+    null. There is no equal or like value" ("Policy variables with no value", reference_policies_variables.html).
+    The caller decides what matches nothing means: a Resource or NotResource entry "will not match any
+    resource"; in a condition, positive operators do not match and negated ones "do match against a null value".
     """
     missing = []
 
@@ -166,13 +188,13 @@ def substitute(text, context):
         if "," in inner:
             inner, default = inner.split(",", 1)
             inner, default = inner.strip(), default.strip().strip("'")
-        found = lookup(context, inner)
-        if found is None:
+        found = as_list(lookup(context, inner))
+        if not found:
             if default is None:
                 missing.append(inner)
                 return ""
             return default
-        return str(as_list(found)[0])
+        return policy_value_text(found[0])
 
     result = _VARIABLE.sub(value, text)
     return None if missing else result
@@ -236,9 +258,17 @@ def _date(text):
     return calendar.timegm(moment.utctimetuple()) + moment.microsecond / 1e6
 
 
+def _context_text(value):
+    """A request-context value as IAM compares it: a Python bool or number as its policy text, anything else as str."""
+    return policy_value_text(value) if isinstance(value, (bool, int, float, str)) else str(value)
+
+
 def _positive(operator, wanted, have):
-    """Whether one context value satisfies one policy value under the positive form of ``operator``."""
-    have_text = str(have).lower() if isinstance(have, bool) else str(have)
+    """Whether one context value satisfies one policy value under the positive form of ``operator``.
+
+    Both sides may come as JSON booleans or numbers (``policy_value_text``): ``true`` is ``"true"``."""
+    wanted = policy_value_text(wanted)
+    have_text = _context_text(have)
     if operator in ("StringEquals", "StringNotEquals"):
         return wanted == have_text
     if operator in ("StringEqualsIgnoreCase", "StringNotEqualsIgnoreCase"):
@@ -248,16 +278,16 @@ def _positive(operator, wanted, have):
     if operator in ("ArnEquals", "ArnLike", "ArnNotEquals", "ArnNotLike"):
         return _literal_aware_match(wanted, have_text, arn=True)
     if operator == "Bool":
-        return str(wanted).lower() == have_text.lower()
+        return wanted.lower() == have_text.lower()
     if operator == "BinaryEquals":
-        return str(wanted) == have_text
+        return wanted == have_text
     try:
         if operator.startswith("Numeric"):
             a, b = _number(have_text), _number(wanted)
         elif operator.startswith("Date"):
             a, b = _date(have_text), _date(wanted)
         elif operator in ("IpAddress", "NotIpAddress"):
-            return ipaddress.ip_address(have_text) in ipaddress.ip_network(str(wanted), strict=False)
+            return ipaddress.ip_address(have_text) in ipaddress.ip_network(wanted, strict=False)
         else:
             raise PolicyError("unknown condition operator %r" % operator)
     except ValueError:
@@ -282,14 +312,18 @@ def _value_satisfies(operator, wanted_values, have):
 def condition_key_holds(operator_text, key, wanted, context):
     """One key of one condition block (keys are ANDed by the caller, values ORed here)."""
     qualifier, operator, if_exists = _split_operator(operator_text)
+    if wanted is None:
+        raise PolicyError("condition %s on %s has a null value" % (operator_text, key))
     present = lookup(context, key)
     have_values = list(as_list(present)) if present is not None else []
     if operator == "Null":
         # Null: "true" means the key is absent (or, for a multivalued key, empty).
-        want_absent = str(as_list(wanted)[0]).lower() == "true"
+        want_absent = policy_value_text(as_list(wanted)[0]).lower() == "true"
         return (len(have_values) == 0) == want_absent
     variables = operator.startswith(_VARIABLE_OPERATORS)
-    wanted_values = [substitute(str(w), context) if variables else str(w) for w in as_list(wanted)]
+    # A variable that cannot be resolved leaves None: no context value is equal to or like it, so a positive
+    # operator does not match it and a negated one does (_value_satisfies; reference_policies_variables.html).
+    wanted_values = [substitute(policy_value_text(w), context) if variables else policy_value_text(w) for w in as_list(wanted)]
     if qualifier == "ForAllValues":
         # True when every context value satisfies the operator, and when there is none.
         return all(_value_satisfies(operator, wanted_values, h) for h in have_values)
@@ -415,35 +449,93 @@ def _verdict(matches):
 
 
 class Principal:
-    """Who signs the request: an IAM role session (``session_arn`` + ``role_arn``) or an IAM user (``user_arn``).
+    """Who signs the request: an IAM role's session (``role_arn``) or an IAM user (``user_arn``).
+
+    A role never signs a request: its sessions do, so a principal with a ``role_arn`` is always an assumed-role
+    session, whether or not its ``session_arn`` or ``session_name`` is known. ``role_id`` is the role's unique ID
+    (AROA...); ``session_name`` is the RoleSessionName (read from ``session_arn`` when only that is given); the
+    session ARN is built from the two when ``session_arn`` is not given.
 
     ``identity_policies`` are (policy id, document) pairs: inline and attached policies; ``boundary`` and
-    ``session_policy`` are documents or None; ``tags`` are the role's or user's tags (aws:PrincipalTag).
+    ``session_policy`` are documents or None; ``tags`` are the role's or user's tags and ``session_tags`` the
+    session's (aws:PrincipalTag).
     """
 
-    def __init__(self, account_id, identity_policies, role_arn=None, session_arn=None, user_arn=None, boundary=None, session_policy=None, tags=None):
+    def __init__(
+        self,
+        account_id,
+        identity_policies,
+        role_arn=None,
+        session_arn=None,
+        user_arn=None,
+        boundary=None,
+        session_policy=None,
+        tags=None,
+        role_id=None,
+        session_name=None,
+        session_tags=None,
+    ):
         self.account_id = account_id
         self.identity_policies = list(identity_policies)
         self.role_arn = role_arn
-        self.session_arn = session_arn
         self.user_arn = user_arn
         self.boundary = boundary
         self.session_policy = session_policy
         self.tags = dict(tags or {})
+        self.session_tags = dict(session_tags or {})
+        self.role_id = role_id
+        if session_name is None and session_arn and ":assumed-role/" in session_arn:
+            session_name = session_arn.rsplit("/", 1)[-1]
+        self.session_name = session_name
+        if session_arn is None and role_arn and session_name:
+            session_arn = role_session_arn(role_arn, session_name)
+        self.session_arn = session_arn
 
     @property
     def arn(self):
         return self.session_arn or self.user_arn or self.role_arn
 
+    def principal_tags(self):
+        """The aws:PrincipalTag keys: "New session tags override existing assumed role or federated user tags with
+        the same tag key, regardless of case." ("Passing session tags in AWS STS", id_session-tags.html)."""
+        overridden = set(key.lower() for key in self.session_tags)
+        merged = dict((key, value) for key, value in self.tags.items() if key.lower() not in overridden)
+        merged.update(self.session_tags)
+        return merged
+
     def context(self):
-        """The global condition keys AWS sets from the principal."""
-        keys = {"aws:PrincipalArn": self.role_arn or self.user_arn, "aws:PrincipalAccount": self.account_id, "aws:userid": self.arn}
-        keys["aws:PrincipalType"] = "AssumedRole" if self.session_arn else "User"
-        if self.user_arn:
+        """The global condition keys AWS sets from the principal ("AWS global condition context keys",
+        reference_policies_condition-keys.html, and its "Principal key values" table in reference_policies_variables.html).
+
+        For an assumed role: ``aws:PrincipalArn`` is the role's ARN ("For IAM roles, the request context returns the
+        ARN of the role, not the ARN of the user that assumed the role"), ``aws:PrincipalType`` is ``AssumedRole``,
+        ``aws:userid`` is ``role-id:caller-specified-role-name`` (absent here unless both are known: no value is
+        better than a wrong one), ``aws:username`` is "(not present)" ("requests that are made using ... IAM roles do
+        not include this key"). For an IAM user: its ARN, ``User``, its name; ``aws:userid`` is the user's unique ID,
+        which this principal does not know, so it is absent.
+        """
+        keys = {"aws:PrincipalAccount": self.account_id}
+        if self.role_arn:
+            keys["aws:PrincipalArn"] = self.role_arn
+            keys["aws:PrincipalType"] = "AssumedRole"
+            if self.role_id and self.session_name:
+                keys["aws:userid"] = "%s:%s" % (self.role_id, self.session_name)
+        elif self.user_arn:
+            keys["aws:PrincipalArn"] = self.user_arn
+            keys["aws:PrincipalType"] = "User"
             keys["aws:username"] = self.user_arn.rsplit("/", 1)[-1]
-        for key, value in self.tags.items():
+        for key, value in self.principal_tags().items():
             keys["aws:PrincipalTag/%s" % key] = value
         return dict((k, v) for k, v in keys.items() if v is not None)
+
+
+def role_session_arn(role_arn, session_name):
+    """``arn:aws:sts::account:assumed-role/role-name/role-session-name`` ("IAM identifiers", reference_identifiers.html):
+    the role's name without its path."""
+    parts = role_arn.split(":", 5)
+    if len(parts) != 6 or not parts[5].startswith("role/"):
+        raise PolicyError("not a role ARN: %r" % role_arn)
+    return "arn:%s:sts::%s:assumed-role/%s/%s" % (parts[1], parts[4], parts[5].rsplit("/", 1)[-1], session_name)
 
 
 def evaluate(principal, action, resource, context=None, resource_policy=None):
@@ -536,26 +628,37 @@ def _any_value(pattern):
 
 
 def _statement_may_grant(statement, actions, resources):
-    """Whether ``statement`` may allow one of ``actions`` on one of ``resources`` for some request (conditions assumed met)."""
-    if actions:
-        if "Action" in statement:
-            action_hit = any(action_matches(p, a) for p in as_list(statement["Action"]) for a in actions)
-        else:
-            action_hit = any(not any(action_matches(p, a) for p in as_list(statement["NotAction"])) for a in actions)
-        if not action_hit:
-            return False
+    """Whether ``statement`` may allow one of ``actions`` on one of ``resources`` for some request (conditions assumed met).
+
+    A resource may be a pattern (Access, IAM Access Analyzer API Reference: "You can only use a wildcard in the portion of
+    the ARN that specifies the resource ID"): a statement on any part of it counts (``iam_sets``, pattern intersection).
+    """
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_sets
+
+    if actions and not any(action_applies(statement, a) for a in actions):
+        return False
     if resources:
         if "Resource" in statement:
-            return any(arn_matches(_any_value(p), r) for p in as_list(statement["Resource"]) for r in resources)
+            return any(iam_sets.arns_intersect(_any_value(p), [r]) for p in as_list(statement["Resource"]) for r in resources)
         if "NotResource" in statement:
-            return any(not any(arn_matches(_any_value(p), r) for p in as_list(statement["NotResource"])) for r in resources)
+            # A NotResource entry with a variable may leave out anything, or nothing: it leaves out nothing here.
+            left_out = [p for p in as_list(statement["NotResource"]) if not _VARIABLE.search(p)]
+            return any(not any(iam_sets.arn_covers(p, r) for p in left_out) for r in resources)
     return True
 
 
 def _denied_outright(statements, action, resource):
+    """Whether an unconditional Deny takes ``action`` away on every resource ``resource`` (a pattern) stands for."""
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_sets
+
     for statement in statements:
         unconditional = not statement.get("Condition") and "Principal" not in statement and "NotPrincipal" not in statement
-        if statement.get("Effect") == "Deny" and unconditional and _statement_may_grant(statement, [action], [resource]):
+        if statement.get("Effect") != "Deny" or not unconditional or not action_applies(statement, action):
+            continue
+        if "Resource" in statement:
+            if any(iam_sets.arn_covers(p, resource) for p in as_list(statement["Resource"]) if not _VARIABLE.search(p)):
+                return True
+        elif not any(iam_sets.arns_intersect(_any_value(p), [resource]) for p in as_list(statement.get("NotResource"))):
             return True
     return False
 

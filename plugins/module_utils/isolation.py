@@ -33,14 +33,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import hashlib
-import html
 import inspect
 import json
 import threading
 import time
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_analyzer as analyzer_calls
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_calls
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster, iam_evaluation, naming, team_policy
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster, iam_evaluation, iam_sets, naming, team_policy
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import s3 as s3_calls
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
@@ -107,7 +107,17 @@ S3_ACTIONS = {
     "PutObjectLockConfiguration": "s3:PutBucketObjectLockConfiguration",
 }
 # With a versionId these act on one version: s3:GetObjectVersion, s3:DeleteObjectVersion, ...
-S3_VERSIONED = ("s3:GetObject", "s3:DeleteObject", "s3:GetObjectTagging", "s3:PutObjectTagging", "s3:DeleteObjectTagging", "s3:GetObjectAcl", "s3:PutObjectAcl")
+S3_VERSIONED = (
+    "s3:GetObject",
+    "s3:DeleteObject",
+    "s3:GetObjectTagging",
+    "s3:PutObjectTagging",
+    "s3:DeleteObjectTagging",
+    "s3:GetObjectAcl",
+    "s3:PutObjectAcl",
+    "s3:GetObjectAttributes",
+    "s3:GetObjectTorrent",
+)
 S3_LISTINGS = ("ListObjects", "ListObjectsV2", "ListObjectVersions", "ListMultipartUploads")
 
 # What a team's principals need on the team's own resources (team_policy, execution_role).
@@ -215,8 +225,11 @@ SHARED_KINDS = (
     # ... and the listing of each of those prefixes (s3:prefix).
     ("shared_listing", "s3", "s3", lambda n, m: n in S3_LISTINGS, ()),
 )
-# Actions that are no API call, by shared kind.
-SHARED_EXTRA_ACTIONS = {"eks_cluster": ["eks:AccessKubernetesApi"]}
+# Actions that are no API call of the kind's service, by shared kind. A shell on a HyperPod node is an SSM session whose
+# target is the node ("sagemaker-cluster:<cluster id>_<group>-<instance id>"); the IAM resource of ssm:StartSession for it
+# is taken to be the cluster's ARN, as the HyperPod developer guide's access policy names it (an assumption: the
+# Service Authorization Reference lists no HyperPod node resource). A statement on "*" reaches it either way.
+SHARED_EXTRA_ACTIONS = {"eks_cluster": ["eks:AccessKubernetesApi"], "hyperpod_cluster": ["ssm:StartSession"]}
 # The id a sub-resource probe carries: a statement that reaches it reaches every one of its kind under the parent
 # unless it names the id (the collection names none of these).
 PROBE = "isolation-probe"
@@ -259,7 +272,8 @@ def actions_by_kind():
         elif "UserProfileName" in members and "DomainId" in members:
             # CreatePresignedDomainUrl (UserProfileName, optional SpaceName) is authorized on the profile.
             kinds["user_profile"].add(action)
-        elif "SpaceName" in members and "DomainId" in members:
+        elif ("SpaceName" in members and "DomainId" in members) or name == "StartSession":
+            # StartSession names the space by its ARN (ResourceIdentifier): a remote session as the space's role.
             kinds["space"].add(action)
         elif "DomainId" in members:
             kinds["domain"].add(action)
@@ -267,7 +281,12 @@ def actions_by_kind():
             kinds["compute_quota"].add(action)
     for name, members in _operations("budgets"):
         if "BudgetName" in members:
-            kinds["budget"].add("budgets:ViewBudget" if name.startswith("Describe") else "budgets:ModifyBudget")
+            # Budget actions have IAM actions of their own; the rest is ViewBudget or ModifyBudget ("Actions defined by
+            # AWS Budget Service", Service Authorization Reference).
+            if "BudgetAction" in name:
+                kinds["budget"].add("budgets:" + name)
+            else:
+                kinds["budget"].add("budgets:ViewBudget" if name.startswith("Describe") else "budgets:ModifyBudget")
     for name, members in _operations("eks"):
         if "principalArn" in members:
             kinds["access_entry"].add("eks:" + name)
@@ -338,29 +357,42 @@ def shared_resources(found, account_id, region, partition="aws"):
     found = dict((k, v) for k, v in found.items() if v)
     resources = []
 
-    def add(kind, arn, context=None):
-        resources.append({"team": SHARED_OWNER, "kind": kind, "arn": arn, "context": dict(context or {}), "shared": True})
+    def add(kind, arn, context=None, requests=None):
+        resources.append({"team": SHARED_OWNER, "kind": kind, "arn": arn, "context": dict(context or {}), "shared": True, "requests": requests})
 
+    bucket_arn = "arn:%s:s3:::%s" % (partition, found.get("bucket"))
+    owned = ["%s/%s*" % (bucket_arn, naming.s3_prefix(team)) for team in found.get("teams", [])]
     if "bucket" in found:
-        add("shared_bucket", "arn:%s:s3:::%s" % (partition, found["bucket"]))
+        # Its s3:ListBucket is HeadBucket's, with no prefix; a listing with one is a listing kind's.
+        add("shared_bucket", bucket_arn, requests=requests_of([bucket_arn], keys={"s3:prefix": [iam_sets.ABSENT]}))
     for bucket, prefix, keys in found.get("s3_places", []):
+        place = "arn:%s:s3:::%s/%s" % (partition, bucket, prefix)
+        # The bucket's root is every key no present team's prefix holds; a folder, every key under it.
+        objects = requests_of([place + "*"], exclude=owned if bucket == found.get("bucket") and not prefix else ())
         for key in keys:
-            add("shared_objects", "arn:%s:s3:::%s/%s%s" % (partition, bucket, prefix, key))
+            add("shared_objects", place + key, requests=objects)
         if prefix:
-            add("shared_listing", "arn:%s:s3:::%s" % (partition, bucket), {"s3:prefix": prefix})
+            listed = "arn:%s:s3:::%s" % (partition, bucket)
+            add("shared_listing", listed, {"s3:prefix": prefix}, listing_requests(listed, prefix))
     if "eks_cluster_arn" in found:
         arn = found["eks_cluster_arn"]
         base, name = arn.split(":cluster/", 1)
         add("eks_cluster", arn)
-        add("eks_addon", "%s:addon/%s/%s/00000000-0000-0000-0000-000000000000" % (base, name, PROBE))
-        add("eks_pod_identity_association", "%s:podidentityassociation/%s/a-%s" % (base, name, PROBE))
+        add("eks_addon", "%s:addon/%s/%s/00000000-0000-0000-0000-000000000000" % (base, name, PROBE), requests=requests_of(["%s:addon/%s/*" % (base, name)]))
+        add(
+            "eks_pod_identity_association",
+            "%s:podidentityassociation/%s/a-%s" % (base, name, PROBE),
+            requests=requests_of(["%s:podidentityassociation/%s/*" % (base, name)]),
+        )
     if "hyperpod_cluster_arn" in found:
         add("hyperpod_cluster", found["hyperpod_cluster_arn"])
-        add("cluster_scheduler_config", "arn:%s:sagemaker:%s:%s:cluster-scheduler-config/%s" % (partition, region, account_id, PROBE))
+        scheduler = "arn:%s:sagemaker:%s:%s:cluster-scheduler-config/" % (partition, region, account_id)
+        add("cluster_scheduler_config", scheduler + PROBE, requests=requests_of([scheduler + "*"]))
     if "fsx_file_system_id" in found:
         fsx = "arn:%s:fsx:%s:%s:" % (partition, region, account_id)
         add("fsx_file_system", "%sfile-system/%s" % (fsx, found["fsx_file_system_id"]))
-        add("fsx_association", "%sassociation/%s/dra-%s" % (fsx, found["fsx_file_system_id"], PROBE))
+        association = "%sassociation/%s/" % (fsx, found["fsx_file_system_id"])
+        add("fsx_association", association + "dra-" + PROBE, requests=requests_of([association + "*"]))
     if "grafana_workspace_id" in found:
         add("grafana_workspace", "arn:%s:grafana:%s:%s:/workspaces/%s" % (partition, region, account_id, found["grafana_workspace_id"]))
     if "identity_center_instance_arn" in found:
@@ -370,6 +402,20 @@ def shared_resources(found, account_id, region, partition="aws"):
     for group_id in sorted(found.get("group_ids", [])):
         add("identity_center_group", "arn:%s:identitystore:::group/%s" % (partition, group_id))
     return resources
+
+
+def requests_of(arns, exclude=(), keys=None):
+    """A resource's set of requests, as ``iam_sets.RequestSet`` takes it: its ARN patterns less ``exclude``, and the
+    condition keys the resource pins to their alternatives (``iam_sets.value``/``like``/``ABSENT``)."""
+    return {"arns": list(arns), "exclude": list(exclude), "keys": dict(keys or {})}
+
+
+def listing_requests(bucket_arn, prefix):
+    """Every ListBucket request that shows a key under ``prefix``: with no ``s3:prefix`` (the whole bucket), with a
+    prefix of ``prefix`` ("", "v", ..., "vision", which list "vision/..." too: ListObjectsV2 returns the keys that begin
+    with the prefix given, Amazon S3 API Reference), or with ``prefix`` and anything after it."""
+    alternatives = [iam_sets.ABSENT] + [iam_sets.value(prefix[:n]) for n in range(len(prefix))] + [iam_sets.like(prefix + "*")]
+    return requests_of([bucket_arn], keys={"s3:prefix": alternatives})
 
 
 # --- resources ------------------------------------------------------------------------------------
@@ -383,27 +429,34 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
     the team's execution and Pod Identity roles); missing entries are skipped.
     """
     keys = naming.tag_keys_with_defaults(tag_keys)
-    tag = {"aws:ResourceTag/%s" % keys["team"]: team}
+    tag_key = "aws:ResourceTag/%s" % keys["team"]
+    tag = {tag_key: team}
+    # SageMaker authorizes on the resource's tags: the platform tags the team's, and an untagged one may be in the domain
+    # (made before the tag, or by hand), so a team's Studio requests carry the team's tag or none.
+    tagged = {tag_key: [iam_sets.value(team), iam_sets.ABSENT]}
     sm = "arn:%s:sagemaker:%s:%s:" % (partition, region, account_id)
     found = dict((k, v) for k, v in found.items() if v)
     resources = []
 
-    def add(kind, arn, context=None):
-        resources.append({"team": team, "kind": kind, "arn": arn, "context": dict(context or {})})
+    def add(kind, arn, context=None, patterns=None):
+        requests = requests_of(patterns or [arn], keys=tagged if context else None)
+        resources.append({"team": team, "kind": kind, "arn": arn, "context": dict(context or {}), "requests": requests})
 
     prefix = naming.s3_prefix(team)
     if "bucket" in found:
-        add("s3_objects", "arn:%s:s3:::%s/%sisolation-probe" % (partition, found["bucket"], prefix))
-        add("s3_listing", "arn:%s:s3:::%s" % (partition, found["bucket"]), {"s3:prefix": prefix})
+        bucket_arn = "arn:%s:s3:::%s" % (partition, found["bucket"])
+        add("s3_objects", "%s/%s%s" % (bucket_arn, prefix, PROBE), patterns=["%s/%s*" % (bucket_arn, prefix)])
+        resources.append(
+            {"team": team, "kind": "s3_listing", "arn": bucket_arn, "context": {"s3:prefix": prefix}, "requests": listing_requests(bucket_arn, prefix)}
+        )
     if "domain_id" in found:
         domain = found["domain_id"]
         add("domain", "%sdomain/%s" % (sm, domain), tag)
-        for profile in found.get("user_profiles", []):
-            add("user_profile", "%suser-profile/%s/%s" % (sm, domain, profile), tag)
-        for space in found.get("spaces", []):
-            add("space", "%sspace/%s/%s" % (sm, domain, space), tag)
-        for owner, app_type, name in found.get("apps", []):
-            add("app", "%sapp/%s/%s/%s/%s" % (sm, domain, owner, app_type.lower(), name), tag)
+        # Every user profile, space and app of the domain, those made after this run too: one set each, asked of IAM on
+        # the first found (or a probe name).
+        apps = ["%s/%s/%s" % (owner, app_type.lower(), name) for owner, app_type, name in found.get("apps", [])]
+        for kind, path, names in (("user_profile", "user-profile", found.get("user_profiles")), ("space", "space", found.get("spaces")), ("app", "app", apps)):
+            add(kind, "%s%s/%s/%s" % (sm, path, domain, (names or [PROBE])[0]), tag, ["%s%s/%s/*" % (sm, path, domain)])
     if "compute_quota_id" in found:
         add("compute_quota", "%scompute-quota/%s" % (sm, found["compute_quota_id"]), tag)
     if "budget_name" in found:
@@ -420,8 +473,67 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
 # --- the matrix -----------------------------------------------------------------------------------
 
 
+# A team's resources that the platform owns and the team only uses: its roles (a policy of its own on them, a new tag for
+# an ABAC statement), its access entry (an access policy of cluster scope), its permission set, its compute quota and its
+# budget. An allow of any action on them is a leak though they are the team's own: the team would grant itself more than
+# the platform allows. They are decided over their sets, as another team's.
+PLATFORM_OWNED = ("role", "access_entry", "permission_set", "compute_quota", "budget")
+
+# A cell that could not be proven denied: IAM lacked a context key a statement naming the action tests, or the evaluator
+# cannot read the principal's policies. It counts as allowed: reported, never passed.
+UNKNOWN = "unknown"
+REACHES = (iam_evaluation.ALLOWED, UNKNOWN)
+
+
+def principal_requests(principal, spec, account_id):
+    """The condition keys a principal pins on every request it makes, as ``iam_sets`` takes them (a dict of alternatives,
+    and the key prefixes whose other keys are absent).
+
+    A role never signs a request: its sessions do ("Global condition context keys", IAM User Guide): for an assumed role
+    ``aws:PrincipalArn`` is the role's ARN, ``aws:PrincipalType`` is AssumedRole, ``aws:userid`` is "role id:session
+    name" (the session name is the caller's: a wildcard), ``aws:username`` is absent. ``aws:PrincipalTag/`` holds the
+    role's tags and the session's; session tags override a role tag of the same key ("Passing session tags in AWS
+    STS"), so a role's tags are pinned only when ``spec["session_tags"]`` is False (its trust policy allows no
+    sts:TagSession); otherwise every principal tag is free.
+    """
+    keys = {
+        "aws:PrincipalArn": [iam_sets.value(spec.get("role_arn") or principal["arn"])],
+        "aws:PrincipalAccount": [iam_sets.value(account_id)],
+        "aws:PrincipalType": [iam_sets.value("AssumedRole")],
+        "aws:username": [iam_sets.ABSENT],
+    }
+    if spec.get("role_id"):
+        keys["aws:userid"] = [iam_sets.like(spec["role_id"] + ":*")]
+    closed = ()
+    if spec.get("session_tags") is False:
+        keys.update(("aws:PrincipalTag/%s" % key, [iam_sets.value(value)]) for key, value in (spec.get("tags") or {}).items())
+        closed = ("aws:PrincipalTag/",)
+    return keys, closed
+
+
+def request_set(resource, pinned, closed):
+    """The ``iam_sets.RequestSet`` of a resource (its ``requests``, or its one sample) for a principal's pinned keys."""
+    described = resource.get("requests") or requests_of([resource["arn"]], keys=dict((k, [iam_sets.value(v)]) for k, v in resource["context"].items()))
+    return iam_sets.RequestSet(described["arns"], described["exclude"], dict(pinned, **described["keys"]), closed)
+
+
+def _check_version(document):
+    """Refuse (PolicyError: the principal's cells are unproven) a policy whose ``${...}`` IAM reads as literal text: without
+    Version 2012-10-17 "policy variables ... are treated as literal strings" (IAM JSON policy elements: Version)."""
+    loaded = iam_evaluation.load(document)
+    if loaded.get("Version") != "2012-10-17" and "${" in json.dumps(loaded):
+        raise iam_evaluation.PolicyError("a policy without Version 2012-10-17 holds ${...}, which IAM reads as text and this evaluator does not")
+
+
 def local_decider(principal_policies, account_id):
-    """``decide`` from policy documents: {principal id: {"identity": [(id, doc)], "boundary": doc, "role_arn": arn, "tags": {}}}.
+    """``decide`` from policy documents: {principal id: {"identity": [(id, doc)], "boundary": doc, "role_arn": arn, "tags": {},
+    "role_id": id, "session_tags": bool}}.
+
+    A cell of the principal's own team is one request, the resource's sample (``arn``, ``context``), decided as IAM
+    decides it (``iam_evaluation``): that is where a denial of what the team needs shows. Every other cell is the set of
+    requests the resource stands for (``requests``: ARN patterns and pinned condition keys), decided by ``iam_sets``:
+    allowed when some request of the set may be, with every key the principal and resource do not pin free, so a cell
+    decided denied has no request IAM allows.
 
     A request is evaluated against the statements that name its action only (a statement whose Action does not cover
     it applies to no request for it), and once per resource for all the actions those same statements name: past the
@@ -438,27 +550,45 @@ def local_decider(principal_policies, account_id):
 
     def decide(principal, asks):
         spec = principal_policies[principal["id"]]
+        for _policy_id, document in list(spec["identity"]) + ([("boundary", spec["boundary"])] if spec.get("boundary") else []):
+            _check_version(document)
         identity = [(policy_id, iam_evaluation.policy_statements(document)) for policy_id, document in spec["identity"]]
         boundary = iam_evaluation.policy_statements(spec["boundary"]) if spec.get("boundary") else None
         for statement in [s for unused_id, listed in identity for s in listed] + (boundary or []):
             iam_evaluation.check_statement(statement)
-        by_action, evaluated = {}, {}
+        pinned, closed = principal_requests(principal, spec, account_id)
+        by_action, evaluated, sets = {}, {}, {}
 
         def narrowed(action):
             """(the indexes of the statements that name ``action``, the principal with only those; None when none do)."""
             if action not in by_action:
                 picked = [tuple(i for i, s in enumerate(listed) if named(s, action)) for unused_id, listed in identity]
                 fenced = None if boundary is None else tuple(i for i, s in enumerate(boundary) if named(s, action))
-                policies = [(policy_id, {"Statement": [listed[i] for i in indexes]}) for (policy_id, listed), indexes in zip(identity, picked) if indexes]
-                bounded = None if boundary is None else {"Statement": [boundary[i] for i in fenced]}
-                who = iam_evaluation.Principal(account_id, policies, role_arn=spec.get("role_arn"), boundary=bounded, tags=spec.get("tags"))
-                by_action[action] = ((tuple(picked), fenced), who if policies or fenced else None)
+                policies = [(policy_id, [listed[i] for i in indexes]) for (policy_id, listed), indexes in zip(identity, picked) if indexes]
+                bounded = None if boundary is None else [boundary[i] for i in fenced]
+                by_action[action] = ((tuple(picked), fenced), (policies, bounded) if policies or fenced else None)
             return by_action[action]
 
+        def requests(index, resource):
+            if index not in sets:
+                sets[index] = request_set(resource, pinned, closed)
+            return sets[index]
+
         def decision(action, index, resource):
-            statements, who = narrowed(action)
+            statements, (policies, bounded) = narrowed(action)
             if (statements, index) not in evaluated:
-                evaluated[(statements, index)] = iam_evaluation.evaluate(who, action, resource["arn"], resource["context"])["EvalDecision"]
+                if _own(principal, resource):
+                    who = iam_evaluation.Principal(
+                        account_id,
+                        [(policy_id, {"Statement": listed}) for policy_id, listed in policies],
+                        role_arn=spec.get("role_arn") or principal["arn"],
+                        boundary=None if bounded is None else {"Statement": bounded},
+                        tags=spec.get("tags"),
+                    )
+                    found = iam_evaluation.evaluate(who, action, resource["arn"], resource["context"])["EvalDecision"]
+                else:
+                    found = iam_sets.decide(policies, bounded, action, requests(index, resource))[0]
+                evaluated[(statements, index)] = found
             return evaluated[(statements, index)]
 
         named_of = {}
@@ -484,14 +614,42 @@ def _context_entries(context):
     return entries
 
 
-def simulate_decider(client, chunk=50, resource_chunk=100, batch=True):
-    """``decide`` through IAM's SimulatePrincipalPolicy (the resource's condition keys as ContextEntries).
+def request_context(principal, region, spec=None, now=None):
+    """The keys AWS sets on every request of a role session, as one request of a sample shows them: IAM's simulator
+    fills none itself ("If you don't provide a value for a context key ... the policy simulator cannot include that
+    context key", IAM policy simulator, IAM User Guide; GetContextKeysForPrincipalPolicy: the keys "you must supply").
+    From ``spec`` (``AccountRoles.evaluation_inputs``): the role's tags (``aws:PrincipalTag/``) and its id
+    (``aws:userid``, with a session name of the sample's). A sample only: the evaluator (``iam_sets``) decides every value."""
+    spec = spec or {}
+    now = time.time() if now is None else now
+    found = {
+        "aws:PrincipalArn": spec.get("role_arn") or principal["arn"],
+        "aws:PrincipalAccount": principal["arn"].split(":")[4],
+        "aws:PrincipalType": "AssumedRole",
+        "aws:RequestedRegion": region,
+        "aws:SecureTransport": "true",
+        "aws:ViaAWSService": "false",
+        "aws:CurrentTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+        "aws:EpochTime": str(int(now)),
+    }
+    if spec.get("role_id"):
+        found["aws:userid"] = "%s:%s" % (spec["role_id"], PROBE)
+    found.update(("aws:PrincipalTag/%s" % key, value) for key, value in (spec.get("tags") or {}).items())
+    return found
+
+
+def simulate_decider(client, chunk=50, resource_chunk=100, batch=True, region=None, inputs=None):
+    """``decide`` through IAM's SimulatePrincipalPolicy (the resource's condition keys and ``request_context`` as
+    ContextEntries).
 
     Batched: one call (per ``chunk`` actions and ``resource_chunk`` resources) for every group of resources that
     are asked the same actions with the same condition keys, since ContextEntries hold for every ResourceArn of a
     call. Each resource's decision is read from ``ResourceSpecificResults`` ("The simulator now returns a single
     EvaluationResult per action, regardless of how many resource ARNs are provided", EvaluationResult, IAM API
     Reference). ``batch=False`` asks one resource per call. ``decide.calls`` counts the calls (pages included).
+    A decision that is not an allow while IAM lists ``MissingContextValues`` for it is UNKNOWN, its keys in
+    ``decide.missing`` by (principal ARN, resource ARN, action). ``inputs``: each principal's ``evaluation_inputs``, for
+    the keys its sessions carry (``request_context``).
     """
 
     counting = threading.Lock()
@@ -502,25 +660,28 @@ def simulate_decider(client, chunk=50, resource_chunk=100, batch=True):
             key = (tuple(sorted((k, str(v)) for k, v in resource["context"].items())), tuple(actions)) if batch else (index,)
             groups.setdefault(key, []).append(index)
         answers = [{} for unused_ask in asks]
+        every = request_context(principal, region or getattr(getattr(client, "meta", None), "region_name", None) or "", (inputs or {}).get(principal["id"]))
         for indexes in groups.values():
             resource, actions = asks[indexes[0]]
-            entries = _context_entries(resource["context"])
+            entries = _context_entries(dict(every, **resource["context"]))
             for first in range(0, len(indexes), resource_chunk):
                 by_arn = {}
                 for index in indexes[first : first + resource_chunk]:
                     by_arn.setdefault(asks[index][0]["arn"], []).append(index)
                 for start in range(0, len(actions), chunk):
                     request = {"PolicySourceArn": principal["arn"], "ActionNames": list(actions[start : start + chunk]), "ResourceArns": list(by_arn)}
-                    if entries:
-                        request["ContextEntries"] = entries
-                    for page in client.get_paginator("simulate_principal_policy").paginate(**request):
-                        with counting:
-                            decide.calls += 1
-                        for result in page["EvaluationResults"]:
-                            _record(result, by_arn, answers)
+                    request["ContextEntries"] = entries
+                    results, pages = iam_calls.simulate_principal_policy(client, **request)
+                    with counting:
+                        decide.calls += pages
+                    for result in results:
+                        for arn, action, missing in _record(result, by_arn, answers):
+                            with counting:
+                                decide.missing[(principal["arn"], arn, action)] = missing
         return answers
 
     decide.calls = 0
+    decide.missing = {}
     return decide
 
 
@@ -568,23 +729,29 @@ class Memory:
 def _evaluator_source_digest():
     """The evaluator's code, so that an upgraded collection asks IAM again; None when the source cannot be read."""
     try:
-        source = inspect.getsource(iam_evaluation) + inspect.getsource(local_decider)
+        # The whole of what decides a cell: the evaluators, and how resources, principals and cells are built here.
+        source = inspect.getsource(iam_evaluation) + inspect.getsource(iam_sets) + inspect.getsource(inspect.getmodule(local_decider))
     except (OSError, TypeError):
         return None
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
-def witness_decider(simulate, local, memory=None, inputs=None):
-    """``decide``: IAM answers each principal's own team, the shared resources and one other team; the evaluator the rest.
+def witness_decider(simulate, local, memory=None, inputs=None, every_cell=False):
+    """``decide``: the evaluator answers every cell; IAM witnesses each principal's own team, the shared resources and one
+    other team, and may only add allows.
 
-    ``simulate`` (``simulate_decider``) asks IAM every cell of a principal on its own team's resources, on the shared
-    ones and on one other team's, its *witness* (the next team by name, the first after the last). ``local``
-    (``local_decider``, the principal's policies as IAM holds them) answers every cell, and must agree with IAM on each
-    cell both answered; then the evaluator's answers stand for the other teams' cells. Where the two disagree on one
-    cell, or the evaluator cannot read a policy (``PolicyError``), IAM answers every cell of that principal, and
-    ``decide.fallbacks`` says which principal and why. So IAM is asked a number of calls that grows with the team
-    count, not with its square, and no difference between IAM and the evaluator on a principal's policies goes unseen.
-    ``decide.local_cells`` counts the cells the evaluator alone answered.
+    ``local`` (``local_decider``, the principal's policies as IAM holds them) decides each cell of another team and of the
+    shared resources over the set of requests it stands for, and each cell of the principal's own team on its sample.
+    ``simulate`` (``simulate_decider``) asks IAM the samples of the principal's own team, of the shared resources and of
+    one other team, its *witness* (the next team by name, the first after the last); with ``every_cell`` every sample.
+    IAM's answer on a sample must agree with the evaluator's on its own team's cells, and must be no allow where the
+    evaluator decided the set denied (a sample is one request of its set). Where either fails the evaluator is wrong
+    about this principal: IAM answers every sample of it, and ``decide.fallbacks`` says which principal and why. A cell
+    is allowed when either says so (the evaluator's set, or IAM's sample), UNKNOWN when IAM could not decide it for
+    lack of a context key a statement naming the action tests (``unknown_why``), and denied only otherwise. A principal
+    whose policies the evaluator cannot read (``PolicyError``) has every cell beyond its own team UNKNOWN. So the
+    decision is sound whatever IAM's samples show, and IAM is asked a number of calls that grows with the team count, not
+    with its square. ``decide.local_cells`` counts the cells the evaluator alone answered.
 
     With a ``memory`` (``Memory``) and each principal's ``inputs`` (what ``local`` evaluates), IAM is not asked again
     about a principal whose inputs and asked cells it already answered as the evaluator does: the evaluator still
@@ -593,10 +760,19 @@ def witness_decider(simulate, local, memory=None, inputs=None):
 
     counting = threading.Lock()
 
+    def missing_of(principal):
+        def for_resource(resource):
+            return lambda action: getattr(simulate, "missing", {}).get((principal["arn"], resource["arn"], action), [])
+
+        return for_resource
+
     def decide(principal, asks):
+        missing = missing_of(principal)
         owners = sorted(set(resource["team"] for resource, unused_actions in asks if not resource.get("shared")) - set([principal["team"]]))
         witness = next((owner for owner in owners if owner > principal["team"]), owners[0] if owners else None)
-        asked = [i for i, (resource, unused_actions) in enumerate(asks) if resource.get("shared") or resource["team"] in (principal["team"], witness)]
+        asked = [
+            i for i, (resource, unused_actions) in enumerate(asks) if every_cell or resource.get("shared") or resource["team"] in (principal["team"], witness)
+        ]
         try:
             evaluated = local(principal, asks)
         except iam_evaluation.PolicyError as error:
@@ -612,25 +788,98 @@ def witness_decider(simulate, local, memory=None, inputs=None):
         answers = dict(zip(asked, simulate(principal, [asks[i] for i in asked])))
         rest = [i for i in range(len(asks)) if i not in answers]
         if evaluated is not None:
-            differ = [(i, action) for i in asked for action in asks[i][1] if _decision(answers[i], action) != _decision(evaluated[i], action)]
+            differ = [
+                (i, action)
+                for i in asked
+                for action in asks[i][1]
+                if _disagree(principal, asks[i][0], _decision(answers[i], action), _decision(evaluated[i], action))
+            ]
             if not differ:
-                if memory is not None:
+                combined = [_combined(principal, asks[i], answers.get(i, {}), evaluated[i], inputs, missing(asks[i][0])) for i in range(len(asks))]
+                # An answer IAM could not give is not remembered: the next run asks again.
+                if memory is not None and not any(_decision(combined[i], a) == UNKNOWN for i in asked for a in asks[i][1]):
                     memory.prove(key)
                 with counting:
                     decide.local_cells += sum(len(asks[i][1]) for i in rest)
-                return [answers[i] if i in answers else evaluated[i] for i in range(len(asks))]
+                return combined
             i, action = differ[0]
             why = "IAM answers %s and the evaluator %s for %s on %s" % (
-                _decision(answers[i], action), _decision(evaluated[i], action), action, asks[i][0]["arn"]
+                _decision(answers[i], action),
+                _decision(evaluated[i], action),
+                action,
+                asks[i][0]["arn"],
             )
         answers.update(zip(rest, simulate(principal, [asks[i] for i in rest])))
         with counting:
             decide.fallbacks.append("%s's %s (%s): asked of IAM in full, as %s" % (principal["team"], principal["kind"], principal["arn"], why))
-        return [answers[i] for i in range(len(asks))]
+        if evaluated is None:
+            # Unreadable: IAM's samples decide the own team's cells; no other cell can be proven denied.
+            return [answers[i] if _own(principal, asks[i][0]) else dict((a, UNKNOWN) for a in asks[i][1]) for i in range(len(asks))]
+        return [_combined(principal, asks[i], answers[i], evaluated[i], inputs, missing(asks[i][0])) for i in range(len(asks))]
 
     decide.local_cells = 0
     decide.fallbacks = []
     return decide
+
+
+def _own(principal, resource):
+    """Whether a cell is decided on its sample: the principal's own team's resource, but those the platform owns."""
+    return not resource.get("shared") and resource["team"] == principal["team"] and resource["kind"] not in PLATFORM_OWNED
+
+
+def _disagree(principal, resource, iam, evaluator):
+    """Whether IAM's answer on a sample shows the evaluator wrong: on the own team, any difference (both decided the one
+    request); elsewhere, an allow of one request of a set the evaluator decided denied."""
+    if iam == UNKNOWN:
+        return False
+    if _own(principal, resource):
+        return iam != evaluator
+    return iam == iam_evaluation.ALLOWED and evaluator != iam_evaluation.ALLOWED
+
+
+def _combined(principal, ask, iam, evaluated, inputs, missing):
+    """One resource's decisions: the evaluator's, an IAM allow or UNKNOWN added (the own team: IAM's, as asked).
+    ``missing(action)``: the context keys IAM said it lacked for the resource's sample."""
+    resource, actions = ask
+    found = dict(evaluated)
+    for action in actions:
+        answer = iam.get(action)
+        if answer == UNKNOWN and not unknown_why(inputs, principal, resource, action, missing(action)):
+            answer = iam_evaluation.IMPLICIT_DENY  # the keys IAM lacked decide no statement for this request
+        # The own team's cell is IAM's, as asked; elsewhere IAM may only widen the evaluator's answer.
+        widens = answer == iam_evaluation.ALLOWED or (answer == UNKNOWN and found.get(action) != iam_evaluation.ALLOWED)
+        if answer is not None and (_own(principal, resource) or widens):
+            found[action] = answer
+    return found
+
+
+def unknown_why(inputs, principal, resource, action, keys):
+    """Whether IAM's lack of ``keys`` leaves the cell unproven: a statement of the principal's that names ``action`` tests
+    one of them, and the resource's set does not pin it absent (a HeadBucket has no s3:prefix: a statement on s3:prefix
+    is decided by its absence, as IAM decided it). Without the principal's documents, any missing key counts."""
+    spec = (inputs or {}).get(principal["id"])
+    if spec is None:
+        return bool(keys)
+    pinned = dict((k.lower(), v) for k, v in ((resource.get("requests") or {}).get("keys") or {}).items())
+    open_keys = set(k.lower() for k in keys if [tuple(a) for a in pinned.get(k.lower(), [])] != [iam_sets.ABSENT])
+    documents = [document for unused_id, document in spec["identity"]] + ([spec["boundary"]] if spec.get("boundary") else [])
+    for document in documents:
+        for statement in iam_evaluation.policy_statements(document):
+            if iam_evaluation.action_applies(statement, action) and _may_name(statement, resource["arn"]):
+                # The keys its conditions test, and those its policy variables name anywhere in it.
+                tested = set(key.lower() for block in (statement.get("Condition") or {}).values() for key in block)
+                tested.update(name.split(",", 1)[0].strip().lower() for name in iam_evaluation._VARIABLE.findall(json.dumps(statement)))
+                if tested & open_keys:
+                    return True
+    return False
+
+
+def _may_name(statement, arn):
+    """Whether a statement's Resource (or NotResource) may take in ``arn``, whatever its policy variables stand for: a
+    statement for other resources tests its conditions on no request for this one."""
+    if "NotResource" in statement:
+        return not any(iam_evaluation.arn_matches(pattern, arn) for pattern in iam_evaluation.as_list(statement["NotResource"]) if "${" not in pattern)
+    return any(iam_sets.arns_intersect(iam_evaluation._VARIABLE.sub("*", pattern), [arn]) for pattern in iam_evaluation.as_list(statement.get("Resource", "*")))
 
 
 def _decision(answers, action):
@@ -638,18 +887,25 @@ def _decision(answers, action):
 
 
 def _record(result, by_arn, answers):
+    """Each resource's decision of one EvaluationResult into ``answers``; returns the (ARN, action, missing keys) of the
+    decisions made UNKNOWN by IAM's MissingContextValues."""
     specific = result.get("ResourceSpecificResults")
     if specific:
-        pairs = [(r["EvalResourceName"], r["EvalResourceDecision"]) for r in specific]
+        triples = [(r["EvalResourceName"], r["EvalResourceDecision"], r.get("MissingContextValues") or []) for r in specific]
     elif len(by_arn) == 1:
-        pairs = [(next(iter(by_arn)), result["EvalDecision"])]
+        triples = [(next(iter(by_arn)), result["EvalDecision"], result.get("MissingContextValues") or [])]
     else:
-        pairs = [(result.get("EvalResourceName"), result["EvalDecision"])]
-    for arn, decision in pairs:
+        triples = [(result.get("EvalResourceName"), result["EvalDecision"], result.get("MissingContextValues") or [])]
+    unknown = []
+    for arn, decision, missing in triples:
         if arn not in by_arn:
             raise HyperPodError("SimulatePrincipalPolicy answered %s for %s, a resource it was not asked about" % (result["EvalActionName"], arn))
+        if missing and decision != iam_evaluation.ALLOWED:
+            decision = UNKNOWN
+            unknown.append((arn, result["EvalActionName"], list(missing)))
         for index in by_arn[arn]:
             answers[index][result["EvalActionName"]] = decision
+    return unknown
 
 
 def matrix(principals, resources, decide, actions=None, keep_cells=True):
@@ -695,15 +951,15 @@ def matrix(principals, resources, decide, actions=None, keep_cells=True):
             counts["cells"] += len(wanted)
             if shared or not own:
                 counts["shared_cells" if shared else "cross_team_cells"] += len(wanted)
-            # A decider may leave implicit denials out: only an allowed action can leak, only a needed one be a gap.
-            allowed = sum(1 for decision in decisions.values() if decision == iam_evaluation.ALLOWED)
+            # A decider may leave implicit denials out: only an allowed (or unproven) action can leak, only a needed one be a gap.
+            allowed = sum(1 for decision in decisions.values() if decision in REACHES)
             grid[row]["allowed"] += allowed
             grid[row]["denied"] += len(wanted) - allowed
             if not (keep_cells or allowed or own):
                 continue
             for action in wanted:
                 decision = _decision(decisions, action)
-                leak = decision == iam_evaluation.ALLOWED and (action not in permitted.get(resource["kind"], []) if shared else not own)
+                leak = decision in REACHES and (action not in permitted.get(resource["kind"], []) if shared else not own or resource["kind"] in PLATFORM_OWNED)
                 gap = own and decision != iam_evaluation.ALLOWED and action in needed.get(resource["kind"], [])
                 if not (keep_cells or leak or gap):
                     continue
@@ -750,10 +1006,31 @@ def matrix(principals, resources, decide, actions=None, keep_cells=True):
 
 # --- IAM Access Analyzer ----------------------------------------------------------------------------
 
-# The kinds whose isolation is in the policy's Resource element (a team's prefix, its roles' ARNs). Others are
-# isolated by a tag condition or the s3:prefix condition of a shared bucket's listing, and Access Analyzer counts
-# a condition as met by some request: it would report them all ("CheckAccessNotGranted", IAM Access Analyzer API).
-ANALYZED_KINDS = ("s3_objects", "role")
+# The kinds whose isolation is in the policy's Resource element (a team's prefix, its roles' ARNs, the ids AWS chose), and
+# the shared kinds but the data bucket itself. The others are isolated by a condition: the team tag (a domain, its user
+# profiles, spaces and apps) or s3:prefix (a listing, and the bucket's ListBucket), and Access Analyzer "assumes that
+# conditions can be met" ("CheckAccessNotGranted", IAM Access Analyzer API Reference): it would report the team's own
+# grant of them. The evaluator decides those over every value of the condition keys.
+ANALYZED_KINDS = (
+    "s3_objects",
+    "role",
+    "compute_quota",
+    "budget",
+    "access_entry",
+    "permission_set",
+    "shared_objects",
+    "eks_cluster",
+    "eks_addon",
+    "eks_pod_identity_association",
+    "hyperpod_cluster",
+    "cluster_scheduler_config",
+    "fsx_file_system",
+    "fsx_association",
+    "grafana_workspace",
+    "identity_center",
+    "identity_store",
+    "identity_center_group",
+)
 ANALYZER_LIMIT = 100  # actions and resources per check (botocore: Access.actions, Access.resources max 100)
 
 
@@ -797,13 +1074,37 @@ class AccountRoles:
             "identity": documents,
             "boundary": self._managed_policy_document(boundary) if boundary else None,
             "role_arn": role["Arn"],
+            "role_id": role.get("RoleId"),
             "tags": dict((t["Key"], t["Value"]) for t in role.get("Tags") or []),
+            "session_tags": _trusts_session_tags(role.get("AssumeRolePolicyDocument")),
         }
+
+
+def _trusts_session_tags(trust):
+    """Whether a role's trust policy lets a session carry tags (sts:TagSession; Identity Center's and EKS Pod Identity's
+    roles do): then a session tag may override any of the role's ("Passing session tags in AWS STS", IAM User Guide).
+    A trust policy that cannot be read counts as letting it."""
+    try:
+        statements = iam_evaluation.policy_statements(trust) if trust else []
+    except ValueError:
+        return True
+    return any(s.get("Effect") == "Allow" and iam_evaluation.action_applies(s, "sts:TagSession") for s in statements)
+
+
+def _analyzed_arns(resource):
+    """What Access Analyzer is asked of a resource: its ARN patterns, every resource of the set (a wildcard is allowed "in
+    the portion of the ARN that specifies the resource ID", Access, IAM Access Analyzer API Reference), or its sample when
+    the set leaves places out (the bucket's root, less the teams' prefixes), which a list of ARNs cannot say."""
+    requests = resource.get("requests")
+    if not requests or requests["exclude"]:
+        return [resource["arn"]]
+    return requests["arns"]
 
 
 def access_not_granted(analyzer, documents, principals, resources, actions=None, memory=None):
     """IAM Access Analyzer's CheckAccessNotGranted on each team principal's policies: none may grant another team's
-    ANALYZED_KINDS actions on that team's resources of those kinds.
+    ANALYZED_KINDS actions on that team's resources of those kinds, nor any but SHARED_ALLOWED on the shared ones, each
+    resource asked as the set of ARNs it stands for (``_analyzed_arns``).
 
     ``documents``: principal id -> [(policy name, document)]. Returns {"checks": n, "findings": [...]}: one finding per
     policy that Access Analyzer says may grant (result FAIL), naming the owner and the statements it points at. A check
@@ -822,7 +1123,7 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None,
             return {"result": "PASS"}
         with counting:
             asked[0] += 1
-        answer = analyzer.check_access_not_granted(policyDocument=json.dumps(document), access=[access], policyType="IDENTITY_POLICY")
+        answer = analyzer_calls.check_access_not_granted(analyzer, policyDocument=json.dumps(document), access=[access], policyType="IDENTITY_POLICY")
         if answer["result"] == "PASS" and memory is not None:
             memory.prove(key)
         return answer
@@ -830,12 +1131,16 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None,
     def analyzed(principal):
         findings = []
         for kind in ANALYZED_KINDS:
-            owned = sorted((r["team"], r["arn"]) for r in resources if not r.get("shared") and r["team"] != principal["team"] and r["kind"] == kind)
+            # Another team's, the shared ones, and the team's own that the platform owns (PLATFORM_OWNED).
+            owned = sorted(set((r["team"], arn) for r in resources if r["kind"] == kind and not _own(principal, r) for arn in _analyzed_arns(r)))
+            # What the team is given on a shared resource is no finding: the rest of its actions are asked.
+            permitted = SHARED_ALLOWED.get(principal["kind"], {}).get(kind, [])
+            asked_actions = [action for action in actions.get(kind, []) if action not in permitted]
             for policy_name, document in documents.get(principal["id"], []):
                 for first in range(0, len(owned), ANALYZER_LIMIT):
                     batch = owned[first : first + ANALYZER_LIMIT]
-                    for start in range(0, len(actions[kind]), ANALYZER_LIMIT):
-                        kind_actions = actions[kind][start : start + ANALYZER_LIMIT]
+                    for start in range(0, len(asked_actions), ANALYZER_LIMIT):
+                        kind_actions = asked_actions[start : start + ANALYZER_LIMIT]
                         if check(document, kind_actions, [arn for unused_owner, arn in batch])["result"] == "PASS":
                             continue
                         for owner in sorted(set(owner for owner, unused_arn in batch)):
@@ -857,80 +1162,6 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None,
     # Each principal's checks are independent of the others': a few principals are checked at once.
     done = each(analyzed, principals)
     return {"checks": asked[0], "findings": [f for found in done for f in found]}
-
-
-def finding_lines(found):
-    """One sentence per Access Analyzer finding."""
-    return [
-        "Access Analyzer: %s's %s policy %s may grant access to %s's %s (statements %s)"
-        % (f["team"], f["principal"], f["policy"], f["owner"], f["resource_kind"], ", ".join(str(s) for s in f["statements"]))
-        for f in found["findings"]
-    ]
-
-
-def table(result):
-    """team x principal x owner x resource kind -> allowed and denied cells, the other teams' resources in one row
-    (owner OTHER_TEAMS, ``teams`` of them): the matrix at a glance."""
-    return [
-        dict(team=team, principal=principal, owner=owner, resource_kind=kind, **counts)
-        for (team, principal, owner, kind), counts in sorted(result["grid"].items())
-    ]
-
-
-def _row(cell):
-    owner = cell["owner"] if cell["owner"] in (SHARED_OWNER, cell["team"]) else OTHER_TEAMS
-    return (cell["team"], cell["principal"], owner, cell["resource_kind"])
-
-
-def _leaked_by_row(result):
-    """row -> the leaked cells' "owner: action" (the action alone on a shared resource)."""
-    found = {}
-    for cell in result["leaks"]:
-        text = cell["action"] if cell["owner"] == SHARED_OWNER else "%s: %s" % (cell["owner"], cell["action"])
-        found.setdefault(_row(cell), [])
-        if text not in found[_row(cell)]:
-            found[_row(cell)].append(text)
-    return found
-
-
-def _few(texts, limit):
-    more = len(texts) - limit
-    return ", ".join(texts[:limit]) + (", and %d more" % more if more > 0 else "")
-
-
-def render_html(result, title="Team isolation"):
-    """A page people can look at: one row per team principal x owner x resource kind, leaks first."""
-    leaks = _leaked_by_row(result)
-    out = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>%s</title>" % html.escape(title),
-        "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}.leak{background:#fbb}.own{color:#555}</style></head><body>",
-        "<h1>%s</h1>" % html.escape(title),
-        (
-            "<p>%(cells)d cells (%(cross_team_cells)d across teams, %(shared_cells)d on shared resources); "
-            "%(leaks)d cross-team allows; %(gaps)d denials of what a team needs.</p>"
-        )
-        % result["summary"],
-        "<table><tr><th>team</th><th>principal</th><th>resources of</th><th>resource</th><th>allowed</th><th>denied</th><th>cross-team allows</th></tr>",
-    ]
-    for row in table(result):
-        key = (row["team"], row["principal"], row["owner"], row["resource_kind"])
-        css = "leak" if key in leaks else ("own" if row["team"] == row["owner"] else "")
-        owner = "the %d other teams" % row["teams"] if row["owner"] == OTHER_TEAMS else row["owner"]
-        out.append(
-            "<tr class='%s'><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td></tr>"
-            % (
-                css,
-                html.escape(row["team"]),
-                row["principal"],
-                html.escape(owner),
-                row["resource_kind"],
-                row["allowed"],
-                row["denied"],
-                html.escape(_few(leaks.get(key, []), 50)),
-            )
-        )
-    out.append("</table></body></html>")
-    return "\n".join(out)
 
 
 # --- a live account -------------------------------------------------------------------------------
@@ -1000,6 +1231,7 @@ def discover(context, roles, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_ke
     resources = [resource for unused, found in read for resource in found]
     common = {
         "bucket": shared.get("data_bucket"),
+        "teams": teams,
         "eks_cluster_arn": shared.get("eks_cluster_arn"),
         "hyperpod_cluster_arn": shared.get("cluster_arn"),
         "fsx_file_system_id": shared.get("fsx_file_system_id"),
@@ -1027,42 +1259,3 @@ def _bucket_folders(context, shared):
         description = sm.describe_cluster(context.client("sagemaker"), ClusterName=shared["cluster_arn"]) or {}
         found[2] = [group.get("LifeCycleConfig") or {} for group in description.get("InstanceGroups") or []]
     return found
-
-
-def matrix_lines(result):
-    """The matrix as text, one line per team principal x owner (the other teams together) x resource kind."""
-    lines = ["%-12s %-15s %-12s %-15s %s" % ("team", "principal", "owner", "resource", "decision")]
-    leaked = _leaked_by_row(result)
-    gapped = set(_row(c) for c in result["gaps"])
-    for row in table(result):
-        key = (row["team"], row["principal"], row["owner"], row["resource_kind"])
-        if key in leaked:
-            verdict = "CROSS-TEAM ALLOW (%d of %d actions: %s)" % (row["allowed"], row["allowed"] + row["denied"], _few(leaked[key], 5))
-        elif key in gapped:
-            verdict = "NEEDED ACTION DENIED"
-        elif row["owner"] == SHARED_OWNER:
-            verdict = "shared: %d allowed (SHARED_ALLOWED), %d denied" % (row["allowed"], row["denied"])
-        elif row["team"] == row["owner"]:
-            verdict = "own: %d allowed, %d denied" % (row["allowed"], row["denied"])
-        else:
-            verdict = "denied on %d other teams (%d actions)" % (row["teams"], row["denied"])
-        lines.append("%-12s %-15s %-12s %-15s %s" % (row["team"], row["principal"], row["owner"], row["resource_kind"], verdict))
-    return lines
-
-
-def problem_lines(result, limit=50):
-    """One sentence per leak and gap (the first ``limit``), for the failure message."""
-    lines = []
-    for cell in result["leaks"]:
-        whose = "the teams' shared" if cell["owner"] == SHARED_OWNER else "%s's" % cell["owner"]
-        lines.append(
-            "%s's %s (%s) is allowed %s on %s %s %s"
-            % (cell["team"], cell["principal"], cell["principal_arn"], cell["action"], whose, cell["resource_kind"], cell["resource"])
-        )
-    for cell in result["gaps"]:
-        lines.append(
-            "%s's %s (%s) is denied %s on its own %s %s"
-            % (cell["team"], cell["principal"], cell["principal_arn"], cell["action"], cell["resource_kind"], cell["resource"])
-        )
-    more = len(lines) - limit
-    return lines[:limit] + (["... and %d more" % more] if more > 0 else [])

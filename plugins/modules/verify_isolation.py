@@ -34,19 +34,31 @@ description:
     every other top-level prefix that is no present team's (data kept from an offboarded team, anything put there by
     hand), and of each instance group's lifecycle folder with its entry scripts, wherever it is. They are found with two
     C(ListObjectsV2) of the bucket (its folders, the platform prefix's folders) and the cluster's C(DescribeCluster).
-  - An allow on another team's resource, or on a shared resource beyond those reads, is a I(leak); a denial of
-    an action a team needs on its own resources is a I(gap).
+  - A resource is the B(set) of requests it stands for, not a sample of it. A team's S3 objects are every key under
+    C(<team>/); its listing is every C(ListBucket) whose C(s3:prefix) shows one of them (none, a prefix of C(<team>/), or
+    C(<team>/) and anything after); its Studio user profiles, spaces and apps every one of its domain, those made later
+    too. Every condition key the principal and the resource do not pin (C(aws:RequestedRegion), C(aws:SourceIp),
+    C(aws:CurrentTime), a session tag, ...) may take any value or none. A cell is I(denied) only when no request of its
+    set can be allowed; an Allow counts when it may apply to one of them, a Deny only when it applies to all of them
+    (the collection's evaluator, C(iam_sets), over the principal's policies as IAM holds them, inline, attached,
+    permissions boundary, role tags, and the sessions the role's trust allows).
+  - An allow on another team's resource, or on a shared resource beyond those reads, is a I(leak); a cell that cannot be
+    proven denied (IAM missed a context key a statement for that action tests, or the evaluator cannot read the
+    principal's policies) is a leak too, with decision C(unknown); a denial of an action a team needs on its own
+    resources (asked on one request, its sample) is a I(gap).
   - IAM Access Analyzer C(CheckAccessNotGranted) checks each policy of each team principal (the role's inline and
-    attached policies) against every other team's S3 objects and roles with the actions botocore lists for them; a
-    policy it says may grant them (a condition counts as met by some request) is a I(finding). Kinds isolated by a
-    tag condition or by the shared bucket's C(s3:prefix) condition are left to the simulation.
-  - With O(iam_simulation=witness) (the default), IAM answers each principal's cells on its own team's resources, on
-    the shared resources and on one other team's, its I(witness) (the next team by name); the collection's policy
-    evaluator (C(iam_evaluation), the rules of the IAM User Guide's policy evaluation logic) answers every cell from
-    the principal's policies as IAM holds them (inline, attached, permissions boundary, role tags) and must agree with
-    IAM on each cell both answered, so its answers stand for the other teams' cells. A principal on which they
-    disagree, or whose policies the evaluator cannot read, is asked of IAM in full (RV(evaluator_fallbacks)). IAM's
-    calls then grow with the number of teams instead of its square. O(iam_simulation=every_cell) asks IAM every cell.
+    attached policies) against every other team's resources and the shared ones whose isolation is in the Resource
+    element (S3 objects asked as C(arn:aws:s3:::<bucket>/<team>/*), roles, compute quotas, budgets, access entries,
+    permission sets, the clusters and their parts) with the actions botocore lists for them, less those the team is
+    given on a shared resource; a policy it says may grant them (a condition counts as met by some request) is a
+    I(finding). Kinds isolated by a tag condition or by C(s3:prefix) are decided by the evaluator over every value.
+  - IAM's C(SimulatePrincipalPolicy) witnesses the evaluator on samples, with the keys AWS sets on every request of a
+    role session given as context entries. With O(iam_simulation=witness) (the default) it answers each principal's
+    samples of its own team's resources, of the shared resources and of one other team's, its I(witness) (the next team
+    by name); with O(iam_simulation=every_cell), every sample. On its own team IAM and the evaluator must agree; elsewhere
+    an IAM allow where the evaluator decided the set denied shows the evaluator wrong. A principal on which either
+    happens is asked of IAM in full (RV(evaluator_fallbacks)), and any IAM allow counts. IAM's calls grow with the number
+    of teams instead of its square.
   - IAM is not asked again what it answered in an earlier run (O(witnessed)), about a principal whose policy documents,
     boundary, tags and asked cells are the same as when IAM agreed with the evaluator on them; nor Access Analyzer a
     check of the same document and access that passed. The evaluator still answers every cell of every run, from the
@@ -77,9 +89,9 @@ options:
     default: {}
   iam_simulation:
     description:
-      - C(witness) asks IAM about each principal's own team, the shared resources and one other team, and decides the
-        other teams' cells with the collection's evaluator, checked against IAM's answers; C(every_cell) asks IAM
-        about every cell, one call per principal, group of resources and 50 actions whatever the team count.
+      - C(witness) asks IAM the samples of each principal's own team, of the shared resources and of one other team;
+        C(every_cell) asks IAM every sample, one call per principal, group of resources and 50 actions whatever the team
+        count. Either way the collection's evaluator decides every cell over its set of requests, and an IAM allow counts.
     type: str
     choices: [witness, every_cell]
     default: witness
@@ -169,13 +181,14 @@ leaks:
       description: The kind of resource (C(shared_bucket), C(shared_objects), C(eks_cluster), C(hyperpod_cluster), ... for a shared one).
       type: str
     resource:
-      description: The resource's ARN.
+      description: The resource's sample ARN (the set it stands for is described above).
       type: str
     action:
       description: The IAM action.
       type: str
     decision:
-      description: C(allowed), C(explicitDeny) or C(implicitDeny).
+      description:
+        - C(allowed) (some request of the set may be allowed), C(unknown) (not proven denied), C(explicitDeny) or C(implicitDeny).
       type: str
 gaps:
   description: Each action a team needs on its own resources that is denied, in the shape of RV(leaks).
@@ -223,7 +236,7 @@ html:
   type: str
 """
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation, isolation_report
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each, together
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, options
@@ -253,33 +266,34 @@ def converge(context, p):
 
     def policies_of(principal):
         documents = roles.policy_documents(principal["arn"])
-        return documents, roles.evaluation_inputs(principal["arn"], documents) if witness else None
+        return documents, roles.evaluation_inputs(principal["arn"], documents)
 
     read = dict(zip([principal["id"] for principal in principals], each(policies_of, principals)))
     documents = dict((principal_id, principal_documents) for principal_id, (principal_documents, unused_inputs) in read.items())
-    simulate = decide = isolation.simulate_decider(iam)
+    inputs = dict((principal_id, principal_inputs) for principal_id, (unused, principal_inputs) in read.items())
+    simulate = isolation.simulate_decider(iam, region=shared.get("region") or context.region, inputs=inputs)
     memory = isolation.Memory(p["witnessed"], p["witness_max_age"] if witness else 0)
-    if witness:
-        inputs = dict((principal_id, principal_inputs) for principal_id, (unused, principal_inputs) in read.items())
-        decide = isolation.witness_decider(simulate, isolation.local_decider(inputs, shared["account_id"]), memory, inputs)
+    # The evaluator decides every cell over the set of requests it stands for; IAM's samples can only add allows.
+    local = isolation.local_decider(inputs, shared["account_id"])
+    decide = isolation.witness_decider(simulate, local, memory, inputs, every_cell=not witness)
     analyzer = context.client("accessanalyzer")
     found, analyzed = together(
         ("iam", lambda: isolation.matrix(principals, resources, decide, keep_cells=False)),
         ("accessanalyzer", lambda: isolation.access_not_granted(analyzer, documents, principals, resources, memory=memory)),
     )
-    summary = dict(found["summary"], simulate_calls=simulate.calls, local_cells=getattr(decide, "local_cells", 0))
+    summary = dict(found["summary"], simulate_calls=simulate.calls, local_cells=decide.local_cells)
     summary.update(access_analyzer_checks=analyzed["checks"], access_analyzer_findings=len(analyzed["findings"]))
     summary.update(remembered_principals=memory.recalled["iam"], remembered_checks=memory.recalled["accessanalyzer"])
     return dict(
         changed=False,
         summary=summary,
         access_analyzer=analyzed["findings"],
-        evaluator_fallbacks=getattr(decide, "fallbacks", []),
-        matrix=isolation.matrix_lines(found),
+        evaluator_fallbacks=decide.fallbacks,
+        matrix=isolation_report.matrix_lines(found),
         leaks=found["leaks"],
         gaps=found["gaps"],
-        problems=isolation.problem_lines(found) + isolation.finding_lines(analyzed),
-        html=isolation.render_html(found),
+        problems=isolation_report.problem_lines(found) + isolation_report.finding_lines(analyzed),
+        html=isolation_report.render_html(found, analyzed["findings"], decide.fallbacks),
         witnessed=memory.used,
     )
 

@@ -6,7 +6,28 @@ attached), its permissions boundary, the optional ``PolicyInputList`` and
 ``ActionNames`` x ``ResourceArns`` (``*`` when none are given) and the ``ContextEntries`` the caller
 supplies: the simulator, like AWS's, reads no resource tags itself ("The simulation does not
 automatically retrieve policies for the specified resources", SimulatePrincipalPolicy API reference).
-Keys a matching statement's condition uses but the request lacks are listed in ``MissingContextValues``.
+
+Nor does it fill any condition key from the principal. The IAM API reference has the caller supply them:
+"Use GetContextKeysForPrincipalPolicy to understand what key names and values you must supply when you call
+SimulatePrincipalPolicy" (GetContextKeysForPrincipalPolicy), ContextEntries are "A list of context keys and
+corresponding values for the simulation to use"; and the user guide ("Testing IAM policies with the IAM policy
+simulator", access_policies_testing-policies.html): "The policy simulator doesn't consider real context key
+values in production", "If you don't provide a value for a context key, the simulation still runs. But the
+results might not be reliable because the policy simulator cannot include that context key in the evaluation."
+No page says the simulator sets ``aws:PrincipalArn``, ``aws:PrincipalTag/*``, ``aws:username`` or ``aws:userid``
+from the PolicySourceArn by itself: that it sets none is an assumption, the stricter one for the collection
+(a key the collection does not pass is reported missing rather than silently given the value the collection
+expects).
+
+``MissingContextValues`` lists the keys, as the policies spell them, that a statement which may apply to the
+action and resource (its Action covers the action, its Resource may cover the resource) uses in its Condition
+or names as a policy variable, and that the request lacks: "A list of context keys that are required by the
+included input policies but that were not provided by one of the input parameters" (EvaluationResult). Which
+statements count is not documented; every statement that may apply to the pair counts (an assumption, the
+stricter one). The list is on the EvaluationResult when the resource is ``*`` and on each
+ResourceSpecificResult otherwise: "This list is used when the resource in a simulation is "*" ... If you
+include a list of resources, then any missing context values are instead included under the
+ResourceSpecificResults section" (EvaluationResult, IAM API reference).
 """
 
 from __future__ import annotations
@@ -32,12 +53,45 @@ def _context(entries: list) -> dict:
     return context
 
 
-def _condition_keys(document) -> set:
-    keys = set()
-    for statement in iam_evaluation.load(document).get("Statement", []) if document else []:
-        for block in (statement.get("Condition") or {}).values():
-            keys.update(block)
-    return keys
+class _SimulatedPrincipal(iam_evaluation.Principal):
+    """The PolicySourceArn's policies, evaluated with the ContextEntries only: the simulator sets no principal key."""
+
+    def context(self):
+        return {}
+
+
+def _variables(values) -> list:
+    """The context keys a policy value names as variables (``${aws:PrincipalTag/team, 'x'}`` names aws:PrincipalTag/team)."""
+    found = []
+    for value in iam_evaluation.as_list(values):
+        for inner in iam_evaluation._VARIABLE.findall(iam_evaluation.policy_value_text(value)):
+            if inner.strip() not in ("*", "?", "$"):
+                found.append(inner.split(",", 1)[0].strip())
+    return found
+
+
+def _may_cover(statement: dict, resource: str) -> bool:
+    """Whether the statement's Resource may cover ``resource`` whatever its variables resolve to (NotResource: may)."""
+    if resource == "*" or "Resource" not in statement:
+        return True
+    patterns = [iam_evaluation._VARIABLE.sub("*", p) for p in iam_evaluation.as_list(statement["Resource"])]
+    return any(iam_evaluation.arn_matches(p, resource) for p in patterns)
+
+
+def _keys_used(documents: list, action: str, resource: str) -> list:
+    """The condition keys and variables of the statements that may apply to (action, resource), first spelling kept."""
+    keys = {}
+    for document in documents:
+        for statement in iam_evaluation.policy_statements(document) if document else []:
+            if not iam_evaluation.action_applies(statement, action) or not _may_cover(statement, resource):
+                continue
+            named = _variables(statement.get("Resource")) + _variables(statement.get("NotResource"))
+            for block in (statement.get("Condition") or {}).values():
+                for key, values in block.items():
+                    named += [key] + _variables(values)
+            for key in named:
+                keys.setdefault(key.lower(), key)
+    return list(keys.values())
 
 
 def simulate(account_id: str, params: dict) -> dict:
@@ -50,27 +104,24 @@ def simulate(account_id: str, params: dict) -> dict:
         role = iam.get_role_by_arn(source)
         policies = authorization._role_policies(iam, role)
         boundary = boundaries[0] if boundaries else authorization._boundary(iam, role.permissions_boundary_arn)
-        principal = iam_evaluation.Principal(account_id, policies + extra, role_arn=role.arn, boundary=boundary, tags={t["Key"]: t["Value"] for t in role.tags})
+        principal = _SimulatedPrincipal(account_id, policies + extra, role_arn=role.arn, boundary=boundary)
     elif kind == "user":
         user = iam.get_user(source.rsplit("/", 1)[-1])
         policies = list(user.policies.items()) + [(arn, authorization._policy_document(p)) for arn, p in user.managed_policies.items()]
-        principal = iam_evaluation.Principal(account_id, policies + extra, user_arn=user.arn, boundary=boundaries[0] if boundaries else None)
+        principal = _SimulatedPrincipal(account_id, policies + extra, user_arn=user.arn, boundary=boundaries[0] if boundaries else None)
     else:
         group = iam.get_group(source.rsplit("/", 1)[-1])
         policies = list(group.policies.items()) + [(arn, authorization._policy_document(p)) for arn, p in group.managed_policies.items()]
-        principal = iam_evaluation.Principal(account_id, policies + extra, user_arn=group.arn)
+        principal = _SimulatedPrincipal(account_id, policies + extra, user_arn=group.arn)
     context = _context(params.get("ContextEntries") or [])
     resources = params.get("ResourceArns") or ["*"]
+    documents = [document for unused_id, document in principal.identity_policies] + [principal.boundary, params.get("ResourcePolicy")]
     results = []
     for action in params["ActionNames"]:
         each = []
         for resource in resources:
             result = iam_evaluation.evaluate(principal, action, resource, context, params.get("ResourcePolicy"))
-            used = set()
-            for policy_id, document in principal.identity_policies:
-                if any(m["SourcePolicyId"] == policy_id for m in result["MatchedStatements"]) or result["EvalDecision"] != "allowed":
-                    used |= _condition_keys(document)
-            missing = sorted(k for k in used if iam_evaluation.lookup(dict(principal.context(), **context), k) is None)
+            missing = sorted(k for k in _keys_used(documents, action, resource) if iam_evaluation.lookup(context, k) is None)
             result["MatchedStatements"] = [{k: v for k, v in m.items() if k in ("SourcePolicyId", "SourcePolicyType")} for m in result["MatchedStatements"]]
             result["MissingContextValues"] = missing
             each.append(result)
@@ -90,7 +141,8 @@ def _per_action(action: str, each: list, named: bool) -> dict:
         "EvalActionName": action,
         "EvalDecision": worst["EvalDecision"],
         "MatchedStatements": [m for r in each for m in r["MatchedStatements"]],
-        "MissingContextValues": sorted({k for r in each for k in r["MissingContextValues"]}),
+        # Named resources carry their missing keys in ResourceSpecificResults "instead" (EvaluationResult).
+        "MissingContextValues": [] if named else sorted({k for r in each for k in r["MissingContextValues"]}),
     }
     if len(each) == 1:
         result["EvalResourceName"] = each[0]["EvalResourceName"]
