@@ -895,7 +895,7 @@ _NOT_ELEMENTS = (
 
 
 def _not_elements():
-    return _entries("not_elements", [(name, document, owners, spared, why) for name, document, owners, spared, why in _NOT_ELEMENTS], offset=1)
+    return _entries("not_elements", list(_NOT_ELEMENTS), offset=1)
 
 
 # --- JSON booleans and numbers in conditions ----------------------------------------------------------------------
