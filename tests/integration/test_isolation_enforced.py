@@ -348,6 +348,8 @@ def test_access_analyzer_finds_a_policy_that_may_grant_another_teams_objects_or_
     assert {(f["team"], f["policy"], f["owner"], f["resource_kind"]) for f in findings} == {
         ("vision", "added-by-hand", "nlp", "s3_objects"), ("vision", "added-by-hand", "research", "s3_objects"),
         ("nlp", policy_arn, "vision", "role"), ("nlp", policy_arn, "research", "role"),
+        # nlp's own role too: the platform owns it (isolation.PLATFORM_OWNED).
+        ("nlp", policy_arn, "nlp", "role"),
     }  # fmt: skip
     assert {tuple(f["statements"]) for f in findings if f["team"] == "vision"} == {("AddedByHand",)}
     lines = isolation_report.finding_lines({"findings": findings})
