@@ -35,7 +35,8 @@ when an object of that name exists without that mark:
   (``remove_token_secrets``);
 - the Role and RoleBinding of the HyperPod CLI's ``team-role-and-bindings`` chart for the group
   ``hyperpod-ns-<team>-namespace-level-group`` that the team's access entry carries, plus reading
-  the team's PersistentVolumeClaims;
+  the team's PersistentVolumeClaims and LocalQueue, less the chart's ``patch`` on Kueue's Workloads and their status
+  (a member could write its Workload's admission to another team's ClusterQueue);
 - a static PersistentVolume for the team's FSx for Lustre directory (the FSx CSI driver's
   ``volumeHandle``/``dnsname``/``mountname``; the directory as a fileset mount
   ``<MountName>/<team>``, https://docs.aws.amazon.com/fsx/latest/LustreGuide/mounting-from-fileset.html),
@@ -115,7 +116,12 @@ TEAM_ROLE_RULES = [
     {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create", "update", "get", "delete"]},
     {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "get", "list", "delete"]},
     {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "verbs": ["list", "get"]},
-    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads", "workloads/status"], "verbs": ["get", "list", "watch", "patch"]},
+    # Read only (issue 38): the chart's ``patch`` on ``workloads`` and ``workloads/status`` let a member write its own
+    # Workload's ``status.admission`` (another team's ClusterQueue) and its ``spec.queueName``; Kueue's own role for batch
+    # users, ``kueue-batch-user-role``, manages Jobs and only views queues and Workloads (Kueue's "Setup RBAC" page,
+    # https://kueue.sigs.k8s.io/docs/tasks/manage/rbac/).
+    # The team's LocalQueue is read too, for its pending and admitted counts.
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads", "localqueues"], "verbs": ["get", "list", "watch"]},
     {"apiGroups": [""], "resources": ["persistentvolumeclaims"], "verbs": ["get", "list", "watch"]},
 ]
 

@@ -13,7 +13,6 @@ import pytest
 
 from bench.teams import sandbox_inventory, write_settings
 from sandbox.seed import load_sample
-from tests.integration.out_of_band import hand_made_pod_role
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = load_sample()
@@ -137,11 +136,58 @@ def run_site(seeded, aws_env, tmp_path, change, playbook="site.yml", *args, seed
     return run, client
 
 
-@pytest.mark.parametrize("label, change, expected", CASES, ids=[case[0] for case in CASES])
-def test_bad_team_file_fails_before_any_call(label, change, expected, seeded, aws_env, tmp_path):
+# The cases one run refuses together. validate_team_file reports every problem of the file at once and fails on any,
+# so each problem in its failure is a refusal before any call, whatever else the file holds: one run proves the cases
+# whose changes leave each other's problem as it is. A team's name (by which every problem of the team is named), the
+# shape of hyperpod_teams, and two cross-team checks on one pair of teams are never in one run. A run costs a few
+# CPU seconds whatever it refuses (docs/development.md, "The suite's time budget"); every case is in exactly one.
+RUNS = [
+    ("group shared", "typo in team key", "typo in quota key", "unknown state", "borrow limit with lend only", "member breaks profile pattern",
+     "budget negative", "storage mode as number", "eleven priority classes", "node_recovery typo", "threads_per_core 3", "invalid data bucket",
+     "typo in cluster key", "aws: tag key", "tag value over 256", "cost center with commas", "bad prefix named once"),
+    ("unknown instance type", "duplicate member", "budget notify not an address", "unknown on_remove", "priority class pattern", "ebs size as text",
+     "team overrides its team tag", "group missing"),
+    ("type not in the cluster", "priority weight", "two teams share a gid", "world-writable mode", "two SNS topics", "weight out of range"),
+    ("over capacity", "world-writable setgid mode", "fair_share quoted yes", "eleven e-mails", "unknown sharing"),
+    ("count is text", "two people share a uid", "unquoted 0777", "six notifications", "borrow limit 0"),
+    ("count negative", "one person, two uids", "1e3 read as text", "borrow limit 501"),
+    ("borrow limit out of range", "alice and Alice"),
+    ("name with capitals", "name no"),
+    ("name with underscore", "name 2024"),
+    ("name missing",),
+    ("name too long for the permission set",),
+    ("duplicate team",),
+    ("teams not a list",),
+    ("team not a mapping",),
+]
+CASE_OF = {case[0]: case for case in CASES}
+
+
+def test_every_case_is_in_one_run():
+    labels = [label for run in RUNS for label in run]
+    assert sorted(labels) == sorted(CASE_OF), (set(CASE_OF) ^ set(labels), [label for label in labels if labels.count(label) > 1])
+
+
+def refused_problems(stdout: str) -> list[str]:
+    """The problems of the failed validation (``problems`` of its result, as the default callback prints it)."""
+    start = stdout.find("FAILED! => ")
+    assert start >= 0, stdout[-3000:]
+    result = json.JSONDecoder().raw_decode(stdout[stdout.index("{", start):])[0]
+    return result["problems"]
+
+
+@pytest.mark.parametrize("labels", RUNS, ids=[run[0] if len(run) == 1 else "%s and %d more" % (run[0], len(run) - 1) for run in RUNS])
+def test_bad_team_file_fails_before_any_call(labels, seeded, aws_env, tmp_path):
+    def change(settings):
+        for label in labels:
+            CASE_OF[label][1](settings)
+
     run, client = run_site(seeded, aws_env, tmp_path, change)
     assert run.returncode == 2, run.stdout[-3000:]
-    assert expected in run.stdout, run.stdout[-3000:]
+    problems = refused_problems(run.stdout)
+    for label in labels:
+        expected = CASE_OF[label][2]
+        assert expected in run.stdout and any(expected in problem for problem in problems), (label, expected, problems)
     assert client.requests() == []
 
 
@@ -282,32 +328,17 @@ def refused_alone(run, text, teams):
     assert failed == sorted(team.replace("-", "_") for team in teams), (failed, run.stdout[-3000:])
 
 
-def test_a_teams_resource_made_by_hand_refuses_that_team_before_its_first_write_and_the_others_converge(seeded, aws_env, tmp_path):
-    """Threat model (issue 36, case 4): a resource that is not a team's to change stops that team only."""
-    client, seed = seeded
-    made = made_by_hand(client, seed)
-    run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None)
-    text = " ".join(run.stdout.split())
-    assert (
-        f"team 'vision': permission set hyperpod-vision ({made['vision']}) exists and was not made by hyperpod.tenancy for team vision "
-        "(it lacks the tags managed-by=hyperpod.tenancy, team=vision; its tags: owner=platform-admins)" in text
-    ), text[-3000:]
-    refused_alone(run, text, ["vision"])
-    # vision's layers never ran (its permission set keeps its maker's tags); the cluster and the other teams converged.
-    sso = client.boto3_client("sso-admin")
-    tags = sso.list_tags_for_resource(InstanceArn=seed["identity_center_instance_arn"], ResourceArn=made["vision"])["Tags"]
-    assert tags == [{"Key": "owner", "Value": "platform-admins"}]
-    assert marked(client, seed) == ["nlp", "research"]
-
-
 def test_every_teams_resource_that_is_not_theirs_is_listed_in_one_failure_and_adopt_takes_over_only_its_own(seeded, aws_env, tmp_path):
+    """Threat model (issue 36, case 4): a resource that is not a team's to change stops that team only: each team is
+    refused before its first write (the cluster is built), then, adopted, vision and nlp converge beside research."""
     client, seed = seeded
     made = made_by_hand(client, seed, research=True, nlp=True)
     run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None)
     assert run.returncode == 2, run.stdout[-3000:]
     text = " ".join(run.stdout.split())
     for expected in (
-        f"team 'vision': permission set hyperpod-vision ({made['vision']}) exists and was not made by hyperpod.tenancy for team vision",
+        f"team 'vision': permission set hyperpod-vision ({made['vision']}) exists and was not made by hyperpod.tenancy for team vision "
+        "(it lacks the tags managed-by=hyperpod.tenancy, team=vision; its tags: owner=platform-admins)",
         f"team 'research': SageMaker domain hyperpod-research ({made['research']}) belongs to team nlp (tag team=nlp), not to team research",
         f"team 'nlp': budget hyperpod-nlp-monthly (account {seed['account_id']}) exists and was not made by hyperpod.tenancy for team nlp "
         "(it lacks the tags managed-by=hyperpod.tenancy, team=nlp; its tags: no tags)",
@@ -315,6 +346,10 @@ def test_every_teams_resource_that_is_not_theirs_is_listed_in_one_failure_and_ad
         assert expected in text, (expected, text[-3000:])
     refused_alone(run, text, ["nlp", "research", "vision"])
     assert marked(client, seed) == []
+    # vision's layers never ran: its permission set keeps its maker's tags.
+    sso = client.boto3_client("sso-admin")
+    tags = sso.list_tags_for_resource(InstanceArn=seed["identity_center_instance_arn"], ResourceArn=made["vision"])["Tags"]
+    assert tags == [{"Key": "owner", "Value": "platform-admins"}]
     # vision adopts its permission set and nlp its budget: the run is still refused, for research's domain only, which no
     # adopt list takes over.
     def adopting(settings):
@@ -404,21 +439,3 @@ def test_every_teams_role_access_entry_s3_prefix_and_quota_not_theirs_is_refused
     # vision and research ran their layers (research's quota may still fail on the hand-made cluster's capacity, read before
     # the run adds its g5 group): their prefixes are marked, nlp's is not.
     assert run.returncode == 2 and marked(client, seed) == ["research", "vision"]
-
-
-def test_a_pod_role_made_by_hand_refuses_its_team_before_its_first_write(seeded, aws_env, tmp_path):
-    client, seed = seeded
-    made = hand_made_pod_role(client, seed, "research")
-    client.clear_requests()
-    run, client = run_site(seeded, aws_env, tmp_path, lambda settings: None)
-    assert run.returncode == 2, run.stdout[-3000:]
-    text = " ".join(run.stdout.split())
-    for expected in (
-        f"team 'research': IAM role {made['role']['Arn']} exists and was not made by hyperpod.tenancy for team research "
-        "(it lacks the tags managed-by=hyperpod.tenancy, team=research; its tags: owner=ml-infra)",
-        f"team 'research': Pod Identity association {made['association']['associationId']} of service account hyperpod-ns-research/hyperpod-research",
-    ):
-        assert expected in text, (expected, text[-3000:])
-    # research's layers never ran; the cluster, vision and nlp converged.
-    refused_alone(run, text, ["research"])
-    assert marked(client, seed) == ["nlp", "vision"]

@@ -26,6 +26,7 @@ import yaml
 from sandbox.client import SANDBOX_CREDENTIALS
 from tests.integration.grafana_api import GrafanaStub
 from tests.integration.playbook_runner import SAMPLE, assert_ok
+from tests.integration.test_observability import assert_observability_built, assert_observability_offboarded
 from tests.integration.test_targets import ROOT, TARGETS, write_playbook
 
 TOKEN = "glsa_CANARYtoken0123456789abcdefCANARY_5f0e1d2c"
@@ -137,10 +138,16 @@ def test_no_aws_credential_or_grafana_token_in_the_events_of_a_build_a_drift_and
     the connection of hyperpod_aws through module_defaults, and ansible-core 2.19 hands a callback each task's
     arguments, module_defaults applied: the sandbox inventory's secret_key was in clear in the job events of a drift and
     an offboarding run (AWX keeps them; anyone who may read the job reads them). Here the playbooks run as users run
-    them (sandbox inventory, observability on, a Grafana token), at -vvv, every event kept as AWX keeps it: site.yml,
-    the drift report and an offboarding with the sandbox's key in the environment (as ``python -m sandbox run`` gives
-    it), then a drift report with an operator's assumed-role session there (as AWX's credential gives it, a session
-    token with it). No secret key, session token or Grafana token appears in any event, output, drift report or file."""
+    them (sandbox inventory, observability on, a Grafana token), at -vvv, every event kept as AWX keeps it: site.yml and
+    an offboarding with the sandbox's key in the environment (as ``python -m sandbox run`` gives it), and the drift
+    report with an operator's assumed-role session there (as AWX's credential gives it, a session token with it). No
+    secret key, session token or Grafana token appears in any event, output, drift report or file. (One drift run: the
+    credentials reach it from the environment whichever they are, and the session's are a secret key and a token.)
+
+    The same runs are observability's end to end on the sandbox (one build of the sample with observability on, not
+    two): AWS's side of what site.yml built (Amazon Managed Service for Prometheus, the EKS add-on, Amazon Managed
+    Grafana and its Identity Center permissions), a rerun that changes and writes nothing, and the offboarding of one
+    team, which takes its group off the Grafana workspace and leaves the rest (tests/integration/test_observability.py)."""
     (tmp_path / "grafana").mkdir()
     grafana = GrafanaStub(tmp_path / "grafana", token=TOKEN)
     try:
@@ -154,16 +161,8 @@ def test_no_aws_credential_or_grafana_token_in_the_events_of_a_build_a_drift_and
         }
         with_grafana = observability(sample, grafana)
         outputs = {}
-        for name, playbook, args, credentials in (
-            ("site", "site.yml", with_grafana, sandbox_key),
-            ("drift", "playbooks/drift.yml", with_grafana, sandbox_key),
-            ("offboarding", "playbooks/remove_team.yml", ("-e", "team=vision", *with_grafana), sandbox_key),
-            ("drift with a session", "playbooks/drift.yml", with_grafana, session),
-        ):
-            if name == "offboarding":
-                settings = copy.deepcopy(SAMPLE)
-                next(t for t in settings["hyperpod_teams"] if t["name"] == "vision")["state"] = "absent"
-                sample.write_settings(settings)
+
+        def run_recorded(name, playbook, args, credentials):
             events = tmp_path / f"{name.replace(' ', '-')}-events.jsonl"
             result = sample.run(playbook, *args, "-vvv", env=recorded(sample, events, credentials))
             assert_ok(result, f"{playbook} -vvv ({name})")
@@ -174,6 +173,29 @@ def test_no_aws_credential_or_grafana_token_in_the_events_of_a_build_a_drift_and
             assert name.startswith("drift") or '"community.grafana.grafana_folder"' in recorded_events, name
             outputs.update({f"{name} stdout": result.stdout, f"{name} stderr": result.stderr})
             assert leaks(secrets, outputs, tmp_path) == {}, name
+
+        seed = json.loads(sample.seed_file.read_text())
+        run_recorded("site", "site.yml", with_grafana, sandbox_key)
+        teams = [team["name"] for team in SAMPLE["hyperpod_teams"] if team.get("state", "present") == "present"]
+        assert_observability_built(sample, seed, teams)
+
+        sample.client.clear_requests()
+        rerun = sample.run("site.yml", *with_grafana)
+        assert_ok(rerun, "second site.yml with observability")
+        assert rerun.changed_tasks() == set()
+        assert [(r["service"], r["operation"]) for r in sample.client.writes()] == []
+        outputs.update({"rerun stdout": rerun.stdout, "rerun stderr": rerun.stderr})
+
+        offboarded = teams[0]
+        assert offboarded == "vision"
+        settings = copy.deepcopy(SAMPLE)
+        next(t for t in settings["hyperpod_teams"] if t["name"] == offboarded)["state"] = "absent"
+        sample.write_settings(settings)
+        sample.client.clear_requests()
+        run_recorded("offboarding", "playbooks/remove_team.yml", ("-e", f"team={offboarded}", *with_grafana), sandbox_key)
+        assert_observability_offboarded(sample, seed, teams[1:])
+
+        run_recorded("drift with a session", "playbooks/drift.yml", with_grafana, session)
         assert sample.drift_report() is not None
     finally:
         grafana.stop()

@@ -4,11 +4,13 @@ AWS's side is checked (Amazon Managed Service for Prometheus, the EKS add-on, Am
 Identity Center permissions). No Grafana server can be installed here, so no Grafana API token is given and the
 team folders and dashboards are not managed in these runs: their requests are checked against a stub by
 tests/integration/targets/role_observability and the rendering by tests/unit/plugins/module_utils/test_dashboards.py.
+The whole sample with observability on (site.yml, its rerun, one team offboarded) is built once, with the Grafana stub,
+by tests/integration/test_no_secret_in_output.py, which checks it with ``assert_observability_built`` and
+``assert_observability_offboarded`` below.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 
 from tests.integration.playbook_runner import SAMPLE, assert_ok
@@ -41,10 +43,9 @@ def expected_permissions(seed, teams):
     return expected
 
 
-def test_site_with_observability_then_a_rerun_then_one_team_offboarded(sample):
-    seed = json.loads(sample.seed_file.read_text())
-    assert_ok(sample.run("site.yml", *ENABLED), "site.yml with observability")
-
+def assert_observability_built(sample, seed, teams):
+    """What site.yml with observability built on AWS's side for the sample's present ``teams``: one ACTIVE Prometheus
+    workspace, the EKS add-on writing to it, and the Grafana workspace's permissions (the admins and each team)."""
     workspaces = prometheus_workspaces(sample.client)
     assert len(workspaces) == 1, workspaces
     assert workspaces[0]["status"]["statusCode"] == "ACTIVE"
@@ -56,23 +57,14 @@ def test_site_with_observability_then_a_rerun_then_one_team_offboarded(sample):
     configuration = json.loads(addon["configurationValues"])
     assert configuration["ampWorkspace"] == {"prometheusEndpoint": amp["prometheusEndpoint"], "arn": amp["arn"]}
 
-    teams = [team["name"] for team in SAMPLE["hyperpod_teams"] if team.get("state", "present") == "present"]
     assert len(teams) >= 2
     assert grafana_permissions(sample.client) == expected_permissions(seed, teams)
 
-    sample.client.clear_requests()
-    rerun = sample.run("site.yml", *ENABLED)
-    assert_ok(rerun, "second site.yml with observability")
-    assert rerun.changed_tasks() == set()
-    assert [(r["service"], r["operation"]) for r in sample.client.writes()] == []
 
-    settings = copy.deepcopy(SAMPLE)
-    offboarded = teams[0]
-    next(t for t in settings["hyperpod_teams"] if t["name"] == offboarded)["state"] = "absent"
-    sample.write_settings(settings)
-    sample.client.clear_requests()
-    assert_ok(sample.run("playbooks/remove_team.yml", "-e", f"team={offboarded}", *ENABLED), f"remove_team {offboarded}")
-    assert grafana_permissions(sample.client) == expected_permissions(seed, teams[1:])
+def assert_observability_offboarded(sample, seed, remaining):
+    """After one team's offboarding (the request log cleared before it): the Grafana workspace's permissions are the
+    ``remaining`` teams' (one UpdatePermissions), and the cluster's Prometheus workspace stays."""
+    assert grafana_permissions(sample.client) == expected_permissions(seed, remaining)
     grafana_writes = [r["operation"] for r in sample.client.writes() if r["service"] == "grafana"]
     assert grafana_writes == ["UpdatePermissions"]
     assert len(prometheus_workspaces(sample.client)) == 1

@@ -285,3 +285,41 @@ def test_a_token_secret_stored_before_the_policy_is_deleted_by_the_run_that_writ
     # The member's other Secrets stay; converged, the next check run finds no token Secret to report.
     assert api.request("GET", f"/api/v1/namespaces/{NAMESPACE}/secrets/hf-token")["type"] == "Opaque"
     assert key not in team_namespace.converge(Context(check_mode=True), options)["diff"]["before"]
+
+
+# --- Issue 38: a member writes Kueue's admission ----------------------------------------------------------------------
+
+KUEUE = "kueue.x-k8s.io"
+# Every verb the API server authorizes on a resource (https://kubernetes.io/docs/reference/access-authn-authz/authorization/#determine-the-request-verb).
+WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection")
+
+
+def allowed(api, verb, resource, subresource="", name="", username="alice", group=GROUP) -> bool:
+    """The API server's own authorization of the member's request (a SubjectAccessReview: every binding counts)."""
+    review = {
+        "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+        "spec": {"user": username, "groups": [group, "system:authenticated"], "resourceAttributes": {
+            "namespace": NAMESPACE, "verb": verb, "group": KUEUE, "resource": resource, "subresource": subresource, "name": name}},
+    }  # fmt: skip
+    return api.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review)["status"].get("allowed", False)
+
+
+def test_a_member_reads_the_teams_workloads_and_local_queue_and_writes_no_kueue_object(api, kube_cluster):
+    """Threat model (issue 38): the HyperPod CLI chart's Role gave ``patch`` on ``workloads/status``, and a member set its
+    own Workload's ``status.admission.clusterQueue`` to another team's ClusterQueue. The Role the run stores grants no
+    verb but get, list and watch on any resource of Kueue's group, subresources included (a rule naming the group or
+    ``*``, read back from the server: every request, not a sample); the server's authorizer refuses each write verb on
+    Workloads, their status and the LocalQueue, and allows reading them."""
+    team_namespace.converge(Context(), namespace_options(kube_cluster))
+    role = api.get("Role", f"{NAMESPACE}-namespace-role", NAMESPACE)
+    for rule in role["rules"]:
+        if {KUEUE, "*"} & set(rule.get("apiGroups", [])):
+            assert set(rule["verbs"]) <= {"get", "list", "watch"}, rule
+    for resource, subresource in (("workloads", ""), ("workloads", "status"), ("localqueues", ""), ("localqueues", "status"), ("clusterqueues", "")):
+        for verb in WRITE_VERBS:
+            assert not allowed(api, verb, resource, subresource), (verb, resource, subresource)
+    for resource in ("workloads", "localqueues"):
+        for verb in ("get", "list", "watch"):
+            assert allowed(api, verb, resource), (verb, resource)
+    # Another team's namespace: nothing of it.
+    assert not allowed(api, "list", "workloads", group="hyperpod-ns-nlp-namespace-level-group")
