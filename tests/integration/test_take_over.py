@@ -152,6 +152,9 @@ def test_a_pod_role_made_by_hand_is_refused_building_and_offboarding_unless_adop
     text = " ".join(built.stdout.split())
     assert (f"team 'mlops' is refused, nothing of it was changed: IAM role {role['Arn']} exists and was not made by hyperpod.tenancy for team "
             "mlops (it lacks the tags managed-by=hyperpod.tenancy, team=mlops; its tags: owner=ml-infra)") in text, text[-3000:]
+    # The run fails for the refused team's host only: the cluster's play went on and built the cluster.
+    assert sorted(host for host, counts in built.stats.items() if counts["failures"]) == ["team_mlops"], built.failures()
+    assert ("sagemaker", "CreateCluster") in {(w["service"], w["operation"]) for w in sandbox.writes()}
     team_writes = [w for w in sandbox.writes() if w["service"] in ("iam", "sso-admin", "identitystore", "budgets", "s3")]
     assert team_writes == []
     assert not [w for w in sandbox.writes() if "PodIdentity" in w["operation"] or w["operation"] in ("CreateDomain", "CreateComputeQuota", "CreateAccessEntry")]
