@@ -46,7 +46,7 @@ def test_the_grafana_token_appears_in_no_output_event_or_file(seeded, aws_env, t
     plays[0]["vars"]["hyperpod_drift"] = True
     playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
     events, drift = tmp_path / "job_events.jsonl", tmp_path / "drift.json"
-    # The roles' scratch files (the rendered dashboards, the stub's files) are removed by the end of the run;
+    # The scratch files (the dashboards exported at offboarding, the stub's files) are removed by the end of the run;
     # the job-events callback copies them as they stand after each task, so the scan below reads them too.
     scratch, scratch_copies = tmp_path / "scratch", tmp_path / "scratch-copies"
     scratch.mkdir()
@@ -73,11 +73,11 @@ def test_the_grafana_token_appears_in_no_output_event_or_file(seeded, aws_env, t
     # The run did call Grafana with the token: the stub answers 401 without it, and the target checks what Grafana holds.
     assert events.exists() and drift.exists()
     recorded = events.read_text()
-    assert '"community.grafana.grafana_folder"' in recorded and '"task_args"' in recorded
+    assert '"hyperpod.tenancy.grafana_team_folder"' in recorded and '"task_args"' in recorded
     assert json.loads(drift.read_text()), "the drift callback recorded nothing: the run's changes were not seen"
     dashboards = yaml.safe_load((ROOT / "roles/team_observability/defaults/main.yml").read_text())["team_observability_dashboards"]
-    rendered = {path.name for path in files_under(scratch_copies) if path.parent.name.endswith("-dashboards")}
-    assert rendered == {f"{name}.json" for name in dashboards}, "the scan did not see the rendered dashboards"
+    exported = {path.name for path in files_under(scratch_copies) if path.parent.name == "vision" and path.parent.parent.name == "report"}
+    assert exported == {f"hp-{name}_vision.json" for name in dashboards}, "the scan did not see the exported dashboards"
     leaks = [name for name, text in (("stdout", run.stdout), ("stderr", run.stderr)) if TOKEN in text]
     leaks += [str(path.relative_to(tmp_path)) for path in files_under(tmp_path) if TOKEN in path.read_text(errors="replace")]
     counts = {"stdout": run.stdout.count(TOKEN), "job events": recorded.count(TOKEN)}
@@ -170,7 +170,7 @@ def test_no_aws_credential_or_grafana_token_in_the_events_of_a_build_a_drift_and
             # The runs did what the secrets are for: AWS tasks with their arguments, and Grafana's (the drift report
             # reads the Grafana workspace after the teams: it compares no team's folder).
             assert '"task_args"' in recorded_events and '"hyperpod.tenancy.team_resources"' in recorded_events, name
-            assert name.startswith("drift") or '"community.grafana.grafana_folder"' in recorded_events, name
+            assert name.startswith("drift") or '"hyperpod.tenancy.grafana_team_folder"' in recorded_events, name
             outputs.update({f"{name} stdout": result.stdout, f"{name} stderr": result.stderr})
             assert leaks(secrets, outputs, tmp_path) == {}, name
 
