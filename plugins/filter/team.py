@@ -59,6 +59,8 @@ SUMMARY_COLUMNS = (
     ("service_account", "service account"),
     ("kubernetes_role", "role"),
     ("volume", "volume"),
+    ("queue", "queue label"),
+    ("priorities", "priorities"),
     ("budget_usd", "budget USD"),
 )
 

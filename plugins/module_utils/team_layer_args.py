@@ -270,6 +270,8 @@ def _namespace(t):
             t.tag_options,
             **_given(
                 context=t.settings.get("kube_context") or None,
+                priority_classes=t.settings.get("priority_classes"),
+                ingress_namespaces=t.settings.get("ingress_namespaces"),
                 volume=dict(file_system_id=file_system_id) if file_system_id else None,
                 # shared_info read the pod role and association for its owner check: the layer takes them.
                 known_pod_identity=(t.shared.get("pod_identities") or {}).get(t.name),

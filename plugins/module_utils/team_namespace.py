@@ -78,6 +78,12 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "hyperpod.tenancy"}
 TEAM_LABEL = "hyperpod.tenancy/team"
 ALLOCATION_LABEL = "sagemaker.amazonaws.com/quota-allocation-id"
 MANAGED_QUEUE_LABEL = "sagemaker.amazonaws.com/sagemaker-managed-queue"
+# The label the API server sets on every namespace, its name (https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetes-io-metadata-name).
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+# The namespaces whose pods reach a team's: kube-system (the cluster's add-ons) and the HyperPod observability add-on's
+# Prometheus scraper. hyperpod-observability is the namespace public tooling for the add-on reads; AWS's page on the add-on
+# does not name it (an assumption: a platform sets ``ingress_namespaces`` where it differs).
+INGRESS_NAMESPACES = ("kube-system", "hyperpod-observability")
 POD_SECURITY_LEVELS = ("baseline", "restricted")
 METADATA_ENDPOINTS = ("169.254.169.254/32", "fd00:ec2::254/128")
 SERVER_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink")
@@ -91,11 +97,37 @@ RESOURCES = {
     "NetworkPolicy": ("/apis/networking.k8s.io/v1", "networkpolicies", True),
     "Role": ("/apis/rbac.authorization.k8s.io/v1", "roles", True),
     "RoleBinding": ("/apis/rbac.authorization.k8s.io/v1", "rolebindings", True),
+    "ClusterRole": ("/apis/rbac.authorization.k8s.io/v1", "clusterroles", False),
+    "ClusterRoleBinding": ("/apis/rbac.authorization.k8s.io/v1", "clusterrolebindings", False),
     "ValidatingAdmissionPolicy": ("/apis/admissionregistration.k8s.io/v1", "validatingadmissionpolicies", False),
     "ValidatingAdmissionPolicyBinding": ("/apis/admissionregistration.k8s.io/v1", "validatingadmissionpolicybindings", False),
 }
 # The team's token policy and its binding, in the order they are applied (token_secret_policy).
 TOKEN_POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+# Kueue's labels: the LocalQueue a workload is submitted to, and its WorkloadPriorityClass
+# (https://kueue.sigs.k8s.io/docs/concepts/workload/#queue-name, https://kueue.sigs.k8s.io/docs/concepts/workload_priority_class/).
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+# A Job that names a Workload made beforehand runs on that Workload's admission, whoever's it is
+# (https://kueue.sigs.k8s.io/docs/reference/labels-and-annotations/#kueuex-k8sioprebuilt-workload-name).
+PREBUILT_WORKLOAD_LABEL = "kueue.x-k8s.io/prebuilt-workload-name"
+# The scheduling gate Kueue's webhook puts on a pod it queues, and lifts once the pod is admitted
+# (https://kueue.sigs.k8s.io/docs/tasks/run/plain_pods/).
+ADMISSION_GATE = "kueue.x-k8s.io/admission"
+# What the queue policy matches (test_team_namespace_members holds the Role to it, so that a Role widened later cannot
+# open a way around the team's queue): the kinds a member submits, which Kueue queues by their own label (Kueue's Pod,
+# batch/Job and Kubeflow integrations), each with its pods' spec where ``_POD_SPECS`` finds it; and the other kinds that
+# make pods, refused to members whatever they carry: the pods a CronJob's Jobs or a Deployment's ReplicaSet make do not
+# carry the object's own label, and Kueue does not queue a DaemonSet at all.
+QUEUED_RESOURCES = (("", "pods"), ("batch", "jobs"), ("kubeflow.org", "pytorchjobs"))
+REFUSED_RESOURCES = (
+    ("batch", "cronjobs", "CronJob"),
+    ("apps", "deployments", "Deployment"),
+    ("apps", "statefulsets", "StatefulSet"),
+    ("apps", "replicasets", "ReplicaSet"),
+    ("apps", "daemonsets", "DaemonSet"),
+    ("", "replicationcontrollers", "ReplicationController"),
+)
 # The Secret type whose Secrets the token controller fills with a service account's long-lived token.
 TOKEN_SECRET_TYPE = "kubernetes.io/service-account-token"
 
@@ -111,7 +143,10 @@ TEAM_ROLE_RULES = [
     {"apiGroups": [""], "resources": ["pods"], "verbs": ["create", "get", "watch", "list"]},
     {"apiGroups": [""], "resources": ["nodes", "nodes/status", "pods/status"], "verbs": ["get", "list", "watch"]},
     {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get", "list"]},
-    {"apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs", "pytorchjobs/status"], "verbs": ["get", "list", "watch", "create", "delete", "update"]},
+    # The chart's writes on ``pytorchjobs/status`` go (issue 38): a member marking a running job Succeeded has Kueue
+    # release its quota while its pods run; the training operator writes the status, the CLI reads it.
+    {"apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs"], "verbs": ["get", "list", "watch", "create", "delete", "update"]},
+    {"apiGroups": ["kubeflow.org"], "resources": ["pytorchjobs/status"], "verbs": ["get", "list", "watch"]},
     {"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["get", "list"]},
     {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create", "update", "get", "delete"]},
     {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "get", "list", "delete"]},
@@ -122,6 +157,9 @@ TEAM_ROLE_RULES = [
     # https://kueue.sigs.k8s.io/docs/tasks/manage/rbac/).
     # The team's LocalQueue is read too, for its pending and admitted counts.
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads", "localqueues"], "verbs": ["get", "list", "watch"]},
+    # The team's pending workloads in its queue, in order, from Kueue's visibility API
+    # (https://kueue.sigs.k8s.io/docs/tasks/manage/monitor_pending_workloads/pending_workloads_on_demand/).
+    {"apiGroups": ["visibility.kueue.x-k8s.io"], "resources": ["localqueues/pendingworkloads"], "verbs": ["get"]},
     {"apiGroups": [""], "resources": ["persistentvolumeclaims"], "verbs": ["get", "list", "watch"]},
 ]
 
@@ -138,6 +176,10 @@ def names(team, prefix=naming.DEFAULT_PREFIX):
         "ingress_policy": "%s-team-ingress" % prefix,
         "egress_policy": "%s-team-egress" % prefix,
         "token_policy": "%s-%s-no-token-secrets" % (prefix, team),
+        "queue_policy": "%s-%s-workloads-in-queue" % (prefix, team),
+        "queue_reader": "%s-%s-cluster-queue-reader" % (prefix, team),
+        "cluster_queue": "%s-clusterqueue" % namespace,
+        "local_queue": "%s-localqueue" % namespace,
     }
 
 
@@ -170,29 +212,135 @@ def token_secret_policy(team, prefix):
     Kubernetes 1.24 (pods get short-lived projected tokens). ``admissionregistration.k8s.io/v1``: Kubernetes 1.30+.
     """
     n = names(team, prefix)
-    match = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": n["namespace"]}}}
     message = (
         "team %s: a Secret of type %s in %s would hold a token of a service account that never expires; "
         "pods get short-lived tokens of the team's service account (serviceAccountName)" % (team, TOKEN_SECRET_TYPE, n["namespace"])
     )
-    policy = _object(
-        "ValidatingAdmissionPolicy", n["token_policy"], None, team,
-        spec={
-            "failurePolicy": "Fail",
-            "matchConstraints": dict(match, resourceRules=[
-                {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["secrets"]},
-            ]),
-            "validations": [{"expression": "!has(object.type) || object.type != '%s'" % TOKEN_SECRET_TYPE, "message": message, "reason": "Forbidden"}],
-        },
-    )  # fmt: skip
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["secrets"]}]
+    validations = [{"expression": "!has(object.type) || object.type != '%s'" % TOKEN_SECRET_TYPE, "message": message}]
+    return _admission_policy(team, prefix, n["token_policy"], rules, validations)
+
+
+def _admission_policy(team, prefix, name, rules, validations, **spec):
+    """A ValidatingAdmissionPolicy ``name`` matching ``rules`` in the team namespace only, refusing what fails one of
+    ``validations`` (Forbidden), and its binding; both cluster-scoped, both the team's."""
+    match = {"namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: names(team, prefix)["namespace"]}}}
+    spec = dict(spec, failurePolicy="Fail", matchConstraints=dict(match, resourceRules=rules),
+                validations=[dict(validation, reason="Forbidden") for validation in validations])
+    policy = _object("ValidatingAdmissionPolicy", name, None, team, spec=spec)
     binding = _object(
-        "ValidatingAdmissionPolicyBinding", n["token_policy"], None, team,
-        spec={"policyName": n["token_policy"], "validationActions": ["Deny"], "matchResources": copy.deepcopy(match)},
+        "ValidatingAdmissionPolicyBinding", name, None, team,
+        spec={"policyName": name, "validationActions": ["Deny"], "matchResources": copy.deepcopy(match)},
     )  # fmt: skip
     return [policy, binding]
 
 
-def desired(team, prefix, pod_security, volume=None):
+def _cel_list(values):
+    return "[%s]" % ", ".join("'%s'" % value for value in values)
+
+
+# The pod specs an object of a QUEUED_RESOURCES kind makes pods from (a Job's template, each PyTorchJob replica's).
+_POD_SPECS = (
+    "object.kind == 'Pod' ? [object.spec] : "
+    "object.kind == 'PyTorchJob' ? (has(object.spec.pytorchReplicaSpecs) ? "
+    "object.spec.pytorchReplicaSpecs.map(r, object.spec.pytorchReplicaSpecs[r].template.spec) : []) : "
+    "has(object.spec.template) ? [object.spec.template.spec] : []"
+)
+
+
+def queue_policy(team, prefix, priority_classes):
+    """The ValidatingAdmissionPolicy and its binding that keep a member's workloads in the team's queue (issue 38).
+
+    A member's request (the team's Kubernetes group, or a service account of the team namespace, which a member's pod
+    runs as) to create or update a workload in the team namespace is refused when it is of a kind whose pods Kueue would
+    not queue by its label (``REFUSED_RESOURCES``), and for a Pod, Job or PyTorchJob (``QUEUED_RESOURCES``) unless:
+
+    - it carries Kueue's ``kueue.x-k8s.io/queue-name`` label naming the team's LocalQueue (Task Governance's
+      ``hyperpod-ns-<team>-localqueue``): without it Kueue does not manage the workload and kube-scheduler places its
+      pods beside every team's quota; with another team's, it would be counted against that team's;
+    - its ``kueue.x-k8s.io/priority-class``, when given, is one of the platform's Task Governance priority classes
+      (``priority_classes``, the cluster file's ``scheduler.priority_classes``, each a WorkloadPriorityClass);
+    - no pod it makes names a PriorityClass (``priorityClassName``) outside those names: kube-scheduler preempts pods of
+      lower priority of every team for one of ``system-node-critical``, which Pod Security does not restrict;
+    - no pod it makes names its node (``nodeName``), which passes by the scheduler and Kueue's scheduling gate both;
+    - it names no owner (``ownerReferences``): Kueue leaves alone a pod or job whose controller is of a kind it manages,
+      trusting that owner's admission (the member's own suspended Job would do), and no Workload made beforehand;
+    - a Job or PyTorchJob is suspended, as Kueue's webhook makes it, on creation and after every update of a member:
+      Kueue alone starts it, once admitted, and a member who changes a running one (more replicas) suspends it again
+      for Kueue to admit anew; a Pod carries Kueue's scheduling gate, which Kueue alone lifts. Where Kueue does not
+      manage the kind in the namespace, its webhook adds neither and the workload is refused, never run unqueued.
+
+    Only the members' requests: the controllers that make pods from a member's workload (the Job controller, Kueue, the
+    training operator) act on what this policy admitted. A queue label cannot be set by default on Kubernetes 1.35, where
+    MutatingAdmissionPolicy is beta and off (https://kubernetes.io/docs/reference/access-authn-authz/mutating-admission-policy/,
+    GA in 1.36): a workload without one is refused, the message naming the label to add.
+    """
+    n = names(team, prefix)
+    allowed = _cel_list(priority_classes)
+    labels = "(has(object.metadata.labels) ? object.metadata.labels : {})"
+    classes = ", ".join(priority_classes) or "none"
+    member = "has(request.userInfo.groups) && request.userInfo.groups.exists(g, g == '%s' || g == 'system:serviceaccounts:%s')" % (
+        n["group"], n["namespace"])
+    refused = [kind for unused_group, unused_resource, kind in REFUSED_RESOURCES]
+    validations = [
+        {
+            "expression": "!(object.kind in %s)" % _cel_list(refused),
+            "message": "team %s: members submit Pods, Jobs and PyTorchJobs, which Kueue queues by their label; not a %s"
+            % (team, ", ".join(refused)),
+        },
+        {
+            "expression": "'%s' in %s && %s['%s'] == '%s'" % (QUEUE_LABEL, labels, labels, QUEUE_LABEL, n["local_queue"]),
+            "message": "team %s: a workload in %s goes to the team's queue: label it %s: %s" % (team, n["namespace"], QUEUE_LABEL, n["local_queue"]),
+        },
+        {
+            "expression": "!('%s' in %s) || %s['%s'] in %s" % (PRIORITY_LABEL, labels, labels, PRIORITY_LABEL, allowed),
+            "message": "team %s: label %s names one of the platform's priority classes (%s)" % (team, PRIORITY_LABEL, classes),
+        },
+        {
+            "expression": "variables.podSpecs.all(s, !has(s.priorityClassName) || s.priorityClassName == '' || s.priorityClassName in %s)" % allowed,
+            "message": "team %s: a pod's priorityClassName is empty or one of the platform's priority classes (%s); "
+            "the queue's priority is label %s" % (team, classes, PRIORITY_LABEL),
+        },
+        {
+            "expression": "variables.podSpecs.all(s, !has(s.nodeName) || s.nodeName == '')",
+            "message": "team %s: a pod does not name its node (nodeName): the scheduler and the team's queue place it" % team,
+        },
+        {
+            "expression": "(!has(object.metadata.ownerReferences) || size(object.metadata.ownerReferences) == 0) && !('%s' in %s)"
+            % (PREBUILT_WORKLOAD_LABEL, labels),
+            "message": "team %s: a member's workload names no owner (ownerReferences) and no prebuilt Workload (label %s): "
+            "Kueue queues it on its own" % (team, PREBUILT_WORKLOAD_LABEL),
+        },
+        {
+            "expression": "object.kind != 'Job' || (has(object.spec.suspend) && object.spec.suspend)",
+            "message": "team %s: a Job stays suspended (spec.suspend), as Kueue makes it: Kueue starts it once the team's "
+            "queue admits it" % team,
+        },
+        {
+            "expression": "object.kind != 'PyTorchJob' || (has(object.spec.runPolicy) && has(object.spec.runPolicy.suspend) && "
+            "object.spec.runPolicy.suspend)",
+            "message": "team %s: a PyTorchJob stays suspended (spec.runPolicy.suspend), as Kueue makes it: Kueue starts it once "
+            "the team's queue admits it" % team,
+        },
+        {
+            "expression": "object.kind != 'Pod' || (has(object.spec.schedulingGates) && object.spec.schedulingGates.exists(g, g.name == '%s'))"
+            % ADMISSION_GATE,
+            "message": "team %s: a Pod carries Kueue's scheduling gate %s, as Kueue's webhook makes it: Kueue lifts it once the "
+            "team's queue admits the pod" % (team, ADMISSION_GATE),
+        },
+    ]
+    rules = [
+        {"apiGroups": [group], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"], "resources": [resource]}
+        for group, resource in QUEUED_RESOURCES + tuple(kind[:2] for kind in REFUSED_RESOURCES)
+    ]
+    return _admission_policy(
+        team, prefix, n["queue_policy"], rules, validations,
+        matchConditions=[{"name": "a-member-of-the-team", "expression": member}],
+        variables=[{"name": "podSpecs", "expression": _POD_SPECS}],
+    )  # fmt: skip
+
+
+def desired(team, prefix, pod_security, volume=None, priority_classes=(), ingress_namespaces=()):
     """The team's objects, in the order they are applied (the namespace's labels first)."""
     n = names(team, prefix)
     namespace = n["namespace"]
@@ -203,11 +351,11 @@ def desired(team, prefix, pod_security, volume=None):
             spec={
                 "podSelector": {},
                 "policyTypes": ["Ingress"],
-                # From the namespace's own pods, and from namespaces that are not team namespaces.
-                "ingress": [{"from": [
-                    {"podSelector": {}},
-                    {"namespaceSelector": {"matchExpressions": [{"key": MANAGED_QUEUE_LABEL, "operator": "DoesNotExist"}]}},
-                ]}],
+                # From the namespace's own pods, and from the platform's namespaces named one by one: a namespace
+                # anyone makes (default, Studio's shared one) is not one of them (issue 38).
+                "ingress": [{"from": [{"podSelector": {}}] + ([
+                    {"namespaceSelector": {"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(ingress_namespaces)}]}},
+                ] if ingress_namespaces else [])}],
             },
         ),
         _object(
@@ -224,12 +372,22 @@ def desired(team, prefix, pod_security, volume=None):
             },
         ),
         _object("ServiceAccount", n["service_account"], namespace, team),
-    ] + token_secret_policy(team, prefix) + [  # before the Role that lets members create Secrets
+    ] + token_secret_policy(team, prefix) + queue_policy(team, prefix, priority_classes) + [  # before the Role
         _object("Role", n["role"], namespace, team, rules=copy.deepcopy(TEAM_ROLE_RULES)),
         _object(
             "RoleBinding", n["role_binding"], namespace, team,
             subjects=[{"kind": "Group", "name": n["group"], "apiGroup": "rbac.authorization.k8s.io"}],
             roleRef={"kind": "Role", "name": n["role"], "apiGroup": "rbac.authorization.k8s.io"},
+        ),
+        # The team's own ClusterQueue (its quota, usage, borrowing, pending count), read by name: no other team's, no list.
+        _object(
+            "ClusterRole", n["queue_reader"], None, team,
+            rules=[{"apiGroups": ["kueue.x-k8s.io"], "resources": ["clusterqueues"], "resourceNames": [n["cluster_queue"]], "verbs": ["get", "watch"]}],
+        ),
+        _object(
+            "ClusterRoleBinding", n["queue_reader"], None, team,
+            subjects=[{"kind": "Group", "name": n["group"], "apiGroup": "rbac.authorization.k8s.io"}],
+            roleRef={"kind": "ClusterRole", "name": n["queue_reader"], "apiGroup": "rbac.authorization.k8s.io"},
         ),
     ]  # fmt: skip
     if volume:
@@ -463,6 +621,10 @@ def _read_with_prediction(cluster, team, obj, current):
     return current, predicted
 
 
+def token_policy(obj):
+    return obj["kind"] in TOKEN_POLICY_KINDS and obj["metadata"]["name"].endswith("-no-token-secrets")
+
+
 def ensure_present(cluster, team, objects, check_mode):
     """Apply each object; returns (changed, before, after) keyed by object, from dry-run predictions in check mode."""
     namespace = cluster.get(objects[0])
@@ -490,8 +652,8 @@ def ensure_present(cluster, team, objects, check_mode):
             changed = True
             if not check_mode:
                 after[key] = normalized(cluster.apply(obj, dry_run=False))
-                policy_written = policy_written or obj["kind"] in TOKEN_POLICY_KINDS
-        if obj["kind"] == TOKEN_POLICY_KINDS[-1]:
+                policy_written = policy_written or token_policy(obj)
+        if token_policy(obj) and obj["kind"] == TOKEN_POLICY_KINDS[-1]:
             if policy_written:
                 # In effect before the Role that follows lets members create Secrets.
                 wait_token_policy(cluster, team)
@@ -535,7 +697,7 @@ def ensure_absent(cluster, team, objects, check_mode):
     return changed, before, after
 
 
-def summary(team, prefix, objects, after):
+def summary(team, prefix, objects, after, priority_classes=()):
     n = names(team, prefix)
     namespace = after.get(_key(objects[0])) or {}
     labels = namespace.get("metadata", {}).get("labels") or {}
@@ -546,6 +708,9 @@ def summary(team, prefix, objects, after):
         "role": n["role"],
         "group": n["group"],
         "volume": n["volume"] if any(o["kind"] == "PersistentVolume" for o in objects) else None,
+        # What a member's workload is labelled with (the queue policy: queue_policy).
+        "queue": n["local_queue"],
+        "priority_classes": list(priority_classes),
         "objects": sorted(key for key, value in after.items() if value is not None),
     }
 
@@ -739,6 +904,8 @@ MODULE_OPTIONS = options(
                 account_id=dict(type="str"),
             ),
         ),
+        priority_classes=dict(type="list", elements="str", default=[]),
+        ingress_namespaces=dict(type="list", elements="str", default=list(INGRESS_NAMESPACES)),
         adopt_pod_role=dict(type="bool", default=False),
         known_pod_identity=dict(type="dict"),
         volume=dict(
@@ -788,7 +955,8 @@ def converge(context, params):
     p = params
     check(p)
     cluster = Cluster(p["kubeconfig"], p.get("context"))
-    objects = desired(p["team"], p["name_prefix"], p["pod_security"], _volume(context, p) if p["state"] == "present" else None)
+    policy = (p.get("priority_classes") or [], p.get("ingress_namespaces", INGRESS_NAMESPACES))
+    objects = desired(p["team"], p["name_prefix"], p["pod_security"], _volume(context, p) if p["state"] == "present" else None, *policy)
     identity = found = None
     tags = naming.team_tags(p["team"], p.get("cost_center"), p.get("tag_keys"))
     if p.get("pod_identity"):
@@ -805,13 +973,13 @@ def converge(context, params):
         if found is not None:
             identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], {}, "absent", found)
         # A volume the team no longer names is still the team's: removing it does not need its attributes.
-        objects += desired(p["team"], p["name_prefix"], p["pod_security"], _ABSENT_VOLUME)[len(objects):]
+        objects += desired(p["team"], p["name_prefix"], p["pod_security"], _ABSENT_VOLUME, *policy)[len(objects):]
         changed, before, after = ensure_absent(cluster, p["team"], objects, context.check_mode)
     else:
         changed, before, after = ensure_present(cluster, p["team"], objects, context.check_mode)
         if found is not None:
             identity = ensure_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], tags, "present", found)
-    result = summary(p["team"], p["name_prefix"], objects, after)
+    result = summary(p["team"], p["name_prefix"], objects, after, policy[0])
     if identity is not None:
         changed = changed or identity[0]
         before["pod_identity"], after["pod_identity"] = identity[1], identity[2]

@@ -181,6 +181,8 @@ def team_summary(layers, team_name):
         "service_account": kube.get("service_account") or "-",
         "kubernetes_role": kube.get("role") or "-",
         "volume": kube.get("volume") or "-",
+        "queue": kube.get("queue") or "-",
+        "priorities": (", ".join(kube["priority_classes"]) or "none") if "priority_classes" in kube else "-",
     }
 
 

@@ -16,8 +16,8 @@ description:
   - Adds to the namespace C(hyperpod-ns-<team>) that HyperPod Task Governance makes for the team's compute quota,
     without taking it over, through the cluster's Kubernetes API (server-side apply, field manager C(hyperpod-tenancy)).
   - Pod Security admission labels on the namespace, C(enforce) at O(pod_security), C(warn) and C(audit) at V(restricted).
-  - A NetworkPolicy C(<name_prefix>-team-ingress) that admits ingress only from the namespace's own pods and from
-    namespaces that are not team namespaces (no C(sagemaker.amazonaws.com/sagemaker-managed-queue) label), and
+  - A NetworkPolicy C(<name_prefix>-team-ingress) that admits ingress only from the namespace's own pods and from the
+    namespaces O(ingress_namespaces) names, and
     C(<name_prefix>-team-egress) that lets egress go anywhere but the instance metadata endpoint
     (C(169.254.169.254/32), C(fd00:ec2::254/128)).
   - The ServiceAccount C(<name_prefix>-<team>) for the team's pods.
@@ -28,8 +28,23 @@ description:
   - Then the team namespace's Secrets of type C(kubernetes.io/service-account-token) stored before the policy (it refuses
     requests, not stored objects) are deleted, which invalidates their tokens; each is reported as changed and in the diff
     (its data masked). In check mode they are reported and left in place.
+  - A ValidatingAdmissionPolicy C(<name_prefix>-<team>-workloads-in-queue) and its binding that hold a member's workload
+    (a request of the team's group or of a service account of the team namespace, creating or updating a Pod, Job or
+    PyTorchJob there) to the team's queue. It is refused unless it carries the label C(kueue.x-k8s.io/queue-name) naming the
+    team's LocalQueue C(hyperpod-ns-<team>-localqueue), names in label C(kueue.x-k8s.io/priority-class) and in its pods'
+    C(priorityClassName) nothing but O(priority_classes), its pods name no node (C(nodeName)), it names no owner
+    (C(ownerReferences)) and no prebuilt Kueue Workload, a Job or PyTorchJob stays suspended (Kueue alone starts it), and
+    a Pod carries Kueue's scheduling gate C(kueue.x-k8s.io/admission) (Kueue alone lets it be scheduled).
+  - A member's CronJob, Deployment, StatefulSet, ReplicaSet, DaemonSet or ReplicationController is refused whatever it
+    carries (Kueue would not queue its pods by its label). The controllers that make pods from an admitted workload are not
+    held to the policy. Kubernetes 1.35 cannot set a missing label by default (MutatingAdmissionPolicy is beta and off
+    there), so it is refused, its message naming the label.
   - The Role C(hyperpod-ns-<team>-namespace-role) of the HyperPod CLI's C(team-role-and-bindings) chart, plus reading
-    PersistentVolumeClaims, bound to the group C(hyperpod-ns-<team>-namespace-level-group) that the team's access entry carries.
+    PersistentVolumeClaims, the team's LocalQueue and its pending workloads (Kueue's visibility API), less the chart's
+    writes on Kueue's Workloads and on C(pytorchjobs/status), bound to the group C(hyperpod-ns-<team>-namespace-level-group)
+    that the team's access entry carries.
+  - A ClusterRole and ClusterRoleBinding C(<name_prefix>-<team>-cluster-queue-reader) that let that group read the team's
+    own ClusterQueue C(hyperpod-ns-<team>-clusterqueue) by name, and no other.
   - With O(volume), a static PersistentVolume C(<name_prefix>-<team>-fsx) for the team's FSx for Lustre directory
     (driver C(fsx.csi.aws.com), C(dnsname) and C(mountname) C(<MountName>/<directory>)), C(Retain)ed and reserved by
     C(claimRef) for the claim of the same name in the team namespace, and that claim.
@@ -95,6 +110,23 @@ options:
       account_id:
         description: The account; by default the caller's (STS).
         type: str
+  priority_classes:
+    description:
+      - The platform's Task Governance priority classes (the cluster scheduler config's, each a Kueue WorkloadPriorityClass),
+        the only values a member's workload may give label C(kueue.x-k8s.io/priority-class) or its pods' C(priorityClassName).
+      - Empty, a member's workload names no priority class, and its pods none either.
+    type: list
+    elements: str
+    default: []
+  ingress_namespaces:
+    description:
+      - The namespaces, by name, whose pods may open connections to the team's pods (the cluster's add-ons and scrapers).
+        A namespace anyone can make, V(default) or Studio's shared C(jupyter-k8s-shared), does not belong here.
+      - V(hyperpod-observability) is the HyperPod observability add-on's namespace as public tooling for the add-on reads
+        it; AWS's page on the add-on does not name it.
+    type: list
+    elements: str
+    default: [kube-system, hyperpod-observability]
   adopt_pod_role:
     description:
       - The pod role and the Pod Identity association of O(pod_identity) are changed or deleted only when they carry the

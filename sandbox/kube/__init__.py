@@ -37,6 +37,8 @@ HERE = Path(__file__).resolve().parent
 CONTROLLERS = (
     "namespace-controller", "serviceaccount-controller", "persistentvolume-binder-controller",
     "persistentvolumeclaim-protection-controller", "persistentvolume-protection-controller",
+    # Type-checks each ValidatingAdmissionPolicy against the kinds it matches (status.typeChecking), as on EKS.
+    "validatingadmissionpolicy-status-controller",
 )  # fmt: skip
 ADMIN_USER = "kubernetes-admin"
 CONTROLLER_MANAGER_USER = "system:kube-controller-manager"

@@ -273,6 +273,9 @@ def reset() -> None:
     for kind in kinds:
         for item in api.list(kind):
             api.delete(kind, item["metadata"]["name"])
+    for kind in ("ClusterRoleBinding", "ClusterRole"):
+        for item in api.list(kind, label_selector="app.kubernetes.io/managed-by=hyperpod.tenancy"):
+            api.delete(kind, item["metadata"]["name"])
     # Volumes go once the protection controller sees their claims gone.
     api.wait_gone("Namespace", namespaces)
     api.wait_gone("PersistentVolume", volumes)

@@ -77,6 +77,15 @@ def pod(name: str, namespace: str, **container) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace}, "spec": pod_spec}
 
 
+def member_pod(name: str, namespace: str, **container) -> dict:
+    """``pod`` as a member submits it, in the namespace's team queue as Kueue's webhook leaves it (the label, and the gate
+    until the queue admits it), which the team's queue policy requires (issue 38)."""
+    body = pod(name, namespace, **container)
+    body["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": f"{namespace}-localqueue"}
+    body["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+    return body
+
+
 @pytest.fixture(scope="module")
 def site(sandbox_server, kube_cluster, tmp_path_factory):
     """The one site.yml run of the module, on the sample teams: (playbooks, its result)."""
@@ -148,14 +157,22 @@ def test_a_team_works_in_its_own_namespace_only(built, team, other_team):
     assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/pods")) == 200
     assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/secrets")) == 200
     assert status_of(lambda: a.request("GET", f"/api/v1/namespaces/{own}/persistentvolumeclaims/hyperpod-{team}-fsx")) == 200
-    assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{own}/pods?dryRun=All", pod("job", own))) == 200
+    assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{own}/pods?dryRun=All", member_pod("job", own))) == 200
+    # Issue 38: in the team's own queue only (the team's queue policy), at the cluster file's priorities only.
+    elsewhere = member_pod("job", own)
+    elsewhere["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = f"{other}-localqueue"
+    assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{own}/pods?dryRun=All", elsewhere)) == 403
+    for priority, status in (("training", 200), ("system-node-critical", 403)):
+        body = member_pod("job", own)
+        body["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] = priority
+        assert status_of(lambda body=body: a.request("POST", f"/api/v1/namespaces/{own}/pods?dryRun=All", body)) == status, priority
     # Issue 36, case 11: no long-lived token of the team's service account (the team's token policy).
     token = {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
              "metadata": {"name": "forever", "annotations": {"kubernetes.io/service-account.name": f"hyperpod-{team}"}}}  # fmt: skip
     assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{own}/secrets?dryRun=All", token)) == 403
     for path in ("pods", "secrets", f"persistentvolumeclaims/hyperpod-{other_team}-fsx"):
         assert status_of(lambda path=path: a.request("GET", f"/api/v1/namespaces/{other}/{path}")) == 403, path
-    assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{other}/pods?dryRun=All", pod("job", other))) == 403
+    assert status_of(lambda: a.request("POST", f"/api/v1/namespaces/{other}/pods?dryRun=All", member_pod("job", other))) == 403
 
 
 def test_studio_reaches_its_own_namespace_as_the_execution_role(built, sandbox_server, kube_cluster):
@@ -208,7 +225,7 @@ def test_pod_security_refuses_a_pod_that_could_read_other_teams_data(built, chan
     _playbooks, _admin, clients = built
     namespace = f"hyperpod-ns-{A}"
     with pytest.raises(KubeError) as refused:
-        clients[A].request("POST", f"/api/v1/namespaces/{namespace}/pods?dryRun=All", pod("escape", namespace, **copy.deepcopy(change)))
+        clients[A].request("POST", f"/api/v1/namespaces/{namespace}/pods?dryRun=All", member_pod("escape", namespace, **copy.deepcopy(change)))
     assert refused.value.status == 403
     assert "violates PodSecurity" in str(refused.value)
 
@@ -327,6 +344,9 @@ def team_network(built, kube_cluster, tmp_path):
                 made.append((f"hyperpod-ns-{team}", f"net-{role}"))
         where["dns"] = cluster_node.add_pod(pod("net-dns", "kube-system"))
         made.append(("kube-system", "net-dns"))
+        # A namespace that is neither a team's nor the platform's (anyone with a namespace of their own, Studio's shared one).
+        where["elsewhere"] = cluster_node.add_pod(pod("net-elsewhere", "default"))
+        made.append(("default", "net-elsewhere"))
         # The instance metadata endpoint as EC2 documents it, and an address on the internet (TEST-NET-3).
         where["metadata"] = cluster_node.add_host("169.254.169.254")
         where["internet"] = cluster_node.add_host("203.0.113.10")
@@ -357,8 +377,10 @@ def test_the_team_network_policies_are_enforced(built, team_network):
         (f"{A}-client", "tcp", f"{B}-server", 8080): "closed",
         (f"{B}-client", "tcp", f"{A}-server", 8080): "closed",
         (f"{B}-client", "udp", f"{A}-server", 8080): "closed",
-        # From the cluster's own namespaces (DNS, Kueue, Task Governance): open.
+        # From the platform's namespaces, named in the policy (kube-system here): open.
         ("dns", "tcp", f"{A}-server", 8080): "open",
+        # From a namespace that is no team's and not named (issue 38: it was open, having no team label): closed.
+        ("elsewhere", "tcp", f"{A}-server", 8080): "closed",
         # Egress: DNS and the internet (S3) stay open, the instance metadata endpoint is closed.
         (f"{A}-client", "udp", "dns", 53): "open",
         (f"{A}-client", "tcp", "dns", 53): "open",
@@ -408,10 +430,13 @@ def test_site_prints_each_team_namespace_service_account_role_and_volume_and_wha
     assert sorted(rows) == sorted(team["name"] for team in SAMPLE["hyperpod_teams"])
     for team in TEAMS:
         row = rows[team]
-        shown = {column: row[column] for column in ("namespace", "service account", "role", "volume")}
+        shown = {column: row[column] for column in ("namespace", "service account", "role", "volume", "queue label", "priorities")}
         assert shown == {
             "namespace": f"hyperpod-ns-{team}", "service account": f"hyperpod-{team}",
             "role": f"hyperpod-ns-{team}-namespace-role", "volume": f"hyperpod-{team}-fsx",
+            # The label a member's workload carries, and the priorities it may name: the cluster file's.
+            "queue label": f"hyperpod-ns-{team}-localqueue",
+            "priorities": ", ".join(c["name"] for c in SAMPLE["hyperpod_cluster"]["scheduler"]["priority_classes"]),
         }, row  # fmt: skip
         # Each is what the API server holds for the team.
         namespace = shown["namespace"]

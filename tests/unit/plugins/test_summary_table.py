@@ -9,7 +9,8 @@ def test_summary_table_aligns_sorted_rows_under_a_header():
         ]
     )
     assert lines[0].split() == [
-        "team", "namespace", "permission", "set", "domain", "profiles", "guaranteed", "quota", "service", "account", "role", "volume", "budget", "USD"]
+        "team", "namespace", "permission", "set", "domain", "profiles", "guaranteed", "quota", "service", "account", "role", "volume",
+        "queue", "label", "priorities", "budget", "USD"]  # fmt: skip
     assert lines[1].startswith("nlp ") and lines[2].startswith("vision ")
     assert lines[1].index("hyperpod-ns-nlp") == lines[2].index("hyperpod-ns-vision") == lines[0].index("namespace")
     assert lines[1].endswith("-") and lines[2].endswith("40000")

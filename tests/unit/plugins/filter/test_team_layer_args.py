@@ -167,12 +167,14 @@ def test_the_summary_comes_from_the_layers_results():
         "quota": {"quota": {"status": "Created", "compute_quota_config": {"compute_quota_resources": [
             {"instance_type": "ml.p5.48xlarge", "count": 4}, {"instance_type": "ml.g5.12xlarge", "count": 2}]}}},
         "budget": {"budget": {"budget_limit": {"amount": "40000.0", "unit": "USD"}}},
-        "namespace": {"namespace": {"service_account": "hyperpod-vision", "role": "hyperpod-ns-vision-namespace-role", "volume": "hyperpod-vision-fsx"}},
+        "namespace": {"namespace": {"service_account": "hyperpod-vision", "role": "hyperpod-ns-vision-namespace-role", "volume": "hyperpod-vision-fsx",
+                                    "queue": "hyperpod-ns-vision-localqueue", "priority_classes": ["inference", "training"]}},
     }
     assert team_summary(layers, "vision") == {
         "team": "vision", "namespace": "hyperpod-ns-vision", "permission_set": "hyperpod-vision", "domain_id": "d-1",
         "user_profiles": 2, "quota": "4 x ml.p5.48xlarge, 2 x ml.g5.12xlarge", "quota_status": "Created", "budget_usd": "40000.0",
-        "service_account": "hyperpod-vision", "kubernetes_role": "hyperpod-ns-vision-namespace-role", "volume": "hyperpod-vision-fsx"}
+        "service_account": "hyperpod-vision", "kubernetes_role": "hyperpod-ns-vision-namespace-role", "volume": "hyperpod-vision-fsx",
+        "queue": "hyperpod-ns-vision-localqueue", "priorities": "inference, training"}
     assert team_summary({}, "nlp")["quota"] == "-"
     assert team_summary({}, "nlp")["volume"] == "-"
 

@@ -88,7 +88,10 @@ def pod(name, security=None, pod_security=None) -> dict:
     spec = {"serviceAccountName": SERVICE_ACCOUNT, "containers": [container], "volumes": [{"name": "team", "persistentVolumeClaim": {"claimName": CLAIM}}]}
     if pod_security is not None:
         spec["securityContext"] = pod_security
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NAMESPACE}, "spec": spec}
+    # In the team's queue, as Kueue's webhook leaves a pod it queues (the label, and its gate until it admits the pod): issue 38.
+    labels = {"kueue.x-k8s.io/queue-name": f"{NAMESPACE}-localqueue"}
+    spec["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NAMESPACE, "labels": labels}, "spec": spec}
 
 
 # A pod runs as root when nothing says otherwise (the image's user, root in most training images), or when it says so.
@@ -242,14 +245,17 @@ def test_a_member_still_creates_the_secrets_the_hyperpod_cli_needs(api, member, 
     assert api.request("POST", "/api/v1/namespaces/platform-tools/secrets?dryRun=All", body)["type"] == "kubernetes.io/service-account-token"
 
 
-def test_offboarding_removes_the_token_policy_with_the_team(api, kube_cluster):
+def test_offboarding_removes_the_admission_policies_with_the_team(api, kube_cluster):
     options = namespace_options(kube_cluster)
     team_namespace.converge(Context(), options)
-    policy = api.get("ValidatingAdmissionPolicy", f"hyperpod-{TEAM}-no-token-secrets")
-    assert policy["metadata"]["labels"]["hyperpod.tenancy/team"] == TEAM
+    for name in (f"hyperpod-{TEAM}-no-token-secrets", f"hyperpod-{TEAM}-workloads-in-queue"):
+        assert api.get("ValidatingAdmissionPolicy", name)["metadata"]["labels"]["hyperpod.tenancy/team"] == TEAM
     assert team_namespace.converge(Context(), dict(options, state="absent", volume=None))["changed"] is True
-    assert api.get("ValidatingAdmissionPolicy", f"hyperpod-{TEAM}-no-token-secrets") is None
-    assert api.get("ValidatingAdmissionPolicyBinding", f"hyperpod-{TEAM}-no-token-secrets") is None
+    for name in (f"hyperpod-{TEAM}-no-token-secrets", f"hyperpod-{TEAM}-workloads-in-queue"):
+        assert api.get("ValidatingAdmissionPolicy", name) is None
+        assert api.get("ValidatingAdmissionPolicyBinding", name) is None
+    assert api.get("ClusterRole", f"hyperpod-{TEAM}-cluster-queue-reader") is None
+    assert api.get("ClusterRoleBinding", f"hyperpod-{TEAM}-cluster-queue-reader") is None
 
 
 def test_a_token_secret_stored_before_the_policy_is_deleted_by_the_run_that_writes_it(api, kube_cluster):
@@ -323,3 +329,233 @@ def test_a_member_reads_the_teams_workloads_and_local_queue_and_writes_no_kueue_
             assert allowed(api, verb, resource), (verb, resource)
     # Another team's namespace: nothing of it.
     assert not allowed(api, "list", "workloads", group="hyperpod-ns-nlp-namespace-level-group")
+
+
+# --- Issue 38: a member's workload outside the team's queue -----------------------------------------------------------
+
+QUEUE = f"{NAMESPACE}-localqueue"
+PLATFORM_CLASSES = ["inference", "training", "experimentation"]
+QUEUE_POLICY = f"hyperpod-{TEAM}-workloads-in-queue"
+RUNNING = dict(RESTRICTED, runAsUser=10001, runAsGroup=10001)
+
+
+def queued(body, queue=QUEUE, **labels):
+    """``body`` labelled for Kueue: ``queue`` (no queue label when None) and any other label."""
+    body = copy.deepcopy(body)
+    body["metadata"]["labels"] = dict(body["metadata"].get("labels") or {}, **labels)
+    body["metadata"]["labels"].pop("kueue.x-k8s.io/queue-name", None)
+    if queue:
+        body["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = queue
+    return body
+
+
+def job(name="train", **pod_spec) -> dict:
+    """A Job as Kueue's webhook leaves it: suspended; its pods the Job controller's to make (no gate of Kueue's)."""
+    template = pod("x", RUNNING)
+    del template["spec"]["schedulingGates"]
+    return {
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {"suspend": True, "template": {"spec": dict(template["spec"], restartPolicy="Never", **pod_spec)}},
+    }  # fmt: skip
+
+
+def create(client, body, dry_run=True):
+    api_path = "/api/v1" if body["apiVersion"] == "v1" else f"/apis/{body['apiVersion']}"
+    path = f"{api_path}/namespaces/{NAMESPACE}/{body['kind'].lower()}s"
+    return client.request("POST", path + ("?dryRun=All" if dry_run else ""), body)
+
+
+def cron_job() -> dict:
+    """A CronJob whose every part is in the team's queue: its label, its Job template's, its pod template's."""
+    template = queued(job())
+    template["spec"]["template"]["metadata"] = {"labels": {"kueue.x-k8s.io/queue-name": QUEUE}}
+    return queued({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly", "namespace": NAMESPACE},
+                   "spec": {"schedule": "0 3 * * *", "jobTemplate": {"metadata": template["metadata"], "spec": template["spec"]}}})
+
+
+def deployment() -> dict:
+    template = pod("x", RUNNING)
+    return queued({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "serve", "namespace": NAMESPACE},
+                   "spec": {"selector": {"matchLabels": {"app": "serve"}},
+                            "template": {"metadata": {"labels": dict(template["metadata"]["labels"], app="serve")}, "spec": template["spec"]}}})
+
+
+def queue_options(kube_cluster):
+    return dict(namespace_options(kube_cluster), priority_classes=list(PLATFORM_CLASSES))
+
+
+def enforced(member, body, timeout=15):
+    """The refusal of ``body`` once the API server enforces the team's queue policy (its informer has it a moment after
+    the write: team_namespace.wait_token_policy)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, message = refusal(lambda: create(member, body))
+        # Admitted, or refused by an authorizer that has not seen a new binding yet: not the policy's answer.
+        if (status != 201 and "cannot create resource" not in message) or time.monotonic() > deadline:
+            return status, message
+        time.sleep(0.2)
+
+
+# Each way out of the team's queue, as a Pod and as a Job's pod template: the workload and the words of its refusal.
+OUT_OF_QUEUE = {
+    "no queue label": (queued(pod("p", RUNNING), queue=None), f"label it kueue.x-k8s.io/queue-name: {QUEUE}"),
+    "another team's queue": (queued(pod("p", RUNNING), queue="hyperpod-ns-nlp-localqueue"), f"label it kueue.x-k8s.io/queue-name: {QUEUE}"),
+    "a system priority class": (
+        queued(dict(pod("p", RUNNING), spec=dict(pod("p", RUNNING)["spec"], priorityClassName="system-node-critical"))),
+        "priorityClassName is empty or one of the platform's priority classes",
+    ),
+    "a Kueue priority the platform has not": (
+        queued(pod("p", RUNNING), **{"kueue.x-k8s.io/priority-class": "urgent"}), "names one of the platform's priority classes",
+    ),
+    # Without Kueue's gate: the API server refuses a gated pod that names its node.
+    "a node named": (queued(dict(pod("p", RUNNING), spec=dict(job()["spec"]["template"]["spec"], nodeName="hyperpod-i-0abc"))), "does not name its node"),
+    "a job without a queue": (job(), f"label it kueue.x-k8s.io/queue-name: {QUEUE}"),
+    "a queued job whose pods take a system priority": (queued(job(priorityClassName="system-cluster-critical")), "priorityClassName"),
+    "a queued job whose pods name a node": (queued(job(nodeName="hyperpod-i-0abc")), "does not name its node"),
+    # Kueue would not hold these (the red team's of issue 38): a pod it would not gate, a Job it would not suspend.
+    "a pod without Kueue's gate": (dict(pod("p", RUNNING), spec={k: v for k, v in pod("p", RUNNING)["spec"].items() if k != "schedulingGates"}),
+                                   "carries Kueue's scheduling gate"),
+    "a Job created running": (queued(dict(job(), spec=dict(job()["spec"], suspend=False))), "a Job stays suspended"),
+    "a pod owned by the member's own Job": (
+        queued(dict(pod("p", RUNNING), metadata=dict(pod("p", RUNNING)["metadata"], ownerReferences=[
+            {"apiVersion": "batch/v1", "kind": "Job", "name": "holder", "uid": "7d6c9a52-0f7e-4a8e-9d3e-3f1f2b6a9c11", "controller": True}]))),
+        "names no owner",
+    ),
+    "a Job naming a prebuilt Workload": (queued(job(), **{"kueue.x-k8s.io/prebuilt-workload-name": "nlp-train"}), "no prebuilt Workload"),
+    # Queue labels everywhere, but the Jobs a CronJob makes and the pods of a Deployment's ReplicaSet are not queued by them.
+    "a CronJob": (cron_job(), "members submit Pods, Jobs and PyTorchJobs"),
+    "a Deployment": (deployment(), "members submit Pods, Jobs and PyTorchJobs"),
+}
+
+
+def test_a_members_workload_outside_the_teams_queue_is_refused(api, member, kube_cluster):
+    """Threat model: m12 (issue 38), a member bypasses Task Governance: a pod no queue manages goes straight to
+    kube-scheduler, which preempts pods of every team to place it (a system priority class, which Pod Security does not
+    restrict, lets it preempt almost anything), and one in another team's queue is counted against that team's quota.
+    The team's queue policy refuses each, as the member and as the team's service account (a member's pod calling the
+    API server), with a message that names what to set."""
+    team_namespace.converge(Context(), queue_options(kube_cluster))
+    # A Role widened beside the team's (the platform's, later): what it lets a member make stays out too.
+    widened = {("batch", "cronjobs"), ("apps", "deployments")}
+    api.apply({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "widened", "namespace": NAMESPACE},
+               "rules": [{"apiGroups": [group], "resources": [resource], "verbs": ["create"]} for group, resource in widened]}, "test")  # fmt: skip
+    # The team's pods given the members' rights (a platform's choice): a member's pod then calls the API server with them.
+    service_account = {"kind": "ServiceAccount", "name": SERVICE_ACCOUNT, "namespace": NAMESPACE}
+    for role in ("widened", f"{NAMESPACE}-namespace-role"):
+        api.apply({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": f"{role}-test", "namespace": NAMESPACE},
+                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
+                   "subjects": [{"kind": "Group", "name": GROUP}, service_account]}, "test")  # fmt: skip
+    deadline = time.monotonic() + 15
+    while not all(authorized(api, "create", group, resource, NAMESPACE) for group, resource in widened):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    as_service_account = Member(kube_cluster.directory, f"system:serviceaccount:{NAMESPACE}:{SERVICE_ACCOUNT}", f"system:serviceaccounts:{NAMESPACE}")
+    admitted = {}
+    for label, (body, words) in sorted(OUT_OF_QUEUE.items()):
+        for who, client in (("member", member), ("the team's service account", as_service_account)):
+            status, message = enforced(client, body)
+            if not (status == 403 and QUEUE_POLICY in message and words in message):
+                admitted[f"{label}, as {who}"] = message or "admitted"
+    # A member's queued Job, then started by the member, by every kind of patch: Kueue alone starts it.
+    create(member, queued(job("held")), dry_run=False)
+    path = f"/apis/batch/v1/namespaces/{NAMESPACE}/jobs/held"
+    for content_type, body in (("application/merge-patch+json", {"spec": {"suspend": False}}),
+                               ("application/json-patch+json", [{"op": "replace", "path": "/spec/suspend", "value": False}]),
+                               ("application/strategic-merge-patch+json", {"spec": {"suspend": False}})):
+        status, message = refusal(lambda content_type=content_type, body=body: member.request("PATCH", path, body, content_type=content_type))
+        if not (status == 403 and "a Job stays suspended" in message):
+            admitted[f"unsuspended by {content_type}"] = message or "admitted"
+    assert admitted == {}
+    # The policy as the API server type-checks it against every kind it matches: no expression it cannot check.
+    deadline = time.monotonic() + 30
+    while "typeChecking" not in (status := api.get("ValidatingAdmissionPolicy", QUEUE_POLICY).get("status") or {}):
+        assert time.monotonic() < deadline, status
+        time.sleep(0.2)
+    assert status["typeChecking"].get("expressionWarnings") is None, status
+
+
+def test_a_members_workload_in_the_teams_queue_runs_and_the_controllers_are_not_refused(api, member, kube_cluster):
+    """The other side of m12: what the HyperPod CLI submits (a Job in the team's queue at one of the platform's
+    priorities) is admitted, a pod too; the Job controller's pods (no queue label: Kueue admitted their Job) and the
+    platform's own requests are not the policy's; and the policy matches the team namespace only."""
+    team_namespace.converge(Context(), queue_options(kube_cluster))
+    enforced(member, OUT_OF_QUEUE["no queue label"][0])
+    # A platform that gives its Task Governance classes to kube-scheduler too makes PriorityClasses of the same names.
+    priority_class = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "inference"}, "value": 100}
+    api.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", priority_class)
+    try:
+        for body in (queued(job(), **{"kueue.x-k8s.io/priority-class": "training"}), queued(pod("p", RUNNING)),
+                     queued(dict(pod("p", RUNNING), spec=dict(pod("p", RUNNING)["spec"], priorityClassName="inference")))):
+            assert refusal(lambda body=body: create(member, body)) == (201, ""), body["kind"]
+    finally:
+        api.request("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/inference")
+    # The Job controller as kube-controller-manager runs it (its bootstrap role system:controller:job-controller).
+    controller = Member(kube_cluster.directory, "system:serviceaccount:kube-system:job-controller", "system:serviceaccounts:kube-system")
+    assert create(controller, pod("train-0", RUNNING))["metadata"]["name"] == "train-0"
+    assert create(api, pod("admin", RUNNING))["metadata"]["name"] == "admin"
+    # A namespace that is not the team's is not this policy's, the members' requests there neither.
+    api.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "platform-tools"}}, "test")
+    api.apply({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "pods", "namespace": "platform-tools"},
+               "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["create"]}]}, "test")  # fmt: skip
+    api.apply({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "members", "namespace": "platform-tools"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "pods"},
+               "subjects": [{"kind": "Group", "name": GROUP}]}, "test")  # fmt: skip
+    elsewhere = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "platform-tools"},
+                 "spec": {"containers": [{"name": "c", "image": "busybox", "securityContext": RUNNING}]}}  # fmt: skip
+    deadline = time.monotonic() + 15
+    while (answer := refusal(lambda: member.request("POST", "/api/v1/namespaces/platform-tools/pods?dryRun=All", elsewhere)))[0] != 201:
+        # Refused by the authorizer until it has the binding, a moment after the write; never by the policy.
+        assert "cannot create resource" in answer[1] and time.monotonic() < deadline, answer
+        time.sleep(0.2)
+
+
+def test_the_queue_policy_covers_every_workload_the_role_lets_a_member_write():
+    """Soundness of m12 against the Role, not a sample: every resource the stored Role lets a member create, update or
+    patch (any rule naming a group and resource, ``*`` included) is one the queue policy matches, or one that makes no pod
+    (ConfigMaps, Secrets: their own policies and limits hold them). A Role widened to a workload the policy does not
+    match fails here."""
+    makes_no_pod = {("", "configmaps"), ("", "secrets")}
+    # Refused to members whatever they carry (the first validation); queued by their label, the others.
+    assert {kind for _group, _resource, kind in team_namespace.REFUSED_RESOURCES} == {
+        "CronJob", "Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "ReplicationController"}
+    policy = team_namespace.queue_policy(TEAM, "hyperpod", PLATFORM_CLASSES)[0]
+    matched = {(group, resource) for rule in policy["spec"]["matchConstraints"]["resourceRules"]
+               for group in rule["apiGroups"] for resource in rule["resources"]}  # fmt: skip
+    assert all(rule["operations"] == ["CREATE", "UPDATE"] for rule in policy["spec"]["matchConstraints"]["resourceRules"])
+    for rule in team_namespace.TEAM_ROLE_RULES:
+        if not {"create", "update", "patch", "*"} & set(rule["verbs"]):
+            continue
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                assert "*" not in (group, resource), rule
+                assert (group, resource) in matched | makes_no_pod, (group, resource)
+
+
+def authorized(api, verb, group, resource, namespace="", name="", subresource="") -> bool:
+    """The API server's authorization of a member's request on any resource (a SubjectAccessReview)."""
+    review = {
+        "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+        "spec": {"user": "alice", "groups": [GROUP, "system:authenticated"], "resourceAttributes": {
+            "namespace": namespace, "verb": verb, "group": group, "resource": resource, "subresource": subresource, "name": name}},
+    }  # fmt: skip
+    return api.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review)["status"].get("allowed", False)
+
+
+def test_a_member_reads_the_teams_own_cluster_queue_and_pending_workloads_and_no_other_teams(api, kube_cluster):
+    """Threat model: m13 (issue 38), a member reads another team's quota, usage or pending work (its ClusterQueue, its
+    LocalQueue's pending workloads), or lists every team's: the team reads its own ClusterQueue by name (a ClusterRole
+    whose one rule names it) and its own queue's pending workloads (the Role, in its namespace); the server's authorizer
+    refuses every other team's, and listing or watching every ClusterQueue."""
+    team_namespace.converge(Context(), namespace_options(kube_cluster))
+    own, other = f"{NAMESPACE}-clusterqueue", "hyperpod-ns-nlp-clusterqueue"
+    assert all(authorized(api, verb, KUEUE, "clusterqueues", name=own) for verb in ("get", "watch"))
+    assert not any(authorized(api, verb, KUEUE, "clusterqueues", name=other) for verb in ("get", "watch", "update", "patch", "delete"))
+    assert not any(authorized(api, verb, KUEUE, "clusterqueues") for verb in ("list", "watch", "create", "deletecollection"))
+    assert not any(authorized(api, verb, KUEUE, "clusterqueues", name=own) for verb in WRITE_VERBS)
+    visibility = "visibility.kueue.x-k8s.io"
+    assert authorized(api, "get", visibility, "localqueues", NAMESPACE, f"{NAMESPACE}-localqueue", "pendingworkloads")
+    assert not authorized(api, "get", visibility, "localqueues", "hyperpod-ns-nlp", "hyperpod-ns-nlp-localqueue", "pendingworkloads")
+    assert not authorized(api, "get", visibility, "clusterqueues", name=other, subresource="pendingworkloads")
+    # The stored ClusterRole names one ClusterQueue, the team's, and reads it only: every request, not the sample above.
+    [rule] = api.request("GET", f"/apis/rbac.authorization.k8s.io/v1/clusterroles/hyperpod-{TEAM}-cluster-queue-reader")["rules"]
+    assert (rule["apiGroups"], rule["resources"], rule["resourceNames"], sorted(rule["verbs"])) == ([KUEUE], ["clusterqueues"], [own], ["get", "watch"])
