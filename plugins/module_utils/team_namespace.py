@@ -262,7 +262,8 @@ def queue_policy(team, prefix, priority_classes):
       (``priority_classes``, the cluster file's ``scheduler.priority_classes``, each a WorkloadPriorityClass);
     - no pod it makes names a PriorityClass (``priorityClassName``) outside those names: kube-scheduler preempts pods of
       lower priority of every team for one of ``system-node-critical``, which Pod Security does not restrict;
-    - no pod it makes names its node (``nodeName``), which passes by the scheduler and Kueue's scheduling gate both;
+    - no pod it makes names its node (``nodeName``), which passes by the scheduler and Kueue's scheduling gate both,
+      and a PyTorchJob's gang-scheduling priority (``runPolicy.schedulingPolicy.priorityClass``) is one of those names;
     - it names no owner (``ownerReferences``): Kueue leaves alone a pod or job whose controller is of a kind it manages,
       trusting that owner's admission (the member's own suspended Job would do), and no Workload made beforehand;
     - a Job or PyTorchJob is suspended, as Kueue's webhook makes it, on creation and after every update of a member:
@@ -300,6 +301,12 @@ def queue_policy(team, prefix, priority_classes):
             "expression": "variables.podSpecs.all(s, !has(s.priorityClassName) || s.priorityClassName == '' || s.priorityClassName in %s)" % allowed,
             "message": "team %s: a pod's priorityClassName is empty or one of the platform's priority classes (%s); "
             "the queue's priority is label %s" % (team, classes, PRIORITY_LABEL),
+        },
+        {
+            "expression": "object.kind != 'PyTorchJob' || !has(object.spec.runPolicy) || !has(object.spec.runPolicy.schedulingPolicy) || "
+            "!has(object.spec.runPolicy.schedulingPolicy.priorityClass) || object.spec.runPolicy.schedulingPolicy.priorityClass in %s" % allowed,
+            "message": "team %s: a PyTorchJob's runPolicy.schedulingPolicy.priorityClass is one of the platform's priority classes (%s)"
+            % (team, classes),
         },
         {
             "expression": "variables.podSpecs.all(s, !has(s.nodeName) || s.nodeName == '')",

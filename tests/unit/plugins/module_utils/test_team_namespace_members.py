@@ -373,6 +373,26 @@ def cron_job() -> dict:
                    "spec": {"schedule": "0 3 * * *", "jobTemplate": {"metadata": template["metadata"], "spec": template["spec"]}}})
 
 
+# The Kubeflow training operator's PyTorchJob, its schema left open (the operator is not in the sandbox; its CRD's
+# structural schema refuses less than nothing the policy checks).
+PYTORCHJOB_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "pytorchjobs.kubeflow.org"},
+    "spec": {"group": "kubeflow.org", "scope": "Namespaced",
+             "names": {"plural": "pytorchjobs", "singular": "pytorchjob", "kind": "PyTorchJob", "listKind": "PyTorchJobList"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                           "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]},
+}  # fmt: skip
+
+
+def pytorch_job(suspend=True, scheduling_priority=None, **pod_spec) -> dict:
+    """A PyTorchJob of a master and two workers in the team's queue, as Kueue's webhook leaves it (suspended)."""
+    template = {"spec": dict(job()["spec"]["template"]["spec"], restartPolicy="OnFailure", **pod_spec)}
+    run_policy = dict({"suspend": suspend}, **({"schedulingPolicy": {"priorityClass": scheduling_priority}} if scheduling_priority else {}))
+    return queued({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "ddp", "namespace": NAMESPACE},
+                   "spec": {"runPolicy": run_policy, "pytorchReplicaSpecs": {"Master": {"replicas": 1, "template": template},
+                                                                             "Worker": {"replicas": 2, "template": template}}}})
+
+
 def deployment() -> dict:
     template = pod("x", RUNNING)
     return queued({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "serve", "namespace": NAMESPACE},
@@ -422,6 +442,11 @@ OUT_OF_QUEUE = {
         "names no owner",
     ),
     "a Job naming a prebuilt Workload": (queued(job(), **{"kueue.x-k8s.io/prebuilt-workload-name": "nlp-train"}), "no prebuilt Workload"),
+    "a PyTorchJob without a queue": (queued(pytorch_job(), queue=None), f"label it kueue.x-k8s.io/queue-name: {QUEUE}"),
+    "a PyTorchJob created running": (pytorch_job(suspend=False), "a PyTorchJob stays suspended"),
+    "a PyTorchJob whose replicas take a system priority": (pytorch_job(priorityClassName="system-node-critical"), "priorityClassName"),
+    "a PyTorchJob whose gang takes a system priority": (pytorch_job(scheduling_priority="system-node-critical"), "schedulingPolicy.priorityClass"),
+    "a PyTorchJob whose replicas name a node": (pytorch_job(nodeName="hyperpod-i-0abc"), "does not name its node"),
     # Queue labels everywhere, but the Jobs a CronJob makes and the pods of a Deployment's ReplicaSet are not queued by them.
     "a CronJob": (cron_job(), "members submit Pods, Jobs and PyTorchJobs"),
     "a Deployment": (deployment(), "members submit Pods, Jobs and PyTorchJobs"),
@@ -435,6 +460,8 @@ def test_a_members_workload_outside_the_teams_queue_is_refused(api, member, kube
     The team's queue policy refuses each, as the member and as the team's service account (a member's pod calling the
     API server), with a message that names what to set."""
     team_namespace.converge(Context(), queue_options(kube_cluster))
+    api.apply(PYTORCHJOB_CRD, "test")
+    api.wait_established(PYTORCHJOB_CRD["metadata"]["name"])
     # A Role widened beside the team's (the platform's, later): what it lets a member make stays out too.
     widened = {("batch", "cronjobs"), ("apps", "deployments")}
     api.apply({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "widened", "namespace": NAMESPACE},
@@ -479,12 +506,15 @@ def test_a_members_workload_in_the_teams_queue_runs_and_the_controllers_are_not_
     priorities) is admitted, a pod too; the Job controller's pods (no queue label: Kueue admitted their Job) and the
     platform's own requests are not the policy's; and the policy matches the team namespace only."""
     team_namespace.converge(Context(), queue_options(kube_cluster))
+    api.apply(PYTORCHJOB_CRD, "test")
+    api.wait_established(PYTORCHJOB_CRD["metadata"]["name"])
     enforced(member, OUT_OF_QUEUE["no queue label"][0])
     # A platform that gives its Task Governance classes to kube-scheduler too makes PriorityClasses of the same names.
     priority_class = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "inference"}, "value": 100}
     api.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", priority_class)
     try:
         for body in (queued(job(), **{"kueue.x-k8s.io/priority-class": "training"}), queued(pod("p", RUNNING)),
+                     pytorch_job(scheduling_priority="training"),
                      queued(dict(pod("p", RUNNING), spec=dict(pod("p", RUNNING)["spec"], priorityClassName="inference")))):
             assert refusal(lambda body=body: create(member, body)) == (201, ""), body["kind"]
     finally:
