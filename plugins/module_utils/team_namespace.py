@@ -128,6 +128,8 @@ REFUSED_RESOURCES = (
     ("apps", "daemonsets", "DaemonSet"),
     ("", "replicationcontrollers", "ReplicationController"),
 )
+# The end of the token policy's name (names: token_policy), by which the apply loop knows it.
+TOKEN_POLICY_SUFFIX = "-no-token-secrets"
 # The Secret type whose Secrets the token controller fills with a service account's long-lived token.
 TOKEN_SECRET_TYPE = "kubernetes.io/service-account-token"
 
@@ -175,7 +177,7 @@ def names(team, prefix=naming.DEFAULT_PREFIX):
         "volume": naming.team_volume(team, prefix),
         "ingress_policy": "%s-team-ingress" % prefix,
         "egress_policy": "%s-team-egress" % prefix,
-        "token_policy": "%s-%s-no-token-secrets" % (prefix, team),
+        "token_policy": "%s-%s%s" % (prefix, team, TOKEN_POLICY_SUFFIX),
         "queue_policy": "%s-%s-workloads-in-queue" % (prefix, team),
         "queue_reader": "%s-%s-cluster-queue-reader" % (prefix, team),
         "cluster_queue": "%s-clusterqueue" % namespace,
@@ -629,7 +631,8 @@ def _read_with_prediction(cluster, team, obj, current):
 
 
 def token_policy(obj):
-    return obj["kind"] in TOKEN_POLICY_KINDS and obj["metadata"]["name"].endswith("-no-token-secrets")
+    """Whether ``obj`` is the token policy or its binding (not the queue policy's, of the same kinds)."""
+    return obj["kind"] in TOKEN_POLICY_KINDS and obj["metadata"]["name"].endswith(TOKEN_POLICY_SUFFIX)
 
 
 def ensure_present(cluster, team, objects, check_mode):

@@ -519,10 +519,13 @@ def test_a_members_workload_in_the_teams_queue_runs_and_the_controllers_are_not_
             assert refusal(lambda body=body: create(member, body)) == (201, ""), body["kind"]
     finally:
         api.request("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/inference")
-    # The Job controller as kube-controller-manager runs it (its bootstrap role system:controller:job-controller).
+    # A pod as the Job controller makes it from an admitted Job's template: no queue label, no gate of Kueue's. Refused to
+    # a member, made by the Job controller (its bootstrap role system:controller:job-controller) and by the platform.
+    from_template = dict(job()["spec"]["template"], apiVersion="v1", kind="Pod", metadata={"name": "train-0", "namespace": NAMESPACE})
+    assert refusal(lambda: create(member, from_template))[0] == 403
     controller = Member(kube_cluster.directory, "system:serviceaccount:kube-system:job-controller", "system:serviceaccounts:kube-system")
-    assert create(controller, pod("train-0", RUNNING))["metadata"]["name"] == "train-0"
-    assert create(api, pod("admin", RUNNING))["metadata"]["name"] == "admin"
+    assert create(controller, from_template)["metadata"]["name"] == "train-0"
+    assert create(api, from_template)["metadata"]["name"] == "train-0"
     # A namespace that is not the team's is not this policy's, the members' requests there neither.
     api.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "platform-tools"}}, "test")
     api.apply({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "pods", "namespace": "platform-tools"},
