@@ -51,8 +51,12 @@ system-packages:
 # per-team summary, then writes last month's chargeback report from the seeded costs, and the
 # same month by measured use (a generated month of metrics in a local Prometheus, read through
 # the sandbox's AMP; its samples are hourly, hence the step): usage split, idle capacity, quota advice.
-demo: venv system-packages kube-binaries
-	$(PY) -m sandbox run -- /bin/sh -c '$(BIN)/ansible-playbook site.yml && $(PY) -m sandbox.kube.pod_identity_agent \
+# On a fresh machine the venv (pip: mostly downloads and unpacking) and the kube binaries (Go: compiling, at nice 10)
+# are made side by side, after the Debian packages the build needs.
+demo: system-packages
+	$(MAKE) --no-print-directory --output-sync=target -j2 venv kube-binaries
+	$(PY) -m sandbox run -- /bin/sh -c '$(BIN)/ansible-playbook site.yml && $(BIN)/ansible-playbook playbooks/capacity.yml \
+		&& $(PY) -m sandbox.kube.pod_identity_agent \
 		&& $(BIN)/ansible-playbook playbooks/chargeback.yml \
 		&& $(BIN)/ansible-playbook playbooks/usage_report.yml -e usage_step=3600'
 

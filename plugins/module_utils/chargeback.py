@@ -172,14 +172,6 @@ def parse_cluster_costs(results_by_time, tag_key="team", metric="UnblendedCost")
 # --- shares ---------------------------------------------------------------------------
 
 
-def capacity_of(instance_groups):
-    """{instance type: instances} of a cluster's instance groups."""
-    capacity = {}
-    for group in instance_groups or []:
-        capacity[group["instance_type"]] = capacity.get(group["instance_type"], 0) + int(group["count"])
-    return capacity
-
-
 def quota_instances(team):
     """{instance type: guaranteed instances} of a normalized team's quota.
 

@@ -24,7 +24,26 @@ group's instances are launched.
 UpdateCluster is sent with every instance group that stays, each with what DescribeCluster
 shows of it that the module does not manage (Kubernetes labels and taints, the AMI, patching,
 deep health checks, ...): AWS does not document whether a member left out of a listed group
-keeps its value or is reset, and re-sending it is right either way.
+keeps its value or is reset, and re-sending it is right either way. Of the Kubernetes labels the module
+manages one, ``nvidia.com/mig.config`` (a group's ``mig_config``), merged into the labels it sends back.
+
+Flexible instance groups (``instance_types``) are sent as ``InstanceRequirements.InstanceTypes``, in the
+user's order: "HyperPod attempts to provision instances using the first instance type in the list and falls
+back to subsequent types" (ClusterInstanceRequirements, SageMaker API Reference:
+https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ClusterInstanceRequirements.html), and read back
+from ``InstanceRequirements.DesiredInstanceTypes`` ("as specified in the most recent update request"), else
+``CurrentInstanceTypes`` (ClusterInstanceRequirementDetails). That UpdateCluster records desired types is why a
+flexible group's list changes in place. Whether a group can switch between ``InstanceType`` and
+``InstanceRequirements`` the docs do not say; assumption: it cannot, and the switch is treated as a change that
+needs the cluster replaced (FIXED_GROUP_FIELDS).
+
+Managed (Karpenter) autoscaling: ``AutoScaling {Mode, AutoScalerType}``, ``ClusterRole`` and
+``NodeProvisioningMode`` of CreateCluster/UpdateCluster (SageMaker API Reference). "Autoscaling on SageMaker
+HyperPod EKS" (SageMaker AI Developer Guide,
+https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-autoscaling.html) lists as prerequisites
+continuous provisioning (``NodeProvisioningMode: Continuous``) and ``NodeRecovery`` Automatic; ClusterRole is
+"only required when autoscaling is enabled" (CreateCluster) and "Cannot be updated while autoscaling is enabled"
+(UpdateCluster).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -36,7 +55,7 @@ import re
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, naming, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, instance_types, naming, sagemaker
 # request_problems: team_model checks a team file's cluster request with it too.
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.botocore_model import request_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
@@ -45,6 +64,16 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GO
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
 
 NODE_RECOVERY = {"automatic": "Automatic", "none": "None"}
+# ClusterNodeProvisioningMode has one value (botocore's model); a cluster without it reports none.
+NODE_PROVISIONING = {"continuous": "Continuous"}
+# The only AutoScalerType botocore's ClusterAutoScalerType lists.
+AUTOSCALER = "Karpenter"
+# The label NVIDIA's MIG manager reads; HyperPod applies it from KubernetesConfig.Labels ("Node Lifecycle and Labels",
+# https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-gpu-partitioning-labels.html).
+MIG_LABEL = "nvidia.com/mig.config"
+# all-disabled, or all-<profile>: every GPU of the node partitioned alike into a profile (1g.10gb, ...), the
+# profile named as NVIDIA's MIG manager names it (AWS's AcceleratorPartition type without "mig-").
+MIG_CONFIG = re.compile(r"all-(disabled|[1-9][0-9]*g\.[1-9][0-9]*gb)\Z")
 # Cluster statuses that settle on their own.
 TRANSITIONAL = ("Creating", "Updating", "Deleting", "SystemUpdating", "RollingBack")
 EKS_ARN = re.compile(r"arn:aws[a-z\-]*:eks:[a-z0-9\-]*:[0-9]{12}:cluster/.+")
@@ -55,6 +84,8 @@ FIXED_GROUP_FIELDS = (
     ("ebs_volume_size_gib", "the extra EBS volume is attached when the group's instances launch"),
     ("training_plan_arn", "the training plan is bound when the group's instances launch"),
 )
+# Assumption (the docs are silent): a group cannot switch between InstanceType and InstanceRequirements.
+SWITCH_WHY = "AWS does not document switching an existing group between instance_type and instance_types (InstanceRequirements)"
 # Members of an existing instance group this module does not manage, sent back unchanged.
 # ClusterInstanceGroupDetails members a ClusterInstanceGroupSpecification takes unchanged.
 PASS_THROUGH = (
@@ -65,13 +96,18 @@ PASS_THROUGH = (
 RENAMED = (("ImageId", ("DesiredImageId", "CurrentImageId")), ("ImageReleaseVersion", ("DesiredImageReleaseVersion", "CurrentImageReleaseVersion")),
            ("MinInstanceCount", ("MinCount",)))
 # Group members that may be unset (left alone) in the desired state.
-OPTIONAL_GROUP_FIELDS = ("ebs_volume_size_gib", "training_plan_arn")
+OPTIONAL_GROUP_FIELDS = ("ebs_volume_size_gib", "training_plan_arn", "mig_config")
+# Cluster members that may be unset (left alone) in the desired state.
+OPTIONAL_CLUSTER_FIELDS = ("eks_cluster_arn", "subnet_ids", "security_group_ids", "node_recovery", "instance_groups",
+                           "auto_scaling", "node_provisioning_mode", "cluster_role")
 
 
 # The module's options (hyperpod.tenancy.hyperpod_cluster), also what validate_team_file checks the cluster file against.
 INSTANCE_GROUP_OPTIONS = dict(
     name=dict(type="str", required=True),
-    instance_type=dict(type="str", required=True),
+    # Exactly one of instance_type and instance_types (group_type_problem names the group).
+    instance_type=dict(type="str"),
+    instance_types=dict(type="list", elements="str"),
     count=dict(type="int", required=True),
     execution_role=dict(type="str", required=True),
     lifecycle_config=dict(
@@ -82,6 +118,7 @@ INSTANCE_GROUP_OPTIONS = dict(
     threads_per_core=dict(type="int", default=1, choices=[1, 2]),
     ebs_volume_size_gib=dict(type="int"),
     training_plan_arn=dict(type="str"),
+    mig_config=dict(type="str"),
 )
 
 ARGUMENT_SPEC = dict(
@@ -92,6 +129,9 @@ ARGUMENT_SPEC = dict(
     subnet_ids=dict(type="list", elements="str"),
     security_group_ids=dict(type="list", elements="str"),
     node_recovery=dict(type="str", choices=["automatic", "none"]),
+    auto_scaling=dict(type="bool"),
+    node_provisioning_mode=dict(type="str", choices=["continuous"]),
+    cluster_role=dict(type="str"),
     tags=dict(type="dict", aliases=["resource_tags"]),
     purge_tags=dict(type="bool", default=True),
     allow_instance_group_removal=dict(type="bool", default=False),
@@ -179,6 +219,84 @@ def lifecycle_problems(params):
     return problems
 
 
+# ---------------------------------------------------------------- what the options must be, checked before any call
+
+
+def group_type_problem(group):
+    """Why ``group`` (an instance group of the module's options, or normalized) does not set exactly one of
+    ``instance_type`` and ``instance_types`` (ClusterInstanceGroupSpecification: "The InstanceType and
+    InstanceRequirements properties are mutually exclusive"); None when it does."""
+    fixed, flexible = group.get("instance_type"), group.get("instance_types")
+    if fixed is not None and flexible is not None:
+        return "set exactly one of instance_type and instance_types, not both"
+    if fixed is None and flexible is None:
+        return "set exactly one of instance_type and instance_types (neither is set)"
+    if flexible is not None and not flexible:
+        return "instance_types must list at least one instance type"
+    if flexible is not None and len(set(flexible)) != len(flexible):
+        return "instance_types lists an instance type twice: %s" % ", ".join(flexible)
+    return None
+
+
+def mig_config_problem(instance_types_list, value):
+    """Why the MIG layout ``value`` (a group's ``mig_config``) cannot be applied to every instance type of
+    ``instance_types_list``; None when it can, or when ``value`` is None (the label is left alone).
+
+    ``value`` is ``all-disabled`` or ``all-<profile>``, the profile as AWS names it without ``mig-``
+    (``all-1g.10gb`` is ``mig-1g.10gb``), one that instance_types.MIG_PROFILES lists for the GPU of every type the
+    group allows: a flexible group's node may be any of them. AWS shows the value shape in "Node Lifecycle and
+    Labels" (https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-gpu-partitioning-labels.html,
+    ``all-2g.10gb``). A type the collection's table does not know, or whose GPU has no MIG profile, is refused:
+    the label would name a layout the node cannot take. Assumption: ``all-disabled`` too needs a MIG-capable GPU
+    (the docs are silent; on other nodes the label means nothing).
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str) or not MIG_CONFIG.match(value):
+        return "%r must be all-disabled or all-<MIG profile>, for example all-1g.10gb" % (value,)
+    profile = None if value == "all-disabled" else "mig-" + value[len("all-"):]
+    for instance_type in instance_types_list:
+        found = instance_types.spec(instance_type)
+        if found is None:
+            return "%s: instance type %s is not in the collection's instance table (instance_types.py), its GPU's MIG profiles are unknown" % (
+                value, instance_type)
+        profiles = instance_types.mig_profiles(instance_type)
+        if not profiles:
+            what = "has no GPU" if not found["accelerator"] else "has %s GPUs, which MIG cannot partition" % found["accelerator"]
+            return "%s: instance type %s %s" % (value, instance_type, what)
+        if profile is not None and profile not in profiles:
+            return "%s: the %s GPUs of %s have no MIG profile %s (they have %s)" % (
+                value, found["accelerator"], instance_type, profile[len("mig-"):], ", ".join(p[len("mig-"):] for p in sorted(profiles)))
+    return None
+
+
+def desired_problems(desired):
+    """What the module refuses in ``desired`` (normalize_desired) before any call, one sentence each naming the option."""
+    problems = []
+    for group in desired.get("instance_groups") or []:
+        where = "instance_groups[%s]" % group.get("name")
+        problem = group_type_problem(group)
+        if problem:
+            problems.append("%s: %s" % (where, problem))
+            continue
+        problem = mig_config_problem(instance_types.group_instance_types(group), group.get("mig_config"))
+        if problem:
+            problems.append("%s.mig_config: %s" % (where, problem))
+    if desired.get("auto_scaling"):
+        # Prerequisites of "Autoscaling on SageMaker HyperPod EKS" (SageMaker AI Developer Guide).
+        guide = "a prerequisite of HyperPod's managed Karpenter autoscaling (\"Autoscaling on SageMaker HyperPod EKS\")"
+        if desired.get("node_provisioning_mode") != "continuous":
+            problems.append("auto_scaling: needs node_provisioning_mode: continuous, continuous provisioning being %s" % guide)
+        if desired.get("node_recovery") == "none":
+            problems.append("auto_scaling: needs node_recovery: automatic (NodeRecovery Automatic is %s), not none" % guide)
+    return problems
+
+
+def option_problems(params):
+    """``desired_problems`` of the module's options, for the module to refuse before any call."""
+    return desired_problems(normalize_desired(params))
+
+
 class Plan(object):
     """What ``ensure_present`` will do. ``action`` is create, update, replace, none or refuse."""
 
@@ -202,7 +320,10 @@ class Plan(object):
 
 
 def normalize_desired(params, eks_cluster_arn=None):
-    """The module's options in the normalized shape; ``None`` means "leave alone"."""
+    """The module's options in the normalized shape; ``None`` means "leave alone".
+
+    It makes no call and takes options desired_problems refuses (both or neither instance type), so that the
+    problems can be named."""
     groups = None
     if params.get("instance_groups") is not None:
         groups = []
@@ -211,13 +332,15 @@ def normalize_desired(params, eks_cluster_arn=None):
             groups.append(
                 {
                     "name": group["name"],
-                    "instance_type": group["instance_type"],
+                    "instance_type": group.get("instance_type"),
+                    "instance_types": list(group["instance_types"]) if group.get("instance_types") is not None else None,
                     "count": group["count"],
                     "execution_role": group["execution_role"],
                     "lifecycle_config": {"source_s3_uri": lifecycle.get("source_s3_uri"), "on_create": lifecycle.get("on_create")},
                     "threads_per_core": group.get("threads_per_core") or 1,
                     "ebs_volume_size_gib": group.get("ebs_volume_size_gib"),
                     "training_plan_arn": group.get("training_plan_arn"),
+                    "mig_config": group.get("mig_config"),
                 }
             )
         groups.sort(key=lambda g: g["name"])
@@ -227,6 +350,9 @@ def normalize_desired(params, eks_cluster_arn=None):
         "subnet_ids": sorted(params["subnet_ids"]) if params.get("subnet_ids") is not None else None,
         "security_group_ids": sorted(params["security_group_ids"]) if params.get("security_group_ids") is not None else None,
         "node_recovery": params.get("node_recovery"),
+        "auto_scaling": params.get("auto_scaling"),
+        "node_provisioning_mode": params.get("node_provisioning_mode"),
+        "cluster_role": params.get("cluster_role"),
         "instance_groups": groups,
         "tags": params.get("tags"),
     }
@@ -238,6 +364,21 @@ def _ebs_size(group):
         if not ebs.get("RootVolume") and ebs.get("VolumeSizeInGB") is not None:
             return ebs["VolumeSizeInGB"]
     return None
+
+
+def _labels(group):
+    """The Kubernetes labels of a described group: the desired ones, else the current ones (ClusterKubernetesConfigDetails)."""
+    kubernetes = group.get("KubernetesConfig") or {}
+    return kubernetes.get("DesiredLabels") if kubernetes.get("DesiredLabels") is not None else kubernetes.get("CurrentLabels")
+
+
+def _described_types(group):
+    """A described flexible group's instance types (DesiredInstanceTypes, else CurrentInstanceTypes); None for a fixed group."""
+    requirements = group.get("InstanceRequirements")
+    if not requirements:
+        return None
+    types = requirements.get("DesiredInstanceTypes") or requirements.get("CurrentInstanceTypes")
+    return list(types) if types else None
 
 
 def current_groups(description):
@@ -253,25 +394,32 @@ def normalize_current(description, tags):
     groups = []
     for name, group in sorted(current_groups(description).items()):
         lifecycle = group.get("LifeCycleConfig") or {}
+        flexible = _described_types(group)
         groups.append(
             {
                 "name": name,
-                "instance_type": group.get("InstanceType"),
+                "instance_type": None if flexible else group.get("InstanceType"),
+                "instance_types": flexible,
                 "count": group.get("TargetCount"),
                 "execution_role": group.get("ExecutionRole"),
                 "lifecycle_config": {"source_s3_uri": lifecycle.get("SourceS3Uri"), "on_create": lifecycle.get("OnCreate")},
                 "threads_per_core": group.get("ThreadsPerCore"),
                 "ebs_volume_size_gib": _ebs_size(group),
                 "training_plan_arn": group.get("TrainingPlanArn"),
+                "mig_config": (_labels(group) or {}).get(MIG_LABEL),
             }
         )
     recovery = description.get("NodeRecovery")
+    provisioning = description.get("NodeProvisioningMode")
     return {
         "cluster_name": description.get("ClusterName"),
         "eks_cluster_arn": ((description.get("Orchestrator") or {}).get("Eks") or {}).get("ClusterArn"),
         "subnet_ids": sorted(vpc.get("Subnets") or []),
         "security_group_ids": sorted(vpc.get("SecurityGroupIds") or []),
         "node_recovery": recovery.lower() if recovery else None,
+        "auto_scaling": (description.get("AutoScaling") or {}).get("Mode") == "Enable",
+        "node_provisioning_mode": provisioning.lower() if provisioning else None,
+        "cluster_role": description.get("ClusterRole"),
         "instance_groups": groups,
         "tags": dict(tags or {}),
     }
@@ -282,21 +430,29 @@ def normalize_current(description, tags):
 
 def group_spec(group, current=None):
     """A ClusterInstanceGroupSpecification for ``group`` (normalized); ``current`` is its DescribeCluster entry."""
-    spec = {
-        "InstanceGroupName": group["name"],
-        "InstanceType": group["instance_type"],
+    spec = {"InstanceGroupName": group["name"]}
+    if group.get("instance_types") is not None:
+        # The order is the priority HyperPod provisions in (ClusterInstanceRequirements).
+        spec["InstanceRequirements"] = {"InstanceTypes": list(group["instance_types"])}
+    else:
+        spec["InstanceType"] = group["instance_type"]
+    spec.update({
         "InstanceCount": group["count"],
         "ExecutionRole": group["execution_role"],
         "LifeCycleConfig": {"SourceS3Uri": group["lifecycle_config"]["source_s3_uri"], "OnCreate": group["lifecycle_config"]["on_create"]},
         "ThreadsPerCore": group["threads_per_core"],
-    }
+    })
     if current is not None:
         spec.update(kept_members(current))
-        return spec
-    if group.get("ebs_volume_size_gib") is not None:
-        spec["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": group["ebs_volume_size_gib"]}}]
-    if group.get("training_plan_arn"):
-        spec["TrainingPlanArn"] = group["training_plan_arn"]
+    else:
+        if group.get("ebs_volume_size_gib") is not None:
+            spec["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": group["ebs_volume_size_gib"]}}]
+        if group.get("training_plan_arn"):
+            spec["TrainingPlanArn"] = group["training_plan_arn"]
+    if group.get("mig_config") is not None:
+        # The one label the module manages, merged into the labels set outside it ("Node Lifecycle and Labels").
+        kubernetes = spec.setdefault("KubernetesConfig", {})
+        kubernetes["Labels"] = dict(kubernetes.get("Labels") or {}, **{MIG_LABEL: group["mig_config"]})
     return spec
 
 
@@ -309,7 +465,7 @@ def kept_members(current):
             kept[key] = value
     kubernetes = current.get("KubernetesConfig")
     if kubernetes:
-        labels = kubernetes.get("DesiredLabels") if kubernetes.get("DesiredLabels") is not None else kubernetes.get("CurrentLabels")
+        labels = _labels(current)
         taints = kubernetes.get("DesiredTaints") if kubernetes.get("DesiredTaints") is not None else kubernetes.get("CurrentTaints")
         config = {}
         if labels:
@@ -321,6 +477,11 @@ def kept_members(current):
     return kept
 
 
+def _auto_scaling(enabled):
+    """ClusterAutoScalingConfig: Mode Enable or Disable, with the one AutoScalerType botocore lists."""
+    return {"Mode": "Enable" if enabled else "Disable", "AutoScalerType": AUTOSCALER}
+
+
 def create_request(desired):
     request = {
         "ClusterName": desired["cluster_name"],
@@ -330,12 +491,21 @@ def create_request(desired):
     }
     if desired.get("node_recovery"):
         request["NodeRecovery"] = NODE_RECOVERY[desired["node_recovery"]]
+    if desired.get("node_provisioning_mode"):
+        request["NodeProvisioningMode"] = NODE_PROVISIONING[desired["node_provisioning_mode"]]
+    if desired.get("cluster_role"):
+        request["ClusterRole"] = desired["cluster_role"]
+    if desired.get("auto_scaling"):
+        # Left out when off: a cluster created without AutoScaling has none (CreateCluster, SageMaker API Reference).
+        request["AutoScaling"] = _auto_scaling(True)
     if desired.get("tags"):
         request["Tags"] = sagemaker.tag_list(desired["tags"])
     return request
 
 
-def update_request(after, description, to_delete, node_recovery_changed):
+def update_request(after, description, to_delete, node_recovery_changed, cluster_changed=()):
+    """UpdateCluster for ``after``; ``cluster_changed`` names the cluster-level options that changed
+    (auto_scaling, node_provisioning_mode, cluster_role), each sent only then."""
     existing = current_groups(description)
     request = {
         "ClusterName": description["ClusterName"],
@@ -345,6 +515,12 @@ def update_request(after, description, to_delete, node_recovery_changed):
         request["InstanceGroupsToDelete"] = list(to_delete)
     if node_recovery_changed:
         request["NodeRecovery"] = NODE_RECOVERY[after["node_recovery"]]
+    if "node_provisioning_mode" in cluster_changed:
+        request["NodeProvisioningMode"] = NODE_PROVISIONING[after["node_provisioning_mode"]]
+    if "cluster_role" in cluster_changed:
+        request["ClusterRole"] = after["cluster_role"]
+    if "auto_scaling" in cluster_changed:
+        request["AutoScaling"] = _auto_scaling(after["auto_scaling"])
     return request
 
 
@@ -366,7 +542,7 @@ def option_path(problem, operation, request):
 def _fill_unset(desired, current):
     """``desired`` with what the user left unset taken from ``current`` (the state after the run)."""
     after = copy.deepcopy(desired)
-    for key in ("eks_cluster_arn", "subnet_ids", "security_group_ids", "node_recovery", "instance_groups"):
+    for key in OPTIONAL_CLUSTER_FIELDS:
         if after[key] is None:
             after[key] = copy.deepcopy(current[key])
     existing = dict((g["name"], g) for g in current["instance_groups"])
@@ -382,6 +558,7 @@ def _created_after(desired):
     """What DescribeCluster shows, normalized, once ``desired`` is created."""
     after = copy.deepcopy(desired)
     after["node_recovery"] = after["node_recovery"] or "automatic"
+    after["auto_scaling"] = bool(after["auto_scaling"])
     after["tags"] = dict(after["tags"] or {})
     return after
 
@@ -406,7 +583,30 @@ def _group_problems(desired):
         return ["instance_groups: names must be unique; repeated: %s" % ", ".join(duplicates)]
     if desired["instance_groups"] is not None and not names:
         return ["instance_groups: a cluster needs at least one instance group"]
-    return []
+    return desired_problems(desired)
+
+
+def _autoscaling_problems(after, current):
+    """What AWS requires of the cluster ``after`` the run for autoscaling (the guide's prerequisites, and ClusterRole:
+    "only required when autoscaling is enabled", CreateCluster), and a ClusterRole that "Cannot be updated while
+    autoscaling is enabled" (UpdateCluster). ``current`` is None for a cluster to be created."""
+    problems = []
+    if after["auto_scaling"]:
+        if after["node_provisioning_mode"] != "continuous":
+            problems.append("auto_scaling: needs node_provisioning_mode: continuous (cluster %s has no continuous provisioning)" % after["cluster_name"])
+        if after["node_recovery"] != "automatic":
+            problems.append("auto_scaling: needs node_recovery: automatic (cluster %s has node recovery %s)" % (after["cluster_name"], after["node_recovery"]))
+        if not after["cluster_role"]:
+            problems.append("cluster_role: required with auto_scaling: true, the IAM role HyperPod assumes to add and remove nodes (ClusterRole)")
+    if current is not None and current["auto_scaling"] and after["cluster_role"] != current["cluster_role"]:
+        problems.append(
+            "cluster_role: cannot be changed while autoscaling is enabled (UpdateCluster ClusterRole; current %s, requested %s); "
+            "set auto_scaling: false in one run and change the role in the next" % (current["cluster_role"], after["cluster_role"]))
+    return problems
+
+
+def _types_text(group):
+    return "/".join(instance_types.group_instance_types(group)) or "no instance type"
 
 
 def plan_cluster(desired, description, current_tags=None, allow_replacement=False, allow_instance_group_removal=False, purge_tags=True):
@@ -419,6 +619,9 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
         if problems:
             return Plan("refuse", refusals=problems)
         after = _created_after(desired)
+        problems = _autoscaling_problems(after, None)
+        if problems:
+            return Plan("refuse", refusals=problems)
         return Plan("create", after=after, request=create_request(after), changes=["create cluster %s" % desired["cluster_name"]])
 
     current = normalize_current(description, current_tags)
@@ -442,6 +645,13 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
             fixed.append("%s: VpcConfig.%s cannot be changed in place, UpdateCluster has no VpcConfig (current %s, requested %s)"
                          % (key, member, ", ".join(current[key]), ", ".join(after[key])))
     existing = dict((g["name"], g) for g in current["instance_groups"])
+    if current["auto_scaling"] and after["auto_scaling"]:
+        # Karpenter moves an autoscaling group's count with the pending pods, from the 0 it starts at ("Create a
+        # NodeClass": https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-autoscaling-nodeclass.html):
+        # the count of an existing group stays where Karpenter has it, or every run would scale the group back down.
+        for group in after["instance_groups"]:
+            if group["name"] in existing:
+                group["count"] = existing[group["name"]]["count"]
     for group in after["instance_groups"]:
         was = existing.get(group["name"])
         if was is None:
@@ -451,8 +661,13 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
                 fixed.append(
                     "instance_groups[%s].%s: cannot be changed in place, %s (current %s, requested %s)" % (group["name"], key, why, was[key], group[key])
                 )
+        if (group["instance_types"] is None) != (was["instance_types"] is None):
+            fixed.append("instance_groups[%s].instance_types: cannot be changed in place, %s (current %s, requested %s)"
+                         % (group["name"], SWITCH_WHY, _types_text(was), _types_text(group)))
 
     refusals = []
+    # Not replaceable: these hold for the cluster a replacement would create too, or need another run first.
+    refusals.extend(_autoscaling_problems(after, None if fixed else current))
     wanted = set(g["name"] for g in after["instance_groups"])
     described = current_groups(description)
     removed = sorted(name for name in existing if name not in wanted)
@@ -477,18 +692,23 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
     for group in after["instance_groups"]:
         was = existing.get(group["name"])
         if was is None:
-            changes.append("instance_groups[%s]: add (%d x %s)" % (group["name"], group["count"], group["instance_type"]))
+            changes.append("instance_groups[%s]: add (%d x %s)" % (group["name"], group["count"], _types_text(group)))
             continue
-        for key in ("instance_type", "count", "lifecycle_config"):
+        # A flexible group's list changes in place: UpdateCluster records DesiredInstanceTypes (ClusterInstanceRequirementDetails).
+        for key in ("instance_type", "instance_types", "count", "lifecycle_config", "mig_config"):
             if group[key] != was[key]:
                 changes.append("instance_groups[%s].%s: %s -> %s" % (group["name"], key, was[key], group[key]))
     changes.extend("instance_groups[%s]: remove" % name for name in removed)
     recovery_changed = after["node_recovery"] != current["node_recovery"]
     if recovery_changed:
         changes.append("node_recovery: %s -> %s" % (current["node_recovery"], after["node_recovery"]))
+    # Assumption for node_provisioning_mode: the docs are silent on enabling continuous provisioning on an existing EKS
+    # cluster; UpdateCluster has the member (botocore's model), so it is sent there. Its one value cannot be unset.
+    cluster_changed = [key for key in ("node_provisioning_mode", "cluster_role", "auto_scaling") if after[key] != current[key]]
+    changes.extend("%s: %s -> %s" % (key, current[key], after[key]) for key in cluster_changed)
     if not changes:
         return Plan("none", after=after, **tag_kwargs)
-    request = update_request(after, description, removed, recovery_changed)
+    request = update_request(after, description, removed, recovery_changed, cluster_changed)
     return Plan("update", after=after, request=request, changes=changes, to_delete=removed, **tag_kwargs)
 
 
@@ -500,12 +720,26 @@ def predicted_description(after, description, action):
     predicted["Orchestrator"] = {"Eks": {"ClusterArn": after["eks_cluster_arn"]}}
     predicted["VpcConfig"] = {"SecurityGroupIds": list(after["security_group_ids"]), "Subnets": list(after["subnet_ids"])}
     predicted["NodeRecovery"] = NODE_RECOVERY[after["node_recovery"]]
+    for key, member, values in (("node_provisioning_mode", "NodeProvisioningMode", NODE_PROVISIONING), ("cluster_role", "ClusterRole", None)):
+        predicted.pop(member, None)
+        if after[key]:
+            predicted[member] = values[after[key]] if values else after[key]
+    if after["auto_scaling"] or (predicted.get("AutoScaling") or {}).get("Mode") == "Enable":
+        predicted["AutoScaling"] = dict(_auto_scaling(after["auto_scaling"]), Status="InService")
     existing = current_groups(description) if description and action != "replace" else {}
     groups = []
     for group in after["instance_groups"]:
         detail = group_spec(group, existing.get(group["name"]))
         detail["TargetCount"] = detail["CurrentCount"] = detail.pop("InstanceCount")
         detail["Status"] = "InService"
+        # The specification's members in the shape DescribeCluster gives them (ClusterInstanceGroupDetails).
+        if "InstanceRequirements" in detail:
+            types = detail["InstanceRequirements"]["InstanceTypes"]
+            detail["InstanceRequirements"] = {"CurrentInstanceTypes": list(types), "DesiredInstanceTypes": list(types)}
+        if "KubernetesConfig" in detail:
+            kubernetes = detail.pop("KubernetesConfig")
+            detail["KubernetesConfig"] = {"CurrentLabels": kubernetes.get("Labels") or {}, "DesiredLabels": kubernetes.get("Labels") or {},
+                                          "CurrentTaints": kubernetes.get("Taints") or [], "DesiredTaints": kubernetes.get("Taints") or []}
         groups.append(detail)
     predicted["InstanceGroups"] = groups
     return predicted

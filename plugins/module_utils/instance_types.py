@@ -34,6 +34,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
 from fractions import Fraction
 
 # GPU model -> {MIG profile (AWS's name): how many of it one GPU holds} (NVIDIA MIG User Guide, above).
@@ -112,7 +113,7 @@ def _exact(value):
 def _is_amount(value, whole=False):
     if isinstance(value, bool):
         return False
-    return isinstance(value, int) if whole else isinstance(value, (int, float))
+    return isinstance(value, int) if whole else isinstance(value, (int, float)) and math.isfinite(value)
 
 
 def guaranteed(instance_type, resource):
@@ -141,7 +142,7 @@ def guaranteed(instance_type, resource):
     ratios = {}
     accelerators = _exact(resource["accelerators"]) if "accelerators" in given else Fraction(0)
     if "accelerator_partition" in given:
-        per_gpu = mig_profiles(instance_type).get(partition.get("type"))
+        per_gpu = mig_profiles(instance_type).get(partition.get("type")) if isinstance(partition.get("type"), str) else None
         if not per_gpu:
             profiles = ", ".join(sorted(mig_profiles(instance_type))) or "none: %s cannot be partitioned" % (found["accelerator"] or "it has no GPU")
             return amounts, "%r is not a MIG profile of %s (its profiles: %s)" % (partition.get("type"), instance_type, profiles)
@@ -190,3 +191,40 @@ def from_api(resource):
     if partition:
         shaped["accelerator_partition"] = {"type": partition.get("Type"), "count": partition.get("Count")}
     return shaped
+
+
+# ---------------------------------------------------------------- the cluster file's instance groups
+
+# What a group with ``mig_config: all-disabled`` holds: whole GPUs (cluster.mig_config_problem checks the value).
+MIG_DISABLED = "disabled"
+
+
+def mig_layout(mig_config):
+    """The profile (``mig-1g.10gb``) every GPU of a checked ``mig_config`` (``all-1g.10gb``) is cut into, or ``disabled``."""
+    name = mig_config[len("all-"):]
+    return MIG_DISABLED if name == MIG_DISABLED else "mig-" + name
+
+
+def group_instance_types(group):
+    """The instance types a cluster file's instance group may run: its ``instance_type``, or each of a flexible group's
+    ``instance_types`` (InstanceRequirements, ClusterInstanceGroupSpecification in the SageMaker API Reference)."""
+    if group.get("instance_type"):
+        return [group["instance_type"]]
+    return [t for t in group.get("instance_types") or [] if isinstance(t, str)]
+
+
+def group_instances(group):
+    """The instances a cluster file's instance group counts for: ``max_count`` when the cluster autoscales (the most
+    Karpenter may scale it to; its ``count`` starts at 0), else ``count``."""
+    return group["max_count"] if group.get("max_count") is not None else group.get("count")
+
+
+def cluster_capacity(instance_groups):
+    """{instance type: instances} of the cluster file's instance groups. A flexible group counts its instances for each
+    type it allows: HyperPod may provision any of them, so each type's quotas must fit the whole group (the team model
+    also checks that the quotas of all the types fit the group together)."""
+    capacity = {}
+    for group in instance_groups or []:
+        for instance_type in group_instance_types(group):
+            capacity[instance_type] = capacity.get(instance_type, 0) + int(group_instances(group))
+    return capacity

@@ -262,8 +262,13 @@ def input_problems(params, current=None, instance_types=None, mig_profiles=None)
 # ---------------------------------------------------------------- capacity
 
 
-def cluster_capacity(cluster):
+def cluster_capacity(cluster, scale_limits=None):
     """{instance type: sum of TargetCount} of a DescribeCluster answer (see the module docstring).
+
+    ``scale_limits`` ({instance group: the most instances it may scale to}, the cluster file's ``max_count`` when the
+    cluster autoscales) counts such a group by that limit: Karpenter starts it at 0 and moves TargetCount with the
+    pending pods ("Create a NodeClass", https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-autoscaling-nodeclass.html),
+    and a guarantee must not be refused because the group is scaled down at the moment of the run.
 
     A flexible instance group (no InstanceType; InstanceRequirements, "the instance types that the instance group can
     use", ClusterInstanceRequirementDetails: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ClusterInstanceRequirementDetails.html)
@@ -276,6 +281,7 @@ def cluster_capacity(cluster):
         types = [group["InstanceType"]] if group.get("InstanceType") else sorted(
             set(requirements.get("DesiredInstanceTypes") or []).union(requirements.get("CurrentInstanceTypes") or []))
         count = group.get("TargetCount", group.get("CurrentCount", 0)) or 0
+        count = max(count, (scale_limits or {}).get(group.get("InstanceGroupName"), 0))
         for instance_type in types:
             capacity[instance_type] = capacity.get(instance_type, 0) + count
     return capacity
@@ -421,7 +427,7 @@ class QuotaManager(engine.Manager):
             raise InputError(message="HyperPod cluster %s was not found" % self.params["cluster"])
         self.cluster_label = cluster["ClusterName"]
         self.cluster_arn = cluster["ClusterArn"]
-        self.capacity = cluster_capacity(cluster)
+        self.capacity = cluster_capacity(cluster, self.params.get("scale_limits"))
 
     def read_quotas(self):
         """(this team's summary or None, {other team: settings}) on the cluster, deleted ones left out.
@@ -666,6 +672,7 @@ MODULE_OPTIONS = options(
         description=dict(type="str"),
         adopt=dict(type="bool", default=False),
         cluster_capacity=dict(type="dict"),
+        scale_limits=dict(type="dict"),
         known_tags=dict(type="dict", no_log=False),
         known_listing=dict(type="dict", options=dict(compute_quota_id=dict(type="str", required=True), others_guaranteed=dict(type="dict", required=True))),
     ),

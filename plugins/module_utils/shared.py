@@ -469,8 +469,9 @@ def team_problems(teams, lookups, name_prefix, tag_keys=None, account_id=None, b
     return problems, takes
 
 
-def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
-    """The account, Identity Center and both clusters; ``context`` is a LayerContext (one client per service)."""
+def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None, scale_limits=None):
+    """The account, Identity Center and both clusters; ``context`` is a LayerContext (one client per service);
+    ``scale_limits`` as quota.cluster_capacity takes them."""
     # The four reads in flight together, one per service (calls.together).
 
     def the_instance():
@@ -496,7 +497,9 @@ def read_shared(context, cluster_name, eks_cluster_name, instance_arn=None):
         "cluster_name": cluster_name,
         "cluster_arn": cluster["ClusterArn"] if cluster else None,
         # What task_governance_quota checks each team's quota against (quota.cluster_capacity's rule).
-        "cluster_capacity": quota.cluster_capacity(cluster) if cluster else None,
+        "cluster_capacity": quota.cluster_capacity(cluster, scale_limits) if cluster else None,
+        # For each quota layer that describes the cluster itself (the first run creates it after this read).
+        "scale_limits": dict(scale_limits or {}),
         "eks_cluster_name": eks_cluster_name,
         "eks_cluster_arn": eks_cluster["arn"] if eks_cluster else None,
         "identity_center_instance_arn": instance["InstanceArn"],

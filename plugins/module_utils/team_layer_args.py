@@ -214,6 +214,7 @@ def _quota(t):
                 **_given(
                     wait_timeout=t.settings.get("quota_wait_timeout"),
                     cluster_capacity=capacity,
+                    scale_limits=t.shared.get("scale_limits") or None,
                     known_tags={known["compute_quota_id"]: known["tags"]} if known else None,
                     known_listing=listed,
                 )

@@ -13,9 +13,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
 import copy
 import difflib
+import math
 import re
+from fractions import Fraction
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
@@ -143,7 +146,8 @@ def _is_int(value):
 
 
 def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite int or float: YAML's .nan and .inf are floats no amount can be."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class _Problems:
@@ -364,9 +368,9 @@ def _check_resources(problems, where, resources, instance_types, cluster_types, 
         elif cluster_types is not None and instance_type not in cluster_types:
             known = ", ".join(sorted(cluster_types)) or "none"
             problems.add(where, field + ".instance_type", "the cluster has no %s instance group (it has: %s)" % (instance_type, known))
-        if instance_type in seen:
+        if isinstance(instance_type, str) and instance_type in seen:
             problems.add(where, field + ".instance_type", "%s is listed twice" % instance_type)
-        seen.add(instance_type)
+        seen.add(instance_type if isinstance(instance_type, str) else None)
         amounts = [key for key in ("count", "accelerators", "vcpu", "memory_gib", "accelerator_partition") if key in resource]
         if not amounts:
             problems.add(where, field, "needs count, accelerators, vcpu, memory_gib or accelerator_partition")
@@ -511,7 +515,13 @@ def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
     return normalized
 
 
-CLUSTER_KEYS = ("name", "eks_cluster_name", "node_recovery", "instance_groups", "scheduler")
+CLUSTER_KEYS = ("name", "eks_cluster_name", "node_recovery", "autoscaling", "instance_groups", "scheduler")
+# An instance group's keys in the cluster file beyond hyperpod_cluster's options: the most instances an autoscaling group
+# may reach (its quotas are counted against it; the cluster role does not send it).
+GROUP_FILE_KEYS = ("max_count",)
+# "You must start with 0 nodes in your instance group and let Karpenter handle the autoscaling" ("Create a NodeClass":
+# https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-autoscaling-nodeclass.html).
+AUTOSCALING_START = "must be 0 when the cluster autoscales: AWS has an autoscaling group start with 0 nodes and Karpenter scale it down to 0 otherwise"
 SCHEDULER_KEYS = ("priority_classes", "fair_share", "idle_resource_sharing")
 # Stand-ins for what the inventory gives the cluster role (roles, subnets, the EKS cluster): only their shape matters here.
 _PLACEHOLDER_ROLE = "arn:aws:iam::111122223333:role/placeholder"
@@ -538,6 +548,8 @@ def _cluster_module_problems(problems, cluster, data_bucket):
         groups.append(dict(
             name=group.get("name"),
             instance_type=group.get("instance_type"),
+            instance_types=group.get("instance_types"),
+            mig_config=group.get("mig_config"),
             count=group.get("count"),
             execution_role=group.get("execution_role") or _PLACEHOLDER_ROLE,
             lifecycle_config=group.get("lifecycle_config") or dict(
@@ -550,6 +562,8 @@ def _cluster_module_problems(problems, cluster, data_bucket):
                   subnet_ids=["subnet-0123456789abcdef0"], security_group_ids=["sg-0123456789abcdef0"])
     if cluster.get("node_recovery"):
         params["node_recovery"] = cluster["node_recovery"]
+    if cluster.get("autoscaling") is True:
+        params.update(auto_scaling=True, node_provisioning_mode="continuous", cluster_role=_PLACEHOLDER_ROLE)
     # The module's own spec, its instance groups one by one so that each problem names its group.
     spec = dict(cluster_rules.ARGUMENT_SPEC, instance_groups=dict(type="list", elements="dict"))
     checked = ArgumentSpecValidator(spec).validate(params)
@@ -559,19 +573,25 @@ def _cluster_module_problems(problems, cluster, data_bucket):
         group_checked = ArgumentSpecValidator(cluster_rules.INSTANCE_GROUP_OPTIONS).validate(group)
         failed = _spec_problems(problems, group_checked, "instance_groups[%d]." % index) or failed
         validated_groups.append(group_checked.validated_parameters)
-    if failed:
+    # A group of neither or both instance_type and instance_types is reported with its fields (_check_group_types).
+    if failed or any(cluster_rules.group_type_problem(group) for group in validated_groups):
         return
     params = dict(checked.validated_parameters, instance_groups=validated_groups)
+    desired = cluster_rules.normalize_desired(params, _PLACEHOLDER_EKS)
+    for problem in cluster_rules.desired_problems(desired):
+        if problem.startswith("auto_scaling"):  # the groups' own are reported with their fields
+            problems.add("cluster", "autoscaling", problem)
     model = sagemaker_model()
     if model is None:
         return
-    request = cluster_rules.create_request(cluster_rules.normalize_desired(params, _PLACEHOLDER_EKS))
+    request = cluster_rules.create_request(desired)
     for problem in cluster_rules.request_problems(model, "CreateCluster", request):
         problems.add("cluster", "", "CreateCluster would refuse %s" % cluster_rules.option_path(problem, "CreateCluster", request))
 
 
 def _check_cluster(problems, cluster, instance_types, data_bucket=None):
-    """Return the cluster's guaranteed capacity per instance type (None when the cluster is unusable)."""
+    """The cluster's instance groups as the capacity check counts them: [{name, types, instances, mig}] (None when the
+    cluster is unusable); ``mig`` is the group's MIG layout (instance_table.mig_layout) or None when it declares none."""
     where = "cluster"
     if not isinstance(cluster, dict):
         problems.add(where, "hyperpod_cluster", "must be a mapping")
@@ -580,23 +600,34 @@ def _check_cluster(problems, cluster, instance_types, data_bucket=None):
     name = cluster.get("name")
     if not isinstance(name, str) or len(name) > 63 or not re.fullmatch(CLUSTER_NAME_PATTERN, name):
         problems.add(where, "name", "%r must match %s, at most 63 characters%s" % (name, CLUSTER_NAME_PATTERN, yaml_hint(name)))
-    capacity = {}
+    autoscaling = cluster.get("autoscaling", False)
+    if not isinstance(autoscaling, bool):
+        problems.add(where, "autoscaling", "%r must be true or false (unquoted)" % (autoscaling,))
+    supply = []
     groups = cluster.get("instance_groups")
     if not isinstance(groups, list) or not groups:
         problems.add(where, "instance_groups", "must be a non-empty list")
         groups = []
     group_names = set()
-    for field, group in _entries(problems, where, "instance_groups", groups, tuple(cluster_rules.INSTANCE_GROUP_OPTIONS), "must be a mapping"):
-        if group.get("name") in group_names:
-            problems.add(where, field + ".name", "%r is used twice" % (group.get("name"),))
-        group_names.add(group.get("name"))
-        instance_type = group.get("instance_type")
-        if instance_types is not None and instance_type not in instance_types:
-            problems.add(where, field + ".instance_type", "%r is not a HyperPod instance type" % (instance_type,))
+    allowed = tuple(cluster_rules.INSTANCE_GROUP_OPTIONS) + GROUP_FILE_KEYS
+    for field, group in _entries(problems, where, "instance_groups", groups, allowed, "must be a mapping"):
+        name = group.get("name") if isinstance(group.get("name"), str) else None
+        if name is not None and name in group_names:
+            problems.add(where, field + ".name", "%r is used twice" % (name,))
+        group_names.add(name)
+        types = _check_group_types(problems, where, field, group, instance_types)
         count = group.get("count")
         _int_range(problems, where, field + ".count", count, 0, 10000000)
-        if _is_int(count) and isinstance(instance_type, str):
-            capacity[instance_type] = capacity.get(instance_type, 0) + count
+        instances = _check_group_scaling(problems, where, field, group, autoscaling is True)
+        layout = None
+        if group.get("mig_config") is not None and types:
+            problem = cluster_rules.mig_config_problem(types, group["mig_config"])
+            if problem:
+                problems.add(where, field + ".mig_config", problem)
+            else:
+                layout = instance_table.mig_layout(group["mig_config"])
+        if types and _is_int(instances):
+            supply.append(dict(name=str(group.get("name")), types=types, instances=instances, mig=layout))
         # Scripts every node runs as root, nowhere a team's policy reaches (cluster_rules.lifecycle_uri_problem).
         lifecycle = group.get("lifecycle_config")
         lifecycle_problem = cluster_rules.lifecycle_uri_problem(lifecycle.get("source_s3_uri"), data_bucket) if isinstance(lifecycle, dict) else None
@@ -625,7 +656,44 @@ def _check_cluster(problems, cluster, instance_types, data_bucket=None):
         class_names.add(priority_name)
         _int_range(problems, where, field + ".weight", (priority or {}).get("weight") if isinstance(priority, dict) else None, 0, 100)
     _cluster_module_problems(problems, cluster, data_bucket)
-    return capacity
+    return supply
+
+
+def _check_group_types(problems, where, field, group, instance_types):
+    """The instance types the group may run (instance_table.group_instance_types) when given right, else []."""
+    flexible = group.get("instance_types") is not None
+    if flexible and (not isinstance(group["instance_types"], list) or not all(isinstance(t, str) for t in group["instance_types"])):
+        problems.add(where, field + ".instance_types", "%r is not a list of instance types" % (group["instance_types"],))
+        return []
+    problem = cluster_rules.group_type_problem(group)
+    if problem:
+        problems.add(where, field, problem)
+        return []
+    types = group["instance_types"] if flexible else [group["instance_type"]]
+    if not all(isinstance(t, str) for t in types):
+        problems.add(where, field + ".instance_type", "%r is not a HyperPod instance type" % (types[0],))
+        return []
+    for instance_type in types:
+        if instance_types is not None and instance_type not in instance_types:
+            problems.add(where, field + (".instance_types" if flexible else ".instance_type"), "%r is not a HyperPod instance type" % (instance_type,))
+    return list(types)
+
+
+def _check_group_scaling(problems, where, field, group, autoscaling):
+    """The instances the group's quotas are counted against (instance_table.group_instances), checked."""
+    count, max_count = group.get("count"), group.get("max_count")
+    if not autoscaling:
+        if max_count is not None:
+            problems.add(where, field + ".max_count", "is read only when the cluster autoscales (autoscaling: true); this group runs count instances")
+        return count
+    if _is_int(count) and count > 0:
+        problems.add(where, field + ".count", AUTOSCALING_START)
+    if max_count is None:
+        problems.add(where, field + ".max_count", "is required when the cluster autoscales: the most instances Karpenter may scale the group "
+                     "to (its NodePool's limit), which the teams' quotas are counted against")
+        return None
+    _int_range(problems, where, field + ".max_count", max_count, 1, 10000000)
+    return max_count
 
 
 def _check_settings(problems, name_prefix, tag_keys, data_bucket, identity_center_connection=None):
@@ -764,13 +832,13 @@ def _check_within_limits(problems, where, team, limits):
         problems.add(where, "quota.fair_share_weight", "%d is above %d, %s" % (quota["fair_share_weight"], limits["fair_share_weight"], source))
     guaranteed = {}
     for resource in quota.get("resources") if isinstance(quota.get("resources"), list) else []:
-        if isinstance(resource, dict):
-            guaranteed[resource.get("instance_type")] = resource
+        if isinstance(resource, dict) and isinstance(resource.get("instance_type"), str):
+            guaranteed[resource["instance_type"]] = resource
     borrows = quota.get("absolute_borrow_limits")
     for index, borrow in enumerate(borrows if isinstance(borrows, list) and _is_int(borrow_max) else []):
         if not isinstance(borrow, dict):
             continue
-        own = guaranteed.get(borrow.get("instance_type")) or {}
+        own = (guaranteed.get(borrow["instance_type"]) if isinstance(borrow.get("instance_type"), str) else None) or {}
         amounts = [(key, borrow.get(key), own.get(key)) for key in ("count", "accelerators", "vcpu", "memory_gib")]
         partition, own_partition = borrow.get("accelerator_partition"), own.get("accelerator_partition")
         if isinstance(partition, dict):
@@ -830,16 +898,30 @@ def _check_across_teams(problems, teams):
         problems.add("teams", "storage.s3_link", message % (len(linked), ", ".join(linked), MAX_DATA_REPOSITORY_ASSOCIATIONS))
 
 
-def _check_capacity(problems, teams, capacity):
+def _capacity(supply):
+    """{instance type: instances} of the checked instance groups (instance_table.cluster_capacity's rule)."""
+    if supply is None:
+        return None
+    capacity = {}
+    for group in supply:
+        for instance_type in group["types"]:
+            capacity[instance_type] = capacity.get(instance_type, 0) + group["instances"]
+    return capacity
+
+
+def _check_capacity(problems, teams, capacity, supply):
     """Every unit a quota guarantees (instances, accelerators, vCPUs, memory, MIG partitions), per instance type,
-    against the cluster's capacity in the same unit (instance_table: the table and how AWS counts what is left out)."""
+    against the cluster's capacity in the same unit (instance_table: the table and how AWS counts what is left out);
+    then, when each type fits, every guarantee placed on the instance groups that can hold it (_check_placement)."""
+    before = len(problems.items)
+    demands = []
     counts, units = {}, {}
     for team in teams:
         if team["state"] != "present" or not team.get("quota") or not isinstance(team["quota"].get("resources"), list):
             continue
         name = str(team.get("name"))
         for index, resource in enumerate(team["quota"]["resources"]):
-            if not isinstance(resource, dict) or resource.get("instance_type") not in capacity:
+            if not isinstance(resource, dict) or not isinstance(resource.get("instance_type"), str) or resource["instance_type"] not in capacity:
                 continue
             instance_type = resource["instance_type"]
             amounts, problem = instance_table.guaranteed(instance_type, resource)
@@ -848,6 +930,7 @@ def _check_capacity(problems, teams, capacity):
                 continue
             counts.setdefault(instance_type, []).append((name, resource.get("count") if _is_int(resource.get("count")) else 0))
             units.setdefault(instance_type, []).append((name, resource, amounts))
+            demands.append((name, instance_type, resource, instance_table.instance_equivalent(instance_type, resource)))
     for instance_type, shares in sorted(counts.items()):
         fine = [resource for unused_name, resource, unused_amounts in units[instance_type]
                 if any(resource.get(key) is not None for key in ("accelerators", "vcpu", "memory_gib", "accelerator_partition"))]
@@ -863,6 +946,112 @@ def _check_capacity(problems, teams, capacity):
                 )
             continue
         _check_units(problems, instance_type, units[instance_type], capacity[instance_type])
+    if len(problems.items) == before:
+        _check_placement(problems, demands, supply)
+
+
+def _kind(resource):
+    """(MIG profile or None, whether it guarantees whole GPUs) of a quota resource: what an instance holding it is cut into."""
+    partition = resource.get("accelerator_partition")
+    profile = partition.get("type") if isinstance(partition, dict) and partition.get("count") else None
+    return profile, bool(resource.get("accelerators"))
+
+
+def _holds(group, instance_type, kind):
+    """Whether ``group`` can hold guarantees of ``instance_type`` and ``kind`` (_kind): a group with a MIG layout holds
+    partitions of its profile only, and no whole GPUs; whole instances, vCPUs and memory any group of the type."""
+    if instance_type not in group["types"]:
+        return False
+    layout, (profile, whole) = group["mig"], kind
+    if layout is None:
+        return True
+    if profile:
+        return layout == profile and not whole
+    return layout == instance_table.MIG_DISABLED if whole else True
+
+
+def _unplaceable(demands, supply):
+    """The demands (indexes of ``demands``, each ``(instance type, kind, instances)``) and groups (indexes of ``supply``)
+    of a set whose demands exceed what the groups they can use hold (Hall's condition), or None when all have a place.
+
+    A maximum flow from the demands to the groups (each its instances): what the flow cannot place is the shortfall, and
+    the demands still reachable from the source in the residual graph, with the groups they reach, are the set to name
+    (the minimum cut).
+    """
+    source, sink = "source", "sink"
+    residual = {source: {}, sink: {}}
+    unbounded = sum(d[2] for d in demands) + 1
+
+    def edge(u, v, amount):
+        residual.setdefault(u, {})[v] = residual.setdefault(u, {}).get(v, 0) + amount
+        residual.setdefault(v, {}).setdefault(u, 0)
+
+    for index, (instance_type, kind, amount) in enumerate(demands):
+        edge(source, ("demand", index), amount)
+        for group_index, group in enumerate(supply):
+            if _holds(group, instance_type, kind):
+                edge(("demand", index), ("group", group_index), unbounded)
+    for group_index, group in enumerate(supply):
+        edge(("group", group_index), sink, group["instances"])
+    while True:
+        parents, queue = {source: None}, collections.deque([source])
+        while queue:
+            node = queue.popleft()
+            for target, left in residual[node].items():
+                if left > 0 and target not in parents:
+                    parents[target] = node
+                    queue.append(target)
+        if sink not in parents:
+            break
+        path, node = [], sink
+        while parents[node] is not None:
+            path.append((parents[node], node))
+            node = parents[node]
+        pushed = min(residual[u][v] for u, v in path)
+        for u, v in path:
+            residual[u][v] -= pushed
+            residual[v][u] += pushed
+    if all(left == 0 for left in residual[source].values()):
+        return None
+    reached = [node for node in parents if isinstance(node, tuple)]
+    return sorted(i for kind, i in reached if kind == "demand"), sorted(i for kind, i in reached if kind == "group")
+
+
+def _check_placement(problems, guarantees, supply):
+    """Guarantees that fit each instance type but not the instance groups together.
+
+    The guarantees of one type and kind (_kind) are added up and rounded up to whole instances: an instance runs one type
+    (a flexible group's instances count once for all the types it allows) and its GPUs are cut one way (the layouts are
+    all-<profile>), so whole GPUs and a profile's partitions, or two types, never share one. Stricter than AWS's count
+    only where a type's fractions of different kinds would share an instance.
+    """
+    shares = {}
+    for name, instance_type, resource, amount in guarantees:
+        if amount > 0:
+            by_team = shares.setdefault((instance_type, _kind(resource)), {})
+            by_team[name] = by_team.get(name, Fraction(0)) + amount
+    keys = sorted(shares, key=repr)
+    demands = [(instance_type, kind, -(-sum(shares[(instance_type, kind)].values()) // 1)) for instance_type, kind in keys]
+    found = _unplaceable(demands, supply)
+    if found is None:
+        return
+    teams = {}
+    for index in found[0]:
+        for name, amount in shares[keys[index]].items():
+            teams[name] = teams.get(name, Fraction(0)) + amount
+    groups = [supply[index] for index in found[1]]
+    held = "the instance groups that can hold them (%s) have %d" % (
+        ", ".join("%s %d%s" % (g["name"], g["instances"], " [mig %s]" % g["mig"] if g["mig"] else "") for g in groups),
+        sum(g["instances"] for g in groups)) if groups else "no instance group can hold them"
+    problems.add(
+        "teams",
+        "quota.resources",
+        "guaranteed %s take %d whole instances (%s) but %s: the guarantees of one type and kind (whole GPUs, one MIG profile, the rest) "
+        "are rounded up to whole instances, a flexible group's instances count once for all the types it allows, and a group with a "
+        "MIG layout holds only its profile's partitions and no whole GPUs"
+        % (", ".join(sorted(set(keys[i][0] for i in found[0]))), sum(demands[i][2] for i in found[0]),
+           ", ".join("%s %s" % (name, _amount(float(amount))) for name, amount in teams.items()), held),
+    )
 
 
 def _share(name, resource, amount):
@@ -933,7 +1122,8 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
     prefix_usable = _check_settings(problems, name_prefix, tag_keys, data_bucket, identity_center_connection)
     adopt, limits = _check_platform(problems, adopt, team_limits, inherit)
     reserved = set(naming.RESERVED_TEAM_NAMES).union(limits["reserved_names"])
-    capacity = _check_cluster(problems, cluster, instance_types, data_bucket)
+    supply = _check_cluster(problems, cluster, instance_types, data_bucket)
+    capacity = _capacity(supply)
     cluster_types = frozenset(capacity) if capacity is not None else None
     if not isinstance(teams, list):
         problems.add("hyperpod_teams", "", "must be a list of teams, got %s" % _type_name(teams))
@@ -982,7 +1172,7 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
             problems.add("teams", "identity_center_group", "%s is the group of %s: a group belongs to one team" % (group, " and ".join(map(str, owners))))
     _check_across_teams(problems, normalized)
     if capacity:
-        _check_capacity(problems, normalized, capacity)
+        _check_capacity(problems, normalized, capacity, supply)
     return problems.items, normalized, capacity or {}, problems.places
 
 

@@ -146,7 +146,7 @@ table:
   elements: str
 """
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback, instance_types
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import REPORT, options
@@ -184,7 +184,7 @@ MODULE_OPTIONS = options(
 def converge(context, p):
     try:
         period = chargeback.month_period(p["month"])
-        capacity = chargeback.capacity_of(p["instance_groups"])
+        capacity = instance_types.cluster_capacity(p["instance_groups"])
         # Refuse quotas or usage that cannot give a correct report before reading any cost.
         chargeback.compute(period, {}, {}, capacity, p["teams"], p["usage"], p["method"])
     except (chargeback.ChargebackError, KeyError, TypeError, ValueError) as e:

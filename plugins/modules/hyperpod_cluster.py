@@ -14,15 +14,20 @@ version_added: 0.1.0
 description:
   - Creates, updates and deletes a SageMaker HyperPod cluster whose orchestrator is an existing EKS cluster.
   - An existing cluster is compared with the requested state and C(UpdateCluster) is called only with what
-    changed (instance group instance types, counts and lifecycle configuration, new instance groups, removed
-    instance groups, node recovery). A new instance type replaces the group's nodes in place, as the HyperPod
-    update guide describes. Every instance group that stays is sent again with what C(DescribeCluster) shows
+    changed (instance group instance types, counts, lifecycle configuration and MIG layout, new instance groups,
+    removed instance groups, node recovery, autoscaling, continuous provisioning). A new instance type replaces the
+    group's nodes in place, as the HyperPod update guide describes. Every instance group that stays is sent again with what C(DescribeCluster) shows
     of it beyond what this module manages (Kubernetes labels and taints, AMI, patching, deep health checks),
     so an update keeps what was set outside the module. Tags are changed with C(AddTags)/C(DeleteTags).
   - Changes AWS cannot make in place fail, naming the field, before any call that writes, unless
     O(allow_replacement=true), which deletes the cluster and creates it again. These are the EKS cluster,
     the subnets and security groups, and an existing instance group's execution role,
-    threads per core, EBS volume size and training plan.
+    threads per core, EBS volume size and training plan, and switching a group between O(instance_groups[].instance_type)
+    and O(instance_groups[].instance_types) (AWS does not document that switch; the module assumes it cannot be made in place).
+  - Before any call, the task fails, naming the group or option, when a group sets both or neither of
+    O(instance_groups[].instance_type) and O(instance_groups[].instance_types), when a group's
+    O(instance_groups[].mig_config) is not a MIG layout the GPUs of every type it allows can take, and when
+    O(auto_scaling=true) lacks what AWS requires (O(node_provisioning_mode=continuous), O(node_recovery) not V(none)).
   - Removing an instance group that still has nodes fails unless O(allow_instance_group_removal=true).
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
@@ -48,9 +53,19 @@ options:
         type: str
         required: true
       instance_type:
-        description: The instance type, for example C(ml.p5.48xlarge). Changing it replaces the group's nodes in place.
+        description:
+          - The instance type, for example C(ml.p5.48xlarge). Changing it replaces the group's nodes in place.
+          - Exactly one of O(instance_groups[].instance_type) and O(instance_groups[].instance_types) is required.
         type: str
-        required: true
+      instance_types:
+        description:
+          - The instance types of a flexible instance group, sent as C(InstanceRequirements.InstanceTypes). The order
+            is the priority, HyperPod provisions the first type and falls back to the next ones when capacity runs out.
+          - Exactly one of O(instance_groups[].instance_type) and O(instance_groups[].instance_types) is required.
+          - The list of an existing flexible group changes in place; switching a group between a single type and a list
+            cannot be made in place (see O(allow_replacement)).
+        type: list
+        elements: str
       count:
         description: How many instances the group should have.
         type: int
@@ -87,6 +102,14 @@ options:
           - ARN of the SageMaker training plan whose reserved capacity the group uses.
           - When unset, an existing group's plan is left alone. Cannot change on an existing group.
         type: str
+      mig_config:
+        description:
+          - The MIG layout of the group's GPUs, set as the Kubernetes label C(nvidia.com/mig.config) in the group's
+            C(KubernetesConfig.Labels); the group's other labels and taints are kept as they are.
+          - V(all-disabled), or C(all-<profile>) with a MIG profile without its C(mig-) prefix, for example V(all-1g.10gb).
+            The profile must be one the GPUs of every instance type of the group have.
+          - When unset, the label is left alone.
+        type: str
   subnet_ids:
     description: Subnets of the cluster's VPC configuration. Required to create the cluster; cannot change in place.
     type: list
@@ -101,6 +124,28 @@ options:
       - When unset, a new cluster is created with V(automatic) and an existing one is left alone.
     type: str
     choices: [automatic, none]
+  auto_scaling:
+    description:
+      - Whether HyperPod's managed Karpenter autoscaling is enabled (C(AutoScaling) with C(Mode) C(Enable) and
+        C(AutoScalerType) C(Karpenter)); V(false) disables it on a cluster that has it.
+      - V(true) needs O(node_provisioning_mode=continuous), node recovery V(automatic) and O(cluster_role), the prerequisites
+        AWS lists in "Autoscaling on SageMaker HyperPod EKS".
+      - When unset, a new cluster is created without autoscaling and an existing one is left alone.
+    type: bool
+  node_provisioning_mode:
+    description:
+      - V(continuous) turns on HyperPod's continuous provisioning (C(NodeProvisioningMode) C(Continuous)).
+        AWS has no other mode, so it cannot be turned off again.
+      - When unset, a new cluster is created without it and an existing one is left alone.
+    type: str
+    choices: [continuous]
+  cluster_role:
+    description:
+      - ARN of the IAM role HyperPod assumes to add and remove nodes for autoscaling (C(ClusterRole)).
+        Required with O(auto_scaling=true) unless the cluster has one.
+      - It cannot change while autoscaling is enabled; disable it in one run and change the role in the next.
+      - When unset, the cluster's role is left alone.
+    type: str
   allow_instance_group_removal:
     description: Allow removing instance groups that still have nodes (C(InstanceGroupsToDelete)); their nodes are terminated.
     type: bool
@@ -158,6 +203,34 @@ EXAMPLES = r"""
     tags:
       managed-by: hyperpod.tenancy
 
+- name: Create a cluster with Karpenter autoscaling, a flexible group and a MIG layout
+  hyperpod.tenancy.hyperpod_cluster:
+    name: ml-elastic
+    eks_cluster: ml-elastic-eks
+    subnet_ids: "{{ hyperpod_shared.subnet_ids }}"
+    security_group_ids: "{{ hyperpod_shared.security_group_ids }}"
+    node_recovery: automatic
+    node_provisioning_mode: continuous
+    auto_scaling: true
+    cluster_role: "{{ hyperpod_shared.cluster_autoscaling_role_arn }}"
+    instance_groups:
+      - name: h100-mig
+        instance_type: ml.p5.48xlarge
+        count: 2
+        mig_config: all-1g.10gb
+        execution_role: "{{ hyperpod_shared.cluster_execution_role_arn }}"
+        lifecycle_config:
+          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/_hyperpod/lifecycle/"
+          on_create: on_create.sh
+      - name: g6e-or-g5
+        # ml.g6e.12xlarge first, ml.g5.12xlarge when HyperPod finds no g6e capacity.
+        instance_types: [ml.g6e.12xlarge, ml.g5.12xlarge]
+        count: 4
+        execution_role: "{{ hyperpod_shared.cluster_execution_role_arn }}"
+        lifecycle_config:
+          source_s3_uri: "s3://{{ hyperpod_shared.data_bucket }}/_hyperpod/lifecycle/"
+          on_create: on_create.sh
+
 - name: Remove an instance group that still has nodes
   hyperpod.tenancy.hyperpod_cluster:
     name: ml-shared
@@ -206,6 +279,19 @@ cluster:
       description: C(Automatic) or C(None).
       type: str
       sample: Automatic
+    node_provisioning_mode:
+      description: C(Continuous) when the cluster has continuous provisioning.
+      type: str
+      returned: when the cluster has continuous provisioning
+      sample: Continuous
+    cluster_role:
+      description: ARN of the IAM role HyperPod assumes for autoscaling.
+      type: str
+      returned: when the cluster has one
+    auto_scaling:
+      description: The autoscaling configuration (C(mode) C(Enable) or C(Disable), C(auto_scaler_type), C(status)).
+      type: dict
+      returned: when the cluster has one
     orchestrator:
       description: The orchestrator.
       type: dict
@@ -238,8 +324,20 @@ cluster:
           description: The group's name.
           type: str
         instance_type:
-          description: The group's instance type.
+          description: The group's instance type (a group with one type).
           type: str
+        instance_requirements:
+          description:
+            - The instance types of a flexible group, C(desired_instance_types) (as last requested, in priority order)
+              and C(current_instance_types).
+          type: dict
+          returned: for a flexible group
+        kubernetes_config:
+          description:
+            - The group's Kubernetes labels and taints, desired and current (C(desired_labels), C(current_labels),
+              C(desired_taints), C(current_taints)); the label C(nvidia.com/mig.config) holds the MIG layout.
+          type: dict
+          returned: when the group has labels or taints
         current_count:
           description: Instances the group has now.
           type: int
@@ -269,7 +367,10 @@ cluster:
       description: The cluster's tags.
       type: dict
 diff:
-  description: The cluster before and after, normalized (the module's option names); in check mode, the predicted state.
+  description:
+    - The cluster before and after, normalized (the module's option names); in check mode, the predicted state.
+    - Its keys include C(auto_scaling), C(node_provisioning_mode), C(cluster_role) and, per instance group,
+      C(instance_type), C(instance_types) and C(mig_config).
   returned: always
   type: dict
   contains:
@@ -285,14 +386,17 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import Cl
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import MODULE_OPTIONS
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import lifecycle_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import normalize_desired
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import option_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import resolve_eks_cluster
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result, run_module
 
 
 def converge(context, params):
-    if params["state"] == "present" and lifecycle_problems(params):
-        raise InputError(message="; ".join(lifecycle_problems(params)))
+    if params["state"] == "present":
+        problems = lifecycle_problems(params) + option_problems(params)
+        if problems:
+            raise InputError(message="; ".join(problems))
     manager = ClusterManager(context.client("sagemaker"), check_mode=context.check_mode, wait=params["wait"], wait_timeout=params["wait_timeout"])
     if params["state"] == "absent":
         changed, before, after, cluster, warnings = manager.ensure_absent(params["name"])

@@ -96,6 +96,13 @@ options:
         (C(hyperpod_kubernetes.kubeconfig)). Without it they are checked by that module, before its own writes only.
     type: bool
     default: false
+  scale_limits:
+    description:
+      - The most instances each autoscaling instance group may scale to, by group name (the cluster file's C(max_count)
+        of a cluster with C(autoscaling) on). RV(hyperpod_shared.cluster_capacity) counts such a group by its limit rather than by its
+        C(TargetCount), which Karpenter moves with the pending pods.
+    type: dict
+    default: {}
   inherit:
     description:
       - The platform's decision (C(hyperpod_inherit) in the cluster file, never the team file) that a present team inherits
@@ -165,8 +172,15 @@ hyperpod_shared:
         - The HyperPod cluster's instances per instance type, the sum of its instance groups'
           C(TargetCount) (what M(hyperpod.tenancy.task_governance_quota) checks quotas against),
           or null while the cluster does not exist.
+        - An autoscaling group counts by its O(scale_limits) entry; a flexible group for each type it allows.
       type: dict
       sample: {"ml.p5.48xlarge": 8, "ml.g5.12xlarge": 6}
+    scale_limits:
+      description:
+        - O(scale_limits) as given, for each team's M(hyperpod.tenancy.task_governance_quota) that describes the cluster
+          itself (on the run that creates it).
+      type: dict
+      sample: {"p5-workers": 4}
     eks_cluster_name:
       description: The EKS cluster's name.
       type: str
@@ -328,6 +342,7 @@ MODULE_OPTIONS = options(
         budget_account_id=dict(type="str"),
         pod_roles=dict(type="bool", default=False),
         inherit=dict(type="dict", default={}),
+        scale_limits=dict(type="dict", default={}),
         identity_center_quotas=dict(
             type="dict",
             default={},
@@ -348,7 +363,7 @@ def converge(context, p):
     # The budgets as team_budget names them (team_layer_args: the cost role's prefix, else the teams').
     budget_prefix = p["budget_name_prefix"] or p["name_prefix"]
     present = [t for t in p["teams"] if t.get("state", "present") == "present"]
-    shared = read_shared(context, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"])
+    shared = read_shared(context, p["cluster_name"], p["eks_cluster_name"], p["identity_center_instance_arn"], p["scale_limits"])
     if shared["eks_cluster_arn"] is None:
         problems.append("EKS cluster %s does not exist in %s" % (p["eks_cluster_name"], context.region))
     # Before the first write of the run: every user, the bucket and the file system the teams need, all at once.

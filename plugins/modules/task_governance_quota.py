@@ -57,6 +57,12 @@ options:
         and the quota is checked against this capacity before any write, as it is against the
         described one.
     type: dict
+  scale_limits:
+    description:
+      - The most instances each autoscaling instance group may scale to, by group name (the cluster file's C(max_count)).
+        Such a group of the described cluster counts by it, not by its C(TargetCount), which Karpenter moves from 0 with the
+        pending pods. M(hyperpod.tenancy.shared_info) returns it as RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.scale_limits).
+    type: dict
   known_tags:
     description:
       - The tags of the team's quota as C(ListTags) returned them earlier in the run, by compute quota id, as

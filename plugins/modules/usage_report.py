@@ -149,7 +149,7 @@ from decimal import Decimal
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import get_aws_connection_info
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback, idle_report
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback, idle_report, instance_types
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import prometheus_workspace as amp
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import usage as us
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
@@ -199,7 +199,7 @@ MODULE_OPTIONS = options(
 def converge(context, p):
     try:
         period = chargeback.month_period(p["month"])
-        capacity = chargeback.capacity_of(p["instance_groups"])
+        capacity = instance_types.cluster_capacity(p["instance_groups"])
         if p["step"] < 1 or not 0 <= p["advice_weeks"] <= 52 or not 50 <= p["advice_percentile"] <= 100:
             raise us.UsageError("step must be at least 1, advice_weeks 0 to 52, advice_percentile 50 to 100")
         us.range_of(period, p["step"])

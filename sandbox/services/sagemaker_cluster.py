@@ -18,6 +18,14 @@ tagging keep working) and adds UpdateCluster. Status moves through
 ``sandbox.core.Lifecycle``: Creating -> InService, Updating -> InService,
 Deleting -> gone. Instance groups report ``CurrentCount``/``TargetCount``; CurrentCount
 reaches TargetCount, and nodes appear or disappear, when the transition settles.
+
+A flexible group's ``InstanceRequirements`` (ClusterInstanceRequirements: ``InstanceTypes``, in priority order)
+reads back as ClusterInstanceRequirementDetails: ``DesiredInstanceTypes`` as last requested, ``CurrentInstanceTypes``
+when the transition settles; its nodes are of the first type. Managed autoscaling (``AutoScaling``,
+``ClusterRole``, ``NodeProvisioningMode``) is stored, described and checked against what AWS documents as required:
+continuous provisioning and NodeRecovery Automatic ("Autoscaling on SageMaker HyperPod EKS", prerequisites), a
+ClusterRole ("only required when autoscaling is enabled", CreateCluster) that "Cannot be updated while autoscaling is
+enabled" (UpdateCluster).
 """
 
 from __future__ import annotations
@@ -45,9 +53,10 @@ UPDATABLE = ("InService",)
 # configuration", SageMaker AI Developer Guide): the instance type changes in place, the nodes are
 # replaced. The guide does not say the execution role can change; the sandbox keeps it fixed.
 IMMUTABLE_GROUP_FIELDS = ("ExecutionRole",)
-# Spec fields stored on an instance group and returned by DescribeCluster as given.
+# Spec fields stored on an instance group and returned by DescribeCluster as given (InstanceRequirements and
+# KubernetesConfig change shape: ClusterInstanceRequirementDetails, ClusterKubernetesConfigDetails).
 GROUP_SPEC_FIELDS = (
-    "InstanceGroupName", "InstanceType", "InstanceRequirements", "LifeCycleConfig", "ExecutionRole", "ThreadsPerCore",
+    "InstanceGroupName", "InstanceType", "LifeCycleConfig", "ExecutionRole", "ThreadsPerCore",
     "InstanceStorageConfigs", "OnStartDeepHealthChecks", "TrainingPlanArn", "OverrideVpcConfig", "ScheduledUpdateConfig",
     "AutoPatchConfig", "NetworkInterface", "CapacityRequirements",
 )
@@ -83,6 +92,10 @@ class SandboxCluster(Cluster):
         self.vpc_config = copy.deepcopy(params.get("VpcConfig"))
         self.orchestrator = copy.deepcopy(params.get("Orchestrator"))
         self.node_recovery = params.get("NodeRecovery") or "Automatic"
+        self.node_provisioning_mode = params.get("NodeProvisioningMode")
+        self.cluster_role = params.get("ClusterRole")
+        # ClusterAutoScalingConfigOutput: Mode, AutoScalerType (Karpenter when left out, the only type), Status.
+        self.auto_scaling = _auto_scaling(params.get("AutoScaling"), "Creating")
         self.tags = copy.deepcopy(params.get("Tags") or [])
         self.creation_time = utcnow()
         self.failure_message = ""
@@ -112,17 +125,50 @@ class SandboxCluster(Cluster):
             result["VpcConfig"] = copy.deepcopy(self.vpc_config)
         if self.orchestrator:
             result["Orchestrator"] = copy.deepcopy(self.orchestrator)
+        if self.node_provisioning_mode:
+            result["NodeProvisioningMode"] = self.node_provisioning_mode
+        if self.cluster_role:
+            result["ClusterRole"] = self.cluster_role
+        if self.auto_scaling:
+            result["AutoScaling"] = copy.deepcopy(self.auto_scaling)
         return result
 
 
-def _group(spec: dict, current: int, status: str) -> dict:
+def _auto_scaling(config: dict | None, status: str) -> dict | None:
+    """What DescribeCluster shows of a requested ClusterAutoScalingConfig, ``status`` until the transition settles.
+
+    Assumption: a disabled autoscaler still shows, Mode Disable (the docs do not say whether it disappears)."""
+    if not config:
+        return None
+    return {"Mode": config["Mode"], "AutoScalerType": config.get("AutoScalerType") or "Karpenter", "Status": status}
+
+
+def _check_auto_scaling(enabled: bool, provisioning: str | None, recovery: str | None, role: str | None) -> None:
+    """AWS's prerequisites of managed autoscaling, on the cluster as the request would leave it."""
+    if not enabled:
+        return
+    if provisioning != "Continuous":
+        raise validation_error("Autoscaling requires NodeProvisioningMode to be Continuous.")
+    if recovery != "Automatic":
+        raise validation_error("Autoscaling requires NodeRecovery to be Automatic.")
+    if not role:
+        raise validation_error("ClusterRole is required when autoscaling is enabled.")
+
+
+def _group(spec: dict, current: int, status: str, previous: dict | None = None) -> dict:
     """An instance group as DescribeCluster shows it (ClusterInstanceGroupDetails) from its specification.
 
     A listed group takes the specification as sent: a member left out (KubernetesConfig, ImageId)
     is not kept from before. AWS does not document whether it keeps them; the sandbox takes the
-    stricter reading, so the collection has to send them again.
+    stricter reading, so the collection has to send them again. ``previous`` is the group as it was
+    (an update): its CurrentInstanceTypes stay until the transition settles.
     """
     group = {key: copy.deepcopy(spec[key]) for key in GROUP_SPEC_FIELDS if spec.get(key) is not None}
+    requirements = spec.get("InstanceRequirements")
+    if requirements is not None:
+        types = list(requirements["InstanceTypes"])
+        was = ((previous or {}).get("InstanceRequirements") or {}).get("CurrentInstanceTypes")
+        group["InstanceRequirements"] = {"CurrentInstanceTypes": list(was or types), "DesiredInstanceTypes": types}
     kubernetes = spec.get("KubernetesConfig")
     if kubernetes is not None:
         # Details carry Current* (on the nodes) and Desired* (asked for); the sandbox applies them at once.
@@ -153,6 +199,8 @@ def _settle(backend: SageMakerModelBackend, cluster: SandboxCluster) -> None:
     if cluster.deleting:
         backend.clusters.pop(cluster.cluster_name, None)
         return
+    if cluster.auto_scaling:
+        cluster.auto_scaling["Status"] = "Failed" if cluster.status == "Failed" else "InService"
     if cluster.status == "Failed":
         for group in cluster.instance_groups:
             group["Status"] = "Failed"
@@ -167,9 +215,13 @@ def _settle(backend: SageMakerModelBackend, cluster: SandboxCluster) -> None:
     for group in cluster.instance_groups:
         group["CurrentCount"] = group["TargetCount"]
         group["Status"] = "InService"
+        requirements = group.get("InstanceRequirements")
+        if requirements:
+            requirements["CurrentInstanceTypes"] = list(requirements["DesiredInstanceTypes"])
+        allowed = requirements["DesiredInstanceTypes"] if requirements else [group.get("InstanceType")]
         for node in [n for n in cluster.nodes.values() if n.instance_group_name == group["InstanceGroupName"]]:
-            if group.get("InstanceType") and node.instance_type != group["InstanceType"]:
-                del cluster.nodes[node.instance_id]  # replaced by a node of the new instance type
+            if node.instance_type not in allowed:
+                del cluster.nodes[node.instance_id]  # replaced by a node of a type the group allows
         nodes = [n for n in cluster.nodes.values() if n.instance_group_name == group["InstanceGroupName"]]
         for node in nodes[group["TargetCount"]:]:
             del cluster.nodes[node.instance_id]
@@ -180,7 +232,8 @@ def _settle(backend: SageMakerModelBackend, cluster: SandboxCluster) -> None:
                 account_id=cluster.account_id,
                 cluster_name=cluster.cluster_name,
                 instance_group_name=group["InstanceGroupName"],
-                instance_type=group.get("InstanceType") or group["InstanceRequirements"]["InstanceTypes"][0],
+                # A flexible group's first type: HyperPod provisions it first (ClusterInstanceRequirements).
+                instance_type=group.get("InstanceType") or group["InstanceRequirements"]["DesiredInstanceTypes"][0],
                 life_cycle_config=group.get("LifeCycleConfig") or {},
                 execution_role=group["ExecutionRole"],
                 node_id=node_id,
@@ -284,6 +337,10 @@ class ClusterBackend:
             raise validation_error("At least one of InstanceGroups and RestrictedInstanceGroups must be specified.")
         _check_groups(self, params.get("InstanceGroups") or [])
         _check_orchestrator(self, params.get("Orchestrator"))
+        _check_auto_scaling((params.get("AutoScaling") or {}).get("Mode") == "Enable", params.get("NodeProvisioningMode"),
+                            params.get("NodeRecovery") or "Automatic", params.get("ClusterRole"))
+        if params.get("ClusterRole"):
+            _check_role(self, params["ClusterRole"])
         cluster = SandboxCluster(self, params)
         self.clusters[name] = cluster
         return cluster.arn
@@ -319,13 +376,32 @@ class ClusterBackend:
                         f"{field} of instance group {spec['InstanceGroupName']} cannot be updated "
                         f"(current: {current.get(field)}, requested: {spec.get(field)})."
                     )
+            # Assumption (the docs are silent): a group keeps the kind it was created with; a flexible group's
+            # list may change (DesiredInstanceTypes is "as specified in the most recent update request").
+            if bool(spec.get("InstanceRequirements")) != bool(current.get("InstanceRequirements")):
+                raise validation_error(
+                    f"Instance group {spec['InstanceGroupName']} cannot switch between InstanceType and InstanceRequirements."
+                )
+        enabled = cluster.auto_scaling is not None and cluster.auto_scaling["Mode"] == "Enable"
+        role = params.get("ClusterRole")
+        if role is not None and role != cluster.cluster_role and enabled:
+            raise validation_error("ClusterRole cannot be updated while autoscaling is enabled.")
+        if role is not None:
+            _check_role(self, role)
+        auto_scaling = params.get("AutoScaling")
+        _check_auto_scaling(
+            (auto_scaling or {}).get("Mode") == "Enable" if auto_scaling else enabled,
+            params.get("NodeProvisioningMode") or cluster.node_provisioning_mode,
+            params.get("NodeRecovery") or cluster.node_recovery,
+            role or cluster.cluster_role,
+        )
         groups = untouched
         for spec in specs:
             current = existing.get(spec["InstanceGroupName"])
             if current is None:
                 groups.append(_group(spec, current=0, status="Creating"))
                 continue
-            group = _group(spec, current=current["CurrentCount"], status="Updating")
+            group = _group(spec, current=current["CurrentCount"], status="Updating", previous=current)
             if {k: v for k, v in group.items() if k != "Status"} == {k: v for k, v in current.items() if k != "Status"}:
                 group["Status"] = current["Status"]
             groups.append(group)
@@ -336,6 +412,12 @@ class ClusterBackend:
         cluster.instance_groups = groups
         if params.get("NodeRecovery"):
             cluster.node_recovery = params["NodeRecovery"]
+        if params.get("NodeProvisioningMode"):
+            cluster.node_provisioning_mode = params["NodeProvisioningMode"]
+        if role is not None:
+            cluster.cluster_role = role
+        if auto_scaling:
+            cluster.auto_scaling = _auto_scaling(auto_scaling, "Creating" if auto_scaling["Mode"] == "Enable" else "Deleting")
         cluster.lifecycle.move("Updating", "InService")
         return cluster.arn
 

@@ -264,24 +264,21 @@ def test_rrule_lookup_still_cannot_run_in_a_template(tmp_path):
 
 # ---- the playbook, run against stand-ins of the awx.awx modules ---------------------------------
 
-STUB = """#!/usr/bin/python
-import json
+# Each stand-in is an action plugin of the module's name, which Ansible runs in its worker instead of the module: it records
+# the task's arguments as the module would have received them (templated, omitted ones left out) and starts no Python
+# process per call (the playbook makes about a hundred). The module file stays, so that the name resolves as awx.awx's.
+STUB_MODULE = "#!/usr/bin/python\nraise SystemExit('the action plugin of the same name answers for this module')\n"
+STUB_ACTION = """import json
 import os
-import sys
 
-from ansible.module_utils.basic import _load_params
-
-
-def main():
-    params = {k: v for k, v in _load_params().items() if not k.startswith("_ansible")}
-    with open(os.environ["AWX_STUB_LOG"], "a") as log:
-        log.write(json.dumps({"module": "%(name)s", "params": params}) + "\\n")
-    print(json.dumps({"changed": True, "id": 1}))
-    sys.exit(0)
+from ansible.plugins.action import ActionBase
 
 
-if __name__ == "__main__":
-    main()
+class ActionModule(ActionBase):
+    def run(self, tmp=None, task_vars=None):
+        with open(os.environ["AWX_STUB_LOG"], "a") as log:
+            log.write(json.dumps({"module": "%(name)s", "params": self._task.args}) + "\\n")
+        return {"changed": True, "id": 1}
 """
 
 
@@ -291,12 +288,14 @@ def stub_collections(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("stub_collections")
     target = root / "ansible_collections" / "awx" / "awx"
     (target / "plugins" / "modules").mkdir(parents=True)
+    (target / "plugins" / "action").mkdir()
     (target / "meta").mkdir()
     (target / "meta" / "runtime.yml").write_text((AWX_COLLECTION / "meta" / "runtime.yml").read_text())
     (target / "galaxy.yml").write_text("namespace: awx\nname: awx\nversion: 24.6.1\n")
     for module in (AWX_COLLECTION / "plugins" / "modules").glob("*.py"):
         if module.name != "__init__.py":
-            (target / "plugins" / "modules" / module.name).write_text(STUB % {"name": module.stem})
+            (target / "plugins" / "modules" / module.name).write_text(STUB_MODULE)
+            (target / "plugins" / "action" / module.name).write_text(STUB_ACTION % {"name": module.stem})
     return root
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback as cb
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import instance_types
 
 from sandbox.seed import load_sample
 from sandbox.services.ce_tags import cost_and_usage_results
@@ -115,7 +116,7 @@ def page(tmp_path_factory):
     cluster_costs, cluster_by_tag = cb.parse_cluster_costs(by_usage, tag_key)
     report = cb.compute(
         cb.month_period(month), cb.parse_tag_costs(by_tag, tag_key), cluster_costs,
-        cb.capacity_of(settings["hyperpod_cluster"]["instance_groups"]), settings["hyperpod_teams"], cluster_by_tag=cluster_by_tag,
+        instance_types.cluster_capacity(settings["hyperpod_cluster"]["instance_groups"]), settings["hyperpod_teams"], cluster_by_tag=cluster_by_tag,
     )
     directory = tmp_path_factory.mktemp("chargeback")
     path = directory / "chargeback.html"

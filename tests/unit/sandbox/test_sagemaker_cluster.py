@@ -290,3 +290,106 @@ def test_a_listed_group_takes_its_specification_as_sent(seeded, sagemaker, seed)
     assert shown["CurrentTaints"] == kubernetes["Taints"]
     sagemaker.update_cluster(ClusterName=NAME, InstanceGroups=[group(seed, "a", 2)])
     assert "KubernetesConfig" not in groups_by_name(sagemaker.describe_cluster(ClusterName=NAME))["a"]
+
+
+def flexible(seed, name, count, types, **extra):
+    spec = group(seed, name, count, **extra)
+    del spec["InstanceType"]
+    spec["InstanceRequirements"] = {"InstanceTypes": types}
+    return spec
+
+
+def test_a_flexible_group_reads_back_desired_and_current_types_and_its_list_changes_on_update(seeded, sagemaker, seed):
+    """ClusterInstanceRequirementDetails: DesiredInstanceTypes as last requested, CurrentInstanceTypes once it settles."""
+    client, _ = seeded
+    client.configure(status_delay=SETTLE)
+    sagemaker.create_cluster(**create_request(seed, [flexible(seed, "f", 2, ["ml.g6e.12xlarge", "ml.g5.12xlarge"])]))
+    shown = groups_by_name(sagemaker.describe_cluster(ClusterName=NAME))["f"]
+    assert "InstanceType" not in shown
+    assert shown["InstanceRequirements"] == {"CurrentInstanceTypes": ["ml.g6e.12xlarge", "ml.g5.12xlarge"],
+                                             "DesiredInstanceTypes": ["ml.g6e.12xlarge", "ml.g5.12xlarge"]}
+    # HyperPod provisions the first type of the list.
+    assert {n["InstanceType"] for n in sagemaker.list_cluster_nodes(ClusterName=NAME)["ClusterNodeSummaries"]} == {"ml.g6e.12xlarge"}
+
+    client.configure(status_delay=HOLD)
+    sagemaker.update_cluster(ClusterName=NAME, InstanceGroups=[flexible(seed, "f", 2, ["ml.g5.12xlarge"])])
+    updating = groups_by_name(sagemaker.describe_cluster(ClusterName=NAME))["f"]["InstanceRequirements"]
+    assert updating == {"CurrentInstanceTypes": ["ml.g6e.12xlarge", "ml.g5.12xlarge"], "DesiredInstanceTypes": ["ml.g5.12xlarge"]}
+    client.configure(status_delay=SETTLE)
+    settled = groups_by_name(sagemaker.describe_cluster(ClusterName=NAME))["f"]["InstanceRequirements"]
+    assert settled == {"CurrentInstanceTypes": ["ml.g5.12xlarge"], "DesiredInstanceTypes": ["ml.g5.12xlarge"]}
+    assert {n["InstanceType"] for n in sagemaker.list_cluster_nodes(ClusterName=NAME)["ClusterNodeSummaries"]} == {"ml.g5.12xlarge"}
+
+
+@pytest.mark.parametrize(
+    "spec, fragment",
+    [
+        (lambda seed: dict(flexible(seed, "a", 1, ["ml.g5.12xlarge"]), InstanceType="ml.g5.12xlarge"), "exactly one of InstanceType and InstanceRequirements"),
+        # botocore's enum, checked by the service (the client checks only lengths).
+        (lambda seed: flexible(seed, "a", 1, ["ml.g5.12xlarge", "ml.bogus.4xlarge"]), "instanceGroups.1.member.instanceRequirements.instanceTypes"),
+    ],
+    ids=["both", "unknown type"],
+)
+def test_a_flexible_group_breaking_the_rules_is_a_validation_error(sagemaker, seed, spec, fragment):
+    with pytest.raises(ClientError) as excinfo:
+        sagemaker.create_cluster(**create_request(seed, [spec(seed)]))
+    assert error_code(excinfo) == "ValidationException"
+    assert fragment in str(excinfo.value)
+
+
+def test_a_group_cannot_switch_between_one_type_and_a_list(sagemaker, seed, cluster):
+    with pytest.raises(ClientError) as excinfo:
+        sagemaker.update_cluster(ClusterName=NAME, InstanceGroups=[flexible(seed, "a", 1, ["ml.g5.12xlarge"])])
+    assert error_code(excinfo) == "ValidationException"
+    assert "cannot switch between InstanceType and InstanceRequirements" in str(excinfo.value)
+
+
+AUTOSCALING = {"AutoScaling": {"Mode": "Enable", "AutoScalerType": "Karpenter"}, "NodeProvisioningMode": "Continuous"}
+
+
+def test_autoscaling_is_stored_described_and_disabled(seeded, sagemaker, seed):
+    client, _ = seeded
+    client.configure(status_delay=SETTLE)
+    role = seed["cluster_execution_role_arn"]
+    sagemaker.create_cluster(**create_request(seed, [group(seed, "a", 1)], ClusterRole=role, **AUTOSCALING))
+    described = sagemaker.describe_cluster(ClusterName=NAME)
+    assert described["AutoScaling"] == {"Mode": "Enable", "AutoScalerType": "Karpenter", "Status": "InService"}
+    assert (described["NodeProvisioningMode"], described["ClusterRole"], described["NodeRecovery"]) == ("Continuous", role, "Automatic")
+    # "Cannot be updated while autoscaling is enabled" (UpdateCluster ClusterRole).
+    other = "arn:aws:iam::123456789012:role/Other"
+    assert refused(sagemaker.update_cluster, ClusterName=NAME, ClusterRole=other) == "ValidationException"
+    # NodeRecovery Automatic is a prerequisite while autoscaling is on.
+    assert refused(sagemaker.update_cluster, ClusterName=NAME, NodeRecovery="None") == "ValidationException"
+    sagemaker.update_cluster(ClusterName=NAME, AutoScaling={"Mode": "Disable"})
+    described = sagemaker.describe_cluster(ClusterName=NAME)
+    assert described["AutoScaling"]["Mode"] == "Disable"
+    assert described["NodeProvisioningMode"] == "Continuous"
+
+
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [
+        ({"AutoScaling": {"Mode": "Enable"}, "ClusterRole": "ROLE"}, "NodeProvisioningMode to be Continuous"),
+        (dict(AUTOSCALING, NodeRecovery="None", ClusterRole="ROLE"), "NodeRecovery to be Automatic"),
+        (dict(AUTOSCALING), "ClusterRole is required"),
+        ({"NodeProvisioningMode": "Sometimes"}, "at 'nodeProvisioningMode' failed to satisfy constraint"),
+        (dict(AUTOSCALING, AutoScaling={"Mode": "Enable", "AutoScalerType": "Other"}, ClusterRole="ROLE"), "autoScaling.autoScalerType"),
+    ],
+    ids=["without continuous provisioning", "with node recovery none", "without a cluster role", "unknown mode", "unknown autoscaler"],
+)
+def test_autoscaling_without_what_aws_requires_is_a_validation_error(sagemaker, seed, extra, fragment):
+    extra = {k: (seed["cluster_execution_role_arn"] if v == "ROLE" else v) for k, v in extra.items()}
+    with pytest.raises(ClientError) as excinfo:
+        sagemaker.create_cluster(**create_request(seed, [group(seed, "a", 1)], **extra))
+    assert error_code(excinfo) == "ValidationException"
+    assert fragment in str(excinfo.value)
+    assert sagemaker.list_clusters()["ClusterSummaries"] == []
+
+
+def test_autoscaling_is_enabled_on_an_existing_cluster_with_continuous_provisioning(sagemaker, seed, cluster):
+    assert "AutoScaling" not in sagemaker.describe_cluster(ClusterName=NAME)
+    assert refused(sagemaker.update_cluster, ClusterName=NAME, AutoScaling={"Mode": "Enable"}, ClusterRole=seed["cluster_execution_role_arn"]) == (
+        "ValidationException")
+    sagemaker.update_cluster(ClusterName=NAME, ClusterRole=seed["cluster_execution_role_arn"], **AUTOSCALING)
+    described = sagemaker.describe_cluster(ClusterName=NAME)
+    assert (described["AutoScaling"]["Mode"], described["NodeProvisioningMode"]) == ("Enable", "Continuous")

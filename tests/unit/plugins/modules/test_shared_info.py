@@ -24,6 +24,7 @@ def params(**overrides):
         cluster_name="ml-shared", eks_cluster_name="ml-shared-eks", identity_center_instance_arn=None, identity_center=None,
         teams=[{"name": "vision", "state": "present", "adopt": []}, {"name": "nlp", "state": "present", "adopt": []}],
         subnet_ids=[], extra={}, name_prefix="hyperpod", budget_name_prefix=None, budget_tag_keys=None, budget_account_id=None, pod_roles=False, inherit={},
+        scale_limits={},
         identity_center_quotas={"permission_sets": 3500, "provisioned_permission_sets_per_account": 500},
     )
     base.update(overrides)
