@@ -645,10 +645,12 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
             fixed.append("%s: VpcConfig.%s cannot be changed in place, UpdateCluster has no VpcConfig (current %s, requested %s)"
                          % (key, member, ", ".join(current[key]), ", ".join(after[key])))
     existing = dict((g["name"], g) for g in current["instance_groups"])
-    if current["auto_scaling"] and after["auto_scaling"]:
+    if after["auto_scaling"]:
         # Karpenter moves an autoscaling group's count with the pending pods, from the 0 it starts at ("Create a
         # NodeClass": https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-autoscaling-nodeclass.html):
-        # the count of an existing group stays where Karpenter has it, or every run would scale the group back down.
+        # the count of an existing group stays where Karpenter has it, or every run would scale the group back down, and
+        # the run that turns autoscaling on leaves the running nodes to Karpenter's disruption rules rather than
+        # terminating them at once.
         for group in after["instance_groups"]:
             if group["name"] in existing:
                 group["count"] = existing[group["name"]]["count"]

@@ -90,6 +90,10 @@ INSTANCE_TYPES.update(_types(None, [
     ("ml.t3.medium", 0, 2, 4), ("ml.t3.large", 0, 2, 8), ("ml.t3.xlarge", 0, 4, 16), ("ml.t3.2xlarge", 0, 8, 32),
 ]))
 
+# Every amount of a ComputeQuotaResourceConfig (Count, Accelerators, VCpu, MemoryInGiB) and an AcceleratorPartitionConfig's
+# Count: 0 to 10,000,000 in botocore's model.
+MAX_AMOUNT = 10000000
+
 # The units a guarantee is counted in, with the words a problem names them by.
 UNITS = (("accelerators", "accelerators"), ("vcpu", "vCPUs"), ("memory_gib", "GiB of memory"))
 
@@ -111,9 +115,10 @@ def _exact(value):
 
 
 def _is_amount(value, whole=False):
-    if isinstance(value, bool):
+    """A number AWS takes for an amount (0 to MAX_AMOUNT), a whole one when ``whole``; the check names any other."""
+    if isinstance(value, bool) or not (isinstance(value, int) or not whole and isinstance(value, float) and math.isfinite(value)):
         return False
-    return isinstance(value, int) if whole else isinstance(value, (int, float)) and math.isfinite(value)
+    return 0 <= value <= MAX_AMOUNT
 
 
 def guaranteed(instance_type, resource):

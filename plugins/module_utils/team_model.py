@@ -146,8 +146,8 @@ def _is_int(value):
 
 
 def _is_number(value):
-    """A finite int or float: YAML's .nan and .inf are floats no amount can be."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """An int, or a finite float: YAML's .nan and .inf are floats no amount can be."""
+    return not isinstance(value, bool) and (isinstance(value, int) or isinstance(value, float) and math.isfinite(value))
 
 
 class _Problems:
@@ -375,12 +375,12 @@ def _check_resources(problems, where, resources, instance_types, cluster_types, 
         if not amounts:
             problems.add(where, field, "needs count, accelerators, vcpu, memory_gib or accelerator_partition")
         if "count" in resource:
-            _int_range(problems, where, field + ".count", resource["count"], 0, 10000000)
+            _int_range(problems, where, field + ".count", resource["count"], 0, instance_table.MAX_AMOUNT)
         if "accelerators" in resource:
-            _int_range(problems, where, field + ".accelerators", resource["accelerators"], 0, 10000000)
+            _int_range(problems, where, field + ".accelerators", resource["accelerators"], 0, instance_table.MAX_AMOUNT)
         for key in ("vcpu", "memory_gib"):
-            if key in resource and (not _is_number(resource[key]) or resource[key] < 0):
-                problems.add(where, "%s.%s" % (field, key), "%r must be a number of at least 0" % (resource[key],))
+            if key in resource and (not _is_number(resource[key]) or not 0 <= resource[key] <= instance_table.MAX_AMOUNT):
+                problems.add(where, "%s.%s" % (field, key), "%r must be a number from 0 to %d" % (resource[key], instance_table.MAX_AMOUNT))
         partition = resource.get("accelerator_partition")
         if partition is not None:
             if not isinstance(partition, dict) or set(partition) != {"type", "count"}:
@@ -388,7 +388,7 @@ def _check_resources(problems, where, resources, instance_types, cluster_types, 
             elif not (isinstance(partition["type"], str) and partition["type"].startswith("mig-")):
                 problems.add(where, field + ".accelerator_partition.type", "%r is not a MIG profile (mig-...)" % (partition["type"],))
             else:
-                _int_range(problems, where, field + ".accelerator_partition.count", partition["count"], 0, 10000000)
+                _int_range(problems, where, field + ".accelerator_partition.count", partition["count"], 0, instance_table.MAX_AMOUNT)
 
 
 def _check_quota(problems, where, team, instance_types, cluster_types):
@@ -542,8 +542,15 @@ def _cluster_module_problems(problems, cluster, data_bucket):
     The options are built as the cluster role builds them (``roles/cluster/tasks/main.yml``).
     """
     groups = []
-    for group in cluster.get("instance_groups") or []:
+    for index, group in enumerate(cluster.get("instance_groups") or []):
         if not isinstance(group, dict):
+            return
+        # ansible-core's int check raises OverflowError on .inf (and on its text): such a group is not checked further.
+        infinite = sorted(key for key, value in group.items() if isinstance(value, float) and not math.isfinite(value))
+        for key in infinite:
+            if key not in ("count", "max_count"):  # _check_cluster names these
+                problems.add("cluster", "instance_groups[%d].%s" % (index, key), "%r must be a whole number" % (group[key],))
+        if infinite:
             return
         groups.append(dict(
             name=group.get("name"),
@@ -950,16 +957,23 @@ def _check_capacity(problems, teams, capacity, supply):
         _check_placement(problems, demands, supply)
 
 
-def _kind(resource):
-    """(MIG profile or None, whether it guarantees whole GPUs) of a quota resource: what an instance holding it is cut into."""
+# The kind of guarantee that shares an instance with any other: vCPUs and memory without an accelerator.
+REST = (None, False)
+
+
+def _kind(instance_type, resource):
+    """(MIG profile or None, whether it guarantees whole GPUs) of a quota resource: what an instance holding it is cut
+    into. Whole instances of a type with accelerators are whole GPUs (instance_types.guaranteed counts them so)."""
     partition = resource.get("accelerator_partition")
     profile = partition.get("type") if isinstance(partition, dict) and partition.get("count") else None
-    return profile, bool(resource.get("accelerators"))
+    accelerators = (instance_table.spec(instance_type) or {}).get("accelerators")
+    return profile, bool(resource.get("accelerators")) or bool(resource.get("count") and accelerators)
 
 
 def _holds(group, instance_type, kind):
     """Whether ``group`` can hold guarantees of ``instance_type`` and ``kind`` (_kind): a group with a MIG layout holds
-    partitions of its profile only, and no whole GPUs; whole instances, vCPUs and memory any group of the type."""
+    partitions of its profile only, and no whole GPUs (nor whole instances of a GPU type); vCPUs and memory any group
+    of the type."""
     if instance_type not in group["types"]:
         return False
     layout, (profile, whole) = group["mig"], kind
@@ -1020,18 +1034,26 @@ def _unplaceable(demands, supply):
 def _check_placement(problems, guarantees, supply):
     """Guarantees that fit each instance type but not the instance groups together.
 
-    The guarantees of one type and kind (_kind) are added up and rounded up to whole instances: an instance runs one type
-    (a flexible group's instances count once for all the types it allows) and its GPUs are cut one way (the layouts are
-    all-<profile>), so whole GPUs and a profile's partitions, or two types, never share one. Stricter than AWS's count
-    only where a type's fractions of different kinds would share an instance.
+    An instance runs one type (a flexible group's instances count once for all the types it allows) and its GPUs are cut
+    one way (the layouts are all-<profile>): the guarantees of one type and GPU kind (_kind: whole GPUs, or one MIG
+    profile's partitions) are added up and rounded up to whole instances, and the rest of the type (vCPUs and memory
+    without an accelerator, REST) fills what they leave, any group of the type taking what does not fit there.
     """
     shares = {}
     for name, instance_type, resource, amount in guarantees:
         if amount > 0:
-            by_team = shares.setdefault((instance_type, _kind(resource)), {})
+            by_team = shares.setdefault((instance_type, _kind(instance_type, resource)), {})
             by_team[name] = by_team.get(name, Fraction(0)) + amount
-    keys = sorted(shares, key=repr)
-    demands = [(instance_type, kind, -(-sum(shares[(instance_type, kind)].values()) // 1)) for instance_type, kind in keys]
+    demands, keys = [], []
+    for instance_type in sorted(set(key[0] for key in shares)):
+        kinds = sorted((key for key in shares if key[0] == instance_type), key=repr)
+        whole = dict((key, -(-sum(shares[key].values()) // 1)) for key in kinds if key[1] != REST)
+        needed = -(-sum(sum(shares[key].values()) for key in kinds) // 1)
+        whole[(instance_type, REST)] = max(0, needed - sum(whole.values()))
+        for key in kinds:
+            if whole[key]:
+                keys.append(key)
+                demands.append((instance_type, key[1], whole[key]))
     found = _unplaceable(demands, supply)
     if found is None:
         return
@@ -1046,9 +1068,9 @@ def _check_placement(problems, guarantees, supply):
     problems.add(
         "teams",
         "quota.resources",
-        "guaranteed %s take %d whole instances (%s) but %s: the guarantees of one type and kind (whole GPUs, one MIG profile, the rest) "
+        "guaranteed %s take %d whole instances (%s) but %s: the guarantees of one type and kind (whole GPUs, one MIG profile) "
         "are rounded up to whole instances, a flexible group's instances count once for all the types it allows, and a group with a "
-        "MIG layout holds only its profile's partitions and no whole GPUs"
+        "MIG layout holds only its profile's partitions, no whole GPUs"
         % (", ".join(sorted(set(keys[i][0] for i in found[0]))), sum(demands[i][2] for i in found[0]),
            ", ".join("%s %s" % (name, _amount(float(amount))) for name, amount in teams.items()), held),
     )

@@ -190,7 +190,8 @@ class KubeApi:
         deadline = time.monotonic() + timeout
         while True:
             crd = self.get("CustomResourceDefinition", crd_name) or {}
-            conditions = {c["type"]: c["status"] for c in crd.get("status", {}).get("conditions", [])}
+            # A CRD just made can have status.conditions null until the API server has looked at its names.
+            conditions = {c["type"]: c["status"] for c in (crd.get("status") or {}).get("conditions") or []}
             if conditions.get("Established") == "True":
                 return
             if time.monotonic() > deadline:

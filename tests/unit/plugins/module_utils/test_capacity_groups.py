@@ -135,9 +135,9 @@ def test_a_flexible_groups_instances_count_once_across_its_types():
     problems = capacity_problems(FLEXIBLE, team("vision", {"instance_type": P5, "count": 3}), team("nlp", {"instance_type": P5E, "accelerators": 16}))
     assert problems == [
         "teams: quota.resources: guaranteed ml.p5.48xlarge, ml.p5e.48xlarge take 5 whole instances (vision 3, nlp 2) but the instance groups "
-        "that can hold them (flex 4) have 4: the guarantees of one type and kind (whole GPUs, one MIG profile, the rest) are rounded up to "
-        "whole instances, a flexible group's instances count once for all the types it allows, and a group with a MIG layout holds only its "
-        "profile's partitions and no whole GPUs"
+        "that can hold them (flex 4) have 4: the guarantees of one type and kind (whole GPUs, one MIG profile) are rounded up to whole "
+        "instances, a flexible group's instances count once for all the types it allows, and a group with a MIG layout holds only its "
+        "profile's partitions, no whole GPUs"
     ], problems
 
 
@@ -154,6 +154,29 @@ def test_one_instance_runs_one_type_and_one_cut_of_its_gpus():
     problems = capacity_problems(one_p5, team("vision", {"instance_type": P5, "accelerator_partition": {"type": "mig-1g.10gb", "count": 7}}),
                                  team("nlp", {"instance_type": P5, "accelerators": 7}))
     assert len(problems) == 1 and "take 2 whole instances (vision 0.12, nlp 0.88)" in problems[0], problems
+
+
+def test_whole_instances_of_a_gpu_type_are_whole_gpus_a_sliced_group_cannot_hold():
+    """Found by the red team (round 2): a count guarantee was placed on a group cut into slices while another team's
+    whole GPUs took the plain group: 16 whole GPUs guaranteed where 8 are whole."""
+    spec = cluster({"name": "plain", "instance_type": P5, "count": 1}, {"name": "sliced", "instance_type": P5, "count": 1, "mig_config": "all-1g.10gb"})
+    problems = capacity_problems(spec, team("x", {"instance_type": P5, "count": 1}), team("y", {"instance_type": P5, "accelerators": 8}))
+    assert len(problems) == 1 and "take 2 whole instances (x 1, y 1)" in problems[0] and "(plain 1) have 1" in problems[0], problems
+    # vCPUs and memory without a GPU take any instance of the type, a sliced one too.
+    assert capacity_problems(spec, team("x", {"instance_type": P5, "vcpu": 192}), team("y", {"instance_type": P5, "accelerators": 8})) == []
+
+
+def test_vcpus_and_memory_fill_what_whole_gpus_leave_of_an_instance():
+    """Found by the red team (round 2): rounding every kind up on its own refused 2 of a g5.12xlarge's 4 GPUs beside
+    24 of its 48 vCPUs, on one instance, which fit (and were accepted before the rounding)."""
+    one_g5 = cluster({"name": "g5", "instance_type": G5, "count": 1})
+    assert capacity_problems(one_g5, team("x", {"instance_type": G5, "accelerators": 2}), team("y", {"instance_type": G5, "vcpu": 24})) == []
+    problems = capacity_problems(one_g5, team("x", {"instance_type": G5, "accelerators": 2}), team("y", {"instance_type": G5, "vcpu": 25}))
+    assert problems, "49 of 48 vCPUs"
+    # But not across the types of a flexible group: half a p5's vCPUs and half a p5e's are two instances.
+    one_flexible = cluster({"name": "flex", "instance_types": [P5, P5E], "count": 1})
+    problems = capacity_problems(one_flexible, team("x", {"instance_type": P5, "vcpu": 96}), team("y", {"instance_type": P5E, "vcpu": 96}))
+    assert len(problems) == 1 and "take 2 whole instances" in problems[0], problems
 
 
 def test_a_negative_amount_is_refused_once_and_placed_nowhere():
@@ -205,14 +228,14 @@ def test_a_mig_layout_holds_its_profiles_partitions_and_no_whole_gpus():
     assert len(problems) == 1 and "but no instance group can hold them" in problems[0], problems
 
 
-def test_whole_instances_and_slices_share_a_sliced_group_exactly():
-    """One instance of the sliced pair guaranteed whole, 56 slices (the other one): 2 of 2; one slice more is refused."""
+def test_whole_instances_and_slices_share_the_groups_exactly():
+    """A whole instance on the plain group, 112 slices on the sliced pair: 3 of 3; one slice more is refused."""
     teams = [team("vision", {"instance_type": P5, "count": 1}),
-             team("grab", {"instance_type": P5, "accelerator_partition": {"type": "mig-1g.10gb", "count": 56}})]
-    spec = cluster(SLICED["instance_groups"][0])
+             team("grab", {"instance_type": P5, "accelerator_partition": {"type": "mig-1g.10gb", "count": 112}})]
+    spec = SLICED
     assert capacity_problems(spec, *teams) == []
-    teams[1]["quota"]["resources"][0]["accelerator_partition"]["count"] = 57
-    assert capacity_problems(spec, *teams), "57 slices and a whole instance exceed two instances"
+    teams[1]["quota"]["resources"][0]["accelerator_partition"]["count"] = 113
+    assert capacity_problems(spec, *teams), "113 slices and a whole instance exceed three instances"
 
 
 @pytest.mark.parametrize(
@@ -244,8 +267,8 @@ def test_the_chargeback_counts_the_groups_as_the_team_model_does():
         ({"instance_type": [P5], "count": 1}, "quota.resources[0].instance_type: is required"),
         ({"instance_type": P5, "accelerator_partition": {"type": ["mig-1g.10gb"], "count": 1}}, ".type: ['mig-1g.10gb'] is not a MIG profile"),
         ({"instance_type": P5, "accelerator_partition": {"type": {"mig": 1}, "count": 1}}, "is not a MIG profile"),
-        ({"instance_type": P5, "vcpu": float("nan")}, "quota.resources[0].vcpu: nan must be a number of at least 0"),
-        ({"instance_type": P5, "memory_gib": float("inf")}, "quota.resources[0].memory_gib: inf must be a number of at least 0"),
+        ({"instance_type": P5, "vcpu": float("nan")}, "quota.resources[0].vcpu: nan must be a number from 0 to 10000000"),
+        ({"instance_type": P5, "memory_gib": float("inf")}, "quota.resources[0].memory_gib: inf must be a number from 0 to 10000000"),
     ],
 )
 def test_a_team_file_value_of_the_wrong_shape_is_a_problem_not_a_traceback(resource, fragment):
@@ -255,6 +278,38 @@ def test_a_team_file_value_of_the_wrong_shape_is_a_problem_not_a_traceback(resou
     assert any(fragment in problem for problem in problems), problems
 
 
+@pytest.mark.parametrize("key", ["count", "threads_per_core"])
+def test_an_infinite_group_number_is_a_problem_not_a_traceback(key):
+    problems = problems_of(cluster(dict({"name": "p5", "instance_type": P5, "count": 1}, **{key: float("inf")})))
+    assert any(problem.startswith("cluster: instance_groups[0].%s" % key) for problem in problems), problems
+
+
+@pytest.mark.parametrize(
+    "resource, fragment",
+    [
+        ({"instance_type": P5, "count": 10**400}, "quota.resources[0].count"),
+        ({"instance_type": P5, "vcpu": 1e308}, "quota.resources[0].vcpu: 1e+308 must be a number from 0 to 10000000"),
+        ({"instance_type": P5, "memory_gib": 10000001}, "quota.resources[0].memory_gib: 10000001 must be a number from 0 to 10000000"),
+    ],
+)
+def test_amounts_beyond_what_aws_takes_are_problems_not_tracebacks(resource, fragment):
+    """Found by the red team: an int too large for a float, or a vCPU amount whose ratio overflows, raised OverflowError;
+    VCpuAmount and MemoryInGiBAmount stop at 10,000,000 in botocore's model, which the check now holds them to."""
+    problems = problems_of(FLEXIBLE, team("vision", resource))
+    assert any(fragment in problem for problem in problems), problems
+
+
 def test_an_instance_group_name_of_the_wrong_shape_is_a_problem_not_a_traceback():
     problems = problems_of(cluster({"name": {"x": 1}, "instance_type": P5, "count": 1}, {"name": ["y"], "instance_type": P5, "count": 1}))
     assert sum("InstanceGroupName" in problem and "does not match the pattern" in problem for problem in problems) == 2, problems
+
+
+def test_many_teams_rounded_shares_still_add_up_to_the_whole_at_run_time():
+    """Found by the red team (round 2): 33 teams of two thirds of a p5 each on 22 instances pass the team check, but the
+    run's check, adding the others' shares rounded to 6 decimals, refused the last team ("= 22.00 exceeds the 22")."""
+    two_thirds = {"ComputeQuotaConfig": {"ComputeQuotaResources": [{"InstanceType": P5, "AcceleratorPartition": {"Type": "mig-2g.20gb", "Count": 16}}]},
+                  "ActivationState": "Enabled"}
+    others = dict(("team%d" % index, quota.guaranteed_counts(two_thirds)) for index in range(32))
+    desired = dict(two_thirds, ComputeQuotaTarget={"TeamName": "last"})
+    assert quota.capacity_problems("ml-shared", {P5: 22}, desired, others) == []
+    assert quota.capacity_problems("ml-shared", {P5: 21}, desired, others) != []

@@ -110,6 +110,12 @@ def test_an_autoscaling_groups_count_is_left_where_karpenter_has_it():
     assert updated.action == "update" and base.member(updated.request, "InstanceGroups.b.InstanceCount") == 3, updated.changes
     manual = plan(dict(options, auto_scaling=False), description)
     assert "instance_groups[b].count: 3 -> 0" in manual.changes
+    # Found by the red team (round 2): the run that turns autoscaling on sent the cluster file's count 0 with it,
+    # terminating the running nodes at once; they are left to Karpenter's disruption rules.
+    running = base.described(groups=[base.described_group("a", "ml.g5.12xlarge", 2), base.described_group("b", "ml.p5.48xlarge", 8)])
+    enabling = plan(options, running)
+    assert enabling.action == "update" and not [change for change in enabling.changes if ".count:" in change], enabling.changes
+    assert [base.member(enabling.request, "InstanceGroups.%s.InstanceCount" % name) for name in "ab"] == [2, 8]
 
 
 def test_autoscaling_on_creation():
