@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, text_table
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_layer_args as layer_args
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_resources
 
@@ -74,8 +74,7 @@ def summary_table(summaries):
     """Lines of a plain-text table, one per team summary, under a header."""
     rows = [[title for unused_key, title in SUMMARY_COLUMNS]]
     rows += [[str(summary.get(key, "-")) for key, unused_title in SUMMARY_COLUMNS] for summary in sorted(summaries, key=lambda s: s.get("team", ""))]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(SUMMARY_COLUMNS))]
-    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    return text_table.columns(rows)
 
 
 class FilterModule(object):

@@ -32,19 +32,15 @@ __metaclass__ = type
 import re
 from fractions import Fraction
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, text_table
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_namespace import KubernetesError
 
-# Where Kueue serves ClusterQueues (https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta1/, group kueue.x-k8s.io,
-# version v1beta1). An assumption: that the add-on's Kueue serves v1beta1 (the sandbox's CRDs, sandbox/kube/kueue-crds.yaml,
-# and the team Role's rules name it); Kueue's newer releases add v1beta2, and one that stops serving v1beta1 needs this changed.
-CLUSTER_QUEUES = "/apis/kueue.x-k8s.io/v1beta1/clusterqueues"
 # A page of the list; the API server gives the next one's token in metadata.continue
 # (https://kubernetes.io/docs/reference/using-api/api-concepts/#retrieving-large-results-sets-in-chunks).
 PAGE = 500
 # Task Governance's queue of a team, naming.cluster_queue(team) read back (the team name a DNS label, naming.TEAM_NAME_RULE).
-QUEUE_NAME = re.compile(r"^hyperpod-ns-(?P<team>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)-clusterqueue$")
+QUEUE_NAME = re.compile("^%s$" % re.escape(naming.cluster_queue("TEAM")).replace("TEAM", "(?P<team>%s)" % naming.DNS_LABEL_PATTERN))
 
 # The quantity grammar of https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/quantity/:
 # <signedNumber><suffix>, the suffix binary SI (Ki .. Ei), decimal SI (m, "", k .. E) or a decimal exponent (e<n>, E<n>).
@@ -53,6 +49,7 @@ QUEUE_NAME = re.compile(r"^hyperpod-ns-(?P<team>[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)
 _QUANTITY = re.compile(r"^(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?P<suffix>[KMGTPE]i|[numkMGTPE]?|[eE][+-]?[0-9]+)$")
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+MAX_EXPONENT = 30
 GIB = 2**30
 # Resources counted in bytes, shown in GiB (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
 # #meaning-of-memory, and the local ephemeral storage and huge pages of the same page).
@@ -65,13 +62,11 @@ NOT_IN_TEAM_FILES = "not in the team files"
 
 
 def parse_quantity(value):
-    """A Kubernetes quantity (``"8"``, ``"500m"``, ``"2048Gi"``, ``"1e3"``, or a JSON number) as an exact ``Fraction``."""
+    """A Kubernetes quantity (``"8"``, ``"500m"``, ``"2048Gi"``, ``"1e3"``, or a JSON integer) as an exact ``Fraction``."""
     if isinstance(value, bool):
         raise InputError(message="%r is not a Kubernetes quantity" % (value,))
     if isinstance(value, int):
         return Fraction(value)
-    if isinstance(value, float):
-        return Fraction(repr(value))
     match = _QUANTITY.match(value.strip()) if isinstance(value, str) else None
     if not match:
         raise InputError(message="%r is not a Kubernetes quantity" % (value,))
@@ -79,6 +74,10 @@ def parse_quantity(value):
     if suffix in _BINARY:
         return number * 1024 ** _BINARY[suffix]
     exponent = _DECIMAL[suffix] if suffix in _DECIMAL else int(suffix[1:])
+    # apimachinery holds a quantity in an int64 (up to about 9.2e18) or a Dec it rounds: an exponent far past that is no
+    # quantity a queue holds, and 10**5000 would not print (Python's 4,300-digit limit).
+    if abs(exponent) > MAX_EXPONENT:
+        raise InputError(message="%r is not a Kubernetes quantity a queue holds (exponent beyond %d)" % (value, MAX_EXPONENT))
     return number * Fraction(10) ** exponent
 
 
@@ -188,7 +187,7 @@ def report(queues, teams=None):
             team=team,
             cluster_queue=queue["metadata"]["name"] if queue else None,
             in_team_files=None if wanted is None else team in wanted,
-            cohort=(queue or {}).get("spec", {}).get("cohort"),
+            cohort=((queue or {}).get("spec") or {}).get("cohort"),
             pending_workloads=status.get("pendingWorkloads", 0) if queue else None,
             reserving_workloads=status.get("reservingWorkloads", 0) if queue else None,
             admitted_workloads=status.get("admittedWorkloads", 0) if queue else None,
@@ -200,12 +199,6 @@ def report(queues, teams=None):
 def as_returned(teams):
     """The report's teams as the module returns them: amounts as JSON numbers."""
     return [dict(team, resources=[dict(row, **dict((key, number(row[key])) for key in AMOUNTS)) for row in team["resources"]]) for team in teams]
-
-
-def _columns(rows, left):
-    """Fixed-width lines of ``rows``: the columns ``left`` (names) aligned left, the others (amounts) right."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) if i in left else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
 
 
 def table(teams, other_queues=()):
@@ -225,7 +218,8 @@ def table(teams, other_queues=()):
     if not teams:
         lines = ["no ClusterQueue %s on the cluster" % naming.cluster_queue("<team>")]
     else:
-        lines = (_columns(rows, (0, 1, 2)) if len(rows) > 1 else ["no quota in any team's ClusterQueue"]) + [""] + _columns(workloads, (0, 1, 5))
+        lines = text_table.columns(rows, (0, 1, 2)) if len(rows) > 1 else ["no quota in any team's ClusterQueue"]
+        lines += [""] + text_table.columns(workloads, (0, 1, 5))
         lines.append("borrow limit - = no limit; lend limit - = all of guaranteed may be lent; in use includes borrowed")
     if other_queues:
         lines.append("%d other ClusterQueue(s), not Task Governance's: %s" % (len(other_queues), ", ".join(other_queues)))
@@ -239,10 +233,11 @@ def list_cluster_queues(cluster):
         query = {"limit": str(PAGE)}
         if token:
             query["continue"] = token
-        page = cluster.request("GET", CLUSTER_QUEUES, query=query)
+        path = cluster.path("ClusterQueue")
+        page = cluster.request("GET", path, query=query)
         if page is None:
             # 404: the API server serves no ClusterQueues, Kueue's CRDs are not installed.
-            raise KubernetesError(message="the cluster serves no Kueue ClusterQueues (%s): is the Task Governance add-on installed?" % CLUSTER_QUEUES)
+            raise KubernetesError(message="the cluster serves no Kueue ClusterQueues (%s): is the Task Governance add-on installed?" % path)
         queues.extend(page.get("items") or [])
         token = (page.get("metadata") or {}).get("continue")
         if not token:

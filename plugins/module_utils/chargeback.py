@@ -38,7 +38,7 @@ import io
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import instance_types
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import instance_types, text_table
 
 CENT = Decimal("0.01")
 ZERO = Decimal("0")
@@ -429,13 +429,8 @@ def to_markdown(report):
 def to_table(report):
     """A fixed-width text table, to print at the end of a run."""
     header, rows = _rows(report)
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
     lines = ["Chargeback %s (USD, method %s)" % (report["month"], report["method"])]
-    lines.append("  ".join(header[i].ljust(w) if i == 0 else header[i].rjust(w) for i, w in enumerate(widths)))
-    lines.append("  ".join("-" * w for w in widths))
-    for row in rows:
-        lines.append("  ".join(str(row[i]).ljust(w) if i == 0 else str(row[i]).rjust(w) for i, w in enumerate(widths)))
-    return lines
+    return lines + text_table.columns([header, None] + [[str(cell) for cell in row] for row in rows], left=(0,))
 
 
 def _escape(text):

@@ -254,7 +254,7 @@ def mig_config_problem(instance_types_list, value):
         return None
     if not isinstance(value, str) or not MIG_CONFIG.match(value):
         return "%r must be all-disabled or all-<MIG profile>, for example all-1g.10gb" % (value,)
-    profile = None if value == "all-disabled" else "mig-" + value[len("all-"):]
+    layout = instance_types.mig_layout(value)
     for instance_type in instance_types_list:
         found = instance_types.spec(instance_type)
         if found is None:
@@ -264,9 +264,9 @@ def mig_config_problem(instance_types_list, value):
         if not profiles:
             what = "has no GPU" if not found["accelerator"] else "has %s GPUs, which MIG cannot partition" % found["accelerator"]
             return "%s: instance type %s %s" % (value, instance_type, what)
-        if profile is not None and profile not in profiles:
+        if layout != instance_types.MIG_DISABLED and layout not in profiles:
             return "%s: the %s GPUs of %s have no MIG profile %s (they have %s)" % (
-                value, found["accelerator"], instance_type, profile[len("mig-"):], ", ".join(p[len("mig-"):] for p in sorted(profiles)))
+                value, found["accelerator"], instance_type, layout[len("mig-"):], ", ".join(p[len("mig-"):] for p in sorted(profiles)))
     return None
 
 
@@ -283,7 +283,8 @@ def desired_problems(desired):
         if problem:
             problems.append("%s.mig_config: %s" % (where, problem))
     if desired.get("auto_scaling"):
-        # Prerequisites of "Autoscaling on SageMaker HyperPod EKS" (SageMaker AI Developer Guide).
+        # Prerequisites of "Autoscaling on SageMaker HyperPod EKS" (SageMaker AI Developer Guide), asked of the options
+        # before any call; autoscaling_problems asks them again of the cluster after the run, with its role.
         guide = "a prerequisite of HyperPod's managed Karpenter autoscaling (\"Autoscaling on SageMaker HyperPod EKS\")"
         if desired.get("node_provisioning_mode") != "continuous":
             problems.append("auto_scaling: needs node_provisioning_mode: continuous, continuous provisioning being %s" % guide)
@@ -366,10 +367,10 @@ def _ebs_size(group):
     return None
 
 
-def _labels(group):
-    """The Kubernetes labels of a described group: the desired ones, else the current ones (ClusterKubernetesConfigDetails)."""
+def _kubernetes(group, what):
+    """A described group's Kubernetes ``Labels`` or ``Taints``: the desired ones, else the current ones (ClusterKubernetesConfigDetails)."""
     kubernetes = group.get("KubernetesConfig") or {}
-    return kubernetes.get("DesiredLabels") if kubernetes.get("DesiredLabels") is not None else kubernetes.get("CurrentLabels")
+    return kubernetes.get("Desired" + what) if kubernetes.get("Desired" + what) is not None else kubernetes.get("Current" + what)
 
 
 def _described_types(group):
@@ -406,7 +407,7 @@ def normalize_current(description, tags):
                 "threads_per_core": group.get("ThreadsPerCore"),
                 "ebs_volume_size_gib": _ebs_size(group),
                 "training_plan_arn": group.get("TrainingPlanArn"),
-                "mig_config": (_labels(group) or {}).get(MIG_LABEL),
+                "mig_config": (_kubernetes(group, "Labels") or {}).get(MIG_LABEL),
             }
         )
     recovery = description.get("NodeRecovery")
@@ -465,8 +466,7 @@ def kept_members(current):
             kept[key] = value
     kubernetes = current.get("KubernetesConfig")
     if kubernetes:
-        labels = _labels(current)
-        taints = kubernetes.get("DesiredTaints") if kubernetes.get("DesiredTaints") is not None else kubernetes.get("CurrentTaints")
+        labels, taints = _kubernetes(current, "Labels"), _kubernetes(current, "Taints")
         config = {}
         if labels:
             config["Labels"] = copy.deepcopy(labels)
@@ -482,6 +482,20 @@ def _auto_scaling(enabled):
     return {"Mode": "Enable" if enabled else "Disable", "AutoScalerType": AUTOSCALER}
 
 
+# The cluster-level options and the request member each is sent as: on creation when set, on an update when changed.
+CLUSTER_MEMBERS = (
+    ("node_recovery", "NodeRecovery", NODE_RECOVERY.get),
+    ("node_provisioning_mode", "NodeProvisioningMode", NODE_PROVISIONING.get),
+    ("cluster_role", "ClusterRole", str),
+    ("auto_scaling", "AutoScaling", _auto_scaling),
+)
+
+
+def _cluster_members(state, keys):
+    """The request members of the cluster-level options ``keys`` of ``state`` (normalized)."""
+    return dict((member, value_of(state[key])) for key, member, value_of in CLUSTER_MEMBERS if key in keys)
+
+
 def create_request(desired):
     request = {
         "ClusterName": desired["cluster_name"],
@@ -489,23 +503,16 @@ def create_request(desired):
         "VpcConfig": {"Subnets": list(desired["subnet_ids"]), "SecurityGroupIds": list(desired["security_group_ids"])},
         "Orchestrator": {"Eks": {"ClusterArn": desired["eks_cluster_arn"]}},
     }
-    if desired.get("node_recovery"):
-        request["NodeRecovery"] = NODE_RECOVERY[desired["node_recovery"]]
-    if desired.get("node_provisioning_mode"):
-        request["NodeProvisioningMode"] = NODE_PROVISIONING[desired["node_provisioning_mode"]]
-    if desired.get("cluster_role"):
-        request["ClusterRole"] = desired["cluster_role"]
-    if desired.get("auto_scaling"):
-        # Left out when off: a cluster created without AutoScaling has none (CreateCluster, SageMaker API Reference).
-        request["AutoScaling"] = _auto_scaling(True)
+    # AutoScaling is left out when off: a cluster created without it has none (CreateCluster, SageMaker API Reference).
+    request.update(_cluster_members(desired, [key for key, unused_member, unused_value in CLUSTER_MEMBERS if desired.get(key)]))
     if desired.get("tags"):
         request["Tags"] = sagemaker.tag_list(desired["tags"])
     return request
 
 
-def update_request(after, description, to_delete, node_recovery_changed, cluster_changed=()):
-    """UpdateCluster for ``after``; ``cluster_changed`` names the cluster-level options that changed
-    (auto_scaling, node_provisioning_mode, cluster_role), each sent only then."""
+def update_request(after, description, to_delete, cluster_changed=()):
+    """UpdateCluster for ``after``; ``cluster_changed`` names the cluster-level options (CLUSTER_MEMBERS) that changed,
+    each sent only then."""
     existing = current_groups(description)
     request = {
         "ClusterName": description["ClusterName"],
@@ -513,14 +520,7 @@ def update_request(after, description, to_delete, node_recovery_changed, cluster
     }
     if to_delete:
         request["InstanceGroupsToDelete"] = list(to_delete)
-    if node_recovery_changed:
-        request["NodeRecovery"] = NODE_RECOVERY[after["node_recovery"]]
-    if "node_provisioning_mode" in cluster_changed:
-        request["NodeProvisioningMode"] = NODE_PROVISIONING[after["node_provisioning_mode"]]
-    if "cluster_role" in cluster_changed:
-        request["ClusterRole"] = after["cluster_role"]
-    if "auto_scaling" in cluster_changed:
-        request["AutoScaling"] = _auto_scaling(after["auto_scaling"])
+    request.update(_cluster_members(after, cluster_changed))
     return request
 
 
@@ -554,7 +554,7 @@ def _fill_unset(desired, current):
     return after
 
 
-def _created_after(desired):
+def created_after(desired):
     """What DescribeCluster shows, normalized, once ``desired`` is created."""
     after = copy.deepcopy(desired)
     after["node_recovery"] = after["node_recovery"] or "automatic"
@@ -583,10 +583,10 @@ def _group_problems(desired):
         return ["instance_groups: names must be unique; repeated: %s" % ", ".join(duplicates)]
     if desired["instance_groups"] is not None and not names:
         return ["instance_groups: a cluster needs at least one instance group"]
-    return desired_problems(desired)
+    return []
 
 
-def _autoscaling_problems(after, current):
+def autoscaling_problems(after, current):
     """What AWS requires of the cluster ``after`` the run for autoscaling (the guide's prerequisites, and ClusterRole:
     "only required when autoscaling is enabled", CreateCluster), and a ClusterRole that "Cannot be updated while
     autoscaling is enabled" (UpdateCluster). ``current`` is None for a cluster to be created."""
@@ -618,8 +618,8 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
         problems = _creation_problems(desired)
         if problems:
             return Plan("refuse", refusals=problems)
-        after = _created_after(desired)
-        problems = _autoscaling_problems(after, None)
+        after = created_after(desired)
+        problems = autoscaling_problems(after, None)
         if problems:
             return Plan("refuse", refusals=problems)
         return Plan("create", after=after, request=create_request(after), changes=["create cluster %s" % desired["cluster_name"]])
@@ -669,7 +669,7 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
 
     refusals = []
     # Not replaceable: these hold for the cluster a replacement would create too, or need another run first.
-    refusals.extend(_autoscaling_problems(after, None if fixed else current))
+    refusals.extend(autoscaling_problems(after, None if fixed else current))
     wanted = set(g["name"] for g in after["instance_groups"])
     described = current_groups(description)
     removed = sorted(name for name in existing if name not in wanted)
@@ -701,16 +701,13 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
             if group[key] != was[key]:
                 changes.append("instance_groups[%s].%s: %s -> %s" % (group["name"], key, was[key], group[key]))
     changes.extend("instance_groups[%s]: remove" % name for name in removed)
-    recovery_changed = after["node_recovery"] != current["node_recovery"]
-    if recovery_changed:
-        changes.append("node_recovery: %s -> %s" % (current["node_recovery"], after["node_recovery"]))
     # Assumption for node_provisioning_mode: the docs are silent on enabling continuous provisioning on an existing EKS
     # cluster; UpdateCluster has the member (botocore's model), so it is sent there. Its one value cannot be unset.
-    cluster_changed = [key for key in ("node_provisioning_mode", "cluster_role", "auto_scaling") if after[key] != current[key]]
+    cluster_changed = [key for key, unused_member, unused_value in CLUSTER_MEMBERS if after[key] != current[key]]
     changes.extend("%s: %s -> %s" % (key, current[key], after[key]) for key in cluster_changed)
     if not changes:
         return Plan("none", after=after, **tag_kwargs)
-    request = update_request(after, description, removed, recovery_changed, cluster_changed)
+    request = update_request(after, description, removed, cluster_changed)
     return Plan("update", after=after, request=request, changes=changes, to_delete=removed, **tag_kwargs)
 
 
@@ -721,11 +718,9 @@ def predicted_description(after, description, action):
     predicted["ClusterStatus"] = {"create": "Creating", "replace": "Creating", "update": "Updating"}.get(action, predicted.get("ClusterStatus"))
     predicted["Orchestrator"] = {"Eks": {"ClusterArn": after["eks_cluster_arn"]}}
     predicted["VpcConfig"] = {"SecurityGroupIds": list(after["security_group_ids"]), "Subnets": list(after["subnet_ids"])}
-    predicted["NodeRecovery"] = NODE_RECOVERY[after["node_recovery"]]
-    for key, member, values in (("node_provisioning_mode", "NodeProvisioningMode", NODE_PROVISIONING), ("cluster_role", "ClusterRole", None)):
+    for member in ("NodeProvisioningMode", "ClusterRole"):
         predicted.pop(member, None)
-        if after[key]:
-            predicted[member] = values[after[key]] if values else after[key]
+    predicted.update(_cluster_members(after, [key for key in ("node_recovery", "node_provisioning_mode", "cluster_role") if after[key]]))
     if after["auto_scaling"] or (predicted.get("AutoScaling") or {}).get("Mode") == "Enable":
         predicted["AutoScaling"] = dict(_auto_scaling(after["auto_scaling"]), Status="InService")
     existing = current_groups(description) if description and action != "replace" else {}

@@ -228,8 +228,13 @@ def cluster_capacity(instance_groups):
     """{instance type: instances} of the cluster file's instance groups. A flexible group counts its instances for each
     type it allows: HyperPod may provision any of them, so each type's quotas must fit the whole group (the team model
     also checks that the quotas of all the types fit the group together)."""
+    return capacity_of((group_instance_types(group), int(group_instances(group))) for group in instance_groups or [])
+
+
+def capacity_of(groups):
+    """{instance type: instances} of ``(instance types, instances)`` pairs, a group counting for each type it allows."""
     capacity = {}
-    for group in instance_groups or []:
-        for instance_type in group_instance_types(group):
-            capacity[instance_type] = capacity.get(instance_type, 0) + int(group_instances(group))
+    for instance_types, instances in groups:
+        for instance_type in instance_types:
+            capacity[instance_type] = capacity.get(instance_type, 0) + instances
     return capacity

@@ -53,7 +53,6 @@ FAILED = ("CreateFailed", "CreateRollbackFailed", "UpdateFailed", "UpdateRollbac
 
 # botocore's limits (ComputeQuotaResourceConfig, ResourceSharingConfig, ComputeQuotaTarget, EntityDescription).
 MAX_RESOURCES = 15
-MAX_AMOUNT = instance_table.MAX_AMOUNT
 # BorrowLimit: "The values can be 1 - 500 percent of idle compute that the team is allowed to borrow" (API reference,
 # https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ResourceSharingConfig.html); the model says 0-10000.
 BORROW_LIMIT_RANGE = (1, 500)
@@ -209,16 +208,16 @@ def _resource_problems(where, resources, instance_types=None, mig_profiles=None)
             problems.append("%s: count (whole instances) cannot be combined with %s" % (label, ", ".join(a for a in amounts if a != "count")))
         for option, _member, _kind in AMOUNTS:
             value = resource.get(option)
-            if value is not None and not 0 <= value <= MAX_AMOUNT:
-                problems.append("%s.%s: %s is outside 0..%d" % (label, option, value, MAX_AMOUNT))
+            if value is not None and not 0 <= value <= instance_table.MAX_AMOUNT:
+                problems.append("%s.%s: %s is outside 0..%d" % (label, option, value, instance_table.MAX_AMOUNT))
         partition = resource.get("accelerator_partition")
         if partition:
             if not partition.get("type") or partition.get("count") is None:
                 problems.append("%s.accelerator_partition needs type and count" % label)
             elif mig_profiles and partition["type"] not in mig_profiles:
                 problems.append("%s.accelerator_partition.type: %s is not a MIG profile (%s)" % (label, partition["type"], ", ".join(mig_profiles)))
-            elif not 0 <= partition["count"] <= MAX_AMOUNT:
-                problems.append("%s.accelerator_partition.count: %s is outside 0..%d" % (label, partition["count"], MAX_AMOUNT))
+            elif not 0 <= partition["count"] <= instance_table.MAX_AMOUNT:
+                problems.append("%s.accelerator_partition.count: %s is outside 0..%d" % (label, partition["count"], instance_table.MAX_AMOUNT))
     return problems
 
 

@@ -585,9 +585,9 @@ def _cluster_module_problems(problems, cluster, data_bucket):
         return
     params = dict(checked.validated_parameters, instance_groups=validated_groups)
     desired = cluster_rules.normalize_desired(params, _PLACEHOLDER_EKS)
-    for problem in cluster_rules.desired_problems(desired):
-        if problem.startswith("auto_scaling"):  # the groups' own are reported with their fields
-            problems.add("cluster", "autoscaling", problem)
+    # What the cluster created from this file would be refused for autoscaling (the groups' problems have their fields).
+    for problem in cluster_rules.autoscaling_problems(cluster_rules.created_after(desired), None):
+        problems.add("cluster", "autoscaling", problem)
     model = sagemaker_model()
     if model is None:
         return
@@ -676,14 +676,14 @@ def _check_group_types(problems, where, field, group, instance_types):
     if problem:
         problems.add(where, field, problem)
         return []
-    types = group["instance_types"] if flexible else [group["instance_type"]]
-    if not all(isinstance(t, str) for t in types):
-        problems.add(where, field + ".instance_type", "%r is not a HyperPod instance type" % (types[0],))
+    if not flexible and not isinstance(group["instance_type"], str):
+        problems.add(where, field + ".instance_type", "%r is not a HyperPod instance type" % (group["instance_type"],))
         return []
+    types = instance_table.group_instance_types(group)
     for instance_type in types:
         if instance_types is not None and instance_type not in instance_types:
             problems.add(where, field + (".instance_types" if flexible else ".instance_type"), "%r is not a HyperPod instance type" % (instance_type,))
-    return list(types)
+    return types
 
 
 def _check_group_scaling(problems, where, field, group, autoscaling):
@@ -905,17 +905,6 @@ def _check_across_teams(problems, teams):
         problems.add("teams", "storage.s3_link", message % (len(linked), ", ".join(linked), MAX_DATA_REPOSITORY_ASSOCIATIONS))
 
 
-def _capacity(supply):
-    """{instance type: instances} of the checked instance groups (instance_table.cluster_capacity's rule)."""
-    if supply is None:
-        return None
-    capacity = {}
-    for group in supply:
-        for instance_type in group["types"]:
-            capacity[instance_type] = capacity.get(instance_type, 0) + group["instances"]
-    return capacity
-
-
 def _check_capacity(problems, teams, capacity, supply):
     """Every unit a quota guarantees (instances, accelerators, vCPUs, memory, MIG partitions), per instance type,
     against the cluster's capacity in the same unit (instance_table: the table and how AWS counts what is left out);
@@ -1044,22 +1033,19 @@ def _check_placement(problems, guarantees, supply):
         if amount > 0:
             by_team = shares.setdefault((instance_type, _kind(instance_type, resource)), {})
             by_team[name] = by_team.get(name, Fraction(0)) + amount
-    demands, keys = [], []
+    demands = []
     for instance_type in sorted(set(key[0] for key in shares)):
         kinds = sorted((key for key in shares if key[0] == instance_type), key=repr)
         whole = dict((key, -(-sum(shares[key].values()) // 1)) for key in kinds if key[1] != REST)
         needed = -(-sum(sum(shares[key].values()) for key in kinds) // 1)
         whole[(instance_type, REST)] = max(0, needed - sum(whole.values()))
-        for key in kinds:
-            if whole[key]:
-                keys.append(key)
-                demands.append((instance_type, key[1], whole[key]))
+        demands.extend((instance_type, kind, whole[(instance_type, kind)]) for unused_type, kind in kinds if whole[(instance_type, kind)])
     found = _unplaceable(demands, supply)
     if found is None:
         return
     teams = {}
     for index in found[0]:
-        for name, amount in shares[keys[index]].items():
+        for name, amount in shares[demands[index][:2]].items():
             teams[name] = teams.get(name, Fraction(0)) + amount
     groups = [supply[index] for index in found[1]]
     held = "the instance groups that can hold them (%s) have %d" % (
@@ -1071,7 +1057,7 @@ def _check_placement(problems, guarantees, supply):
         "guaranteed %s take %d whole instances (%s) but %s: the guarantees of one type and kind (whole GPUs, one MIG profile) "
         "are rounded up to whole instances, a flexible group's instances count once for all the types it allows, and a group with a "
         "MIG layout holds only its profile's partitions, no whole GPUs"
-        % (", ".join(sorted(set(keys[i][0] for i in found[0]))), sum(demands[i][2] for i in found[0]),
+        % (", ".join(sorted(set(demands[i][0] for i in found[0]))), sum(demands[i][2] for i in found[0]),
            ", ".join("%s %s" % (name, _amount(float(amount))) for name, amount in teams.items()), held),
     )
 
@@ -1145,7 +1131,7 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
     adopt, limits = _check_platform(problems, adopt, team_limits, inherit)
     reserved = set(naming.RESERVED_TEAM_NAMES).union(limits["reserved_names"])
     supply = _check_cluster(problems, cluster, instance_types, data_bucket)
-    capacity = _capacity(supply)
+    capacity = instance_table.capacity_of((group["types"], group["instances"]) for group in supply) if supply is not None else None
     cluster_types = frozenset(capacity) if capacity is not None else None
     if not isinstance(teams, list):
         problems.add("hyperpod_teams", "", "must be a list of teams, got %s" % _type_name(teams))

@@ -101,6 +101,9 @@ RESOURCES = {
     "ClusterRoleBinding": ("/apis/rbac.authorization.k8s.io/v1", "clusterrolebindings", False),
     "ValidatingAdmissionPolicy": ("/apis/admissionregistration.k8s.io/v1", "validatingadmissionpolicies", False),
     "ValidatingAdmissionPolicyBinding": ("/apis/admissionregistration.k8s.io/v1", "validatingadmissionpolicybindings", False),
+    # Read only (capacity_report). An assumption: that the add-on's Kueue serves v1beta1 (the sandbox's CRDs,
+    # sandbox/kube/kueue-crds.yaml, and the team Role's rules name it); a Kueue that stops serving it needs this changed.
+    "ClusterQueue": ("/apis/kueue.x-k8s.io/v1beta1", "clusterqueues", False),
 }
 # The team's token policy and its binding, in the order they are applied (token_secret_policy).
 TOKEN_POLICY_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")

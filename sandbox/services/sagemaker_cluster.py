@@ -390,7 +390,7 @@ class ClusterBackend:
             _check_role(self, role)
         auto_scaling = params.get("AutoScaling")
         _check_auto_scaling(
-            (auto_scaling or {}).get("Mode") == "Enable" if auto_scaling else enabled,
+            auto_scaling.get("Mode") == "Enable" if auto_scaling else enabled,
             params.get("NodeProvisioningMode") or cluster.node_provisioning_mode,
             params.get("NodeRecovery") or cluster.node_recovery,
             role or cluster.cluster_role,

@@ -23,6 +23,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import instance_types
 
 from sandbox.kube import node as network_node
 from sandbox.kube import pod_identity_agent as node
@@ -443,6 +444,20 @@ def test_site_prints_each_team_namespace_service_account_role_and_volume_and_wha
         assert admin.request("GET", f"/api/v1/namespaces/{namespace}/serviceaccounts/{shown['service account']}") is not None
         assert admin.request("GET", f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{shown['role']}") is not None
         assert admin.request("GET", f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{shown['volume']}")["spec"]["volumeName"] == shown["volume"]
+
+    # The capacity table make demo prints next (playbooks/capacity.yml): each team's GPUs as its team file guarantees them,
+    # read from the ClusterQueue Task Governance made of its quota; nothing reserved, used or pending (no Kueue runs here).
+    capacity = playbooks.run("playbooks/capacity.yml")
+    assert_ok(capacity, "playbooks/capacity.yml")
+    [table] = [result["msg"] for play in capacity.report["plays"] for task in play["tasks"] if task["task"]["name"] == "Print each team's capacity"
+               for result in task["hosts"].values()]
+    gpus = [line.split() for line in table if " nvidia.com/gpu " in line]
+    expected = sorted(
+        (team["name"], resource["instance_type"], resource["count"] * instance_types.spec(resource["instance_type"])["accelerators"])
+        for team in SAMPLE["hyperpod_teams"] if team.get("state", "present") == "present" for resource in team["quota"]["resources"]
+    )
+    assert sorted((row[0], row[1], int(row[3])) for row in gpus) == expected, table
+    assert all(row[6:] == ["0", "0", "0"] for row in gpus), table
 
     demo = subprocess.run(
         [sys.executable, "-m", "sandbox.kube.pod_identity_agent"], cwd=ROOT, env=playbooks.env, capture_output=True, text=True, timeout=300

@@ -357,9 +357,11 @@ def test_autoscaling_is_stored_described_and_disabled(seeded, sagemaker, seed):
     assert (described["NodeProvisioningMode"], described["ClusterRole"], described["NodeRecovery"]) == ("Continuous", role, "Automatic")
     # "Cannot be updated while autoscaling is enabled" (UpdateCluster ClusterRole).
     other = "arn:aws:iam::123456789012:role/Other"
-    assert refused(sagemaker.update_cluster, ClusterName=NAME, ClusterRole=other) == "ValidationException"
+    with pytest.raises(ClientError, match="ClusterRole cannot be updated while autoscaling is enabled"):
+        sagemaker.update_cluster(ClusterName=NAME, ClusterRole=other)
     # NodeRecovery Automatic is a prerequisite while autoscaling is on.
-    assert refused(sagemaker.update_cluster, ClusterName=NAME, NodeRecovery="None") == "ValidationException"
+    with pytest.raises(ClientError, match="NodeRecovery to be Automatic"):
+        sagemaker.update_cluster(ClusterName=NAME, NodeRecovery="None")
     sagemaker.update_cluster(ClusterName=NAME, AutoScaling={"Mode": "Disable"})
     described = sagemaker.describe_cluster(ClusterName=NAME)
     assert described["AutoScaling"]["Mode"] == "Disable"
@@ -388,8 +390,8 @@ def test_autoscaling_without_what_aws_requires_is_a_validation_error(sagemaker, 
 
 def test_autoscaling_is_enabled_on_an_existing_cluster_with_continuous_provisioning(sagemaker, seed, cluster):
     assert "AutoScaling" not in sagemaker.describe_cluster(ClusterName=NAME)
-    assert refused(sagemaker.update_cluster, ClusterName=NAME, AutoScaling={"Mode": "Enable"}, ClusterRole=seed["cluster_execution_role_arn"]) == (
-        "ValidationException")
+    with pytest.raises(ClientError, match="NodeProvisioningMode to be Continuous"):
+        sagemaker.update_cluster(ClusterName=NAME, AutoScaling={"Mode": "Enable"}, ClusterRole=seed["cluster_execution_role_arn"])
     sagemaker.update_cluster(ClusterName=NAME, ClusterRole=seed["cluster_execution_role_arn"], **AUTOSCALING)
     described = sagemaker.describe_cluster(ClusterName=NAME)
     assert (described["AutoScaling"]["Mode"], described["NodeProvisioningMode"]) == ("Enable", "Continuous")

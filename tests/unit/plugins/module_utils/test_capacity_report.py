@@ -54,7 +54,7 @@ def test_decimal_quantities_add_up_exactly():
     assert parse_quantity("0.1") + parse_quantity("0.2") == parse_quantity("300m") == Fraction(3, 10)
 
 
-@pytest.mark.parametrize("text", ["", "Gi", "1GiB", "1gi", "1.2.3", "1 Gi", "e3", "1e", "1Ki3", "1e1.5", "ten", None, True, [1]])
+@pytest.mark.parametrize("text", ["", "Gi", "1GiB", "1gi", "1.2.3", "1 Gi", "e3", "1e", "1Ki3", "1e1.5", "ten", None, True, [1], 2.5, "1e5000", "1e-31"])
 def test_what_is_no_quantity_is_refused(text):
     with pytest.raises(InputError, match="is not a Kubernetes quantity"):
         parse_quantity(text)
@@ -164,6 +164,8 @@ def test_every_task_governance_queue_is_reported_and_the_others_counted():
     assert made["other_queues"] == ["batch-cq", "hyperpod-ns--clusterqueue"]
     # Without the team files' names, nothing is marked.
     assert {t["in_team_files"] for t in report(queues)["teams"]} == {None}
+    # A queue whose spec the API server gives as null is a queue of no quota, not a crash.
+    assert report([{"metadata": {"name": "hyperpod-ns-nlp-clusterqueue"}, "spec": None}])["teams"][0]["cohort"] is None
 
 
 def test_the_returned_amounts_are_json_numbers():

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import capacity_report
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import capacity_report, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_namespace import Cluster, KubernetesError
 from ansible_collections.hyperpod.tenancy.plugins.modules import capacity_report as capacity_module
 
@@ -165,6 +165,6 @@ def test_the_module_reads_page_by_page_and_changes_nothing(cluster, monkeypatch)
 
 
 def test_a_cluster_without_kueue_is_named_as_such(cluster, monkeypatch):
-    monkeypatch.setattr(capacity_report, "CLUSTER_QUEUES", "/apis/kueue.x-k8s.io/v1beta1/notclusterqueues")
+    monkeypatch.setitem(team_namespace.RESOURCES, "ClusterQueue", ("/apis/kueue.x-k8s.io/v1beta1", "notclusterqueues", False))
     with pytest.raises(KubernetesError, match="serves no Kueue ClusterQueues .*is the Task Governance add-on installed"):
         capacity_report.read(Cluster(str(cluster.kubeconfig)))

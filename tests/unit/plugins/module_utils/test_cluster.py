@@ -197,7 +197,7 @@ def test_check_mode_prediction_reads_back_as_the_planned_after(case, changes, de
 
 def test_request_problems_name_what_aws_would_reject():
     desired = cl.normalize_desired(params(instance_groups=[option_group("bad_name", "ml.bogus.4xlarge", 7000, execution_role="arn:nope")]), EKS)
-    problems = cl.request_problems(MODEL, "CreateCluster", cl.create_request(cl._created_after(desired)))
+    problems = cl.request_problems(MODEL, "CreateCluster", cl.create_request(cl.created_after(desired)))
     text = "; ".join(problems)
     assert "InstanceGroups[0].InstanceType: 'ml.bogus.4xlarge' is not a valid ClusterInstanceType" in text
     assert "InstanceGroups[0].InstanceGroupName: 'bad_name' does not match" in text

@@ -78,9 +78,10 @@ def test_the_mig_label_is_merged_with_the_labels_and_taints_set_outside():
         ({"auto_scaling": False}, {}, "none", {}),
         ({"auto_scaling": True, "node_provisioning_mode": "continuous", "cluster_role": ROLE.replace("Autoscaling", "Other")},
          {"AutoScaling": {"Mode": "Enable", "AutoScalerType": "Karpenter", "Status": "InService"}, "NodeProvisioningMode": "Continuous", "ClusterRole": ROLE},
-         "refuse", {}),
-        ({"auto_scaling": True, "node_provisioning_mode": "continuous"}, {}, "refuse", {}),
-        ({"auto_scaling": True, "node_provisioning_mode": "continuous", "cluster_role": ROLE}, {"NodeRecovery": "None"}, "refuse", {}),
+         "refuse", "cluster_role: cannot be changed while autoscaling is enabled"),
+        ({"auto_scaling": True, "node_provisioning_mode": "continuous"}, {}, "refuse", "cluster_role: required with auto_scaling: true"),
+        ({"auto_scaling": True, "node_provisioning_mode": "continuous", "cluster_role": ROLE}, {"NodeRecovery": "None"}, "refuse",
+         "auto_scaling: needs node_recovery: automatic"),
     ],
     ids=["enable with continuous provisioning", "enabled stays", "disable", "off stays off", "role cannot change while enabled",
          "enable without a role", "enable with node recovery none"],
@@ -89,6 +90,9 @@ def test_autoscaling_requests(options, current, action, members):
     description = base.described(**current)
     result = plan(options, description)
     assert result.action == action, (result.refusals, result.changes)
+    if action == "refuse":  # members: the reason
+        assert any(members in refusal for refusal in result.refusals), result.refusals
+        return
     for key, value in members.items():
         assert result.request.get(key) == value, key
     if result.request:
