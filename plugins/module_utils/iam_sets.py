@@ -10,7 +10,9 @@ request context, not about the one object and context a test happens to ask. So 
 
 - ``arns``: the resources as ARN patterns (``arn:aws:s3:::bucket/vision/*``), less those of ``exclude``;
 - ``keys``: the condition keys the principal and the resource *pin*, each to its alternatives: ``ABSENT`` (the key is
-  not in the request), ``("value", text)`` or ``("like", pattern)`` (any string the pattern matches). ``closed`` lists
+  not in the request), ``("value", text)`` or ``("like", pattern)`` (any string the pattern matches), less the strings of
+  the patterns a third element lists (``like(pattern, but)``: the listing of the data bucket's root is every
+  ``s3:prefix`` but those under a present team's prefix). ``closed`` lists
   key prefixes whose unlisted keys are absent (a role without session tags has no other ``aws:PrincipalTag/``).
   Every other key is *free*: AWS may give it any value or none (``aws:RequestedRegion``, ``aws:SourceIp``, ...).
 
@@ -50,8 +52,10 @@ def value(text):
     return ("value", text)
 
 
-def like(pattern):
-    return ("like", pattern)
+def like(pattern, but=()):
+    """Any string ``pattern`` matches but those the patterns ``but`` match: an Allow meets it only with a value outside
+    every one of them (``_holds_on``)."""
+    return ("like", pattern, tuple(but)) if but else ("like", pattern)
 
 
 class RequestSet:
@@ -297,10 +301,18 @@ def _holds_on(operator_text, key, wanted, alternative, requests, every):
     literal = alternative[0] == "value"
     # Positive: some string meets a value (may) / every string meets one value (surely, sufficient).
     # Negated: no value takes in every string (may: can only widen) / no value meets any string (surely).
-    hits = [_pattern_meets_set(operator, text, alternative[1], every != negated, literal) for text, unused in resolved if text is not None]
+    texts = [text for text, unused in resolved if text is not None]
+    hits = [_pattern_meets_set(operator, text, alternative[1], every != negated, literal) for text in texts]
     if any(hit is None for hit in hits):
         return not every
-    return not any(hits) if negated else any(hits)
+    if negated:
+        return not any(hits)
+    if len(alternative) > 2 and not every and operator in _STRING_LIKE + _STRING_EQUALS and "IgnoreCase" not in operator:
+        # A value whose every string a left-out pattern takes meets no string of the set. Only then: a value some left-out
+        # patterns take only together still counts (can only widen), and a case-insensitive one may be another string.
+        exact = operator in _STRING_EQUALS
+        hits = [hit and not any(strings_cover(but, text, subset_literal=exact) for but in alternative[2]) for hit, text in zip(hits, texts)]
+    return any(hits)
 
 
 def condition_may_hold(operator_text, key, wanted, requests):

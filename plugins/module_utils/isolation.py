@@ -8,18 +8,19 @@ A *resource* is one of a team's things with the ARN and the condition keys AWS e
 (``aws:ResourceTag/<team key>`` from its tags, ``s3:prefix`` for a listing). The actions that apply to
 a resource kind come from botocore's service models: every operation whose input names that kind of
 resource (``DomainId`` without ``UserProfileName``/``SpaceName``/``AppName`` for a domain, ``Key`` for an
-S3 object, ``ComputeQuotaId`` for a quota, ``BudgetName``, ``PermissionSetArn``, ``principalArn`` for an
-access entry, ``RoleName`` for a role, ``ResourceArn`` for SageMaker's tagging calls), turned into the
-IAM action AWS authorizes (``S3_ACTIONS``, the Budgets actions), plus the actions that are no API call
-(``iam:PassRole``, versioned S3 actions).
+S3 object, ``FileSystemId`` for the domain's home EFS file system, ``ComputeQuotaId`` for a quota, ``BudgetName``,
+``PermissionSetArn``, ``principalArn`` for an access entry, ``RoleName`` for a role, ``ResourceArn`` for SageMaker's
+tagging calls), turned into the IAM action AWS authorizes (``S3_ACTIONS``, the Budgets actions), plus the actions that
+are no API call (``iam:PassRole``, versioned S3 actions, an NFS client's ``elasticfilesystem:ClientMount``).
 
 The resources the teams *share* (``SHARED_KINDS``: the data bucket itself, the EKS cluster, its add-ons and Pod
 Identity associations, the HyperPod cluster and its scheduler configuration, the FSx file system and its data
-repository associations, the Grafana workspace, the Identity Center instance and its identity store) are kinds too,
-one resource each whatever the number of teams (``shared_resources``), owned by ``SHARED_OWNER``: every action the
-models list for them is expected denied to every team principal, but the few of ``SHARED_ALLOWED``. So are the objects
-and listings of the data bucket's places no present team owns and of the cluster's lifecycle folder
-(``shared_locations``: the platform's prefix, a retired team's, the scripts every node runs as root).
+repository associations, the Grafana and Prometheus workspaces, the Identity Center instance and its identity store,
+the roles the cluster runs as) are kinds too, one resource each whatever the number of teams (``shared_resources``),
+owned by ``SHARED_OWNER``: every action the models list for them is expected denied to every team principal, but the
+few of ``SHARED_ALLOWED``. So are the objects and listings of the data bucket's places no present team owns and of the
+cluster's lifecycle folder (``shared_locations``: the bucket's root, the platform's prefix, a retired team's, the scripts
+every node runs as root).
 
 ``matrix(principals, resources, decide)`` asks ``decide(principal, [(resource, actions)])`` for decisions,
 once per principal (the local evaluator, or IAM's SimulatePrincipalPolicy on a live account, batched over
@@ -142,12 +143,12 @@ NEEDED["pod_identity"] = NEEDED["execution_role"]
 # What every team uses and no team owns: the data bucket itself (its policy, ACL, ownership, encryption,
 # lifecycle, replication, ...), the EKS cluster (access entries, Pod Identity associations, add-ons, its
 # configuration), the HyperPod cluster (its instance groups, software, nodes, scheduler configuration, new compute
-# quotas), the FSx file system (data repository tasks and associations, backups, updates), the Grafana workspace
-# (permissions, API keys, service accounts) and the Identity Center instance and its identity store (permission
-# sets, account assignments, users, groups and their memberships), and the data bucket's objects no team owns (the
-# platform's prefix, the lifecycle scripts, the prefixes of teams no longer present). A team that may change one of them reaches
-# every other team, so every action botocore's models list for them is expected *denied* to every team principal,
-# but for the few in SHARED_ALLOWED.
+# quotas) and the roles it runs as, the FSx file system (data repository tasks and associations, backups, updates), the
+# Grafana workspace (permissions, API keys, service accounts), the Prometheus workspace (every team's use), the Identity
+# Center instance and its identity store (permission sets, account assignments, users, groups and their memberships), and
+# the data bucket's objects no team owns and their names (its root, the platform's prefix, the lifecycle scripts, the
+# prefixes of teams no longer present). A team that may change one of them reaches every other team, so every action
+# botocore's models list for them is expected *denied* to every team principal, but for the few in SHARED_ALLOWED.
 SHARED_OWNER = "(shared)"  # the owner of a shared resource in cells; no team is named so (naming.name_problems)
 # The matrix at a glance has one row per principal and kind for all the other teams' resources together: a row per
 # owner would grow with the square of the team count. The leaks name their owners.
@@ -212,11 +213,34 @@ SHARED_KINDS = (
     ("fsx_file_system", "fsx", "fsx", lambda n, m: "FileSystemId" in m, ("TagResource", "UntagResource", "ListTagsForResource")),
     ("fsx_association", "fsx", "fsx", lambda n, m: "AssociationId" in m, ("TagResource", "UntagResource", "ListTagsForResource")),
     ("grafana_workspace", "grafana", "grafana", lambda n, m: "workspaceId" in m, ("TagResource", "UntagResource", "ListTagsForResource")),
+    # The Prometheus workspace the usage reports and the chargeback read: every team's use is in it. Its operations but
+    # those on a rule groups namespace or an anomaly detector by name, which AMP authorizes on that sub-resource's ARN
+    # (Describe/Put/DeleteRuleGroupsNamespace on rulegroupsnamespace/<workspace id>/<name>, "Understanding IAM permissions
+    # needed for using rules", AMP User Guide; creating one, or listing them, is on the workspace).
+    (
+        "amp_workspace",
+        "amp",
+        "aps",
+        lambda n, m: "workspaceId" in m and (n.startswith(("Create", "List")) or not m & set(("name", "anomalyDetectorId"))),
+        ("TagResource", "UntagResource", "ListTagsForResource"),
+    ),
+    # A rule groups namespace of it: its recording rules write series into the workspace, a team's usage among them.
+    (
+        "amp_rule_groups_namespace",
+        "amp",
+        "aps",
+        lambda n, m: "name" in m and "workspaceId" in m and not n.startswith(("Create", "List")),
+        ("TagResource", "UntagResource", "ListTagsForResource"),
+    ),
     ("identity_center", "sso-admin", "sso", lambda n, m: "InstanceArn" in m, ()),
     ("identity_store", "identitystore", "identitystore", lambda n, m: "IdentityStoreId" in m, ()),
     # The teams' Identity Center groups: joining one is joining its team (its permission set, its Studio domain).
     # A team manages no group, its own included, so all of them are one kind, asked together.
     ("identity_center_group", "identitystore", "identitystore", lambda n, m: "GroupId" in m, ()),
+    # The roles the platform's HyperPod cluster runs as (each instance group's ExecutionRole, the autoscaling ClusterRole):
+    # a team that may pass one, or change its policies or trust, acts as the nodes every team's pods run on. Every action
+    # on a role, as on a team's (ROLE_ACTIONS), one resource per role.
+    ("platform_role", "iam", "iam", lambda n, m: "RoleName" in m, ()),
     # The data bucket's objects no team owns (shared_locations): the platform's prefix (naming.PLATFORM_PREFIX: the
     # lifecycle scripts, the ownership marks, the ledger) and its folders, every other top-level prefix that is no present
     # team's (a team offboarded with its data kept, anything put there by hand), the bucket's root, and the cluster's
@@ -229,7 +253,53 @@ SHARED_KINDS = (
 # target is the node ("sagemaker-cluster:<cluster id>_<group>-<instance id>"); the IAM resource of ssm:StartSession for it
 # is taken to be the cluster's ARN, as the HyperPod developer guide's access policy names it (an assumption: the
 # Service Authorization Reference lists no HyperPod node resource). A statement on "*" reaches it either way.
-SHARED_EXTRA_ACTIONS = {"eks_cluster": ["eks:AccessKubernetesApi"], "hyperpod_cluster": ["ssm:StartSession"]}
+#
+# The Prometheus workspace's HTTP APIs are no botocore operations: querying it (aps:QueryMetrics, GetSeries, GetLabels,
+# GetMetricMetadata, the AWS managed policy AmazonPrometheusQueryAccess) reads every team's use, aps:RemoteWrite
+# (AmazonPrometheusRemoteWriteAccess) forges it, and the ruler's and alert manager's ("Understanding IAM permissions needed
+# for working with alert manager", AMP User Guide) read the rules or silence the alerts. They are taken to be authorized on
+# the workspace's ARN: an assumption, as the AMP User Guide's policies name them on "*" (a statement on "*" reaches it
+# either way).
+AMP_HTTP_ACTIONS = (
+    "aps:QueryMetrics",
+    "aps:GetSeries",
+    "aps:GetLabels",
+    "aps:GetMetricMetadata",
+    "aps:RemoteWrite",
+    "aps:ListRules",
+    "aps:ListAlerts",
+    "aps:ListAlertManagerAlerts",
+    "aps:ListAlertManagerAlertGroups",
+    "aps:ListAlertManagerReceivers",
+    "aps:ListAlertManagerSilences",
+    "aps:GetAlertManagerStatus",
+    "aps:GetAlertManagerSilence",
+    "aps:DescribeAlertManagerSilence",
+    "aps:PutAlertManagerSilences",
+    "aps:DeleteAlertManagerSilence",
+    "aps:CreateAlertManagerAlerts",
+)
+# What acts on a role besides the IAM calls naming it (RoleName): passing it to a service, assuming it, tagging the session.
+ROLE_ACTIONS = ("iam:PassRole", "sts:AssumeRole", "sts:TagSession")
+SHARED_EXTRA_ACTIONS = {
+    "eks_cluster": ["eks:AccessKubernetesApi"],
+    "hyperpod_cluster": ["ssm:StartSession"],
+    "amp_workspace": list(AMP_HTTP_ACTIONS),
+    "platform_role": list(ROLE_ACTIONS),
+}
+# A team's Studio home EFS file system (the domain's HomeEfsFileSystemId), as "Actions, resources, and condition keys for Amazon
+# Elastic File System" (Service Authorization Reference) authorizes it: every EFS operation naming the file system
+# (FileSystemId, a replication's SourceFileSystemId, the tagging calls' ResourceId), and the actions that are no API call:
+# an NFS client's read, write and root access (elasticfilesystem:ClientMount, ClientWrite, ClientRootAccess, "Using IAM to
+# control access to file systems", EFS User Guide) and AWS Backup's copy and restore of it (elasticfilesystem:Backup,
+# Restore, "Backing up EFS file systems", EFS User Guide; their resource taken to be the file system, an assumption).
+EFS_ACTIONS = (
+    "elasticfilesystem:ClientMount",
+    "elasticfilesystem:ClientWrite",
+    "elasticfilesystem:ClientRootAccess",
+    "elasticfilesystem:Backup",
+    "elasticfilesystem:Restore",
+)
 # The id a sub-resource probe carries: a statement that reaches it reaches every one of its kind under the parent
 # unless it names the id (the collection names none of these).
 PROBE = "isolation-probe"
@@ -252,7 +322,20 @@ def actions_by_kind():
     """Resource kind -> the sorted IAM actions that apply to it, from botocore's service models."""
     kinds = dict(
         (k, set())
-        for k in ("s3_objects", "s3_listing", "domain", "user_profile", "space", "app", "compute_quota", "budget", "access_entry", "permission_set", "role")
+        for k in (
+            "s3_objects",
+            "s3_listing",
+            "domain",
+            "user_profile",
+            "space",
+            "app",
+            "home_efs",
+            "compute_quota",
+            "budget",
+            "access_entry",
+            "permission_set",
+            "role",
+        )
     )
     for name, members in _operations("s3"):
         if "Key" in members or name == "DeleteObjects":
@@ -279,6 +362,10 @@ def actions_by_kind():
             kinds["domain"].add(action)
         if "ComputeQuotaId" in members:
             kinds["compute_quota"].add(action)
+    for name, members in _operations("efs"):
+        if members & set(("FileSystemId", "SourceFileSystemId")) or name in ("TagResource", "UntagResource", "ListTagsForResource"):
+            kinds["home_efs"].add("elasticfilesystem:" + name)
+    kinds["home_efs"].update(EFS_ACTIONS)
     for name, members in _operations("budgets"):
         if "BudgetName" in members:
             # Budget actions have IAM actions of their own; the rest is ViewBudget or ModifyBudget ("Actions defined by
@@ -296,7 +383,7 @@ def actions_by_kind():
     for name, members in _operations("iam"):
         if "RoleName" in members:
             kinds["role"].add("iam:" + name)
-    kinds["role"].update(["iam:PassRole", "sts:AssumeRole", "sts:TagSession"])
+    kinds["role"].update(ROLE_ACTIONS)
     models = {}
     for kind, service, prefix, selected, tagging in SHARED_KINDS:
         if service not in models:
@@ -348,11 +435,12 @@ def shared_resources(found, account_id, region, partition="aws"):
     """The shared resources to probe, one per shared kind whose parent is known.
 
     ``found``: ``bucket``, ``eks_cluster_arn``, ``hyperpod_cluster_arn``, ``fsx_file_system_id``, ``grafana_workspace_id``,
-    ``identity_center_instance_arn``, ``identity_store_id``, ``group_ids`` (the teams' Identity Center group ids),
-    ``s3_places`` (``shared_locations``); missing ones are skipped. Sub-resources (an add-on, a Pod Identity association,
-    a scheduler configuration, a data repository association) are probes under their parent, named PROBE. No read. One
-    resource per kind, but a group per team, all asked in one call per principal (up to 100 groups), an object per key of
-    ``s3_places``, asked together too, and a listing per prefix of them (its own ``s3:prefix``, its own call).
+    ``prometheus_workspace_ids``, ``identity_center_instance_arn``, ``identity_store_id``, ``group_ids`` (the teams' Identity
+    Center group ids), ``platform_roles`` (ARNs), ``s3_places`` (``shared_locations``); missing ones are skipped.
+    Sub-resources (an add-on, a Pod Identity association, a scheduler configuration, a data repository association, a rule
+    groups namespace) are probes under their parent, named PROBE. No read. One resource per kind, but a group per team, all
+    asked in one call per principal (up to 100 groups), a role per platform role, an object per key of ``s3_places``, asked
+    together too, and a listing per place of them (its own ``s3:prefix``, its own call).
     """
     found = dict((k, v) for k, v in found.items() if v)
     resources = []
@@ -361,19 +449,21 @@ def shared_resources(found, account_id, region, partition="aws"):
         resources.append({"team": SHARED_OWNER, "kind": kind, "arn": arn, "context": dict(context or {}), "shared": True, "requests": requests})
 
     bucket_arn = "arn:%s:s3:::%s" % (partition, found.get("bucket"))
-    owned = ["%s/%s*" % (bucket_arn, naming.s3_prefix(team)) for team in found.get("teams", [])]
+    owned = [naming.s3_prefix(team) + "*" for team in found.get("teams", [])]
     if "bucket" in found:
         # Its s3:ListBucket is HeadBucket's, with no prefix; a listing with one is a listing kind's.
         add("shared_bucket", bucket_arn, requests=requests_of([bucket_arn], keys={"s3:prefix": [iam_sets.ABSENT]}))
     for bucket, prefix, keys in found.get("s3_places", []):
         place = "arn:%s:s3:::%s/%s" % (partition, bucket, prefix)
         # The bucket's root is every key no present team's prefix holds; a folder, every key under it.
-        objects = requests_of([place + "*"], exclude=owned if bucket == found.get("bucket") and not prefix else ())
+        but = owned if bucket == found.get("bucket") and not prefix else ()
+        objects = requests_of([place + "*"], exclude=[bucket_arn + "/" + pattern for pattern in but])
         for key in keys:
             add("shared_objects", place + key, requests=objects)
-        if prefix:
-            listed = "arn:%s:s3:::%s" % (partition, bucket)
-            add("shared_listing", listed, {"s3:prefix": prefix}, listing_requests(listed, prefix))
+        # The root's listing shows the names of its keys: every s3:prefix but one under a present team's prefix (that
+        # team's listing), asked on a prefix no team's folder holds.
+        listed = "arn:%s:s3:::%s" % (partition, bucket)
+        add("shared_listing", listed, {"s3:prefix": prefix or PROBE}, listing_requests(listed, prefix, but))
     if "eks_cluster_arn" in found:
         arn = found["eks_cluster_arn"]
         base, name = arn.split(":cluster/", 1)
@@ -395,12 +485,22 @@ def shared_resources(found, account_id, region, partition="aws"):
         add("fsx_association", association + "dra-" + PROBE, requests=requests_of([association + "*"]))
     if "grafana_workspace_id" in found:
         add("grafana_workspace", "arn:%s:grafana:%s:%s:/workspaces/%s" % (partition, region, account_id, found["grafana_workspace_id"]))
+    for workspace_id in sorted(found.get("prometheus_workspace_ids", [])):
+        # arn:aws:aps:<region>:<account>:workspace/<id> (the Workspace property's pattern, AWS::APS::RuleGroupsNamespace,
+        # CloudFormation User Guide); a rule groups namespace rulegroupsnamespace/<workspace id>/<name> (its arn,
+        # RuleGroupsNamespaceDescription, AMP API Reference).
+        aps = "arn:%s:aps:%s:%s:" % (partition, region, account_id)
+        add("amp_workspace", "%sworkspace/%s" % (aps, workspace_id))
+        namespaces = "%srulegroupsnamespace/%s/" % (aps, workspace_id)
+        add("amp_rule_groups_namespace", namespaces + PROBE, requests=requests_of([namespaces + "*"]))
     if "identity_center_instance_arn" in found:
         add("identity_center", found["identity_center_instance_arn"])
     if "identity_store_id" in found:
         add("identity_store", "arn:%s:identitystore::%s:identitystore/%s" % (partition, account_id, found["identity_store_id"]))
     for group_id in sorted(found.get("group_ids", [])):
         add("identity_center_group", "arn:%s:identitystore:::group/%s" % (partition, group_id))
+    for role_arn in sorted(set(found.get("platform_roles", []))):
+        add("platform_role", role_arn)
     return resources
 
 
@@ -410,11 +510,12 @@ def requests_of(arns, exclude=(), keys=None):
     return {"arns": list(arns), "exclude": list(exclude), "keys": dict(keys or {})}
 
 
-def listing_requests(bucket_arn, prefix):
+def listing_requests(bucket_arn, prefix, but=()):
     """Every ListBucket request that shows a key under ``prefix``: with no ``s3:prefix`` (the whole bucket), with a
     prefix of ``prefix`` ("", "v", ..., "vision", which list "vision/..." too: ListObjectsV2 returns the keys that begin
-    with the prefix given, Amazon S3 API Reference), or with ``prefix`` and anything after it."""
-    alternatives = [iam_sets.ABSENT] + [iam_sets.value(prefix[:n]) for n in range(len(prefix))] + [iam_sets.like(prefix + "*")]
+    with the prefix given, Amazon S3 API Reference), or with ``prefix`` and anything after it, but the prefixes the
+    patterns ``but`` match (those that show no key of the place: under a team's prefix, for the bucket's root)."""
+    alternatives = [iam_sets.ABSENT] + [iam_sets.value(prefix[:n]) for n in range(len(prefix))] + [iam_sets.like(prefix + "*", but)]
     return requests_of([bucket_arn], keys={"s3:prefix": alternatives})
 
 
@@ -425,8 +526,8 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
     """The resources of ``team`` to probe, from what was found of them (ids AWS chose, ARNs).
 
     ``found``: ``bucket``, ``domain_id``, ``user_profiles``, ``spaces``, ``apps`` ([(owner, type, name)]),
-    ``compute_quota_id``, ``budget_name``, ``access_entry_arn``, ``permission_set_arn``, ``roles`` (ARNs of
-    the team's execution and Pod Identity roles); missing entries are skipped.
+    ``home_efs_file_system_id`` (the domain's), ``compute_quota_id``, ``budget_name``, ``access_entry_arn``,
+    ``permission_set_arn``, ``roles`` (ARNs of the team's execution and Pod Identity roles); missing entries are skipped.
     """
     keys = naming.tag_keys_with_defaults(tag_keys)
     tag_key = "aws:ResourceTag/%s" % keys["team"]
@@ -457,6 +558,10 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
         apps = ["%s/%s/%s" % (owner, app_type.lower(), name) for owner, app_type, name in found.get("apps", [])]
         for kind, path, names in (("user_profile", "user-profile", found.get("user_profiles")), ("space", "space", found.get("spaces")), ("app", "app", apps)):
             add(kind, "%s%s/%s/%s" % (sm, path, domain, (names or [PROBE])[0]), tag, ["%s%s/%s/*" % (sm, path, domain)])
+    if "home_efs_file_system_id" in found:
+        # Every member's home directory (FileSystemArn, "arn:aws:elasticfilesystem:region:account-id:file-system/file-system-id",
+        # EFS API Reference). SageMaker makes it with the domain and the platform tags it not: its tags are free.
+        add("home_efs", "arn:%s:elasticfilesystem:%s:%s:file-system/%s" % (partition, region, account_id, found["home_efs_file_system_id"]))
     if "compute_quota_id" in found:
         add("compute_quota", "%scompute-quota/%s" % (sm, found["compute_quota_id"]), tag)
     if "budget_name" in found:
@@ -1013,6 +1118,7 @@ def matrix(principals, resources, decide, actions=None, keep_cells=True):
 # grant of them. The evaluator decides those over every value of the condition keys.
 ANALYZED_KINDS = (
     "s3_objects",
+    "home_efs",
     "role",
     "compute_quota",
     "budget",
@@ -1027,9 +1133,12 @@ ANALYZED_KINDS = (
     "fsx_file_system",
     "fsx_association",
     "grafana_workspace",
+    "amp_workspace",
+    "amp_rule_groups_namespace",
     "identity_center",
     "identity_store",
     "identity_center_group",
+    "platform_role",
 )
 ANALYZER_LIMIT = 100  # actions and resources per check (botocore: Access.actions, Access.resources max 100)
 
@@ -1167,13 +1276,16 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None,
 # --- a live account -------------------------------------------------------------------------------
 
 
-def discover(context, roles, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None, pod_identity_roles=None, grafana_workspace_id=None):
+def discover(
+    context, roles, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_keys=None, pod_identity_roles=None, grafana_workspace_id=None, prometheus_workspace=None
+):
     """(principals, resources) of ``teams`` in the account, from ``shared`` (shared_info's hyperpod_shared) and reads.
 
     The execution and Pod Identity roles (``<prefix>-<team>-pods``) are found in ``roles`` (``AccountRoles``).
-    Reads: the account's ListUserProfiles/ListSpaces/ListApps, one ListComputeQuotas,
-    DescribeAccessEntry per permission set role. What does not exist is left out.
-    The shared resources (``shared_resources``) come from ``shared`` and ``grafana_workspace_id`` without a read.
+    Reads: the account's ListUserProfiles/ListSpaces/ListApps, one ListComputeQuotas, DescribeAccessEntry per permission
+    set role, DescribeDomain per team domain (its home EFS file system). What does not exist is left out.
+    The shared resources (``shared_resources``) come from ``shared``, ``grafana_workspace_id`` and ``prometheus_workspace``
+    ({"id"} or {"alias"}: ``prometheus_workspace.live_workspace_ids``), and the reads of ``_platform_reads``.
     """
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, team_namespace
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import sagemaker as sm
@@ -1223,6 +1335,8 @@ def discover(context, roles, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_ke
         if domain_id:
             found["domain_id"] = domain_id
             found.update(in_domains.get(domain_id, {}))
+            # ListDomains does not say it; a domain made with HomeEfsFileSystemCreation Disabled has none.
+            found["home_efs_file_system_id"] = (sm.describe_domain(sagemaker, DomainId=domain_id) or {}).get("HomeEfsFileSystemId")
         return principals, team_resources(team, account_id, region, found, tag_keys)
 
     # Each team's reads are independent of the others': a few teams are read at once.
@@ -1240,22 +1354,33 @@ def discover(context, roles, teams, shared, prefix=naming.DEFAULT_PREFIX, tag_ke
         "identity_store_id": shared.get("identity_store_id"),
         "group_ids": list((shared.get("identity_center_group_ids") or {}).values()),
     }
-    common["s3_places"] = shared_locations(shared.get("data_bucket"), teams, *_bucket_folders(context, shared))
+    top_level, platform_folders, lifecycle_configs, cluster_roles = _platform_reads(context, shared)
+    common["s3_places"] = shared_locations(shared.get("data_bucket"), teams, top_level, platform_folders, lifecycle_configs)
+    # The roles the platform gives its cluster, as the cluster runs them and as the inventory names them (before it exists).
+    common["platform_roles"] = cluster_roles + [shared.get(key) for key in ("cluster_execution_role_arn", "cluster_autoscaling_role_arn") if shared.get(key)]
+    if prometheus_workspace:
+        from ansible_collections.hyperpod.tenancy.plugins.module_utils import prometheus_workspace as amp
+
+        common["prometheus_workspace_ids"] = amp.live_workspace_ids(context.client("amp"), prometheus_workspace.get("id"), prometheus_workspace.get("alias"))
     resources.extend(shared_resources(common, account_id, region))
     return principals, resources
 
 
-def _bucket_folders(context, shared):
-    """(the data bucket's top-level folders, the platform prefix's folders, the cluster's instance groups' LifeCycleConfig):
-    ``shared_locations``' reads, two ListObjectsV2 (with Delimiter "/") and a DescribeCluster."""
+def _platform_reads(context, shared):
+    """(the data bucket's top-level folders, the platform prefix's folders, the cluster's instance groups' LifeCycleConfig, the
+    roles the cluster runs as: each instance group's ExecutionRole, its ClusterRole): ``shared_locations``' reads and the platform
+    roles', two ListObjectsV2 (with Delimiter "/") and a DescribeCluster."""
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import sagemaker as sm
 
-    bucket, found = shared.get("data_bucket"), [[], [], []]
+    bucket, found = shared.get("data_bucket"), [[], [], [], []]
     if bucket:
         s3 = context.client("s3")
         found[0] = [folder["Prefix"] for folder in s3_calls.list_folders(s3, Bucket=bucket, Delimiter="/")]
         found[1] = [folder["Prefix"] for folder in s3_calls.list_folders(s3, Bucket=bucket, Delimiter="/", Prefix=naming.PLATFORM_PREFIX)]
     if shared.get("cluster_arn"):
         description = sm.describe_cluster(context.client("sagemaker"), ClusterName=shared["cluster_arn"]) or {}
-        found[2] = [group.get("LifeCycleConfig") or {} for group in description.get("InstanceGroups") or []]
+        groups = description.get("InstanceGroups") or []
+        found[2] = [group.get("LifeCycleConfig") or {} for group in groups]
+        running = groups + (description.get("RestrictedInstanceGroups") or [])
+        found[3] = [role for role in [group.get("ExecutionRole") for group in running] + [description.get("ClusterRole")] if role]
     return found

@@ -41,6 +41,7 @@ RESOURCE_NAMES = {
     "user_profile": "SageMaker AI user profile",
     "space": "SageMaker AI space",
     "app": "SageMaker AI app",
+    "home_efs": "Studio home EFS file system",
     "compute_quota": "HyperPod compute quota",
     "budget": "budget",
     "access_entry": "EKS access entry",
@@ -57,9 +58,12 @@ RESOURCE_NAMES = {
     "fsx_file_system": "FSx file system",
     "fsx_association": "FSx data repository association",
     "grafana_workspace": "Grafana workspace",
+    "amp_workspace": "Prometheus workspace",
+    "amp_rule_groups_namespace": "Prometheus rule groups namespace",
     "identity_center": "Identity Center instance",
     "identity_store": "Identity Center identity store",
     "identity_center_group": "Identity Center group",
+    "platform_role": "platform IAM role",
 }
 _KIND_ORDER = ("permission_set", "execution_role", "pod_identity")
 

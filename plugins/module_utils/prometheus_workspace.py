@@ -113,6 +113,14 @@ def list_workspaces(client, alias):
     return amp.list_workspaces(client, alias=alias)
 
 
+def live_workspace_ids(client, workspace_id=None, alias=None):
+    """[``workspace_id``], or the IDs of the workspaces with exactly ``alias`` that are not being deleted (one ListWorkspaces)."""
+    if workspace_id:
+        return [workspace_id]
+    found = matching(list_workspaces(client, alias), alias) if alias else []
+    return [w["workspaceId"] for w in found if (w.get("status") or {}).get("statusCode") != "DELETING"]
+
+
 # ---------------------------------------------------------------- the resource
 
 

@@ -159,13 +159,10 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options im
 
 def workspace_of(context, p):
     """The workspace's ID: the given one, or that of the one live workspace with the alias."""
-    if p["workspace_id"]:
-        return p["workspace_id"]
-    found = [w for w in amp.matching(amp.list_workspaces(context.client("amp"), p["workspace_alias"]), p["workspace_alias"])
-             if (w.get("status") or {}).get("statusCode") != "DELETING"]
+    found = amp.live_workspace_ids(context.client("amp"), p["workspace_id"], p["workspace_alias"])
     if len(found) != 1:
         raise InputError(message="usage_report: %d live AMP workspaces have the alias %r; give workspace_id" % (len(found), p["workspace_alias"]))
-    return found[0]["workspaceId"]
+    return found[0]
 
 
 def credentials(module):

@@ -15,8 +15,8 @@ description:
   - For every team principal (the role IAM Identity Center made for the team's permission set, the team's
     Studio execution role, the team's EKS Pod Identity role C(<name_prefix>-<team>-pods) that
     M(hyperpod.tenancy.team_namespace) makes) and every team's resources (S3 objects and the listing of its
-    prefix, SageMaker AI domain, user profiles, spaces and apps, compute quota, budget, EKS access entry,
-    permission set, execution role, Pod Identity role), asks IAM C(SimulatePrincipalPolicy) about every action
+    prefix, SageMaker AI domain, user profiles, spaces and apps, the domain's home EFS file system, compute quota,
+    budget, EKS access entry, permission set, execution role, Pod Identity role), asks IAM C(SimulatePrincipalPolicy) about every action
     botocore's service models list for that kind of resource, with the resource's team tag and the listing's
     C(s3:prefix) as context entries.
   - The resources the teams share are crossed with every team principal too, one of each whatever the number of
@@ -25,15 +25,22 @@ description:
     Identity association of it, the HyperPod cluster (updates, software, nodes, scheduler configuration, new compute
     quotas) and a scheduler configuration, the FSx file system (data repository tasks and associations, backups,
     updates) and a data repository association of it, the Grafana workspace named by O(grafana_workspace_id)
-    (permissions, API keys, service accounts), the Identity Center instance (permission sets, account assignments),
-    its identity store (users, groups, memberships) and the teams' Identity Center groups. Every action the models
-    list for them is expected denied, but the reads of the clusters the rendered policies grant (C(isolation.SHARED_ALLOWED)).
+    (permissions, API keys, service accounts), the Amazon Managed Service for Prometheus workspace the usage reports read
+    (O(prometheus_workspace_id) or O(prometheus_workspace_alias); its queries, remote write, rules, alert manager,
+    configuration, deletion) and a rule groups namespace of it, the Identity Center instance (permission sets, account
+    assignments), its identity store (users, groups, memberships), the teams' Identity Center groups, and the roles the
+    platform's HyperPod cluster runs as (each instance group's C(ExecutionRole), its autoscaling C(ClusterRole), and
+    C(cluster_execution_role_arn) and C(cluster_autoscaling_role_arn) of O(shared); passing, assuming, policies, trust).
+    Every action the models list for them is expected denied, but the reads of the clusters the rendered policies grant
+    (C(isolation.SHARED_ALLOWED)).
   - So are the data bucket's places no present team owns, and the cluster's lifecycle scripts, which HyperPod runs as root
     on every node the teams share. Every object action and the listing (C(s3:prefix)) are asked of the bucket's root, of the
     platform's prefix C(_hyperpod/) (the lifecycle scripts, the ownership marks, the ledger) and each of its folders, of
     every other top-level prefix that is no present team's (data kept from an offboarded team, anything put there by
-    hand), and of each instance group's lifecycle folder with its entry scripts, wherever it is. They are found with two
-    C(ListObjectsV2) of the bucket (its folders, the platform prefix's folders) and the cluster's C(DescribeCluster).
+    hand), and of each instance group's lifecycle folder with its entry scripts, wherever it is. The root's listing is
+    every C(s3:prefix) that shows the name of a key no present team's prefix holds (any prefix but one under a team's).
+    They are found with two C(ListObjectsV2) of the bucket (its folders, the platform prefix's folders) and the cluster's
+    C(DescribeCluster).
   - A resource is the B(set) of requests it stands for, not a sample of it. A team's S3 objects are every key under
     C(<team>/); its listing is every C(ListBucket) whose C(s3:prefix) shows one of them (none, a prefix of C(<team>/), or
     C(<team>/) and anything after); its Studio user profiles, spaces and apps every one of its domain, those made later
@@ -78,7 +85,8 @@ options:
   shared:
     description:
       - What M(hyperpod.tenancy.shared_info) returned as C(hyperpod_shared) (C(account_id), C(region), C(cluster_arn),
-        C(eks_cluster_name), C(permission_sets), C(sso_role_arns), C(domain_ids), C(data_bucket), C(tag_keys)).
+        C(eks_cluster_name), C(permission_sets), C(sso_role_arns), C(domain_ids), C(data_bucket), C(tag_keys),
+        C(cluster_execution_role_arn), C(cluster_autoscaling_role_arn)).
     type: dict
     required: true
   pod_identity_roles:
@@ -99,6 +107,16 @@ options:
     description:
       - The Amazon Managed Grafana workspace the teams share (C(hyperpod_grafana.workspace_id)), probed as a shared
         resource. Without it the workspace is left out of the matrix.
+    type: str
+  prometheus_workspace_id:
+    description:
+      - The Amazon Managed Service for Prometheus workspace the usage reports read (the ID in
+        C(hyperpod_observability.prometheus_workspace_arn)), probed as a shared resource.
+    type: str
+  prometheus_workspace_alias:
+    description:
+      - Without O(prometheus_workspace_id), the alias of that workspace (C(<name_prefix>-observability), the one the
+        observability role makes); every live workspace with it is probed. Without either, no workspace is.
     type: str
   witnessed:
     description:
@@ -248,6 +266,8 @@ MODULE_OPTIONS = options(
         pod_identity_roles=dict(type="dict", default={}),
         iam_simulation=dict(type="str", choices=["witness", "every_cell"], default="witness"),
         grafana_workspace_id=dict(type="str"),
+        prometheus_workspace_id=dict(type="str"),
+        prometheus_workspace_alias=dict(type="str"),
         witnessed=dict(type="dict", default={}),
         witness_max_age=dict(type="int", default=24),
     ),
@@ -259,8 +279,9 @@ def converge(context, p):
     shared = p["shared"]
     iam = context.client("iam")
     roles = isolation.AccountRoles(iam)
+    prometheus = dict((key, p["prometheus_workspace_" + key]) for key in ("id", "alias") if p["prometheus_workspace_" + key])
     principals, resources = isolation.discover(
-        context, roles, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"], p["grafana_workspace_id"]
+        context, roles, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"], p["grafana_workspace_id"], prometheus
     )
     witness = p["iam_simulation"] == "witness"
 

@@ -40,15 +40,16 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     assert summary["principals"] == 3 * len(TEAMS)
     assert {line.split()[1] for line in asked["matrix"][1:]} == {"permission_set", "execution_role", "pod_identity"}
     kinds = {line.split()[3] for line in asked["matrix"][1:]}
-    assert {"s3_objects", "s3_listing", "domain", "user_profile", "compute_quota", "budget", "access_entry", "permission_set", "role"} <= kinds
+    assert {"s3_objects", "s3_listing", "domain", "user_profile", "home_efs", "compute_quota", "budget", "access_entry", "permission_set", "role"} <= kinds
     assert summary["cross_team_cells"] > 0 and summary["cells"] > summary["cross_team_cells"] + summary["shared_cells"]
-    # The resources the teams share, one of each (the sample has no Grafana workspace: observability is off).
+    # The resources the teams share, one of each (the sample has no Grafana or Prometheus workspace: observability is off).
     shared = {line.split()[3] for line in asked["matrix"][1:] if line.split()[2] == "(shared)"}
-    assert shared == {kind for kind, *_rest in isolation.SHARED_KINDS} - {"grafana_workspace"}
-    # One of each shared kind, but a group per team, and objects and a listing per place of the data bucket no team
-    # owns: at least its root, the platform's prefix and the lifecycle folder (its probe, on_create.sh and its listing).
+    assert shared == {kind for kind, *_rest in isolation.SHARED_KINDS} - {"grafana_workspace", "amp_workspace", "amp_rule_groups_namespace"}
+    # One of each shared kind (the cluster runs as the one execution role the seed made), but a group per team, and
+    # objects and a listing per place of the data bucket no team owns: at least its root (its probe and the listing of its
+    # keys' names), the platform's prefix and the lifecycle folder (its probe, on_create.sh and its listing).
     places = summary["shared_resources"] - (len(shared) - 3 + len(TEAMS))
-    assert places >= 6 and summary["shared_cells"] > 0
+    assert places >= 7 and summary["shared_cells"] > 0
     print(f"verify_isolation on the sample teams: {summary}")
     # Batched: fewer calls than one per principal and resource. Each principal's third team is the evaluator's,
     # which agreed with IAM on every cell both answered.
@@ -84,12 +85,18 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     trust_writes = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "iam:UpdateAssumeRolePolicy", "Resource": vision_pods}]}
     research = _role(iam, "AWSReservedSSO_hyperpod-research_")["RoleName"]
     iam.put_role_policy(RoleName=research, PolicyName="added-by-hand", PolicyDocument=json.dumps(trust_writes))
-    # A shared resource: nlp's pods may rewrite the data bucket's policy and join any Identity Center group.
+    # A shared resource: nlp's pods may rewrite the data bucket's policy and join any Identity Center group; and what was
+    # outside the matrix until issue 37's red team found it: pass the role the cluster runs as, mount every team's Studio
+    # home EFS, list the names of the bucket root's keys.
+    cluster_role = iam.get_role(RoleName="HyperPodClusterExecution")["Role"]["Arn"]
     shared_writes = {
         "Version": "2012-10-17",
         "Statement": [
             {"Effect": "Allow", "Action": "s3:PutBucketPolicy", "Resource": f"arn:aws:s3:::{bucket}"},
             {"Effect": "Allow", "Action": "identitystore:CreateGroupMembership", "Resource": "*"},
+            {"Effect": "Allow", "Action": "iam:PassRole", "Resource": cluster_role},
+            {"Effect": "Allow", "Action": "elasticfilesystem:ClientMount", "Resource": "*"},
+            {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": f"arn:aws:s3:::{bucket}", "Condition": {"StringLike": {"s3:prefix": "R*"}}},
         ],
     }
     iam.put_role_policy(RoleName="hyperpod-nlp-pods", PolicyName="added-by-hand", PolicyDocument=json.dumps(shared_writes))
@@ -129,12 +136,19 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
         ("research", "permission_set", "iam:UpdateAssumeRolePolicy"),
         ("nlp", "pod_identity", "s3:PutBucketPolicy"),
         ("nlp", "pod_identity", "identitystore:CreateGroupMembership"),
+        ("nlp", "pod_identity", "iam:PassRole"),
+        ("nlp", "pod_identity", "elasticfilesystem:ClientMount"),
+        ("nlp", "pod_identity", "s3:ListBucket"),
     }
+    # Each of the other teams' home EFS (the domains' HomeEfsFileSystemId), not nlp's own; the role the cluster runs as.
     assert {(c["owner"], c["resource_kind"]) for c in leaks if c["team"] == "nlp" and c["principal"] == "pod_identity"} == {
         ("(shared)", "shared_bucket"),
         ("(shared)", "identity_store"),
         ("(shared)", "identity_center_group"),
-    }
+        ("(shared)", "platform_role"),
+        ("(shared)", "shared_listing"),
+    } | {(team, "home_efs") for team in set(TEAMS) - {"nlp"}}
+    assert {c["resource"] for c in leaks if c["resource_kind"] == "platform_role"} == {cluster_role}
     assert {c["resource"] for c in leaks if c["action"] == "iam:UpdateAssumeRolePolicy"} == {vision_pods}
     # IAM Access Analyzer finds the same widenings in the policies, on every kind whose isolation is in the Resource
     # element (not the Studio kinds and listings, isolated by a condition): each of its findings is a leak of the matrix.
@@ -152,6 +166,8 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
         # Budgets (nlp's own too: the platform owns it) and the identity store, asked by ARN.
         | {("nlp", "permission_set", "added-by-hand", owner, "budget") for owner in TEAMS}
         | {("nlp", "pod_identity", "added-by-hand", "(shared)", "identity_store")}
+        | {("nlp", "pod_identity", "added-by-hand", "(shared)", "platform_role")}
+        | {("nlp", "pod_identity", "added-by-hand", owner, "home_efs") for owner in set(TEAMS) - {"nlp"}}
     )
     # The whole bucket: the other teams' objects and the objects no team owns (the platform's, the lifecycle scripts).
     assert {c["owner"] for c in leaks if c["team"] == "vision"} == set(TEAMS) - {"vision"} | {"(shared)"}

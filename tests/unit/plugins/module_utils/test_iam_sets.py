@@ -128,6 +128,32 @@ def test_excluded_places_are_not_reached_but_a_wider_pattern_is():
     assert _decide([dict(own, Resource=f"{BUCKET}/n*")], "s3:PutObject", root) == iam_evaluation.ALLOWED
 
 
+def test_the_roots_listing_is_every_prefix_but_those_under_a_teams_and_is_decided_soundly():
+    """The listing of the bucket's root (issue 37): an s3:prefix a key no team's prefix holds starts with, which is any but
+    one under a team's prefix. Checked against brute force: a condition some such prefix meets may hold (an Allow is
+    never missed), one that holds surely holds for every such prefix (a Deny never hides one), and a value every string of
+    which is under a team's prefix reaches nothing."""
+    teams = ["a/*", "b/*"]
+    root = RequestSet([BUCKET], keys={"s3:prefix": [like("*", teams)]})
+    outside = [s for s in STRINGS if not any(iam_evaluation.wildcard_match(t, s) for t in teams)]
+    for operator in ("StringLike", "StringEquals", "StringNotLike", "StringNotEquals"):
+        for pattern in PATTERNS:
+            literal = operator in ("StringEquals", "StringNotEquals")
+            met = [s == pattern if literal else iam_evaluation.wildcard_match(pattern, s) for s in outside]
+            if "Not" in operator:
+                met = [not m for m in met]
+            if any(met):
+                assert iam_sets.condition_may_hold(operator, "s3:prefix", pattern, root), (operator, pattern)
+            if iam_sets.condition_surely_holds(operator, "s3:prefix", pattern, root):
+                assert all(met), (operator, pattern)
+    for under_a_team in ("a/", "a/*", "b/a?", ["a/*", "b/*"]):
+        assert not iam_sets.condition_may_hold("StringLike", "s3:prefix", under_a_team, root), under_a_team
+    for showing_a_root_key in ("a", "a*", "ab", "?/", "*"):
+        assert iam_sets.condition_may_hold("StringLike", "s3:prefix", showing_a_root_key, root), showing_a_root_key
+    # Case-insensitively "A/" is "a/" and "A/": no left-out pattern takes every string of it.
+    assert iam_sets.condition_may_hold("StringEqualsIgnoreCase", "s3:prefix", "a/", root)
+
+
 def test_policy_variables_on_free_keys_are_wildcards_and_on_pinned_keys_their_value():
     requests = RequestSet([f"{BUCKET}/vision/*"], keys=dict(_principal_keys(), **{"aws:PrincipalTag/team": [value("nlp")]}))
     pinned = {"Effect": "Allow", "Action": "s3:GetObject", "Resource": f"{BUCKET}/${{aws:PrincipalTag/team}}/*"}

@@ -149,3 +149,9 @@ def test_denies():
 
 def test_issue_37():
     assert misses("issue_37") == []
+
+
+def test_outside_the_matrix():
+    """Issue 37's resources outside the matrix: each team's home EFS file system, the Prometheus workspace the usage
+    reports read, the roles the cluster runs as and the names of the data bucket's root keys."""
+    assert misses("outside_the_matrix") == []

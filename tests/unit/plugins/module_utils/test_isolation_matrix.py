@@ -4,8 +4,8 @@ and every widening of the rendered policies reported as a cross-team allow.
 The matrix crosses each principal of each team (the permission set's role with ``render_team_policy``,
 the Studio execution role with ``execution_role.inline_policies`` (its data and HyperPod-cluster policies) and the
 Pod Identity role ``<prefix>-<team>-pods`` with ``execution_role.team_data_policy``) with each team's resources (S3 objects
-and the listing of its prefix, domain, user profile, space, app, compute quota, budget, access entry, permission set,
-execution role, Pod Identity role) and every action botocore's models list for that resource kind.
+and the listing of its prefix, domain, user profile, space, app, home EFS file system, compute quota, budget, access entry,
+permission set, execution role, Pod Identity role) and every action botocore's models list for that resource kind.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from tests.unit.plugins.module_utils.sample_account import (
     HYPERPOD_ARN,
     IDENTITY_STORE_ID,
     INSTANCE_ARN,
+    PLATFORM_ROLES,
+    PROMETHEUS_ID,
     REGION,
     TEAMS,
 )
@@ -49,6 +51,7 @@ def _found(team: str) -> dict:
         "user_profiles": [f"{team}-alice"],
         "spaces": [f"{team}-space"],
         "apps": [(f"{team}-alice", "JupyterLab", "default")],
+        "home_efs_file_system_id": f"fs-{index + 1:08x}",
         "compute_quota_id": f"q{index:011d}",
         "budget_name": naming.budget_name(team),
         "access_entry_arn": f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/ml-shared-eks/role/{ACCOUNT}/AWSReservedSSO_hyperpod-{team}_x/{index:08d}",
@@ -92,9 +95,11 @@ SHARED = {
     "hyperpod_cluster_arn": HYPERPOD_ARN,
     "fsx_file_system_id": FSX_ID,
     "grafana_workspace_id": GRAFANA_ID,
+    "prometheus_workspace_ids": [PROMETHEUS_ID],
     "identity_center_instance_arn": INSTANCE_ARN,
     "identity_store_id": IDENTITY_STORE_ID,
     "group_ids": [f"9067d4d8-1081-7012-49a3-{index:012d}" for index in range(len(TEAMS))],
+    "platform_roles": PLATFORM_ROLES,
     # The data bucket's places no team owns: its root, the platform's prefix and its folders, a prefix left by a team
     # offboarded with its data kept, the lifecycle folder of before the platform prefix, and the lifecycle scripts.
     "s3_places": isolation.shared_locations(
@@ -216,9 +221,38 @@ def test_the_shared_kinds_hold_the_writes_that_reach_every_team():
             "identitystore:UpdateGroup",
         ],
         "identity_center_group": ["identitystore:CreateGroupMembership", "identitystore:UpdateGroup", "identitystore:DeleteGroup"],
+        # Issue 37's, outside the matrix until then: reading or forging every team's use, and its rules ...
+        "amp_workspace": [
+            "aps:QueryMetrics",
+            "aps:GetSeries",
+            "aps:GetLabels",
+            "aps:GetMetricMetadata",
+            "aps:RemoteWrite",
+            "aps:DeleteWorkspace",
+            "aps:UpdateWorkspaceConfiguration",
+            "aps:CreateRuleGroupsNamespace",
+            "aps:PutResourcePolicy",
+        ],
+        "amp_rule_groups_namespace": ["aps:PutRuleGroupsNamespace", "aps:DeleteRuleGroupsNamespace"],
+        # ... acting as the cluster's nodes ...
+        "platform_role": ["iam:PassRole", "sts:AssumeRole", "iam:PutRolePolicy", "iam:AttachRolePolicy", "iam:UpdateAssumeRolePolicy"],
+        # ... and another team's home directories (a team's kind, not a shared one).
+        "home_efs": [
+            "elasticfilesystem:ClientMount",
+            "elasticfilesystem:ClientWrite",
+            "elasticfilesystem:ClientRootAccess",
+            "elasticfilesystem:DeleteFileSystem",
+            "elasticfilesystem:PutFileSystemPolicy",
+            "elasticfilesystem:CreateMountTarget",
+            "elasticfilesystem:CreateAccessPoint",
+            "elasticfilesystem:CreateReplicationConfiguration",
+            "elasticfilesystem:Backup",
+        ],
     }
     missing = {kind: sorted(set(actions) - set(ACTIONS[kind])) for kind, actions in wanted.items() if set(actions) - set(ACTIONS[kind])}
     assert missing == {}
+    # The platform's roles are asked what the teams' roles are.
+    assert ACTIONS["platform_role"] == ACTIONS["role"]
 
 
 def _statement(action, resource, **extra) -> dict:
@@ -272,6 +306,7 @@ def _edit_cluster_policy(sid, action, resource):
 
 SM = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}"
 BUCKET_ARN = f"arn:aws:s3:::{BUCKET}"
+EFS = f"arn:aws:elasticfilesystem:{REGION}:{ACCOUNT}:file-system/"
 WIDENINGS = {
     # The 13 of issue 19 item 8 ...
     "PassRole on every team's execution role": (_add("permission_set"), _statement("iam:PassRole", f"arn:aws:iam::{ACCOUNT}:role/*")),
@@ -323,6 +358,10 @@ WIDENINGS = {
     # Found by red-teaming issue 37: a remote session in another team's space (as its role), budget actions.
     "a remote session in every team's space": (_add("permission_set"), _statement("sagemaker:StartSession", f"{SM}:space/*")),
     "budget actions of every team": (_add("pod_identity"), _statement("budgets:ExecuteBudgetAction", f"arn:aws:budgets::{ACCOUNT}:budget/*")),
+    # Found by red-teaming issue 37, outside the matrix until then: every team's Studio home directories.
+    "mounting every team's home EFS": (_add("execution_role"), _statement(["elasticfilesystem:ClientMount", "elasticfilesystem:ClientWrite"], f"{EFS}*")),
+    "a file system policy on every home EFS": (_add("permission_set"), _statement("elasticfilesystem:PutFileSystemPolicy", "*")),
+    "mount targets for every home EFS": (_add("pod_identity"), _statement("elasticfilesystem:CreateMountTarget", f"{EFS}*")),
     # The resources the teams share (SHARED_KINDS): what the audit added to vision's policies ...
     "joining another team's group": (_add("permission_set"), _statement("identitystore:CreateGroupMembership", "*")),
     "bucket policy writes": (_add("permission_set"), _statement("s3:PutBucketPolicy", BUCKET_ARN)),
@@ -384,8 +423,16 @@ WIDENINGS = {
         _statement("s3:ListBucket", BUCKET_ARN, Condition={"StringLike": {"s3:prefix": [f"{naming.PLATFORM_PREFIX}*"]}}),
     ),
     "listing every prefix": (_edit("pod_identity", _set("ListTeamPrefix", "Condition", {"StringLike": {"s3:prefix": ["*"]}})), None),
-    # Found by red-teaming issue 37: a shell on every node of the shared cluster.
+    # Found by red-teaming issue 37: a shell on every node of the shared cluster ...
     "a shell on the cluster's nodes": (_add("execution_role"), _statement("ssm:StartSession", "*")),
+    # ... and, outside the matrix until then, every team's use in the Prometheus workspace, the roles the cluster runs as,
+    # and the names of the data bucket's root keys.
+    "querying every team's usage": (_add("permission_set"), _statement("aps:QueryMetrics", f"arn:aws:aps:{REGION}:{ACCOUNT}:workspace/*")),
+    "forging usage": (_add("pod_identity"), _statement("aps:RemoteWrite", "*")),
+    "rewriting the usage recording rules": (_add("execution_role"), _statement("aps:PutRuleGroupsNamespace", f"arn:aws:aps:{REGION}:{ACCOUNT}:*")),
+    "passing the cluster's execution role": (_add("permission_set"), _statement("iam:PassRole", PLATFORM_ROLES[0])),
+    "a policy on the cluster's roles": (_add("execution_role"), _statement("iam:PutRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/HyperPodCluster*")),
+    "listing the bucket root's key names": (_add("pod_identity"), _statement("s3:ListBucket", BUCKET_ARN, Condition={"StringLike": {"s3:prefix": "R*"}})),
 }
 # The widenings of the shared resources, each reported on a shared resource (test below).
 SHARED_WIDENINGS = sorted(list(WIDENINGS)[list(WIDENINGS).index("joining another team's group") :])
@@ -455,8 +502,9 @@ def test_the_data_buckets_places_no_team_owns_are_shared_resources():
     resources = isolation.shared_resources({"s3_places": places}, ACCOUNT, REGION)
     assert {r["kind"] for r in resources} == {"shared_objects", "shared_listing"}
     assert f"{BUCKET_ARN}/{naming.LIFECYCLE_PREFIX}on_create.sh" in {r["arn"] for r in resources}
+    # A listing per place, the root's asked on a prefix no team's folder holds.
     assert [r["context"] for r in resources if r["kind"] == "shared_listing"] == [
-        {"s3:prefix": prefix} for unused_bucket, prefix, unused_keys in places if prefix
+        {"s3:prefix": prefix or isolation.PROBE} for unused_bucket, prefix, unused_keys in places
     ]
     assert ACTIONS["shared_objects"] == ACTIONS["s3_objects"] and ACTIONS["shared_listing"] == ACTIONS["s3_listing"]
     # The rendered policies reach none of them (the matrix's SHARED holds the same kinds of places).
@@ -484,6 +532,74 @@ def test_lifecycle_scripts_in_a_teams_prefix_are_reported_for_that_team():
     script = f"{BUCKET_ARN}/lifecycle/on_create.sh"
     assert {(c["principal"], c["action"]) for c in leaks if c["resource"] == script} >= {("permission_set", "s3:PutObject"), ("pod_identity", "s3:PutObject")}
     assert {c["owner"] for c in leaks} == {isolation.SHARED_OWNER}
+
+
+_OUTSIDE_THE_MATRIX = [
+    # (principal, statement, owners and kinds it is reported on)
+    pytest.param(
+        "execution_role",
+        _statement("elasticfilesystem:ClientMount", f"{EFS}*"),
+        {(team, "home_efs") for team in TEAMS if team != "vision"},
+        id="another team's home EFS",
+    ),
+    pytest.param(
+        "permission_set",
+        _statement("aps:QueryMetrics", f"arn:aws:aps:{REGION}:{ACCOUNT}:workspace/{PROMETHEUS_ID}"),
+        {(isolation.SHARED_OWNER, "amp_workspace")},
+        id="the usage reports' Prometheus workspace",
+    ),
+    pytest.param(
+        "pod_identity",
+        _statement("iam:PassRole", PLATFORM_ROLES[0]),
+        {(isolation.SHARED_OWNER, "platform_role")},
+        id="the cluster's execution role",
+    ),
+    pytest.param(
+        "execution_role",
+        _statement("s3:ListBucket", BUCKET_ARN, Condition={"StringLike": {"s3:prefix": "R*"}}),
+        {(isolation.SHARED_OWNER, "shared_listing")},
+        id="the names of the bucket root's keys",
+    ),
+]
+
+
+@pytest.mark.parametrize("principal, statement, reached", _OUTSIDE_THE_MATRIX)
+def test_what_red_teaming_found_outside_the_matrix_is_reported(principal, statement, reached):
+    """Issue 37's "Not covered": a statement reaching only each team's Studio home EFS file system, the Prometheus workspace
+    the usage reports read, the roles the HyperPod cluster runs as, or the names of the data bucket's root keys (a
+    listing under a prefix no team's folder starts with) passed; each is a resource of the matrix now."""
+    policies = copy.deepcopy(_rendered())
+    policies[f"vision/{principal}"]["identity"].append(("oob", statement))
+    leaks = _matrix(policies)["leaks"]
+    assert {(c["owner"], c["resource_kind"]) for c in leaks} == reached
+    assert {(c["team"], c["principal"]) for c in leaks} == {("vision", principal)}
+
+
+def test_the_teams_own_home_efs_and_prefix_listing_are_no_leak():
+    """A team's own home directories are the team's, and a listing under its own prefix shows no root key's name."""
+    own_efs = f"{EFS}{_found('vision')['home_efs_file_system_id']}"
+    policies = copy.deepcopy(_rendered())
+    policies["vision/execution_role"]["identity"].append(("oob", _statement("elasticfilesystem:*", own_efs)))
+    listing = _statement("s3:ListBucket", BUCKET_ARN, Condition={"StringLike": {"s3:prefix": ["vision/", "vision/R*", "vision/*"]}})
+    policies["vision/pod_identity"]["identity"].append(("oob", listing))
+    result = _matrix(policies)
+    assert result["leaks"] == [] and result["gaps"] == []
+    assert {(c["principal"], c["action"]) for c in result["cells"] if c["resource"] == own_efs and c["decision"] == "allowed"} >= {
+        ("execution_role", "elasticfilesystem:ClientMount")
+    }
+
+
+def test_the_platform_roles_and_prometheus_workspaces_are_one_resource_each():
+    """A role the inventory names and the cluster runs as is asked once; a rule groups namespace is a probe under its
+    workspace, standing for every one of them."""
+    shared = isolation.shared_resources({"platform_roles": PLATFORM_ROLES + PLATFORM_ROLES[:1], "prometheus_workspace_ids": [PROMETHEUS_ID]}, ACCOUNT, REGION)
+    assert sorted((r["kind"], r["arn"]) for r in shared) == sorted(
+        [("platform_role", arn) for arn in PLATFORM_ROLES]
+        + [
+            ("amp_workspace", f"arn:aws:aps:{REGION}:{ACCOUNT}:workspace/{PROMETHEUS_ID}"),
+            ("amp_rule_groups_namespace", f"arn:aws:aps:{REGION}:{ACCOUNT}:rulegroupsnamespace/{PROMETHEUS_ID}/{isolation.PROBE}"),
+        ]
+    )
 
 
 # --- the witness: IAM on a principal's own team, the shared resources and one other team; the evaluator on the rest ---

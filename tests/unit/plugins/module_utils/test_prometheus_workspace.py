@@ -45,6 +45,20 @@ def test_matching_keeps_exact_aliases_only():
     assert amp.matching(listed, "ob") == []
 
 
+def test_the_live_workspaces_of_an_alias_are_those_not_being_deleted(monkeypatch):
+    listed = [
+        {"alias": "obs", "workspaceId": "ws-1", "status": {"statusCode": "ACTIVE"}},
+        {"alias": "obs", "workspaceId": "ws-2", "status": {"statusCode": "DELETING"}},
+        {"alias": "obs-staging", "workspaceId": "ws-3", "status": {"statusCode": "ACTIVE"}},
+    ]
+    asked = []
+    monkeypatch.setattr(amp, "list_workspaces", lambda client, alias: asked.append(alias) or listed)
+    assert amp.live_workspace_ids(None, alias="obs") == ["ws-1"]
+    # An ID given is the workspace, without a read; with neither, there is none.
+    assert amp.live_workspace_ids(None, "ws-9", "obs") == ["ws-9"] and amp.live_workspace_ids(None) == []
+    assert asked == ["obs"]
+
+
 def test_result_and_settings_flatten_the_status_and_keep_tag_keys():
     described = {
         "workspaceId": "ws-1", "alias": "obs", "arn": "arn:aws:aps:us-east-1:111122223333:workspace/ws-1",

@@ -15,7 +15,11 @@ test_isolation_matrix's ``_resources()``): the present teams are nlp, research, 
 places are its root (every key under no present team's prefix: ``vision2/x``, ``Vision/x``, ``readme.txt``, the key
 ``vision`` itself), ``_hyperpod/`` and its ``lifecycle/`` and ``owners/`` folders, ``lifecycle/`` and ``retired/``; a
 Studio resource carries its team's tag or none (made before the tag or by hand); a listing of another team's prefix is
-any ``s3:prefix`` that shows its keys ("", "n", ..., "nlp", "nlp/...") or none at all.
+any ``s3:prefix`` that shows its keys ("", "n", ..., "nlp", "nlp/...") or none at all, and the listing of the root any
+``s3:prefix`` that shows a root key's name (every one but those under a present team's prefix: "R", "vision", "nlpx").
+Each team's Studio domain has a home EFS file system, which the platform does not tag; the Prometheus workspace the usage
+reports read, and the roles the HyperPod cluster runs as (``HyperPodClusterExecution``, ``HyperPodClusterAutoscaling``),
+are shared.
 
 AWS behaviour the labels rely on, as documented:
 
@@ -48,7 +52,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation, naming
 
-from tests.unit.plugins.module_utils.sample_account import ACCOUNT, BUCKET, EKS_ARN, HYPERPOD_ARN, REGION
+from tests.unit.plugins.module_utils.sample_account import ACCOUNT, BUCKET, EKS_ARN, HYPERPOD_ARN, PLATFORM_ROLES, PROMETHEUS_ID, REGION
 from tests.unit.plugins.module_utils.test_isolation_matrix import BUCKET_ARN, SM, _found, _principals
 
 LEAK, BENIGN = "leak", "benign"
@@ -365,12 +369,12 @@ _LISTINGS = (
     ("prefix nlp/a/*", "s3:ListBucket", B, {"StringLike": {"s3:prefix": "nlp/a/*"}}, {"nlp"}, {"research", "vis", SHARED}, ""),
     ("exact prefix nlp/", "s3:ListBucket", B, {"StringEquals": {"s3:prefix": "nlp/"}}, {"nlp"}, {"research", "vis", SHARED}, ""),
     ("empty prefix", "s3:ListBucket", B, {"StringEquals": {"s3:prefix": ""}}, _LISTING_OWNERS, (), "the empty prefix lists every key"),
-    ("prefix n", "s3:ListBucket", B, {"StringEquals": {"s3:prefix": "n"}}, {"nlp"}, {"research", "vis", SHARED}, "lists nlp/..."),
+    ("prefix n", "s3:ListBucket", B, {"StringEquals": {"s3:prefix": "n"}}, {"nlp", SHARED}, {"research", "vis"}, "lists nlp/..., and root keys such as nx"),
     ("prefix *", "s3:ListBucket", B, {"StringLike": {"s3:prefix": "*"}}, _LISTING_OWNERS, (), ""),
-    ("prefix v", "s3:ListBucket", B, {"StringEquals": {"s3:prefix": "v"}}, {"vis"}, {"nlp", "research", SHARED}, "lists vis/ beside vision/"),
-    ("prefix vis", "s3:ListBucket", B, {"StringEquals": {"s3:prefix": "vis"}}, {"vis"}, {"nlp", "research", SHARED}, ""),
-    ("prefix vis*", "s3:ListBucket", B, {"StringLike": {"s3:prefix": "vis*"}}, {"vis"}, {"nlp", "research", SHARED}, ""),
-    ("prefix ?lp/*", "s3:ListBucket", B, {"StringLike": {"s3:prefix": "?lp/*"}}, {"nlp"}, {"research", "vis", SHARED}, ""),
+    ("prefix v", "s3:ListBucket", B, {"StringEquals": {"s3:prefix": "v"}}, {"vis", SHARED}, {"nlp", "research"}, "vis/ beside vision/, and root keys: vx"),
+    ("prefix vis", "s3:ListBucket", B, {"StringEquals": {"s3:prefix": "vis"}}, {"vis", SHARED}, {"nlp", "research"}, "and root keys such as visual"),
+    ("prefix vis*", "s3:ListBucket", B, {"StringLike": {"s3:prefix": "vis*"}}, {"vis", SHARED}, {"nlp", "research"}, "and root keys such as visual"),
+    ("prefix ?lp/*", "s3:ListBucket", B, {"StringLike": {"s3:prefix": "?lp/*"}}, {"nlp", SHARED}, {"research", "vis"}, "and root keys such as xlp/"),
     ("prefix */datasets/*", "s3:ListBucket", B, {"StringLike": {"s3:prefix": "*/datasets/*"}}, _LISTING_OWNERS, (), ""),
     ("prefix _hyperpod/*", "s3:ListBucket", B, {"StringLike": {"s3:prefix": naming.PLATFORM_PREFIX + "*"}}, {SHARED}, OTHERS, ""),
     ("exact prefix lifecycle/", "s3:ListBucket", B, {"StringEquals": {"s3:prefix": "lifecycle/"}}, {SHARED}, OTHERS, ""),
@@ -382,7 +386,15 @@ _LISTINGS = (
     ("Null prefix", "s3:ListBucket", B, {"Null": {"s3:prefix": "true"}}, _LISTING_OWNERS, (), "a listing with no prefix lists every key"),
     ("ForAllValues prefix vision/*", "s3:ListBucket", B, {"ForAllValues:StringLike": {"s3:prefix": "vision/*"}}, _LISTING_OWNERS, (), "true with no prefix"),
     ("prefixes vision/* or nlp/*", "s3:ListBucket", B, {"StringLike": {"s3:prefix": ["vision/*", "nlp/*"]}}, {"nlp"}, {"research", "vis", SHARED}, ""),
-    ("IgnoreCase NLP/", "s3:ListBucket", B, {"StringEqualsIgnoreCase": {"s3:prefix": "NLP/"}}, {"nlp"}, {"research", "vis", SHARED}, ""),
+    (
+        "IgnoreCase NLP/",
+        "s3:ListBucket",
+        B,
+        {"StringEqualsIgnoreCase": {"s3:prefix": "NLP/"}},
+        {"nlp", SHARED},
+        {"research", "vis"},
+        "keys are case-sensitive: NLP/x is a root key",
+    ),
     ("a delimiter only", "s3:ListBucket", B, {"StringEquals": {"s3:delimiter": "/"}}, _LISTING_OWNERS, (), "no prefix condition"),
     ("max-keys only", "s3:ListBucket", B, {"NumericLessThan": {"s3:max-keys": "10"}}, _LISTING_OWNERS, (), "no prefix condition"),
     ("versions under nlp/*", "s3:ListBucketVersions", B, {"StringLike": {"s3:prefix": "nlp/*"}}, {"nlp"}, {"research", "vis", SHARED}, ""),
@@ -1189,6 +1201,146 @@ def _issue_37():
     return found
 
 
+# --- issue 37's resources outside the matrix: the home EFS file systems, the Prometheus workspace, the platform's roles ---
+# --- and the names of the data bucket's root keys ---------------------------------------------------------------------
+
+EFS = f"arn:aws:elasticfilesystem:{REGION}:{ACCOUNT}:file-system/"
+OWN_EFS = EFS + _found(TEAM)["home_efs_file_system_id"]
+AMP = f"arn:aws:aps:{REGION}:{ACCOUNT}:"
+WORKSPACE = AMP + "workspace/" + PROMETHEUS_ID
+CLUSTER_ROLE, AUTOSCALING_ROLE = PLATFORM_ROLES
+_CLIENT = ["elasticfilesystem:ClientMount", "elasticfilesystem:ClientWrite", "elasticfilesystem:ClientRootAccess"]
+_UNTAGGED_EFS = "the platform tags no home EFS: anyone who may tag another team's may tag it team=vision"
+
+
+def _listing(condition, action="s3:ListBucket"):
+    return _policy(_allow(action, B, condition))
+
+
+# What each of the four needed before it was a resource, on every one of vision's principals.
+_OUTSIDE_ATTACKS = (
+    ("mounting every home EFS read-write", _policy(_allow(_CLIENT[:2], EFS + "*")), OTHERS, {SHARED}, "each team's Studio home directories"),
+    ("querying the usage workspace", _policy(_allow("aps:QueryMetrics", AMP + "workspace/*")), {SHARED}, OTHERS, "every team's use"),
+    ("passing the cluster's execution role", _policy(_allow("iam:PassRole", CLUSTER_ROLE)), {SHARED}, OTHERS, "to a service that runs as the nodes"),
+    ("listing the root's key names under R", _listing({"StringLike": {"s3:prefix": "R*"}}), {SHARED}, OTHERS, "no present team's prefix starts with R"),
+)
+# (name, document, owners or None, spared, why), on vision's principals by turns.
+_OUTSIDE = (
+    ("root access to nlp's home EFS", _policy(_allow(_CLIENT[2], EFS + _found("nlp")["home_efs_file_system_id"])), {"nlp"}, {"research", "vis", SHARED}, ""),
+    ("a file system policy on any home EFS", _policy(_allow("elasticfilesystem:PutFileSystemPolicy", "*")), OTHERS, {SHARED}, "lets any client in"),
+    (
+        "deleting any home EFS, in any region",
+        _policy(_allow("elasticfilesystem:DeleteFileSystem", "arn:aws:elasticfilesystem:*:*:file-system/*")),
+        OTHERS,
+        {SHARED},
+        "",
+    ),
+    (
+        "a mount target for research's home EFS",
+        _policy(_allow("elasticfilesystem:CreateMountTarget", EFS + _found("research")["home_efs_file_system_id"])),
+        {"research"},
+        {"nlp", "vis", SHARED},
+        "a network path from the team's subnet",
+    ),
+    ("an access point on every home EFS", _policy(_allow("elasticfilesystem:CreateAccessPoint", EFS + "fs-*")), OTHERS, {SHARED}, ""),
+    ("replicating every home EFS", _policy(_allow("elasticfilesystem:CreateReplicationConfiguration", EFS + "*")), OTHERS, {SHARED}, "a copy elsewhere"),
+    ("backing up every home EFS", _policy(_allow("elasticfilesystem:Backup", "*")), OTHERS, {SHARED}, "AWS Backup's copy"),
+    ("every EFS action on a tag", _policy(_allow("elasticfilesystem:*", "*", {"StringEquals": {TAG: TEAM}})), OTHERS, {SHARED}, _UNTAGGED_EFS),
+    ("remote write to the usage workspace", _policy(_allow("aps:RemoteWrite", WORKSPACE)), {SHARED}, OTHERS, "forged use"),
+    ("every Prometheus read", _policy(_allow("aps:Get*", "*")), {SHARED}, OTHERS, ""),
+    ("deleting any Prometheus workspace", _policy(_allow("aps:DeleteWorkspace", "arn:aws:aps:*:*:workspace/*")), {SHARED}, OTHERS, ""),
+    ("the usage workspace's retention", _policy(_allow("aps:UpdateWorkspaceConfiguration", WORKSPACE)), {SHARED}, OTHERS, ""),
+    ("rewriting the recording rules", _policy(_allow("aps:PutRuleGroupsNamespace", AMP + "rulegroupsnamespace/*")), {SHARED}, OTHERS, "rules write series"),
+    ("a rule groups namespace of its own", _policy(_allow("aps:CreateRuleGroupsNamespace", WORKSPACE)), {SHARED}, OTHERS, "in the shared workspace"),
+    ("silencing the platform's alerts", _policy(_allow("aps:PutAlertManagerSilences", AMP + "workspace/*")), {SHARED}, OTHERS, ""),
+    ("aps:* on everything", _policy(_allow("aps:*", "*")), {SHARED}, OTHERS, ""),
+    ("assuming the cluster's roles", _policy(_allow("sts:AssumeRole", ROLE + "HyperPodCluster*")), {SHARED}, OTHERS, ""),
+    ("a policy on the autoscaling role", _policy(_allow("iam:PutRolePolicy", AUTOSCALING_ROLE)), {SHARED}, OTHERS, ""),
+    (
+        "attaching to any role of the cluster",
+        _policy(_allow("iam:AttachRolePolicy", ROLE + "*Cluster*")),
+        {SHARED},
+        OTHERS,
+        "no team role's name holds Cluster",
+    ),
+    (
+        "the execution role's trust, any account",
+        _policy(_allow("iam:UpdateAssumeRolePolicy", "arn:aws:iam::*:role/HyperPodClusterExecution")),
+        {SHARED},
+        OTHERS,
+        "",
+    ),
+    ("PassRole on every role", _policy(_allow("iam:PassRole", ROLE + "*")), EVERYONE, (), "the teams' roles and the cluster's"),
+    ("root key names: readme", _listing({"StringEquals": {"s3:prefix": "readme"}}), {SHARED}, OTHERS, ""),
+    ("root key names under x", _listing({"StringLike": {"s3:prefix": "x*"}}), {SHARED}, OTHERS, ""),
+    ("the team's name without its slash", _listing({"StringEquals": {"s3:prefix": TEAM}}), {SHARED}, OTHERS, "vision2/x and the key vision are root keys"),
+    ("the team's name and more", _listing({"StringLike": {"s3:prefix": TEAM + "*"}}), {SHARED}, OTHERS, "visionx, vision2/"),
+    ("nlpx", _listing({"StringEquals": {"s3:prefix": "nlpx"}}), {SHARED}, OTHERS, "a root key: nlpx is not under nlp/"),
+    (
+        "VISION/ in any case",
+        _listing({"StringEqualsIgnoreCase": {"s3:prefix": "VISION/"}}),
+        {SHARED},
+        OTHERS,
+        "keys are case-sensitive: VISION/x is a root key",
+    ),
+    ("versions of root keys under R", _listing({"StringLike": {"s3:prefix": "R*"}}, "s3:ListBucketVersions"), {SHARED}, OTHERS, ""),
+    ("ForAnyValue root keys under R", _listing({"ForAnyValue:StringLike": {"s3:prefix": "R*"}}), {SHARED}, OTHERS, ""),
+    # Benign: the team's own, another account's or region's, what names none of them.
+    ("vision's own home EFS, as root", _policy(_allow(_CLIENT, OWN_EFS)), None, (), "the team's own home directories"),
+    ("describing vision's own home EFS", _policy(_allow(["elasticfilesystem:Describe*", "elasticfilesystem:ListTagsForResource"], OWN_EFS)), None, (), ""),
+    (
+        "another account's file systems",
+        _policy(_allow("elasticfilesystem:*", f"arn:aws:elasticfilesystem:{REGION}:{OTHER_ACCOUNT}:file-system/*")),
+        None,
+        (),
+        "",
+    ),
+    (
+        "another region's file systems",
+        _policy(_allow(_CLIENT, f"arn:aws:elasticfilesystem:eu-west-1:{ACCOUNT}:file-system/*")),
+        None,
+        (),
+        "no team's domain is there",
+    ),
+    (
+        "access points' ARNs",
+        _policy(_allow(_CLIENT, f"arn:aws:elasticfilesystem:{REGION}:{ACCOUNT}:access-point/*")),
+        None,
+        (),
+        "NFS access is authorized on the file system; the access point is a condition key (elasticfilesystem:AccessPointArn)",
+    ),
+    (
+        "another Prometheus workspace",
+        _policy(_allow("aps:QueryMetrics", AMP + "workspace/ws-ffffffff-0000-0000-0000-000000000000")),
+        None,
+        (),
+        "not the usage reports'",
+    ),
+    ("another account's Prometheus", _policy(_allow("aps:*", f"arn:aws:aps:{REGION}:{OTHER_ACCOUNT}:*")), None, (), ""),
+    ("listing workspaces", _policy(_allow("aps:ListWorkspaces", "*")), None, (), "their aliases and states, no metric"),
+    ("another account's cluster role", _policy(_allow("iam:PassRole", f"arn:aws:iam::{OTHER_ACCOUNT}:role/HyperPodClusterExecution")), None, (), ""),
+    ("a role the cluster does not run as", _policy(_allow("iam:PassRole", CLUSTER_ROLE + "2")), None, (), "no platform or team role is named so"),
+    ("the rendered listing", _listing({"StringLike": {"s3:prefix": ["vision/", "vision/*"]}}), None, (), "every prefix under vision/"),
+    ("root-looking names under vision/", _listing({"StringLike": {"s3:prefix": "vision/R*"}}), None, (), "vision/R... is under vision/"),
+    (
+        "vision/* or research/sub/*",
+        _listing({"StringLike": {"s3:prefix": ["vision/*", "research/sub/*"]}}),
+        {"research"},
+        {"nlp", "vis", SHARED},
+        "both under a present team's prefix: no root key's name",
+    ),
+)
+
+
+def _outside_the_matrix():
+    found = [
+        _leak("outside_the_matrix", name, _of(kind), document, owners, spared, why=why)
+        for kind in KINDS
+        for name, document, owners, spared, why in _OUTSIDE_ATTACKS
+    ]
+    return found + _entries("outside_the_matrix", list(_OUTSIDE), offset=1)
+
+
 FAMILIES = (
     "resource_patterns",
     "listing_prefixes",
@@ -1199,6 +1351,7 @@ FAMILIES = (
     "json_values",
     "denies",
     "issue_37",
+    "outside_the_matrix",
 )
 CORPUS = tuple(
     _object_patterns()
@@ -1212,6 +1365,7 @@ CORPUS = tuple(
     + _json_values()
     + _denies()
     + _issue_37()
+    + _outside_the_matrix()
 )
 
 
