@@ -309,6 +309,12 @@ def _value_satisfies(operator, wanted_values, have):
     return not hit if operator in NEGATED_OPERATORS else hit
 
 
+def null_wants_absent(wanted):
+    """The answers to "is the key absent?" that meet a Null condition's values, ORed: "true" wants it absent, any other
+    value present."""
+    return set(policy_value_text(w).lower() == "true" for w in as_list(wanted))
+
+
 def condition_key_holds(operator_text, key, wanted, context):
     """One key of one condition block (keys are ANDed by the caller, values ORed here)."""
     qualifier, operator, if_exists = _split_operator(operator_text)
@@ -317,9 +323,10 @@ def condition_key_holds(operator_text, key, wanted, context):
     present = lookup(context, key)
     have_values = list(as_list(present)) if present is not None else []
     if operator == "Null":
-        # Null: "true" means the key is absent (or, for a multivalued key, empty).
-        want_absent = policy_value_text(as_list(wanted)[0]).lower() == "true"
-        return (len(have_values) == 0) == want_absent
+        # Null: "true" means the key is absent (or, for a multivalued key, empty). Several values of one key are ORed, as
+        # for every operator but the negated ones ("Conditions with multiple context keys or values", IAM User Guide):
+        # ["true", "false"] holds whether the key is there or not.
+        return (len(have_values) == 0) in null_wants_absent(wanted)
     variables = operator.startswith(_VARIABLE_OPERATORS)
     # A variable that cannot be resolved leaves None: no context value is equal to or like it, so a positive
     # operator does not match it and a negated one does (_value_satisfies; reference_policies_variables.html).

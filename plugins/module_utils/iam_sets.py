@@ -278,7 +278,7 @@ def _holds_on(operator_text, key, wanted, alternative, requests, every):
     """Whether the condition holds for some (``every`` False) or every (True) request whose ``key`` is ``alternative``."""
     unused_qualifier, operator, unused_if_exists = ie._split_operator(operator_text)
     if alternative[0] == "like" and operator == "Null":
-        return _text(ie.as_list(wanted)[0]).lower() == "false"  # a "like" key is present
+        return False in ie.null_wants_absent(wanted)  # a "like" key is present: some value must want it present
     resolved = [_resolve(_text(item), requests) for item in ie.as_list(wanted)]
     negated = operator in ie.NEGATED_OPERATORS
     free = any(is_free for unused, is_free in resolved)
@@ -305,14 +305,14 @@ def _holds_on(operator_text, key, wanted, alternative, requests, every):
     hits = [_pattern_meets_set(operator, text, alternative[1], every != negated, literal) for text in texts]
     if any(hit is None for hit in hits):
         return not every
-    if negated:
-        return not any(hits)
-    if len(alternative) > 2 and not every and operator in _STRING_LIKE + _STRING_EQUALS and "IgnoreCase" not in operator:
-        # A value whose every string a left-out pattern takes meets no string of the set. Only then: a value some left-out
-        # patterns take only together still counts (can only widen), and a case-insensitive one may be another string.
+    if len(alternative) > 2 and every == negated and operator in _STRING_LIKE + _STRING_EQUALS and "IgnoreCase" not in operator:
+        # Where the hits are "some string of the pattern meets the value" (a positive operator's may, a negated one's
+        # surely), a value whose every string a left-out pattern takes meets no string of the set. Only then: a value some
+        # left-out patterns take only together still counts (an Allow may hold, a Deny does not surely: both can only
+        # report more), and a case-insensitive one may be another string. (A negated value with a variable on a free key was decided above.)
         exact = operator in _STRING_EQUALS
         hits = [hit and not any(strings_cover(but, text, subset_literal=exact) for but in alternative[2]) for hit, text in zip(hits, texts)]
-    return any(hits)
+    return not any(hits) if negated else any(hits)
 
 
 def condition_may_hold(operator_text, key, wanted, requests):

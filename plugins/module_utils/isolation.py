@@ -232,6 +232,17 @@ SHARED_KINDS = (
         lambda n, m: "name" in m and "workspaceId" in m and not n.startswith(("Create", "List")),
         ("TagResource", "UntagResource", "ListTagsForResource"),
     ),
+    # An anomaly detector of it (Describe/Put/DeleteAnomalyDetector name workspaceId and anomalyDetectorId): it reads every
+    # team's series and alerts on them. Its ARN is anomalydetector/<workspace id>/<id> (botocore's AnomalyDetectorArn,
+    # "arn:aws[-a-z]*:aps:[-a-z0-9]+:[0-9]{12}:anomalydetector/ws-.+/ad-.+"; the arn of AnomalyDetectorDescription, AMP
+    # API Reference); creating one, or listing them, is on the workspace.
+    (
+        "amp_anomaly_detector",
+        "amp",
+        "aps",
+        lambda n, m: "anomalyDetectorId" in m and "workspaceId" in m,
+        ("TagResource", "UntagResource", "ListTagsForResource"),
+    ),
     ("identity_center", "sso-admin", "sso", lambda n, m: "InstanceArn" in m, ()),
     ("identity_store", "identitystore", "identitystore", lambda n, m: "IdentityStoreId" in m, ()),
     # The teams' Identity Center groups: joining one is joining its team (its permission set, its Studio domain).
@@ -289,14 +300,25 @@ SHARED_EXTRA_ACTIONS = {
 }
 # A team's Studio home EFS file system (the domain's HomeEfsFileSystemId), as "Actions, resources, and condition keys for Amazon
 # Elastic File System" (Service Authorization Reference) authorizes it: every EFS operation naming the file system
-# (FileSystemId, a replication's SourceFileSystemId, the tagging calls' ResourceId), and the actions that are no API call:
-# an NFS client's read, write and root access (elasticfilesystem:ClientMount, ClientWrite, ClientRootAccess, "Using IAM to
-# control access to file systems", EFS User Guide) and AWS Backup's copy and restore of it (elasticfilesystem:Backup,
-# Restore, "Backing up EFS file systems", EFS User Guide; their resource taken to be the file system, an assumption).
+# (FileSystemId, a replication's SourceFileSystemId, the tagging calls' ResourceId), and the actions that are no API call of
+# it or name it otherwise:
+# - an NFS client's read, write and root access (elasticfilesystem:ClientMount, ClientWrite, ClientRootAccess, "Using IAM
+#   to control access to file systems", EFS User Guide). They bind only a client that mounts with IAM authorization under
+#   a file system policy that asks for it: under the default policy any client that reaches a mount target mounts it, and
+#   the network is the boundary (docs/isolation.md, "Not covered");
+# - the operations on one of its mount targets, which name only the MountTargetId but are authorized "on the mount
+#   target's file system" (API_DeleteMountTarget, API_ModifyMountTargetSecurityGroups,
+#   API_DescribeMountTargetSecurityGroups, EFS API Reference): breaking every mount of it, or letting another network in;
+# - elasticfilesystem:Backup and Restore, what AWS Backup's role is given on the file system ("Backing up EFS file
+#   systems", EFS User Guide): asked of the team principals as an over-approximation, since the caller's way to a copy is
+#   backup:StartBackupJob and iam:PassRole of a backup role, which the matrix does not ask (docs/isolation.md, "Not covered").
 EFS_ACTIONS = (
     "elasticfilesystem:ClientMount",
     "elasticfilesystem:ClientWrite",
     "elasticfilesystem:ClientRootAccess",
+    "elasticfilesystem:DeleteMountTarget",
+    "elasticfilesystem:ModifyMountTargetSecurityGroups",
+    "elasticfilesystem:DescribeMountTargetSecurityGroups",
     "elasticfilesystem:Backup",
     "elasticfilesystem:Restore",
 )
@@ -435,7 +457,8 @@ def shared_resources(found, account_id, region, partition="aws"):
     """The shared resources to probe, one per shared kind whose parent is known.
 
     ``found``: ``bucket``, ``eks_cluster_arn``, ``hyperpod_cluster_arn``, ``fsx_file_system_id``, ``grafana_workspace_id``,
-    ``prometheus_workspace_ids``, ``identity_center_instance_arn``, ``identity_store_id``, ``group_ids`` (the teams' Identity
+    ``prometheus_workspace_ids`` (each an ID, in ``region`` and ``account_id``, or a workspace's ARN, wherever it is),
+    ``identity_center_instance_arn``, ``identity_store_id``, ``group_ids`` (the teams' Identity
     Center group ids), ``platform_roles`` (ARNs), ``s3_places`` (``shared_locations``); missing ones are skipped.
     Sub-resources (an add-on, a Pod Identity association, a scheduler configuration, a data repository association, a rule
     groups namespace) are probes under their parent, named PROBE. No read. One resource per kind, but a group per team, all
@@ -485,14 +508,21 @@ def shared_resources(found, account_id, region, partition="aws"):
         add("fsx_association", association + "dra-" + PROBE, requests=requests_of([association + "*"]))
     if "grafana_workspace_id" in found:
         add("grafana_workspace", "arn:%s:grafana:%s:%s:/workspaces/%s" % (partition, region, account_id, found["grafana_workspace_id"]))
-    for workspace_id in sorted(found.get("prometheus_workspace_ids", [])):
+    for workspace in sorted(found.get("prometheus_workspace_ids", [])):
         # arn:aws:aps:<region>:<account>:workspace/<id> (the Workspace property's pattern, AWS::APS::RuleGroupsNamespace,
-        # CloudFormation User Guide); a rule groups namespace rulegroupsnamespace/<workspace id>/<name> (its arn,
-        # RuleGroupsNamespaceDescription, AMP API Reference).
-        aps = "arn:%s:aps:%s:%s:" % (partition, region, account_id)
+        # CloudFormation User Guide): the ARN given, wherever it is, or an ID's in the cluster's region and account. A rule
+        # groups namespace is rulegroupsnamespace/<workspace id>/<name> (its arn, RuleGroupsNamespaceDescription, AMP API
+        # Reference), an anomaly detector anomalydetector/<workspace id>/<id> (SHARED_KINDS), both beside the workspace.
+        if workspace.startswith("arn:") and ":workspace/" in workspace:
+            aps, workspace_id = workspace.split(":workspace/", 1)
+            aps += ":"
+        else:
+            aps, workspace_id = "arn:%s:aps:%s:%s:" % (partition, region, account_id), workspace
         add("amp_workspace", "%sworkspace/%s" % (aps, workspace_id))
         namespaces = "%srulegroupsnamespace/%s/" % (aps, workspace_id)
         add("amp_rule_groups_namespace", namespaces + PROBE, requests=requests_of([namespaces + "*"]))
+        detectors = "%sanomalydetector/%s/" % (aps, workspace_id)
+        add("amp_anomaly_detector", detectors + "ad-" + PROBE, requests=requests_of([detectors + "*"]))
     if "identity_center_instance_arn" in found:
         add("identity_center", found["identity_center_instance_arn"])
     if "identity_store_id" in found:
@@ -1135,6 +1165,7 @@ ANALYZED_KINDS = (
     "grafana_workspace",
     "amp_workspace",
     "amp_rule_groups_namespace",
+    "amp_anomaly_detector",
     "identity_center",
     "identity_store",
     "identity_center_group",
@@ -1285,7 +1316,7 @@ def discover(
     Reads: the account's ListUserProfiles/ListSpaces/ListApps, one ListComputeQuotas, DescribeAccessEntry per permission
     set role, DescribeDomain per team domain (its home EFS file system). What does not exist is left out.
     The shared resources (``shared_resources``) come from ``shared``, ``grafana_workspace_id`` and ``prometheus_workspace``
-    ({"id"} or {"alias"}: ``prometheus_workspace.live_workspace_ids``), and the reads of ``_platform_reads``.
+    ({"arn"}, {"id"} or {"alias"}: ``prometheus_workspace.live_workspace_ids``), and the reads of ``_platform_reads``.
     """
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, team_namespace
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import sagemaker as sm
@@ -1361,7 +1392,11 @@ def discover(
     if prometheus_workspace:
         from ansible_collections.hyperpod.tenancy.plugins.module_utils import prometheus_workspace as amp
 
-        common["prometheus_workspace_ids"] = amp.live_workspace_ids(context.client("amp"), prometheus_workspace.get("id"), prometheus_workspace.get("alias"))
+        # The ARN the cluster file gives is the workspace, in whatever region or account; an ID or an alias is the region's.
+        arn = prometheus_workspace.get("arn")
+        common["prometheus_workspace_ids"] = (
+            [arn] if arn else amp.live_workspace_ids(context.client("amp"), prometheus_workspace.get("id"), prometheus_workspace.get("alias"))
+        )
     resources.extend(shared_resources(common, account_id, region))
     return principals, resources
 

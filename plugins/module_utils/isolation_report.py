@@ -60,6 +60,7 @@ RESOURCE_NAMES = {
     "grafana_workspace": "Grafana workspace",
     "amp_workspace": "Prometheus workspace",
     "amp_rule_groups_namespace": "Prometheus rule groups namespace",
+    "amp_anomaly_detector": "Prometheus anomaly detector",
     "identity_center": "Identity Center instance",
     "identity_store": "Identity Center identity store",
     "identity_center_group": "Identity Center group",

@@ -26,8 +26,9 @@ description:
     quotas) and a scheduler configuration, the FSx file system (data repository tasks and associations, backups,
     updates) and a data repository association of it, the Grafana workspace named by O(grafana_workspace_id)
     (permissions, API keys, service accounts), the Amazon Managed Service for Prometheus workspace the usage reports read
-    (O(prometheus_workspace_id) or O(prometheus_workspace_alias); its queries, remote write, rules, alert manager,
-    configuration, deletion) and a rule groups namespace of it, the Identity Center instance (permission sets, account
+    (O(prometheus_workspace_arn), O(prometheus_workspace_id) or O(prometheus_workspace_alias); its queries, remote
+    write, rules, alert manager, configuration, deletion) and a rule groups namespace and an anomaly detector of it, the
+    Identity Center instance (permission sets, account
     assignments), its identity store (users, groups, memberships), the teams' Identity Center groups, and the roles the
     platform's HyperPod cluster runs as (each instance group's C(ExecutionRole), its autoscaling C(ClusterRole), and
     C(cluster_execution_role_arn) and C(cluster_autoscaling_role_arn) of O(shared); passing, assuming, policies, trust).
@@ -108,15 +109,22 @@ options:
       - The Amazon Managed Grafana workspace the teams share (C(hyperpod_grafana.workspace_id)), probed as a shared
         resource. Without it the workspace is left out of the matrix.
     type: str
+  prometheus_workspace_arn:
+    description:
+      - The ARN of the Amazon Managed Service for Prometheus workspace the usage reports read
+        (C(hyperpod_observability.prometheus_workspace_arn)), probed as a shared resource at that ARN, in whatever region
+        or account it names, with its rule groups namespaces and anomaly detectors. It comes before
+        O(prometheus_workspace_id) and O(prometheus_workspace_alias).
+    type: str
   prometheus_workspace_id:
     description:
-      - The Amazon Managed Service for Prometheus workspace the usage reports read (the ID in
-        C(hyperpod_observability.prometheus_workspace_arn)), probed as a shared resource.
+      - Without O(prometheus_workspace_arn), the ID of that workspace, probed in the region and account of O(shared).
     type: str
   prometheus_workspace_alias:
     description:
-      - Without O(prometheus_workspace_id), the alias of that workspace (C(<name_prefix>-observability), the one the
-        observability role makes); every live workspace with it is probed. Without either, no workspace is.
+      - Without O(prometheus_workspace_arn) or O(prometheus_workspace_id), the alias of that workspace
+        (C(<name_prefix>-observability), the one the observability role makes); every live workspace with it in the
+        region of O(shared) is probed. Without any of the three, no workspace is.
     type: str
   witnessed:
     description:
@@ -266,6 +274,7 @@ MODULE_OPTIONS = options(
         pod_identity_roles=dict(type="dict", default={}),
         iam_simulation=dict(type="str", choices=["witness", "every_cell"], default="witness"),
         grafana_workspace_id=dict(type="str"),
+        prometheus_workspace_arn=dict(type="str"),
         prometheus_workspace_id=dict(type="str"),
         prometheus_workspace_alias=dict(type="str"),
         witnessed=dict(type="dict", default={}),
@@ -279,7 +288,7 @@ def converge(context, p):
     shared = p["shared"]
     iam = context.client("iam")
     roles = isolation.AccountRoles(iam)
-    prometheus = dict((key, p["prometheus_workspace_" + key]) for key in ("id", "alias") if p["prometheus_workspace_" + key])
+    prometheus = dict((key, p["prometheus_workspace_" + key]) for key in ("arn", "id", "alias") if p["prometheus_workspace_" + key])
     principals, resources = isolation.discover(
         context, roles, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"], p["grafana_workspace_id"], prometheus
     )

@@ -44,7 +44,8 @@ def test_verify_isolation_passes_on_the_sample_teams_and_fails_on_a_statement_ad
     assert summary["cross_team_cells"] > 0 and summary["cells"] > summary["cross_team_cells"] + summary["shared_cells"]
     # The resources the teams share, one of each (the sample has no Grafana or Prometheus workspace: observability is off).
     shared = {line.split()[3] for line in asked["matrix"][1:] if line.split()[2] == "(shared)"}
-    assert shared == {kind for kind, *_rest in isolation.SHARED_KINDS} - {"grafana_workspace", "amp_workspace", "amp_rule_groups_namespace"}
+    observability = {"grafana_workspace", "amp_workspace", "amp_rule_groups_namespace", "amp_anomaly_detector"}
+    assert shared == {kind for kind, *_rest in isolation.SHARED_KINDS} - observability
     # One of each shared kind (the cluster runs as the one execution role the seed made), but a group per team, and
     # objects and a listing per place of the data bucket no team owns: at least its root (its probe and the listing of its
     # keys' names), the platform's prefix and the lifecycle folder (its probe, on_create.sh and its listing).

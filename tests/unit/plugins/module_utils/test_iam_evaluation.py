@@ -227,6 +227,18 @@ def test_condition_operator(operator, wanted, have, expected):
     assert ev.condition_key_holds(operator, "k:key", wanted, context) is expected
 
 
+@pytest.mark.parametrize("wanted", [["true", "false"], ["false", "true"], [True, False]])
+@pytest.mark.parametrize("have", [None, "x"])
+def test_the_values_of_a_null_condition_are_ored(wanted, have):
+    """Several values of one key are ORed for every operator but the negated ones ("Conditions with multiple context keys
+    or values", IAM User Guide, reference_policies_multi-value-conditions.html): Null ["true", "false"] holds whether the
+    key is in the request or not, whichever value comes first; one value alone still decides as before."""
+    context = {} if have is None else {"k:key": have}
+    assert ev.condition_key_holds("Null", "k:key", wanted, context) is True
+    assert ev.condition_key_holds("Null", "k:key", ["false", "false"], context) is (have is not None)
+    assert ev.condition_key_holds("Null", "k:key", ["true"], context) is (have is None)
+
+
 def test_condition_keys_are_case_insensitive():
     assert ev.condition_key_holds("StringEquals", "aws:ResourceTag/team", "vision", {"AWS:resourcetag/team": "vision"})
 

@@ -154,6 +154,53 @@ def test_the_roots_listing_is_every_prefix_but_those_under_a_teams_and_is_decide
     assert iam_sets.condition_may_hold("StringEqualsIgnoreCase", "s3:prefix", "a/", root)
 
 
+def test_a_negated_condition_on_the_roots_listing_holds_surely_when_each_value_is_inside_a_left_out_pattern():
+    """A Deny with a negated operator protects the root's listing when no string of it meets a value: a value that meets
+    some string of the pattern but lies wholly inside one left-out pattern meets none of the set (red-teaming: a Deny
+    "StringNotLike s3:prefix [nlp/, nlp/*]" never protected it, a false alarm). Checked against brute force on pairs of
+    values too (values of one key are NORed under a negated operator): a negated condition that holds surely holds for
+    every string of the set, and a Deny never hides an Allow."""
+    teams = ["a/*", "b/*"]
+    root = RequestSet([BUCKET], keys={"s3:prefix": [like("*", teams)]})
+    outside = [s for s in STRINGS if not any(iam_evaluation.wildcard_match(t, s) for t in teams)]
+    proven = 0
+    for operator in ("StringNotLike", "StringNotEquals"):
+        literal = operator == "StringNotEquals"
+        for values in itertools.chain(([p] for p in PATTERNS), (list(pair) for pair in itertools.combinations(PATTERNS, 2))):
+            if iam_sets.condition_surely_holds(operator, "s3:prefix", values, root):
+                proven += 1
+                assert all(not any(s == v if literal else iam_evaluation.wildcard_match(v, s) for v in values) for s in outside), (operator, values)
+    assert proven > 0
+    for values in (["a/", "a/*"], ["a/*", "b/*"], ["a/*", "b/a", "b/b*"]):
+        assert iam_sets.condition_surely_holds("StringNotLike", "s3:prefix", values, root), values
+    # Only a value wholly inside one left-out pattern: "*" meets every string, "a*" the string "a", and case-insensitively
+    # "A/x" is no string under "a/".
+    for values in (["a/*", "*"], ["a*"]):
+        assert not iam_sets.condition_surely_holds("StringNotLike", "s3:prefix", values, root), values
+    assert not iam_sets.condition_surely_holds("StringNotEqualsIgnoreCase", "s3:prefix", "a/", RequestSet([BUCKET], keys={"s3:prefix": [like("A*", teams)]}))
+    allow = {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": BUCKET, "Condition": {"StringLike": {"s3:prefix": "*"}}}
+    deny = {"Effect": "Deny", "Action": "s3:ListBucket", "Resource": BUCKET, "Condition": {"StringNotLike": {"s3:prefix": ["a/", "a/*"]}}}
+    listing = RequestSet([BUCKET], keys={"s3:prefix": [ABSENT, like("*", ["a/*"])]})
+    assert _decide([allow, deny], "s3:ListBucket", listing) == iam_evaluation.EXPLICIT_DENY
+    assert _decide([allow, dict(deny, Condition={"StringNotLike": {"s3:prefix": ["a/", "b/*"]}})], "s3:ListBucket", listing) == iam_evaluation.ALLOWED
+
+
+@pytest.mark.parametrize("wanted", [["true", "false"], ["false", "true"]])
+def test_the_values_of_a_null_condition_are_ored_on_a_set(wanted):
+    """Null ["true", "false"] holds for every request, the key present or not ("Conditions with multiple context keys or
+    values", IAM User Guide): on a pinned key, a free one and a listing's set of prefixes, whichever value comes first."""
+    listing = _vision_listing()
+    for key in ("aws:PrincipalArn", "aws:username", "aws:RequestedRegion", "s3:prefix"):
+        assert iam_sets.condition_may_hold("Null", key, wanted, listing), key
+    for key in ("aws:PrincipalArn", "aws:username", "s3:prefix"):
+        assert iam_sets.condition_surely_holds("Null", key, wanted, listing), key
+    allow = {"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*", "Condition": {"Null": {"aws:PrincipalArn": wanted}}}
+    assert _decide([allow], "s3:GetObject", _vision_objects()) == iam_evaluation.ALLOWED
+    # One value alone decides as before: the role's ARN is always there, a listing's prefix may be absent or present.
+    assert not iam_sets.condition_may_hold("Null", "aws:PrincipalArn", "true", listing)
+    assert not iam_sets.condition_surely_holds("Null", "s3:prefix", "false", listing)
+
+
 def test_policy_variables_on_free_keys_are_wildcards_and_on_pinned_keys_their_value():
     requests = RequestSet([f"{BUCKET}/vision/*"], keys=dict(_principal_keys(), **{"aws:PrincipalTag/team": [value("nlp")]}))
     pinned = {"Effect": "Allow", "Action": "s3:GetObject", "Resource": f"{BUCKET}/${{aws:PrincipalTag/team}}/*"}

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 
 import pytest
+import yaml
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
     execution_role,
     iam_evaluation,
@@ -24,6 +26,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
     team_namespace,
 )
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
+from ansible_collections.hyperpod.tenancy.plugins.modules import verify_isolation
 
 from tests.unit.plugins.module_utils.sample_account import (
     ACCOUNT,
@@ -41,6 +44,7 @@ from tests.unit.plugins.module_utils.sample_account import (
 )
 
 ACTIONS = isolation.actions_by_kind()
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 
 
 def _found(team: str) -> dict:
@@ -234,6 +238,7 @@ def test_the_shared_kinds_hold_the_writes_that_reach_every_team():
             "aps:PutResourcePolicy",
         ],
         "amp_rule_groups_namespace": ["aps:PutRuleGroupsNamespace", "aps:DeleteRuleGroupsNamespace"],
+        "amp_anomaly_detector": ["aps:PutAnomalyDetector", "aps:DeleteAnomalyDetector", "aps:DescribeAnomalyDetector"],
         # ... acting as the cluster's nodes ...
         "platform_role": ["iam:PassRole", "sts:AssumeRole", "iam:PutRolePolicy", "iam:AttachRolePolicy", "iam:UpdateAssumeRolePolicy"],
         # ... and another team's home directories (a team's kind, not a shared one).
@@ -244,6 +249,9 @@ def test_the_shared_kinds_hold_the_writes_that_reach_every_team():
             "elasticfilesystem:DeleteFileSystem",
             "elasticfilesystem:PutFileSystemPolicy",
             "elasticfilesystem:CreateMountTarget",
+            "elasticfilesystem:DeleteMountTarget",
+            "elasticfilesystem:ModifyMountTargetSecurityGroups",
+            "elasticfilesystem:DescribeMountTargetSecurityGroups",
             "elasticfilesystem:CreateAccessPoint",
             "elasticfilesystem:CreateReplicationConfiguration",
             "elasticfilesystem:Backup",
@@ -362,6 +370,13 @@ WIDENINGS = {
     "mounting every team's home EFS": (_add("execution_role"), _statement(["elasticfilesystem:ClientMount", "elasticfilesystem:ClientWrite"], f"{EFS}*")),
     "a file system policy on every home EFS": (_add("permission_set"), _statement("elasticfilesystem:PutFileSystemPolicy", "*")),
     "mount targets for every home EFS": (_add("pod_identity"), _statement("elasticfilesystem:CreateMountTarget", f"{EFS}*")),
+    # ... and what names only a mount target of it, authorized on the mount target's file system (API_DeleteMountTarget,
+    # API_ModifyMountTargetSecurityGroups, EFS API Reference).
+    "deleting every home EFS's mount targets": (_add("execution_role"), _statement("elasticfilesystem:DeleteMountTarget", f"{EFS}*")),
+    "re-securing every home EFS's mount targets": (
+        _add("permission_set"),
+        _statement(["elasticfilesystem:ModifyMountTargetSecurityGroups", "elasticfilesystem:DescribeMountTargetSecurityGroups"], f"{EFS}fs-*"),
+    ),
     # The resources the teams share (SHARED_KINDS): what the audit added to vision's policies ...
     "joining another team's group": (_add("permission_set"), _statement("identitystore:CreateGroupMembership", "*")),
     "bucket policy writes": (_add("permission_set"), _statement("s3:PutBucketPolicy", BUCKET_ARN)),
@@ -430,6 +445,11 @@ WIDENINGS = {
     "querying every team's usage": (_add("permission_set"), _statement("aps:QueryMetrics", f"arn:aws:aps:{REGION}:{ACCOUNT}:workspace/*")),
     "forging usage": (_add("pod_identity"), _statement("aps:RemoteWrite", "*")),
     "rewriting the usage recording rules": (_add("execution_role"), _statement("aps:PutRuleGroupsNamespace", f"arn:aws:aps:{REGION}:{ACCOUNT}:*")),
+    # The usage workspace's anomaly detectors, anomalydetector/<workspace id>/<id> (AnomalyDetectorArn, AMP API Reference).
+    "retraining the usage anomaly detectors": (
+        _add("pod_identity"),
+        _statement(["aps:PutAnomalyDetector", "aps:DeleteAnomalyDetector"], f"arn:aws:aps:{REGION}:{ACCOUNT}:anomalydetector/{PROMETHEUS_ID}/*"),
+    ),
     "passing the cluster's execution role": (_add("permission_set"), _statement("iam:PassRole", PLATFORM_ROLES[0])),
     "a policy on the cluster's roles": (_add("execution_role"), _statement("iam:PutRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/HyperPodCluster*")),
     "listing the bucket root's key names": (_add("pod_identity"), _statement("s3:ListBucket", BUCKET_ARN, Condition={"StringLike": {"s3:prefix": "R*"}})),
@@ -550,6 +570,18 @@ _OUTSIDE_THE_MATRIX = [
     ),
     pytest.param(
         "pod_identity",
+        _statement(["elasticfilesystem:DeleteMountTarget", "elasticfilesystem:ModifyMountTargetSecurityGroups"], f"{EFS}*"),
+        {(team, "home_efs") for team in TEAMS if team != "vision"},
+        id="another team's home EFS mount targets",
+    ),
+    pytest.param(
+        "execution_role",
+        _statement("aps:DeleteAnomalyDetector", f"arn:aws:aps:{REGION}:{ACCOUNT}:anomalydetector/*"),
+        {(isolation.SHARED_OWNER, "amp_anomaly_detector")},
+        id="the usage workspace's anomaly detectors",
+    ),
+    pytest.param(
+        "pod_identity",
         _statement("iam:PassRole", PLATFORM_ROLES[0]),
         {(isolation.SHARED_OWNER, "platform_role")},
         id="the cluster's execution role",
@@ -598,8 +630,33 @@ def test_the_platform_roles_and_prometheus_workspaces_are_one_resource_each():
         + [
             ("amp_workspace", f"arn:aws:aps:{REGION}:{ACCOUNT}:workspace/{PROMETHEUS_ID}"),
             ("amp_rule_groups_namespace", f"arn:aws:aps:{REGION}:{ACCOUNT}:rulegroupsnamespace/{PROMETHEUS_ID}/{isolation.PROBE}"),
+            ("amp_anomaly_detector", f"arn:aws:aps:{REGION}:{ACCOUNT}:anomalydetector/{PROMETHEUS_ID}/ad-{isolation.PROBE}"),
         ]
     )
+
+
+def test_a_prometheus_workspace_given_by_its_arn_is_probed_where_it_is():
+    """hyperpod_observability.prometheus_workspace_arn may name a workspace in another region (or account) than the
+    cluster's: playbooks/tasks/verify_isolation.yml passes the whole ARN (prometheus_workspace_arn), and the workspace and
+    its sub-resources are probed there, not at the ID rebuilt in the cluster's region. A grant on the real ARN is reported."""
+    real = f"arn:aws:aps:us-west-2:{ACCOUNT}:workspace/ws-1111"
+    shared = isolation.shared_resources({"prometheus_workspace_ids": [real]}, ACCOUNT, REGION)
+    assert sorted((r["kind"], r["arn"]) for r in shared) == [
+        ("amp_anomaly_detector", f"arn:aws:aps:us-west-2:{ACCOUNT}:anomalydetector/ws-1111/ad-{isolation.PROBE}"),
+        ("amp_rule_groups_namespace", f"arn:aws:aps:us-west-2:{ACCOUNT}:rulegroupsnamespace/ws-1111/{isolation.PROBE}"),
+        ("amp_workspace", real),
+    ]
+    policies = copy.deepcopy(_rendered())
+    policies["vision/permission_set"]["identity"].append(("oob", _statement("aps:QueryMetrics", real)))
+    principal = next(p for p in _principals() if p["id"] == "vision/permission_set")
+    leaks = isolation.matrix([principal], shared, isolation.local_decider(policies, ACCOUNT), ACTIONS)["leaks"]
+    assert {(c["resource"], c["action"]) for c in leaks} == {(real, "aps:QueryMetrics")}
+    # The playbook passes the ARN as it is, and the module takes it.
+    with open(os.path.join(ROOT, "playbooks", "tasks", "verify_isolation.yml"), encoding="utf-8") as handle:
+        task = yaml.safe_load(handle)[0]
+    assert task["hyperpod.tenancy.verify_isolation"]["prometheus_workspace_arn"] == "{{ __prometheus_arn | default(omit, true) }}"
+    assert "prometheus_workspace_id" not in task["hyperpod.tenancy.verify_isolation"]
+    assert "prometheus_workspace_arn" in yaml.safe_load(verify_isolation.DOCUMENTATION)["options"]
 
 
 # --- the witness: IAM on a principal's own team, the shared resources and one other team; the evaluator on the rest ---

@@ -562,6 +562,10 @@ _SATISFIABLE = (
         },
         "",
     ),
+    # The values of one key are ORed, Null's too ("Conditions with multiple context keys or values", IAM User Guide,
+    # reference_policies_multi-value-conditions.html): whichever comes first, one of them holds.
+    ("Null aws:PrincipalArn true or false", {"Null": {"aws:PrincipalArn": ["true", "false"]}}, "ORed: the key is there, so false holds"),
+    ("Null aws:username false or true", {"Null": {"aws:username": ["false", "true"]}}, _ABSENT_USERNAME + ": ORed, true holds"),
 )
 # (name, condition, why): no request of any of vision's principals meets it.
 _UNSATISFIABLE = (
@@ -1244,7 +1248,13 @@ _OUTSIDE = (
     ),
     ("an access point on every home EFS", _policy(_allow("elasticfilesystem:CreateAccessPoint", EFS + "fs-*")), OTHERS, {SHARED}, ""),
     ("replicating every home EFS", _policy(_allow("elasticfilesystem:CreateReplicationConfiguration", EFS + "*")), OTHERS, {SHARED}, "a copy elsewhere"),
-    ("backing up every home EFS", _policy(_allow("elasticfilesystem:Backup", "*")), OTHERS, {SHARED}, "AWS Backup's copy"),
+    (
+        "elasticfilesystem:Backup on every home EFS",
+        _policy(_allow("elasticfilesystem:Backup", "*")),
+        OTHERS,
+        {SHARED},
+        "AWS Backup's role's action, asked of the team principals as an over-approximation",
+    ),
     ("every EFS action on a tag", _policy(_allow("elasticfilesystem:*", "*", {"StringEquals": {TAG: TEAM}})), OTHERS, {SHARED}, _UNTAGGED_EFS),
     ("remote write to the usage workspace", _policy(_allow("aps:RemoteWrite", WORKSPACE)), {SHARED}, OTHERS, "forged use"),
     ("every Prometheus read", _policy(_allow("aps:Get*", "*")), {SHARED}, OTHERS, ""),
@@ -1328,6 +1338,68 @@ _OUTSIDE = (
         {"research"},
         {"nlp", "vis", SHARED},
         "both under a present team's prefix: no root key's name",
+    ),
+    # Found by red-teaming the above: the operations on a home EFS's mount targets name only the MountTargetId but are
+    # authorized on the mount target's file system (API_DeleteMountTarget, API_ModifyMountTargetSecurityGroups, EFS API
+    # Reference); the usage workspace's anomaly detectors are anomalydetector/<workspace id>/<id> (AnomalyDetectorArn, AMP
+    # API Reference); a negated Deny on s3:prefix keeps the root's key names out of a listing of every prefix.
+    (
+        "deleting every home EFS's mount targets",
+        _policy(_allow("elasticfilesystem:DeleteMountTarget", EFS + "*")),
+        OTHERS,
+        {SHARED},
+        "breaks every mount of another team's home directories",
+    ),
+    (
+        "another network into nlp's home EFS",
+        _policy(
+            _allow("elasticfilesystem:ModifyMountTargetSecurityGroups", EFS + _found("nlp")["home_efs_file_system_id"]),
+            _allow("ec2:ModifyNetworkInterfaceAttribute", "*"),
+        ),
+        {"nlp"},
+        {"research", "vis", SHARED},
+        "its mount targets' security groups: who reaches its NFS",
+    ),
+    (
+        "retraining the usage workspace's anomaly detectors",
+        _policy(_allow(["aps:PutAnomalyDetector", "aps:DeleteAnomalyDetector"], AMP + f"anomalydetector/{PROMETHEUS_ID}/*")),
+        {SHARED},
+        OTHERS,
+        "",
+    ),
+    (
+        "describing every anomaly detector",
+        _policy(_allow("aps:DescribeAnomalyDetector", AMP + "anomalydetector/*")),
+        {SHARED},
+        OTHERS,
+        "its query over every team's use",
+    ),
+    (
+        "another workspace's anomaly detectors",
+        _policy(_allow("aps:*AnomalyDetector", AMP + "anomalydetector/ws-ffffffff-0000-0000-0000-000000000000/*")),
+        None,
+        (),
+        "not the usage reports' workspace",
+    ),
+    (
+        "every prefix, but a Deny outside vision/",
+        _policy(
+            _allow("s3:ListBucket", B, {"StringLike": {"s3:prefix": "*"}}),
+            _deny("s3:ListBucket", B, {"StringNotLike": {"s3:prefix": ["vision/", "vision/*"]}}),
+        ),
+        None,
+        (),
+        "the Deny takes every prefix not under vision/, and no listing with none: no root key's name",
+    ),
+    (
+        "every prefix, but a Deny outside vision/ and R",
+        _policy(
+            _allow("s3:ListBucket", B, {"StringLike": {"s3:prefix": "*"}}),
+            _deny("s3:ListBucket", B, {"StringNotLike": {"s3:prefix": ["vision/*", "R*"]}}),
+        ),
+        {SHARED},
+        OTHERS,
+        "R... shows the root's key names",
     ),
 )
 
