@@ -684,17 +684,20 @@ def access_granting_statements(policy, actions, resources):
         check_statement(statement)
         for operator in statement.get("Condition") or {}:
             _split_operator(operator)
+    # Whether a statement may grant one action on one resource is whether it names the action and reaches the resource,
+    # the two tested apart (``_statement_may_grant``): the pairs it may grant are the actions it names times the resources
+    # it reaches, found in as many tests as there are actions and resources, not their product. Only an unconditional
+    # Deny (``_denied_outright``) is decided pair by pair, and only where the policy has a Deny.
+    denies = any(statement.get("Effect") == "Deny" for statement in statements)
     found = []
     for index, statement in enumerate(statements):
         if statement.get("Effect") != "Allow":
             continue
-        pairs = [(a, r) for a in (actions or [None]) for r in (resources or [None])]
-        for action, resource in pairs:
-            wanted_actions, wanted_resources = [action] if action else [], [resource] if resource else []
-            if not _statement_may_grant(statement, wanted_actions, wanted_resources):
-                continue
-            if action and resource and _denied_outright(statements, action, resource):
-                continue
-            found.append(index)
-            break
+        named = [a for a in (actions or [None]) if _statement_may_grant(statement, [a] if a else [], [])]
+        reached = [r for r in (resources or [None]) if _statement_may_grant(statement, [], [r] if r else [])]
+        if not (named and reached):
+            continue
+        if denies and all(action and resource and _denied_outright(statements, action, resource) for action in named for resource in reached):
+            continue
+        found.append(index)
     return found

@@ -121,7 +121,33 @@ def _steps(token):
 
 @functools.lru_cache(maxsize=65536)
 def _intersects(first, second):
-    """Whether two token patterns match a common string: reachability in the product of their automata."""
+    """Whether two token patterns match a common string: reachability in the product of their automata.
+
+    Where both begin with a token that takes one character (a literal or _ONE), a common string's first character is
+    taken by both, so they must meet and the rest decides; so at their ends. Trimmed so, ``team-data/nlp/*`` against
+    ``team-data/vision/*`` is decided at the first character they differ, without the product of the two."""
+    start, end_first, end_second = 0, len(first), len(second)
+    while start < end_first and start < end_second:
+        token, other = first[start], second[start]
+        if token == other:
+            if token == _STAR:
+                break
+        elif token == _STAR or other == _STAR:
+            break
+        elif token != _ONE and other != _ONE:
+            return False  # two different literals
+        start += 1
+    while end_first > start and end_second > start:
+        token, other = first[end_first - 1], second[end_second - 1]
+        if token == other:
+            if token == _STAR:
+                break
+        elif token == _STAR or other == _STAR:
+            break
+        elif token != _ONE and other != _ONE:
+            return False
+        end_first, end_second = end_first - 1, end_second - 1
+    first, second = first[start:end_first], second[start:end_second]
     seen, todo = set(), [(0, 0)]
     while todo:
         i, j = todo.pop()
@@ -274,8 +300,42 @@ def _text(item):
     return str(item)
 
 
-def _holds_on(operator_text, key, wanted, alternative, requests, every):
-    """Whether the condition holds for some (``every`` False) or every (True) request whose ``key`` is ``alternative``."""
+# A condition's values as a key of _holds_on_plain: each with its type (True is not 1), a list told from one value.
+_PLAIN_TYPES = (str, bool, int, float)
+_NO_KEYS = RequestSet(())
+
+
+def _plain(wanted):
+    """``wanted`` as a hashable key when no value of it holds a policy variable (nor _FREE, which _resolve refuses), else
+    None: then the condition reads nothing of the request set but ``key``'s alternative (``_holds_on_plain``)."""
+    items = wanted if isinstance(wanted, list) else [wanted]
+    for item in items:
+        if not isinstance(item, _PLAIN_TYPES) or (isinstance(item, str) and ("${" in item or _FREE in item)):
+            return None
+    return (isinstance(wanted, list), tuple((type(item), item) for item in items))
+
+
+@functools.lru_cache(maxsize=65536)
+def _holds_on_plain(operator_text, key, plain, alternative, every):
+    """``_holds_on`` of a condition without policy variables. Its answer depends on the set's other keys only through a
+    variable (``_resolve``; ``iam_evaluation.condition_key_holds`` reads ``key`` alone from its context otherwise), so it
+    is decided once per alternative, not once per request set: the team tag and ``s3:prefix`` alternatives of every other
+    team's resources repeat across each principal's cells."""
+    is_list, items = plain
+    wanted = [item for unused_type, item in items] if is_list else items[0][1]
+    return _holds_on_set(operator_text, key, wanted, alternative, _NO_KEYS, every)
+
+
+def _holds_on(operator_text, key, wanted, alternative, requests, every, plain=None):
+    """Whether the condition holds for some (``every`` False) or every (True) request whose ``key`` is ``alternative``.
+    ``plain``: ``_plain(wanted)``, where the caller has it."""
+    if plain is not None and type(alternative) is tuple and all(type(part) is str for part in alternative):
+        return _holds_on_plain(operator_text, key, plain, alternative, every)
+    return _holds_on_set(operator_text, key, wanted, alternative, requests, every)
+
+
+def _holds_on_set(operator_text, key, wanted, alternative, requests, every):
+    """``_holds_on``, reading ``requests`` for the keys its policy variables name."""
     unused_qualifier, operator, unused_if_exists = ie._split_operator(operator_text)
     if alternative[0] == "like" and operator == "Null":
         return False in ie.null_wants_absent(wanted)  # a "like" key is present: some value must want it present
@@ -319,14 +379,16 @@ def condition_may_hold(operator_text, key, wanted, requests):
     alternatives = requests.alternatives(key)
     if alternatives is None:
         return True
-    return any(_holds_on(operator_text, key, wanted, alternative, requests, False) for alternative in alternatives)
+    plain = _plain(wanted)
+    return any(_holds_on(operator_text, key, wanted, alternative, requests, False, plain) for alternative in alternatives)
 
 
 def condition_surely_holds(operator_text, key, wanted, requests):
     alternatives = requests.alternatives(key)
     if alternatives is None:
         return False
-    return all(_holds_on(operator_text, key, wanted, alternative, requests, True) for alternative in alternatives)
+    plain = _plain(wanted)
+    return all(_holds_on(operator_text, key, wanted, alternative, requests, True, plain) for alternative in alternatives)
 
 
 def _conditions(statement, requests, every):

@@ -977,6 +977,8 @@ def _combined(principal, ask, iam, evaluated, inputs, missing):
     ``missing(action)``: the context keys IAM said it lacked for the resource's sample."""
     resource, actions = ask
     found = dict(evaluated)
+    if not iam:
+        return found  # nothing of IAM's to add: a resource it was not asked about (another team's but the witness's)
     for action in actions:
         answer = iam.get(action)
         if answer == UNKNOWN and not unknown_why(inputs, principal, resource, action, missing(action)):
@@ -1268,11 +1270,15 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None,
             memory.prove(key)
         return answer
 
+    of_kind = {}  # each principal reads a kind's resources, not every resource once per kind
+    for resource in resources:
+        of_kind.setdefault(resource["kind"], []).append(resource)
+
     def analyzed(principal):
         findings = []
         for kind in ANALYZED_KINDS:
             # Another team's, the shared ones, and the team's own that the platform owns (PLATFORM_OWNED).
-            owned = sorted(set((r["team"], arn) for r in resources if r["kind"] == kind and not _own(principal, r) for arn in _analyzed_arns(r)))
+            owned = sorted(set((r["team"], arn) for r in of_kind.get(kind, []) if not _own(principal, r) for arn in _analyzed_arns(r)))
             # What the team is given on a shared resource is no finding: the rest of its actions are asked.
             permitted = SHARED_ALLOWED.get(principal["kind"], {}).get(kind, [])
             asked_actions = [action for action in actions.get(kind, []) if action not in permitted]
