@@ -391,6 +391,11 @@ def condition_surely_holds(operator_text, key, wanted, requests):
     return all(_holds_on(operator_text, key, wanted, alternative, requests, True, plain) for alternative in alternatives)
 
 
+def conditions_may_hold(statement, requests):
+    """Whether the statement's conditions may all hold for some request of ``requests`` (a free key: any value or none)."""
+    return _conditions(statement, requests, False)
+
+
 def _conditions(statement, requests, every):
     test = condition_surely_holds if every else condition_may_hold
     for operator_text, block in (statement.get("Condition") or {}).items():

@@ -33,6 +33,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
 import hashlib
 import inspect
 import json
@@ -342,6 +343,12 @@ def _operations(service):
 
 def actions_by_kind():
     """Resource kind -> the sorted IAM actions that apply to it, from botocore's service models."""
+    # Reading the models costs about a CPU-second; they do not change within a process. Each caller gets lists of its own.
+    return dict((kind, list(actions)) for kind, actions in _actions_by_kind().items())
+
+
+@functools.lru_cache(maxsize=1)
+def _actions_by_kind():
     kinds = dict(
         (k, set())
         for k in (
@@ -417,7 +424,7 @@ def actions_by_kind():
                 found.add(action)
                 if service == "s3" and action in S3_VERSIONED:
                     found.add(action.replace("Object", "ObjectVersion", 1))
-    return dict((k, sorted(v)) for k, v in kinds.items())
+    return dict((k, tuple(sorted(v))) for k, v in kinds.items())
 
 
 def shared_locations(bucket, teams, top_level=(), platform_folders=(), lifecycle_configs=()):
@@ -914,7 +921,8 @@ def witness_decider(simulate, local, memory=None, inputs=None, every_cell=False)
             evaluated, why = None, "the evaluator cannot read its policies (%s)" % error
         key = None
         if memory is not None and evaluated is not None:
-            question = [(asks[i][0]["arn"], asks[i][0]["context"], asks[i][1]) for i in asked]
+            # The cells as a set: the order of the team file (of the resources) is no part of what IAM answered.
+            question = sorted(json.dumps([asks[i][0]["arn"], asks[i][0]["context"], list(asks[i][1])], sort_keys=True) for i in asked)
             key = memory.key("iam", principal["arn"], inputs[principal["id"]], question)
             if memory.recall("iam", key):
                 with counting:
@@ -992,13 +1000,31 @@ def _combined(principal, ask, iam, evaluated, inputs, missing):
 
 def unknown_why(inputs, principal, resource, action, keys):
     """Whether IAM's lack of ``keys`` leaves the cell unproven: a statement of the principal's that names ``action`` tests
-    one of them, and the resource's set does not pin it absent (a HeadBucket has no s3:prefix: a statement on s3:prefix
-    is decided by its absence, as IAM decided it). Without the principal's documents, any missing key counts."""
+    one of them, and neither the resource's set nor the principal pins it absent (a HeadBucket has no s3:prefix, a role
+    session no aws:username, a role whose trust allows no session tags no principal tag it lacks: a statement on such a
+    key is decided by its absence, as IAM decided it), and the statement's conditions on the keys IAM was given for the
+    sample (its ``context``, as ``s3:prefix``) may hold: a statement they exclude applies to the sample whatever the
+    missing keys hold, so IAM's answer stands. Without the principal's documents, any missing key counts."""
     spec = (inputs or {}).get(principal["id"])
     if spec is None:
         return bool(keys)
     pinned = dict((k.lower(), v) for k, v in ((resource.get("requests") or {}).get("keys") or {}).items())
-    open_keys = set(k.lower() for k in keys if [tuple(a) for a in pinned.get(k.lower(), [])] != [iam_sets.ABSENT])
+    held, closed = principal_requests(principal, spec, principal["arn"].split(":")[4])
+    pinned.update((k.lower(), v) for k, v in held.items())
+    closed = tuple(prefix.lower() for prefix in closed)
+
+    def absent(key):
+        if key in pinned:
+            return [tuple(a) for a in pinned[key]] == [iam_sets.ABSENT]
+        return key.startswith(closed)
+
+    open_keys = set(k.lower() for k in keys if not absent(k.lower()))
+    # The sample IAM was asked: the keys it was given as they were (the sample's context, the principal's), those pinned
+    # absent, and every key IAM lacked free.
+    missing = set(k.lower() for k in keys)
+    given = dict((k, v) for k, v in pinned.items() if k not in missing or absent(k))
+    given.update((k.lower(), [iam_sets.value(v)]) for k, v in resource["context"].items())
+    sample = iam_sets.RequestSet([resource["arn"]], (), given, closed)
     documents = [document for unused_id, document in spec["identity"]] + ([spec["boundary"]] if spec.get("boundary") else [])
     for document in documents:
         for statement in iam_evaluation.policy_statements(document):
@@ -1006,9 +1032,16 @@ def unknown_why(inputs, principal, resource, action, keys):
                 # The keys its conditions test, and those its policy variables name anywhere in it.
                 tested = set(key.lower() for block in (statement.get("Condition") or {}).values() for key in block)
                 tested.update(name.split(",", 1)[0].strip().lower() for name in iam_evaluation._VARIABLE.findall(json.dumps(statement)))
-                if tested & open_keys:
+                if tested & open_keys and _may_hold(statement, sample):
                     return True
     return False
+
+
+def _may_hold(statement, sample):
+    try:
+        return iam_sets.conditions_may_hold(statement, sample)
+    except iam_evaluation.PolicyError:
+        return True
 
 
 def _may_name(statement, arn):
@@ -1310,6 +1343,76 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None,
     return {"checks": asked[0], "findings": [f for found in done for f in found]}
 
 
+def analyzer_decides(document, principal_documents, boundary=None):
+    """Whether Access Analyzer's answer on ``document`` holds for the principal whose policies are ``principal_documents``
+    ([(name, document)]) and ``boundary``. Access Analyzer checks one document alone and "assumes that conditions can be
+    met" ("CheckAccessNotGranted", IAM Access Analyzer API Reference), a policy variable standing for any value: its FAIL
+    is the principal's only when no statement of the document tests a condition or names a variable, and nothing else of
+    the principal may take the access away (a Deny in another of its policies, a permissions boundary)."""
+    if boundary:
+        return False
+    try:
+        statements = iam_evaluation.policy_statements(document)
+        others = [s for unused_name, other in principal_documents if other is not document for s in iam_evaluation.policy_statements(other)]
+    except (ValueError, TypeError, AttributeError):
+        return False
+    if any(isinstance(s, dict) and (s.get("Condition") or iam_evaluation._VARIABLE.search(json.dumps(s))) for s in statements):
+        return False
+    return not any(isinstance(s, dict) and s.get("Effect") == "Deny" for s in others)
+
+
+def _finding_key(found):
+    return (found["principal_arn"], found["owner"], found["resource_kind"])
+
+
+def settle_findings(findings, found, principals, documents, inputs, ask_in_full):
+    """(the matrix, the findings that stand, one sentence per finding that does not): ``access_not_granted``'s
+    ``findings`` against ``matrix``'s ``found``.
+
+    A finding stands when the matrix holds a leak of its principal on its owner's resources of its kind, or when Access
+    Analyzer decides for the principal (``analyzer_decides``): then the evaluator missed what Access Analyzer proves.
+    Otherwise Access Analyzer assumed a condition met or a variable any value where the evaluator proved the principal
+    reaches none of those resources. That principal is asked of IAM in full (``ask_in_full(principals)``: ``matrix`` with
+    a ``witness_decider`` of ``every_cell``), its part of the matrix replaced by that answer, in which any IAM allow
+    counts; the finding stands if a leak of it shows there, and is dropped, with its sentence, if none does.
+    """
+    by_arn = dict((p["arn"], p) for p in principals)
+    reached = set(_finding_key(c) for c in found["leaks"])
+    disputed = []
+    for finding in findings:
+        if _finding_key(finding) in reached:
+            continue
+        principal = by_arn[finding["principal_arn"]]
+        held = documents.get(principal["id"], [])
+        document = next((d for name, d in held if name == finding["policy"]), None)
+        if not analyzer_decides(document, held, (inputs.get(principal["id"]) or {}).get("boundary")):
+            disputed.append(finding)
+    if not disputed:
+        return found, list(findings), []
+    asked = [p for p in principals if p["arn"] in set(f["principal_arn"] for f in disputed)]
+    found = _with_principals(found, ask_in_full(asked), asked)
+    reached = set(_finding_key(c) for c in found["leaks"])
+    dropped = [f for f in disputed if _finding_key(f) not in reached]
+    notes = []
+    for f in dropped:
+        whose = "the teams' shared" if f["owner"] == SHARED_OWNER else f["owner"] + "'s"
+        notes.append(
+            "%s's %s (%s): Access Analyzer says %s may grant %s %s, taking its conditions as met and its policy variables as any"
+            " value; the evaluator and IAM, asked every cell of the principal, allow none of them: no finding"
+            % (f["team"], f["principal"], f["principal_arn"], f["policy"], whose, f["resource_kind"])
+        )
+    return found, [f for f in findings if f not in dropped], notes
+
+
+def _with_principals(found, again, principals):
+    """``found`` (``matrix``'s) with the rows, cells, leaks and gaps of ``principals`` those of ``again``, their own matrix."""
+    ours, arns = set((p["team"], p["kind"]) for p in principals), set(p["arn"] for p in principals)
+    grid = dict((row, tally) for row, tally in found["grid"].items() if row[:2] not in ours)
+    grid.update(again["grid"])
+    kept = dict((key, [c for c in found[key] if c["principal_arn"] not in arns] + again[key]) for key in ("cells", "leaks", "gaps"))
+    return dict(found, grid=grid, summary=dict(found["summary"], leaks=len(kept["leaks"]), gaps=len(kept["gaps"])), **kept)
+
+
 # --- a live account -------------------------------------------------------------------------------
 
 
@@ -1405,6 +1508,22 @@ def discover(
         )
     resources.extend(shared_resources(common, account_id, region))
     return principals, resources
+
+
+def select_principals(principals, names):
+    """The principals of ``principals`` (``discover``'s) that ``names`` names, each by its role ARN, its team or
+    ``<team>/<kind>``; all of them when ``names`` is empty. A name that names none of them raises: a run that crossed
+    nobody would pass having proven nothing."""
+    if not names:
+        return list(principals)
+
+    def called(principal):
+        return set((principal["arn"], principal["team"], "%s/%s" % (principal["team"], principal["kind"])))
+
+    unknown = [name for name in names if not any(name in called(principal) for principal in principals)]
+    if unknown:
+        raise HyperPodError("principals names no principal of the present teams: %s" % ", ".join(unknown))
+    return [principal for principal in principals if called(principal) & set(names)]
 
 
 def _platform_reads(context, shared):

@@ -60,6 +60,11 @@ description:
     permission sets, the clusters and their parts) with the actions botocore lists for them, less those the team is
     given on a shared resource; a policy it says may grant them (a condition counts as met by some request) is a
     I(finding). Kinds isolated by a tag condition or by C(s3:prefix) are decided by the evaluator over every value.
+  - Access Analyzer sees one document alone, every condition met and every policy variable any value. Where it finds a
+    policy with a condition or a variable (or a principal with a Deny elsewhere, or a permissions boundary) granting what
+    the evaluator proves the principal reaches none of (a condition on the principal's own ARN or type, a Deny of its
+    sessions), IAM is asked every cell of that principal, and the finding stands only if an allow shows there; otherwise
+    it is dropped, said in RV(evaluator_fallbacks). A finding on a policy without a condition or a variable always stands.
   - IAM's C(SimulatePrincipalPolicy) witnesses the evaluator on samples, with the keys AWS sets on every request of a
     role session given as context entries. With O(iam_simulation=witness) (the default) it answers each principal's
     samples of its own team's resources, of the shared resources and of one other team's, its I(witness) (the next team
@@ -90,6 +95,17 @@ options:
         C(cluster_execution_role_arn), C(cluster_autoscaling_role_arn)).
     type: dict
     required: true
+  principals:
+    description:
+      - Cross only these team principals, each named by its role ARN, by its team (its three principals) or as
+        C(<team>/<kind>) with kind C(permission_set), C(execution_role) or C(pod_identity). Every team of O(teams) is
+        still crossed as the owner of its resources, and the shared resources are too.
+      - For a check of the principals whose policies just changed, in a fraction of the time; the others keep what an
+        earlier run proved of them, which this run does not prove again. All the principals when empty.
+      - A name that names no principal of O(teams) fails the run.
+    type: list
+    elements: str
+    default: []
   pod_identity_roles:
     description:
       - The ARN of a team's EKS Pod Identity role, by team name, when it is not the role C(<name_prefix>-<team>-pods)
@@ -166,16 +182,18 @@ summary:
       C(SimulatePrincipalPolicy) calls it took (C(simulate_calls), one per group of resources asked the same
       actions with the same condition keys, per 50 actions and 100 resources), how many cells the evaluator alone
       decided (C(local_cells), with O(iam_simulation=witness)), how many principals and Access Analyzer checks were
-      not asked again as an earlier run had (C(remembered_principals), C(remembered_checks)).
+      not asked again as an earlier run had (C(remembered_principals), C(remembered_checks)), and how many Access Analyzer
+      findings IAM, asked every cell, did not bear out (C(access_analyzer_dropped)).
   returned: always
   type: dict
   sample: {"cells": 6264, "cross_team_cells": 2538, "shared_cells": 2457, "leaks": 0, "gaps": 0, "principals": 9, "resources": 46,
            "shared_resources": 13, "simulate_calls": 270, "local_cells": 1269, "access_analyzer_checks": 18, "access_analyzer_findings": 0,
-           "remembered_principals": 0, "remembered_checks": 0}
+           "remembered_principals": 0, "remembered_checks": 0, "access_analyzer_dropped": 0}
 witnessed:
   description:
     - The digests of the questions this run relied on IAM's or Access Analyzer's answer to, with the time IAM or Access
       Analyzer gave it (epoch seconds; a recalled answer keeps its time), to be the next run's O(witnessed).
+    - With O(principals), the answers of O(witnessed) not yet aged out too, as the other principals' stand.
   returned: always
   type: dict
 matrix:
@@ -246,6 +264,8 @@ evaluator_fallbacks:
     - One sentence per principal that IAM answered in full with O(iam_simulation=witness), because the evaluator and IAM
       disagreed on one of its cells (naming the action, the resource and both answers) or the evaluator could not read
       one of its policies. Not a leak by itself; a difference worth reporting to the collection.
+    - One sentence per Access Analyzer finding dropped, as IAM asked every cell of its principal allowed none of them
+      (see the description).
   returned: always
   type: list
   elements: str
@@ -271,6 +291,7 @@ MODULE_OPTIONS = options(
     dict(
         teams=dict(type="list", elements="str", required=True),
         shared=dict(type="dict", required=True),
+        principals=dict(type="list", elements="str", default=[]),
         pod_identity_roles=dict(type="dict", default={}),
         iam_simulation=dict(type="str", choices=["witness", "every_cell"], default="witness"),
         grafana_workspace_id=dict(type="str"),
@@ -292,7 +313,10 @@ def converge(context, p):
     principals, resources = isolation.discover(
         context, roles, p["teams"], shared, p["name_prefix"], shared.get("tag_keys"), p["pod_identity_roles"], p["grafana_workspace_id"], prometheus
     )
+    # Every team's resources are discovered whichever principals are crossed: a principal reaches any of them.
+    principals = isolation.select_principals(principals, p["principals"])
     witness = p["iam_simulation"] == "witness"
+    actions = isolation.actions_by_kind()
 
     def policies_of(principal):
         documents = roles.policy_documents(principal["arn"])
@@ -308,23 +332,29 @@ def converge(context, p):
     decide = isolation.witness_decider(simulate, local, memory, inputs, every_cell=not witness)
     analyzer = context.client("accessanalyzer")
     found, analyzed = together(
-        ("iam", lambda: isolation.matrix(principals, resources, decide, keep_cells=False)),
-        ("accessanalyzer", lambda: isolation.access_not_granted(analyzer, documents, principals, resources, memory=memory)),
+        ("iam", lambda: isolation.matrix(principals, resources, decide, actions, keep_cells=False)),
+        ("accessanalyzer", lambda: isolation.access_not_granted(analyzer, documents, principals, resources, actions, memory=memory)),
     )
+    full = isolation.witness_decider(simulate, local, memory, inputs, every_cell=True)
+    found, findings, dropped = isolation.settle_findings(
+        analyzed["findings"], found, principals, documents, inputs, lambda asked: isolation.matrix(asked, resources, full, actions, keep_cells=False)
+    )
+    fallbacks = decide.fallbacks + full.fallbacks + dropped
     summary = dict(found["summary"], simulate_calls=simulate.calls, local_cells=decide.local_cells)
-    summary.update(access_analyzer_checks=analyzed["checks"], access_analyzer_findings=len(analyzed["findings"]))
+    summary.update(access_analyzer_checks=analyzed["checks"], access_analyzer_findings=len(findings), access_analyzer_dropped=len(dropped))
     summary.update(remembered_principals=memory.recalled["iam"], remembered_checks=memory.recalled["accessanalyzer"])
     return dict(
         changed=False,
         summary=summary,
-        access_analyzer=analyzed["findings"],
-        evaluator_fallbacks=decide.fallbacks,
+        access_analyzer=findings,
+        evaluator_fallbacks=fallbacks,
         matrix=isolation_report.matrix_lines(found),
         leaks=found["leaks"],
         gaps=found["gaps"],
-        problems=isolation_report.problem_lines(found) + isolation_report.finding_lines(analyzed),
-        html=isolation_report.render_html(found, analyzed["findings"], decide.fallbacks),
-        witnessed=memory.used,
+        problems=isolation_report.problem_lines(found) + isolation_report.finding_lines({"findings": findings}),
+        html=isolation_report.render_html(found, findings, fallbacks),
+        # A run of some principals leaves the others' answers for the next full run.
+        witnessed=dict(memory.known, **memory.used) if p["principals"] else memory.used,
     )
 
 

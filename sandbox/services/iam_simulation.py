@@ -32,6 +32,8 @@ ResourceSpecificResults section" (EvaluationResult, IAM API reference).
 
 from __future__ import annotations
 
+import copy
+
 import moto.iam.responses
 from moto.core.responses import ActionResult
 
@@ -94,6 +96,25 @@ def _keys_used(documents: list, action: str, resource: str) -> list:
     return list(keys.values())
 
 
+def _naming(document, action: str):
+    """``document`` (parsed) with only its statements whose Action names ``action``: the others apply to no request for it.
+    Every statement is checked first, as the evaluation of each request would check it."""
+    if not document:
+        return document
+    statements = iam_evaluation.policy_statements(document)
+    for statement in statements:
+        iam_evaluation.check_statement(statement)
+    return dict(document, Statement=[statement for statement in statements if iam_evaluation.action_applies(statement, action)])
+
+
+def _for_action(principal, action: str):
+    """The principal with each of its policies narrowed to the statements naming ``action`` (``_naming``)."""
+    narrowed = copy.copy(principal)
+    narrowed.identity_policies = [(policy_id, _naming(document, action)) for policy_id, document in principal.identity_policies]
+    narrowed.boundary = _naming(principal.boundary, action)
+    return narrowed
+
+
 def simulate(account_id: str, params: dict) -> dict:
     iam = authorization._iam(account_id)
     source = params["PolicySourceArn"]
@@ -115,12 +136,19 @@ def simulate(account_id: str, params: dict) -> dict:
         principal = _SimulatedPrincipal(account_id, policies + extra, user_arn=group.arn)
     context = _context(params.get("ContextEntries") or [])
     resources = params.get("ResourceArns") or ["*"]
-    documents = [document for unused_id, document in principal.identity_policies] + [principal.boundary, params.get("ResourcePolicy")]
+    # Each policy parsed once, and each action evaluated against the statements naming it (which are all that can apply
+    # to a request for it): a call asks up to 50 actions of up to 100 resources.
+    principal.identity_policies = [(policy_id, iam_evaluation.load(document)) for policy_id, document in principal.identity_policies]
+    principal.boundary = iam_evaluation.load(principal.boundary) if principal.boundary else principal.boundary
+    resource_policy = iam_evaluation.load(params["ResourcePolicy"]) if params.get("ResourcePolicy") else None
     results = []
     for action in params["ActionNames"]:
+        narrowed = _for_action(principal, action)
+        named = _naming(resource_policy, action)
+        documents = [document for unused_id, document in narrowed.identity_policies] + [narrowed.boundary, named]
         each = []
         for resource in resources:
-            result = iam_evaluation.evaluate(principal, action, resource, context, params.get("ResourcePolicy"))
+            result = iam_evaluation.evaluate(narrowed, action, resource, context, named)
             missing = sorted(k for k in _keys_used(documents, action, resource) if iam_evaluation.lookup(context, k) is None)
             result["MatchedStatements"] = [{k: v for k, v in m.items() if k in ("SourcePolicyId", "SourcePolicyType")} for m in result["MatchedStatements"]]
             result["MissingContextValues"] = missing
