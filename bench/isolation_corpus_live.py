@@ -42,6 +42,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import yaml
+
 from bench.processes import ROOT, free_port
 
 sys.path.insert(0, str(ROOT / "collections"))
@@ -51,7 +53,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.iam_evaluation im
 from ansible_collections.hyperpod.tenancy.plugins.modules import verify_isolation  # noqa: E402
 
 from tests.unit.plugins.module_utils import widening_corpus as corpus  # noqa: E402
-from tests.unit.plugins.module_utils.sample_account import HYPERPOD_ARN, INSTANCE_ARN, TEAMS  # noqa: E402
+from tests.unit.plugins.module_utils.sample_account import HYPERPOD_ARN, INSTANCE_ARN, PROMETHEUS_ID, TEAMS  # noqa: E402
 from tests.unit.plugins.module_utils.test_isolation_corpus import _problem  # noqa: E402
 from tests.unit.plugins.module_utils.test_isolation_matrix import _found  # noqa: E402
 
@@ -123,7 +125,7 @@ def _id_translation(token: str, unit: dict, live: dict) -> str:
 class LiveCorpus:
     """The corpus on a built sandbox: ``run(entry)`` puts one statement, runs verify_isolation, removes it."""
 
-    def __init__(self, client, teams: list, shared: dict, witnessed: dict, name_prefix: str = naming.DEFAULT_PREFIX) -> None:
+    def __init__(self, client, teams: list, shared: dict, witnessed: dict, prometheus_workspace_arn=None, name_prefix: str = naming.DEFAULT_PREFIX) -> None:
         assert sorted(teams) == TEAMS, "the corpus's teams"
         self.client = client
         self.teams = list(teams)  # in the team file's order, as the playbook gives them
@@ -141,6 +143,8 @@ class LiveCorpus:
         self.ids = {
             "domain": ({t: _found(t)["domain_id"] for t in TEAMS}, {t: owned[(t, "domain")].rsplit("/", 1)[-1] for t in TEAMS}),
             "quota": ({t: _found(t)["compute_quota_id"] for t in TEAMS}, {t: owned[(t, "compute_quota")].rsplit("/", 1)[-1] for t in TEAMS}),
+            # A team's home EFS file system, in the EFS ARNs only (an FSx file system's id has the same shape).
+            "home_efs": ({t: _found(t)["home_efs_file_system_id"] for t in TEAMS}, {t: owned[(t, "home_efs")].rsplit("/", 1)[-1] for t in TEAMS}),
             "permission_set": (
                 {t: _found(t)["permission_set_arn"].rsplit("/", 1)[-1] for t in TEAMS},
                 {t: owned[(t, "permission_set")].rsplit("/", 1)[-1] for t in TEAMS},
@@ -150,10 +154,15 @@ class LiveCorpus:
         self.patterns = (
             ("domain", re.compile(r"(:(?:domain|user-profile|space|app)/)(d-[0-9*?]+)")),
             ("quota", re.compile(r"(:compute-quota/)([^\"/]+)")),
+            ("home_efs", re.compile(r"(:elasticfilesystem:[^:\"]*:[^:\"]*:file-system/)([^\"/]+)")),
             ("permission_set", re.compile(r"(:permissionSet/%s/)([^\"/]+)" % re.escape(unit_instance))),
         )
         # Whole ARNs of the unit account (longest first: an access entry's holds its role's name) and the instance's id.
+        # The usage workspace: the sandbox's, as verify_isolation.yml was given it (``built``).
+        self.prometheus_workspace_arn = prometheus_workspace_arn
         replaced = {HYPERPOD_ARN: shared["cluster_arn"], unit_instance: live_instance}
+        if self.prometheus_workspace_arn:
+            replaced[PROMETHEUS_ID] = self.prometheus_workspace_arn.rsplit("/", 1)[-1]
         for team in TEAMS:
             replaced[_found(team)["access_entry_arn"]] = owned[(team, "access_entry")]
             for kind in corpus.KINDS:
@@ -220,6 +229,7 @@ class LiveCorpus:
         # Every option at its module default (as AnsibleModule fills them), then what this run gives.
         params = dict((name, spec.get("default")) for name, spec in verify_isolation.MODULE_OPTIONS["argument_spec"].items())
         params.update(teams=self.teams, shared=self.shared, name_prefix=self.name_prefix, principals=principals, witnessed=self.witnessed)
+        params.update(prometheus_workspace_arn=self.prometheus_workspace_arn)
         result = verify_isolation.converge(self.context, params)
         self.witnessed = result["witnessed"]
         return result
@@ -385,6 +395,15 @@ def built(playbooks) -> LiveCorpus:
     s3 = playbooks.client.boto3_client("s3")
     for key in OTHER_PLACES:
         s3.put_object(Bucket=playbooks.settings["hyperpod_data_bucket"], Key=key, Body=b"")
+    # And the Prometheus workspace the usage reports read, named by the cluster file as a platform names its own.
+    workspace = playbooks.client.boto3_client("amp").create_workspace(alias="corpus-usage")["arn"]
+    observability = dict(playbooks.settings.get("hyperpod_observability") or {}, prometheus_workspace_arn=workspace)
+    # And the autoscaling role the inventory names (the corpus's second platform role), though the sample does not scale.
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    autoscaling = playbooks.client.boto3_client("iam").create_role(RoleName="HyperPodClusterAutoscaling", AssumeRolePolicyDocument=json.dumps(trust))
+    inventory = yaml.safe_load((ROOT / "inventories/sandbox/group_vars/all/account.yml").read_text())["hyperpod_account"]
+    account = dict(playbooks.settings.get("hyperpod_account") or inventory, cluster_autoscaling_role_arn=autoscaling["Role"]["Arn"])
+    playbooks.write_settings(dict(playbooks.settings, hyperpod_observability=observability, hyperpod_account=account))
     passed = playbooks.run("playbooks/verify_isolation.yml")
     assert_ok(passed, "verify_isolation.yml")
     facts = {}
@@ -392,7 +411,7 @@ def built(playbooks) -> LiveCorpus:
         for task in play["tasks"]:
             facts.update(task["hosts"].get("localhost", {}).get("ansible_facts") or {})
     teams = [team["name"] for team in playbooks.settings["hyperpod_teams"]]
-    return LiveCorpus(playbooks.client, teams, facts["hyperpod_shared"], facts["hyperpod_isolation_witnessed"])
+    return LiveCorpus(playbooks.client, teams, facts["hyperpod_shared"], facts["hyperpod_isolation_witnessed"], workspace)
 
 
 def main() -> int:

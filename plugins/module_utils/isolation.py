@@ -1258,9 +1258,11 @@ class AccountRoles:
 def _trusts_session_tags(trust):
     """Whether a role's trust policy lets a session carry tags (sts:TagSession; Identity Center's and EKS Pod Identity's
     roles do): then a session tag may override any of the role's ("Passing session tags in AWS STS", IAM User Guide).
-    A trust policy that cannot be read counts as letting it."""
+    A trust policy that cannot be read, or was not given (every role has one), counts as letting it."""
+    if not trust:
+        return True
     try:
-        statements = iam_evaluation.policy_statements(trust) if trust else []
+        statements = iam_evaluation.policy_statements(trust)
     except ValueError:
         return True
     return any(s.get("Effect") == "Allow" and iam_evaluation.action_applies(s, "sts:TagSession") for s in statements)

@@ -1114,3 +1114,11 @@ def test_a_policy_whose_variables_iam_reads_as_text_is_not_evaluated_and_its_cel
     result = isolation.matrix(_principals(), _resources(), decide, ACTIONS)
     assert {(c["team"], c["principal"], c["decision"]) for c in result["leaks"]} == {("vision", "execution_role", isolation.UNKNOWN)}
     assert "Version 2012-10-17" in decide.fallbacks[0]
+
+
+@pytest.mark.parametrize("trust", [None, {}, "not a policy"], ids=["absent", "empty", "unreadable"])
+def test_a_role_whose_trust_was_not_read_may_carry_session_tags(trust):
+    """Its principal tags are then free: a role's tags are pinned only where its trust is read and allows no sts:TagSession
+    (found by red-teaming the live corpus: an absent trust pinned them)."""
+    assert isolation._trusts_session_tags(trust) is True
+    assert isolation._trusts_session_tags({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole"}]}) is False
