@@ -329,7 +329,7 @@ def _holds_on_plain(operator_text, key, plain, alternative, every):
 def _holds_on(operator_text, key, wanted, alternative, requests, every, plain=None):
     """Whether the condition holds for some (``every`` False) or every (True) request whose ``key`` is ``alternative``.
     ``plain``: ``_plain(wanted)``, where the caller has it."""
-    if plain is not None and type(alternative) is tuple and all(type(part) is str for part in alternative):
+    if plain is not None and isinstance(alternative, tuple) and all(isinstance(part, str) for part in alternative):
         return _holds_on_plain(operator_text, key, plain, alternative, every)
     return _holds_on_set(operator_text, key, wanted, alternative, requests, every)
 
