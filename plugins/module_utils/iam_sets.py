@@ -119,6 +119,19 @@ def _steps(token):
     return True, token[1:]
 
 
+def _fixed_run(pairs):
+    """How many of the token ``pairs`` (from one end of two patterns) take one character each and may meet, up to the
+    first ``*`` of either; None where two different literals meet (the patterns share no string)."""
+    run = 0
+    for token, other in pairs:
+        if token == _STAR or other == _STAR:
+            break
+        if token != other and token != _ONE and other != _ONE:
+            return None
+        run += 1
+    return run
+
+
 @functools.lru_cache(maxsize=65536)
 def _intersects(first, second):
     """Whether two token patterns match a common string: reachability in the product of their automata.
@@ -126,27 +139,13 @@ def _intersects(first, second):
     Where both begin with a token that takes one character (a literal or _ONE), a common string's first character is
     taken by both, so they must meet and the rest decides; so at their ends. Trimmed so, ``team-data/nlp/*`` against
     ``team-data/vision/*`` is decided at the first character they differ, without the product of the two."""
-    start, end_first, end_second = 0, len(first), len(second)
-    while start < end_first and start < end_second:
-        token, other = first[start], second[start]
-        if token == other:
-            if token == _STAR:
-                break
-        elif token == _STAR or other == _STAR:
-            break
-        elif token != _ONE and other != _ONE:
-            return False  # two different literals
-        start += 1
-    while end_first > start and end_second > start:
-        token, other = first[end_first - 1], second[end_second - 1]
-        if token == other:
-            if token == _STAR:
-                break
-        elif token == _STAR or other == _STAR:
-            break
-        elif token != _ONE and other != _ONE:
-            return False
-        end_first, end_second = end_first - 1, end_second - 1
+    start = _fixed_run(zip(first, second))
+    if start is None:
+        return False
+    end = _fixed_run(zip(reversed(first[start:]), reversed(second[start:])))
+    if end is None:
+        return False
+    end_first, end_second = len(first) - end, len(second) - end
     first, second = first[start:end_first], second[start:end_second]
     seen, todo = set(), [(0, 0)]
     while todo:
