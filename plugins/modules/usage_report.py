@@ -48,9 +48,8 @@ options:
     description: The team file the advice's diff is made against (read only). Without it the advice has no diff.
     type: path
   team_file_label:
-    description: The path the diff names for the team file.
+    description: The path the diff names for the team file; defaults to O(team_file) as given.
     type: str
-    default: teams/teams.yml
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.report
@@ -145,6 +144,7 @@ advice:
       elements: str
 """
 
+import os
 from decimal import Decimal
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import get_aws_connection_info
@@ -185,12 +185,28 @@ MODULE_OPTIONS = options(
         advice_weeks=dict(type="int", default=4),
         advice_percentile=dict(type="int", default=95),
         team_file=dict(type="path"),
-        team_file_label=dict(type="str", default="teams/teams.yml"),
+        team_file_label=dict(type="str"),
     ),
     REPORT,
     required_one_of=[("workspace_id", "workspace_alias")],
     mutually_exclusive=[("workspace_id", "workspace_alias")],
 )
+
+
+def advice_diff(context, advice, team_file, label):
+    """The advice as a diff of ``team_file`` and what it could not place; a warning, not an empty diff, where there is no one file."""
+    if team_file and not os.path.isdir(team_file):
+        try:
+            with open(team_file) as handle:
+                text = handle.read()
+        except OSError as e:
+            raise InputError(message="usage_report: team_file %s: %s" % (team_file, e))
+        return us.quota_diff(text, advice, label or team_file)
+    if advice["proposals"]:
+        # A directory of team files: which file holds a team's block is the inventory's business, so no one diff.
+        context.warn("usage_report: the quota advice has no diff: %s (its proposals are in advice.proposals)"
+                     % ("team_file %s is a directory" % team_file if team_file else "no team_file was given"))
+    return "", []
 
 
 def converge(context, p):
@@ -220,14 +236,7 @@ def converge(context, p):
             start, end, points = us.range_of(period, p["step"], p["advice_weeks"])
             use = us.concurrent_use(query.range(us.QUERIES["admitted"], start, end, p["step"]), p["teams"], capacity, start, points, p["step"])
             advice = us.advise(use, p["teams"], capacity, high=Decimal(p["advice_percentile"]) / 100)
-            advice["diff"], advice["unplaced"] = "", []
-            if p["team_file"]:
-                try:
-                    with open(p["team_file"]) as handle:
-                        text = handle.read()
-                except OSError as e:
-                    raise InputError(message="usage_report: team_file %s: %s" % (p["team_file"], e))
-                advice["diff"], advice["unplaced"] = us.quota_diff(text, advice, p["team_file_label"])
+            advice["diff"], advice["unplaced"] = advice_diff(context, advice, p["team_file"], p["team_file_label"])
             result["advice"] = advice
     except us.UsageError as e:
         raise HyperPodError(message="usage_report: workspace %s: %s" % (workspace_id, e))

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from tests.integration.grafana_api import GrafanaStub
-from tests.integration.playbook_runner import SAMPLE, Playbooks
+from tests.integration.playbook_runner import ROOT, SAMPLE, Playbooks
 
 # Modules whose tests share a module-scoped build: each goes to one pytest-xdist worker, so the build is made once.
 ONE_WORKER_MODULES = ("test_namespace_isolation.py", "test_awx_config.py")
@@ -47,6 +52,33 @@ def sample(seeded, tmp_path):
     """The playbooks, run with the sample team file against a seeded sandbox of the test's own."""
     client, seed = seeded
     return Playbooks(client, seed, tmp_path, copy.deepcopy(SAMPLE))
+
+
+@pytest.fixture(scope="session")
+def installed_collection(tmp_path_factory):
+    """The Galaxy artifact as a user gets it: built from the checkout, installed into an empty collections path outside it
+    (``--no-deps``: amazon.aws and the others come with the ansible package, as in an execution environment)."""
+    galaxy = str(Path(sys.executable).with_name("ansible-galaxy"))
+    base = tmp_path_factory.mktemp("galaxy")
+    env = {name: value for name, value in os.environ.items() if not name.startswith("ANSIBLE_")}
+    subprocess.run([galaxy, "collection", "build", "--output-path", str(base)], cwd=ROOT, env=env, check=True, capture_output=True)
+    (artifact,) = base.glob("hyperpod-tenancy-*.tar.gz")
+    collections_path = base / "collections"
+    subprocess.run([galaxy, "collection", "install", "--no-deps", "-p", str(collections_path), str(artifact)], cwd=base, env=env,
+                   check=True, capture_output=True)
+    return collections_path
+
+
+@pytest.fixture
+def installed(seeded, tmp_path, installed_collection):
+    """``sample``, run from the installed artifact by FQCN in a user's directory."""
+    client, seed = seeded
+    playbooks = Playbooks(client, seed, tmp_path, copy.deepcopy(SAMPLE)).as_installed(installed_collection)
+    # The runs see the installed copy and no other (not the checkout's collections/ link).
+    listed = subprocess.run([str(Path(sys.executable).with_name("ansible-galaxy")), "collection", "list", "hyperpod.tenancy", "--format", "json"],
+                            cwd=playbooks.cwd, env=playbooks.env, check=True, capture_output=True, text=True)
+    assert list(json.loads(listed.stdout)) == [str(installed_collection / "ansible_collections")], listed.stdout
+    return playbooks
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -153,6 +154,7 @@ class Playbooks:
         self.seed_file.write_text(json.dumps(seed))
         self.write_settings(settings)
         self.inventory = sandbox_inventory(workdir, self.team_file)
+        self.cwd = ROOT
         self.env = dict(
             os.environ,
             ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
@@ -168,6 +170,15 @@ class Playbooks:
             **SANDBOX_CREDENTIALS,
         )
 
+    def as_installed(self, collections_path: Path) -> Playbooks:
+        """Run as a user runs the collection: the installed artifact (``collections_path``, nothing of the checkout), playbooks by
+        FQCN, from a directory that holds only the user's ansible.cfg (examples/ansible.cfg), inventory and team file."""
+        config = self.workdir / "ansible.cfg"
+        shutil.copy(ROOT / "examples" / "ansible.cfg", config)
+        self.cwd = self.workdir
+        self.env.update(ANSIBLE_CONFIG=str(config), ANSIBLE_COLLECTIONS_PATH=str(collections_path))
+        return self
+
     def write_settings(self, settings: dict) -> None:
         """``settings``: the cluster file's variables and ``hyperpod_teams``, written as the team file."""
         self.settings = settings
@@ -177,7 +188,7 @@ class Playbooks:
         return [ANSIBLE_PLAYBOOK, "-i", str(self.inventory), "-e", f"@{self.vars_file}", playbook, *args]
 
     def run(self, playbook: str, *args: str, timeout: int = 1200, env: dict | None = None) -> Result:
-        run = subprocess.run(self.command(playbook, *args), cwd=ROOT, env=env or self.env, capture_output=True, text=True, timeout=timeout)
+        run = subprocess.run(self.command(playbook, *args), cwd=self.cwd, env=env or self.env, capture_output=True, text=True, timeout=timeout)
         return Result(run.returncode, run.stdout, run.stderr)
 
     def start(self, playbook: str, *args: str) -> subprocess.Popen:

@@ -2,7 +2,7 @@
 
 - The job templates are checked against the repository: each playbook exists and parses, each survey
   and extra variable is one the playbook reads, and the limits (default and the documented per-team
-  one) leave a host in every play, as `ansible-playbook --list-hosts` on inventories/example shows.
+  one) leave a host in every play, as `ansible-playbook --list-hosts` on examples/inventory shows.
 - The drift templates are sliced: each slice's inventory, computed from the imported one as AWX
   does, keeps the localhost plays and its own teams, and both slices of a drift report run against
   the sandbox, the cluster compared by one of them only.
@@ -145,13 +145,13 @@ def test_job_template_playbook_exists_and_reads_its_variables(name):
     for variable in template["extra_vars"]:
         assert variable in read, f"{name}: extra variable {variable} is not used by {template['playbook']}"
     # AWX passes survey answers as extra variables: the playbook parses with them.
-    result = run("ansible-playbook", "--syntax-check", "-i", "inventories/example", template["playbook"], "-e", f"team={TEAM}")
+    result = run("ansible-playbook", "--syntax-check", "-i", "examples/inventory", template["playbook"], "-e", f"team={TEAM}")
     assert result.returncode == 0, result.stderr
 
 
 def list_hosts(template: dict, limit: str) -> list[tuple[str, list[str]]]:
     """(play name, hosts) per play, as ansible-playbook would run the template with this limit."""
-    args = ["ansible-playbook", "--list-hosts", "-i", "inventories/example", template["playbook"]]
+    args = ["ansible-playbook", "--list-hosts", "-i", "examples/inventory", template["playbook"]]
     answers = {q["variable"]: TEAM for q in template["survey"]}
     args += ["-e", json.dumps({**answers, **template["extra_vars"]})]
     if limit:
@@ -310,7 +310,7 @@ def configure(stub_collections: Path, tmp_path: Path, extra: dict) -> tuple[subp
     )
     extra_file = tmp_path / "extra.yml"
     extra_file.write_text(yaml.safe_dump(extra))
-    result = run("ansible-playbook", "-i", "inventories/example", str(PLAYBOOK), "-e", f"@{extra_file}", env=env)
+    result = run("ansible-playbook", "-i", "examples/inventory", str(PLAYBOOK), "-e", f"@{extra_file}", env=env)
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     return result, calls
 
@@ -370,7 +370,7 @@ def test_configure_creates_everything_in_dependency_order(configured):
     assert project["scm_url"] == REQUIRED["awx_project_scm_url"] and project["scm_type"] == "git"
     assert project["credential"] == "HyperPod source control" and project["default_environment"] == "HyperPod tenancy EE"
     source = by[("inventory_source", "HyperPod team file")]
-    assert (source["source"], source["source_project"], source["source_path"]) == ("scm", "HyperPod tenancy", "inventories/example")
+    assert (source["source"], source["source_project"], source["source_path"]) == ("scm", "HyperPod tenancy", "examples/inventory")
     assert source["update_on_launch"] is True and source["overwrite"] is True
     aws = by[("credential", "HyperPod AWS")]
     assert aws["credential_type"] == "Amazon Web Services"

@@ -20,14 +20,14 @@ TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"]]
 IAM_DELAY = 2.0
 
 
-def test_a_cold_site_waits_out_new_roles_then_a_rerun_writes_nothing_then_offboarding_keeps_data_and_other_teams(sample):
+def test_a_cold_site_from_the_installed_artifact_waits_out_new_roles_then_a_rerun_writes_nothing_then_offboarding_keeps_data_and_other_teams(installed):
     # A cold site.yml converges although IAM is eventually consistent: the sandbox refuses every new role for
     # IAM_DELAY seconds after its CreateRole, with what each service answers (sandbox/iam_propagation.py); the modules
     # wait it out with the bounded retries of exactly those errors (module_utils/retry.py IAM_PROPAGATION).
-    sample.client.set_faults(iam_propagation_s=IAM_DELAY)
-    sample.client.clear_requests()
-    assert_ok(sample.run("site.yml"), "site.yml while new roles are refused")
-    requests = sample.client.requests()
+    installed.client.set_faults(iam_propagation_s=IAM_DELAY)
+    installed.client.clear_requests()
+    assert_ok(installed.run("hyperpod.tenancy.site"), "site.yml while new roles are refused")
+    requests = installed.client.requests()
     # Per team: the access entries of its permission-set role and of its Studio execution role; its pods role's association.
     for operation, made in (("CreateAccessEntry", 2 * len(TEAMS)), ("CreatePodIdentityAssociation", len(TEAMS))):
         statuses = [r["status"] for r in requests if r["operation"] == operation]
@@ -37,15 +37,15 @@ def test_a_cold_site_waits_out_new_roles_then_a_rerun_writes_nothing_then_offboa
         assert statuses.count(200) == made, (operation, statuses)
 
     # A rerun (IAM's delay back to what every playbook run meets) changes nothing, writes nothing, and reads what the teams share once.
-    sample.client.set_faults(iam_propagation_s=iam_propagation.DEFAULT_DELAY)
-    sample.client.clear_requests()
-    rerun = sample.run("site.yml")
+    installed.client.set_faults(iam_propagation_s=iam_propagation.DEFAULT_DELAY)
+    installed.client.clear_requests()
+    rerun = installed.run("hyperpod.tenancy.site")
     assert_ok(rerun, "second site.yml")
     assert rerun.changed_tasks() == set()
     assert {host: stats["changed"] for host, stats in rerun.stats.items()} == dict.fromkeys(rerun.stats, 0)
-    assert [r["operation"] for r in sample.client.writes()] == []
+    assert [r["operation"] for r in installed.client.writes()] == []
     # What the teams share is looked up once per run, not once per team.
-    reads = Counter(r["operation"] for r in sample.client.requests())
+    reads = Counter(r["operation"] for r in installed.client.requests())
     groups = {team["identity_center_group"] for team in SAMPLE["hyperpod_teams"]}
     assert (reads["ListInstances"], reads["DescribeSubnets"], reads["ListPermissionSets"], reads["GetGroupId"]) == (1, 1, 1, len(groups))
     assert reads["DescribePermissionSet"] == len(TEAMS)  # shared_info finds each by name; its module takes that answer
@@ -65,18 +65,23 @@ def test_a_cold_site_waits_out_new_roles_then_a_rerun_writes_nothing_then_offboa
     # The quotas: one list per run, for the owner check and for each team's capacity check of a quota the run leaves as it is.
     assert reads["ListComputeQuotas"] == 1
 
+    # A report goes where the user runs the playbook (reports/ there), never into the installed collection.
+    assert_ok(installed.run("hyperpod.tenancy.chargeback", "-e", "chargeback_month=2026-01"), "chargeback")
+    assert sorted(path.name for path in (installed.cwd / "reports" / "chargeback").iterdir()) == [
+        "chargeback-2026-01.csv", "chargeback-2026-01.html", "chargeback-2026-01.md"]
+
     # Offboarding one team (on the state the rerun left as it found it) keeps its data and leaves the other teams as they were.
-    seed = json.loads(sample.seed_file.read_text())
-    others_before = {team: team_snapshot(sample.client, seed, team) for team in TEAMS if team != "vision"}
+    seed = json.loads(installed.seed_file.read_text())
+    others_before = {team: team_snapshot(installed.client, seed, team) for team in TEAMS if team != "vision"}
     settings = copy.deepcopy(SAMPLE)
     settings["hyperpod_teams"][0]["state"] = "absent"
-    sample.write_settings(settings)
-    s3 = sample.client.boto3_client("s3")
+    installed.write_settings(settings)
+    s3 = installed.client.boto3_client("s3")
     s3.put_object(Bucket=seed["data_bucket"], Key="vision/results/run-1.json", Body=b"{}")
-    assert_ok(sample.run("playbooks/remove_team.yml", "-e", "team=vision"), "remove_team")
-    others_after = {team: team_snapshot(sample.client, seed, team) for team in TEAMS if team != "vision"}
+    assert_ok(installed.run("hyperpod.tenancy.remove_team", "-e", "team=vision"), "remove_team")
+    others_after = {team: team_snapshot(installed.client, seed, team) for team in TEAMS if team != "vision"}
     assert others_after == others_before
-    gone = team_snapshot(sample.client, seed, "vision")
+    gone = team_snapshot(installed.client, seed, "vision")
     assert gone["permission_set"] is None and gone["quotas"] == [] and gone["domains"] == [] and gone["budget"] is None
     kept = s3.list_objects_v2(Bucket=seed["data_bucket"], Prefix="vision/")
     assert [o["Key"] for o in kept.get("Contents", [])] == ["vision/results/run-1.json"], "offboarding deleted the team's S3 data"
@@ -118,13 +123,13 @@ def test_teams_that_would_pass_an_account_quota_are_refused_before_any_team_reso
     assert_ok(sample.run("site.yml"), "site.yml within the quotas")
 
 
-def test_check_mode_predicts_exactly_what_onboarding_changes(sample):
-    assert_ok(sample.run("site.yml", "--limit", "localhost"), "cluster only")
-    sample.client.clear_requests()
-    predicted = sample.run("playbooks/add_team.yml", "-e", "team=vision", "--check")
+def test_check_mode_predicts_exactly_what_onboarding_by_fqcn_changes(installed):
+    assert_ok(installed.run("hyperpod.tenancy.site", "--limit", "localhost"), "cluster only")
+    installed.client.clear_requests()
+    predicted = installed.run("hyperpod.tenancy.add_team", "-e", "team=vision", "--check")
     assert_ok(predicted, "add_team --check")
-    assert sample.client.writes() == []
-    done = sample.run("playbooks/add_team.yml", "-e", "team=vision")
+    assert installed.client.writes() == []
+    done = installed.run("hyperpod.tenancy.add_team", "-e", "team=vision")
     assert_ok(done, "add_team")
     assert predicted.changed_tasks() == done.changed_tasks()
     assert predicted.changed_tasks(), "onboarding changed nothing: the comparison proves nothing"
