@@ -7,8 +7,12 @@ import os
 import urllib.error
 import urllib.request
 from collections import Counter
+from pathlib import Path
 
 DEFAULT_PORT = 5055
+# What `python -m sandbox start` records in its state directory: where its sandbox answers, and the id it answers with.
+ENDPOINT_FILE_NAME = "endpoint"
+INSTANCE_FILE_NAME = "instance"
 SANDBOX_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "sandbox",
     # Distinctive: Ansible masks no_log values wherever they appear, so a secret that is
@@ -22,9 +26,25 @@ class SandboxError(Exception):
     """An administrative call the sandbox refused or failed, with what the sandbox said (its traceback on a 500)."""
 
 
+class NotThisSandbox(SandboxError):
+    """Another sandbox answers at the endpoint: what it holds is someone else's state, not to be seeded, reset or used."""
+
+
 class SandboxClient:
-    def __init__(self, endpoint: str | None = None) -> None:
-        self.endpoint = (endpoint or os.environ.get("HYPERPOD_SANDBOX_URL") or f"http://127.0.0.1:{DEFAULT_PORT}").rstrip("/")
+    def __init__(self, endpoint: str | None = None, instance: str | None = None) -> None:
+        if endpoint is None:
+            # `python -m sandbox run` gives the command it runs both.
+            endpoint = os.environ.get("HYPERPOD_SANDBOX_URL")
+            instance = instance or os.environ.get("HYPERPOD_SANDBOX_INSTANCE")
+        self.endpoint = (endpoint or f"http://127.0.0.1:{DEFAULT_PORT}").rstrip("/")
+        # The id the sandbox answers its health check with (sandbox/launch.py): only that sandbox is this one.
+        # None takes whichever sandbox answers at the endpoint.
+        self.instance = instance or None
+
+    @classmethod
+    def recorded_in(cls, state_dir: Path) -> SandboxClient:
+        """The sandbox `python -m sandbox start` recorded in ``state_dir``: a client that takes no other sandbox for it."""
+        return cls((state_dir / ENDPOINT_FILE_NAME).read_text().strip(), (state_dir / INSTANCE_FILE_NAME).read_text().strip())
 
     def _call(self, method: str, path: str, payload: dict | None = None, timeout: float = 10) -> dict:
         data = json.dumps(payload).encode() if payload is not None else None
@@ -36,11 +56,25 @@ class SandboxClient:
         except urllib.error.HTTPError as error:
             raise SandboxError(f"{method} {path}: {error.code} {error.read().decode(errors='replace')}") from None
 
+    def verify(self) -> None:
+        """Raise unless this sandbox answers at the endpoint: NotThisSandbox, naming both ids, when another one does;
+        OSError when none does."""
+        answer = self._call("GET", "/_sandbox/health")
+        if answer.get("status") != "ok":
+            raise SandboxError(f"the sandbox at {self.endpoint} is not healthy: {answer}")
+        if self.instance is not None and answer.get("instance") != self.instance:
+            raise NotThisSandbox(
+                f"the sandbox at {self.endpoint} is instance {answer.get('instance')}, not {self.instance}: "
+                "another sandbox holds the endpoint this one recorded"
+            )
+
     def healthy(self) -> bool:
+        """Whether this sandbox answers at the endpoint (another sandbox answering there is not this one healthy)."""
         try:
-            return self._call("GET", "/_sandbox/health").get("status") == "ok"
+            self.verify()
         except (OSError, SandboxError):
             return False
+        return True
 
     def requests(self) -> list[dict]:
         return self._call("GET", "/_sandbox/requests")["requests"]

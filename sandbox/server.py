@@ -2,7 +2,7 @@
 
 Administrative endpoints (never logged, never faulted):
 
-- ``GET /_sandbox/health``
+- ``GET /_sandbox/health``: ``{"status": "ok", "instance": ...}``, the id the sandbox was started with (``sandbox/launch.py``)
 - ``GET /_sandbox/requests`` (the log) and ``DELETE /_sandbox/requests`` (clear it)
 - ``GET|PUT /_sandbox/faults``: ``{"throttle_rate": 0.2, "error_rate": 0.05, "denial_rate": 0,
   "latency_ms": 0, "operations": ["*"], "seed": 7, "iam_propagation_s": 0.2}``; rates are probabilities per request
@@ -219,8 +219,9 @@ def fault_response(kind: str, protocol: str, service: str = "") -> tuple[str, li
 class SandboxApp:
     """WSGI middleware around moto's dispatcher."""
 
-    def __init__(self, moto_app) -> None:
+    def __init__(self, moto_app, instance: str) -> None:
         self.moto_app = moto_app
+        self.instance = instance
         self.log = RequestLog()
         self.faults = Faults()
 
@@ -293,7 +294,7 @@ class SandboxApp:
         route = (request.method, request.path)
         payload: object
         if route == ("GET", "/_sandbox/health"):
-            payload = {"status": "ok"}
+            payload = {"status": "ok", "instance": self.instance}
         elif route == ("GET", "/_sandbox/requests"):
             payload = {"requests": self.log.as_list()}
         elif route == ("DELETE", "/_sandbox/requests"):
@@ -348,13 +349,14 @@ def reset_state() -> None:
             task_governance.reset()
 
 
-def build_app() -> SandboxApp:
+def build_app(instance: str) -> SandboxApp:
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 
     services.install()
-    return SandboxApp(DomainDispatcherApplication(create_backend_app))
+    return SandboxApp(DomainDispatcherApplication(create_backend_app), instance)
 
 
-def serve(host: str, port: int) -> None:
-    server = make_server(host, port, build_app(), threaded=True)
+def serve(host: str, port: int, instance: str, fd: int | None = None) -> None:
+    """Serve on host:port, or on the listening socket ``fd`` that whoever started the sandbox bound (``sandbox/launch.py``)."""
+    server = make_server(host, port, build_app(instance), threaded=True, fd=fd)
     server.serve_forever()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,13 +16,8 @@ for path in (ROOT / "collections", ROOT):
 
 from sandbox.client import SANDBOX_CREDENTIALS, SandboxClient  # noqa: E402
 from sandbox.kube import KubeCluster  # noqa: E402
+from sandbox.launch import endpoint_of, listening_socket, new_instance_id, spawn_server  # noqa: E402
 from sandbox.seed import load_sample, seed  # noqa: E402
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -42,14 +35,13 @@ def kube_cluster(tmp_path_factory):
 @pytest.fixture(scope="session")
 def sandbox_server(tmp_path_factory, kube_cluster):
     """A sandbox process of this worker's own, its EKS clusters pointing at ``kube_cluster``, stopped when the session ends."""
-    port = _free_port()
     log = tmp_path_factory.mktemp("sandbox") / "sandbox.log"
     env = dict(os.environ, SANDBOX_STATUS_DELAY="0.2", SANDBOX_KUBE_DIR=str(kube_cluster.directory))
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "sandbox", "serve", "--port", str(port)], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env
-        )
-    client = SandboxClient(f"http://127.0.0.1:{port}")
+    instance = new_instance_id()
+    # Bound here and handed over, as `python -m sandbox start` does: the other worker's sandbox never answers for this one.
+    with listening_socket(0) as sock, open(log, "wb") as out:
+        process = spawn_server(sock, instance, out, env)
+        client = SandboxClient(endpoint_of(sock), instance)
     deadline = time.monotonic() + 60
     while not client.healthy():
         if process.poll() is not None or time.monotonic() > deadline:

@@ -73,7 +73,8 @@ def hand_made_pod_role(client, seed: dict, team: str) -> dict:
 
 def main() -> None:
     state = Path(os.environ.get("SANDBOX_STATE_DIR", Path(__file__).resolve().parents[2] / ".sandbox"))
-    client = SandboxClient(os.environ.get("HYPERPOD_SANDBOX_URL") or (state / "endpoint").read_text().strip())
+    client = SandboxClient() if os.environ.get("HYPERPOD_SANDBOX_URL") else SandboxClient.recorded_in(state)
+    client.verify()  # another sandbox's state is not this scenario's to change
     seed = json.loads(Path(os.environ.get("HYPERPOD_SANDBOX_SEED", state / "seed.json")).read_text())
     changes = [
         shrink_quota(client, "vision"),

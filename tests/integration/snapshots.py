@@ -122,7 +122,7 @@ def cluster_snapshot(client, seed: dict, name: str) -> dict:
 def main() -> None:
     """``python -m tests.integration.snapshots TEAM...`` (or ``--cluster NAME``): snapshots as JSON, for molecule's verify plays.
 
-    The sandbox and its seed come from HYPERPOD_SANDBOX_URL (or $SANDBOX_STATE_DIR/endpoint)
+    The sandbox and its seed come from HYPERPOD_SANDBOX_URL (or $SANDBOX_STATE_DIR/endpoint and /instance)
     and HYPERPOD_SANDBOX_SEED (or $SANDBOX_STATE_DIR/seed.json).
     """
     import os
@@ -132,9 +132,9 @@ def main() -> None:
     from sandbox.client import SandboxClient
 
     state = Path(os.environ.get("SANDBOX_STATE_DIR", Path(__file__).resolve().parents[2] / ".sandbox"))
-    endpoint = os.environ.get("HYPERPOD_SANDBOX_URL") or (state / "endpoint").read_text().strip()
+    client = SandboxClient() if os.environ.get("HYPERPOD_SANDBOX_URL") else SandboxClient.recorded_in(state)
+    client.verify()  # a snapshot of another sandbox would pass or fail for someone else's state
     seed = json.loads(Path(os.environ.get("HYPERPOD_SANDBOX_SEED", state / "seed.json")).read_text())
-    client = SandboxClient(endpoint)
     if sys.argv[1:2] == ["--cluster"]:
         print(json.dumps(cluster_snapshot(client, seed, sys.argv[2]), default=str, sort_keys=True))
         return
