@@ -399,5 +399,7 @@ def quota_diff(text, advice, path="group_vars/all/teams.yml"):
             lines.insert(sharing[0] + 1, "%sborrow_limit: %d\n" % (indent, limit))
         else:
             unplaced.append("team %r: set quota.borrow_limit: %d" % (name, limit))
-    diff = "".join(difflib.unified_diff(text.splitlines(True), lines, "a/" + path, "b/" + path))
+    # git's a/ b/ prefixes for a path relative to where the diff is applied (patch -p1); an absolute path as is (patch -p0).
+    before, after = (path, path) if path.startswith("/") else ("a/" + path, "b/" + path)
+    diff = "".join(difflib.unified_diff(text.splitlines(True), lines, before, after))
     return diff, unplaced

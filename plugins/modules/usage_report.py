@@ -48,7 +48,7 @@ options:
     description: The team file the advice's diff is made against (read only). Without it the advice has no diff.
     type: path
   team_file_label:
-    description: The path the diff names for the team file; defaults to O(team_file) as given.
+    description: The path the diff names for the team file; defaults to O(team_file), relative to the current directory when under it.
     type: str
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
@@ -193,6 +193,12 @@ MODULE_OPTIONS = options(
 )
 
 
+def _as_given(path):
+    """``path`` relative to the directory the playbook runs from when it is under it (the user's repository), else absolute."""
+    relative = os.path.relpath(path)
+    return os.path.abspath(path) if relative.startswith("..") else relative
+
+
 def advice_diff(context, advice, team_file, label):
     """The advice as a diff of ``team_file`` and what it could not place; a warning, not an empty diff, where there is no one file."""
     if team_file and not os.path.isdir(team_file):
@@ -201,7 +207,7 @@ def advice_diff(context, advice, team_file, label):
                 text = handle.read()
         except OSError as e:
             raise InputError(message="usage_report: team_file %s: %s" % (team_file, e))
-        return us.quota_diff(text, advice, label or team_file)
+        return us.quota_diff(text, advice, label or _as_given(team_file))
     if advice["proposals"]:
         # A directory of team files: which file holds a team's block is the inventory's business, so no one diff.
         context.warn("usage_report: the quota advice has no diff: %s (its proposals are in advice.proposals)"

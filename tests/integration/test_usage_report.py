@@ -96,7 +96,7 @@ def test_usage_report_splits_by_measured_use_reports_idle_and_advises(sandbox, a
     # The quota advice: a diff for a person to apply; the team file is left as it was.
     assert team_file.read_text() == before
     diff = (out / ("quota-advice-%s.diff" % MONTH)).read_text()
-    assert diff.startswith("--- a/%s\n+++ b/%s\n" % (team_file, team_file))  # the team file the inventory names, as the user keeps it
+    assert diff.startswith("--- %s\n+++ %s\n" % (team_file, team_file))  # the team file the inventory names, as the user keeps it
     changed = sorted(line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---"))
     assert changed == sorted([
         "-      count: 4", "+      count: 5",  # vision p5: median of 6 (a fortnight) and 4 (a fortnight)

@@ -27,7 +27,7 @@ def test_the_diff_names_the_team_file_as_given_and_changes_its_count(tmp_path):
     team_file.write_text(TEAM_FILE)
     context = Context()
     diff, unplaced = usage_report.advice_diff(context, ADVICE, str(team_file), None)
-    assert diff.startswith("--- a/%s\n+++ b/%s\n" % (team_file, team_file))
+    assert diff.startswith("--- %s\n+++ %s\n" % (team_file, team_file))  # outside the current directory: absolute, for patch -p0
     assert "-          count: 4\n+          count: 5\n" in diff
     assert (unplaced, context.warnings) == ([], [])
 
@@ -43,3 +43,11 @@ def test_no_proposal_no_warning():
     context = Context()
     assert usage_report.advice_diff(context, {"proposals": {}}, None, None) == ("", [])
     assert context.warnings == []
+
+
+def test_a_team_file_under_the_current_directory_is_named_relative_to_it(tmp_path, monkeypatch):
+    (tmp_path / "teams").mkdir()
+    (tmp_path / "teams" / "teams.yml").write_text(TEAM_FILE)
+    monkeypatch.chdir(tmp_path)
+    diff, _unplaced = usage_report.advice_diff(Context(), ADVICE, str(tmp_path / "teams" / "teams.yml"), None)
+    assert diff.startswith("--- a/teams/teams.yml\n+++ b/teams/teams.yml\n")  # as git names it, for patch -p1
