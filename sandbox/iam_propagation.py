@@ -11,11 +11,14 @@ service, each with its own error, until the role has propagated:
   awslabs/minimum-viable-dataspace-on-aws#5);
 - EKS CreatePodIdentityAssociation: ``InvalidParameterException`` "Role provided in the request does not
   exist" (hashicorp/terraform-provider-aws#34717, which retries exactly that on create and update);
-- SageMaker CreateDomain and CreateCluster: ``ValidationException``. Neither AWS's documentation nor
-  public code we could find quotes SageMaker's message for a role that has not propagated; the sandbox
-  answers what it answers for a role SageMaker cannot use, "Role <arn> does not exist or SageMaker is not
-  authorized to assume it." (``sagemaker_cluster._check_role``), so the collection's retry has to match
-  that wording and is tested against it.
+- SageMaker CreateDomain and CreateCluster: ``ValidationException``. AWS's documentation quotes no message
+  for a role that has not propagated (an assumption, then); the sandbox answers what SageMaker is seen to
+  answer for a role it cannot assume, ``ROLE_INVALID`` ('The execution role ARN "<arn>" is invalid. Please
+  ensure that the role exists and that its trust relationship policy allows the action "sts:AssumeRole" for
+  the service principal "sagemaker.amazonaws.com".', which hashicorp/terraform-provider-aws retries as IAM
+  propagation in internal/service/sagemaker/endpoint.go), also for a role that does not exist at all
+  (``sagemaker_cluster._check_role``), so the collection's retry is tested against AWS's text, not one of
+  the sandbox's own.
 
 ``propagation_s`` seconds after its CreateRole (``PUT /_sandbox/faults {"iam_propagation_s": ...}``;
 ``SANDBOX_IAM_PROPAGATION_DELAY``, default ``DEFAULT_DELAY``) a role is usable. The default is on, so that
@@ -38,12 +41,18 @@ DEFAULT_DELAY = float(os.environ.get("SANDBOX_IAM_PROPAGATION_DELAY", "0.2"))
 _lock = threading.Lock()
 _delay = [DEFAULT_DELAY]
 
+# SageMaker's answer for an execution role it cannot assume (see above), with {arn}.
+ROLE_INVALID = (
+    'The execution role ARN "{arn}" is invalid. Please ensure that the role exists and that its trust relationship policy allows '
+    'the action "sts:AssumeRole" for the service principal "sagemaker.amazonaws.com".'
+)
+
 # What each service answers for a role it cannot see yet: (code, message with {arn}).
 REFUSALS = {
     "CreateAccessEntry": ("InvalidParameterException", "The specified principalArn is invalid: invalid principal."),
     "CreatePodIdentityAssociation": ("InvalidParameterException", "Role provided in the request does not exist"),
-    "CreateDomain": ("ValidationException", "Role {arn} does not exist or SageMaker is not authorized to assume it."),
-    "CreateCluster": ("ValidationException", "Role {arn} does not exist or SageMaker is not authorized to assume it."),
+    "CreateDomain": ("ValidationException", ROLE_INVALID),
+    "CreateCluster": ("ValidationException", ROLE_INVALID),
 }
 
 

@@ -17,7 +17,9 @@ IAM is eventually consistent ("Changes that I make are not always immediately vi
 Guide, *Troubleshoot IAM*): a role just created is refused for a moment by the services it is passed
 to, with errors whose codes also mean bad input. ``IAM_PROPAGATION`` lists exactly those refusals, by
 code and message; only they are retried, with the same bounded backoff (about three minutes at most),
-and any other error of the same code fails at once.
+and any other error of the same code fails at once. The same words also answer a role that does not exist
+at all, or whose trust policy leaves the service out: the bound is what makes that fail after the backoff
+instead of never.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -37,8 +39,18 @@ IAM_PROPAGATION = (
     ("InvalidParameterException", r"The specified principalArn is invalid"),
     # EKS CreatePodIdentityAssociation / UpdatePodIdentityAssociation (hashicorp/terraform-provider-aws#34717).
     ("InvalidParameterException", r"Role provided in the request does not exist"),
-    # SageMaker CreateDomain / CreateCluster: the role cannot be assumed yet. AWS documents no wording (the sandbox's
-    # is its own), so any phrasing of "the role cannot be assumed" is taken; a ValidationException about anything else is not.
+    # SageMaker CreateDomain / CreateCluster: the role cannot be assumed yet. AWS's API reference quotes no message for it
+    # (an assumption: these are the wordings SageMaker is seen to send for a role it cannot assume), so each is listed:
+    # - 'The execution role ARN "<arn>" is invalid. Please ensure that the role exists and that its trust relationship policy
+    #   allows the action "sts:AssumeRole" for the service principal "sagemaker.amazonaws.com".' (and the same sentence in
+    #   SageMaker's newer style, 'The role ARN isn't valid. Make sure the role exists and that its trust relationship policy
+    #   allows ...'): hashicorp/terraform-provider-aws internal/service/sagemaker/endpoint.go retries exactly that sentence
+    #   as IAM propagation;
+    # - "SageMaker is unable to perform: sts:AssumeRole on the role. Check if you have a trust relationship for
+    #   'sagemaker.amazonaws.com' to assume the role." (astronomer/docs#1695, a training job's answer);
+    # - any other phrasing of "the role cannot be assumed". A ValidationException about anything else is not retried.
+    ("ValidationException", r"(?i)(ensure|make sure) (that )?the role exists and that its trust relationship policy allows"),
+    ("ValidationException", r"(?i)is unable to perform: sts:AssumeRole"),
     ("ValidationException", r"(?i)(not authorized to assume|cannot be assumed|could not assume|unable to assume|not assumable)"),
 )
 # The code the retry sees for an IAM propagation refusal (never a code AWS sends).

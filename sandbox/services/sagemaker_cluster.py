@@ -280,7 +280,7 @@ def _check_role(backend: SageMakerModelBackend, role_arn: str) -> None:
 
     iam = iam_backends[backend.account_id][backend.partition]
     if not any(role.arn == role_arn for role in iam.get_roles()):
-        raise validation_error(f"Role {role_arn} does not exist or SageMaker is not authorized to assume it.")
+        raise validation_error(iam_propagation.ROLE_INVALID.format(arn=role_arn))
     # A role just created: the same answer until IAM has propagated it (sandbox/iam_propagation.py).
     iam_propagation.refuse_new_role("CreateCluster", backend.account_id, role_arn)
 

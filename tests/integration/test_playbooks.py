@@ -28,8 +28,9 @@ def test_a_cold_site_from_the_installed_artifact_waits_out_new_roles_then_a_reru
     installed.client.clear_requests()
     assert_ok(installed.run("hyperpod.tenancy.site"), "site.yml while new roles are refused")
     requests = installed.client.requests()
-    # Per team: the access entries of its permission-set role and of its Studio execution role; its pods role's association.
-    for operation, made in (("CreateAccessEntry", 2 * len(TEAMS)), ("CreatePodIdentityAssociation", len(TEAMS))):
+    # Per team: the access entries of its permission-set role and of its Studio execution role; its pods role's association;
+    # its Studio domain, which SageMaker refuses in AWS's own words while the execution role is new (retry.py IAM_PROPAGATION).
+    for operation, made in (("CreateAccessEntry", 2 * len(TEAMS)), ("CreatePodIdentityAssociation", len(TEAMS)), ("CreateDomain", len(TEAMS))):
         statuses = [r["status"] for r in requests if r["operation"] == operation]
         # Refused while the team roles were new, then accepted: every team got its entry and association.
         assert 400 in statuses, (operation, statuses)
