@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import Counter
 from pathlib import Path
@@ -105,6 +106,11 @@ class SandboxClient:
     def reset(self) -> None:
         # The reset waits until the Kubernetes namespaces it deletes are gone (seconds each, in parallel).
         self._call("POST", "/_sandbox/reset", timeout=180)
+
+    def access_entry_works(self, cluster: str, principal_arn: str, region: str = "us-east-1") -> bool:
+        """Whether the EKS access entry of ``principal_arn`` still maps the principal (not once its role was deleted and made again)."""
+        query = urllib.parse.urlencode({"cluster": cluster, "principal": principal_arn, "region": region})
+        return self._call("GET", "/_sandbox/access-entry-works?" + query)["works"]
 
     def kubeconfig(self) -> str:
         """The admin kubeconfig of the Kubernetes API server the sandbox's EKS clusters point at ('' without one)."""

@@ -16,6 +16,8 @@ Administrative endpoints (never logged, never faulted):
   (``sandbox.core.SETTINGS``, the account's quotas among them)
 - ``GET|PUT /_sandbox/upstreams``: ``{"prometheus": "http://127.0.0.1:9090"}``, the real servers
   the sandbox forwards to (a reset keeps them: they are where the sandbox runs, not AWS state)
+- ``GET /_sandbox/access-entry-works?cluster=...&principal=...`` (``account``, ``region``): ``{"works": ...}``, whether an EKS
+  access entry still maps its principal (``services/eks_access.py`` ``entry_works``)
 - ``GET /_sandbox/kubernetes``: ``{"endpoint": ..., "kubeconfig": <path of the admin kubeconfig>}``
   of the API server the EKS clusters point at (``{}`` without one)
 - ``POST /_sandbox/reset``: moto's state, our additions' state, the log, the faults and the settings, and what
@@ -317,6 +319,14 @@ class SandboxApp:
         elif route == ("GET", "/_sandbox/kubernetes"):
             api = kube_api.connected()
             payload = {"endpoint": api.server, "kubeconfig": str(api.kubeconfig)} if api else {}
+        elif route == ("GET", "/_sandbox/access-entry-works"):
+            # Whether an EKS access entry still maps its principal (EksAccessBackend.entry_works: not after the role is re-created).
+            from moto.core import DEFAULT_ACCOUNT_ID
+            from moto.eks.models import eks_backends
+
+            args = request.args
+            backend = eks_backends[args.get("account", DEFAULT_ACCOUNT_ID)][args.get("region", "us-east-1")]
+            payload = {"works": backend.entry_works(args["cluster"], args["principal"])}
         elif route == ("POST", "/_sandbox/reset"):
             reset_state()
             core.restore_settings()

@@ -22,6 +22,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
 import fnmatch
 import re
 
@@ -137,13 +138,51 @@ def describe_access_entry(eks, cluster, principal):
     return eks_api.describe_access_entry(eks, clusterName=cluster, principalArn=principal)
 
 
-# What ``current_state`` takes from DescribeAccessEntry's answer: what a caller hands on as ``known_access_entry`` (no dates).
-ENTRY_FIELDS = ("clusterName", "principalArn", "accessEntryArn", "type", "username", "kubernetesGroups", "tags")
+# What ``current_state`` takes from DescribeAccessEntry's answer, and ``createdAt`` (``stale_reason``): what a caller hands on
+# as ``known_access_entry``.
+ENTRY_FIELDS = ("clusterName", "principalArn", "accessEntryArn", "type", "username", "kubernetesGroups", "tags", "createdAt")
+
+
+def iso_date(value):
+    """A date of an answer as a JSON value (ISO 8601): module options and results cross processes as JSON."""
+    return value.isoformat() if isinstance(value, datetime.datetime) else value
+
+
+def when(value):
+    """A date as botocore gives it, as ``iso_date`` passes it on, or as epoch seconds: an aware datetime (None for None)."""
+    if value is None or isinstance(value, datetime.datetime):
+        return value if value is None or value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
+    if isinstance(value, (int, float)):
+        return datetime.datetime.fromtimestamp(value, datetime.timezone.utc)
+    return when(datetime.datetime.fromisoformat(value.replace("Z", "+00:00")))
 
 
 def known_entry(principal, entry):
     """DescribeAccessEntry's answer (or None) for ``principal`` as ``known_access_entry`` takes it."""
-    return {"principal_arn": principal, "access_entry": dict((key, entry[key]) for key in ENTRY_FIELDS if key in entry) if entry else None}
+    return {"principal_arn": principal, "access_entry": dict((key, iso_date(entry[key])) for key in ENTRY_FIELDS if key in entry) if entry else None}
+
+
+def stale_reason(entry, role_created):
+    """Why ``entry`` no longer works for its principal (None when it does): it is older than the IAM role it names.
+
+    EKS API reference, AccessEntry ``principalArn``: "If you'll be deleting or recreating an IAM principal, you should
+    delete the access entry and create it again [...] If you delete the IAM principal, even if it has the same ARN, the
+    access entry won't work" (EKS ties the entry to the principal's unique ID, not to its ARN). A role re-created by name
+    (drift correction of a deleted execution role) is such a principal: its CreateDate is after the entry's createdAt.
+    """
+    created, role = when(entry.get("createdAt")), when(role_created)
+    if created is None or role is None or created >= role:
+        return None
+    return "the access entry (created %s) is older than its IAM role %s (created %s): the role was deleted and created again, and EKS " \
+        "does not map the new role to the old entry, so the entry is deleted and created again" % (created.isoformat(), entry.get("principalArn"),
+                                                                                                 role.isoformat())
+
+
+def role_created(iam, principal):
+    """The CreateDate of the IAM role ``principal`` names (None for a user, or a role that does not exist)."""
+    match = re.match(r"arn:aws[a-z-]*:iam::\d{12}:role/(?:.*/)?([\w+=,.@-]+)$", principal)
+    role = iam_api.get_role(iam, RoleName=match.group(1)) if match else None
+    return (role or {}).get("CreateDate")
 
 
 def list_associated(eks, cluster, principal):
@@ -228,7 +267,11 @@ def desired_state(params, current, principal):
     return desired
 
 
-def plan(current, desired):
+def plan(current, desired, stale=None):
+    """The writes from ``current`` to ``desired``; ``stale`` (``stale_reason``) re-creates the entry: delete, then create
+    as if none existed (its groups, user name, tags and access policies as ``desired`` has them)."""
+    if current is not None and stale:
+        return dict(plan(None, desired), recreate=stale)
     changes = {}
     if current is None:
         changes["create"] = True
@@ -307,6 +350,8 @@ def ensure_present(eks, iam, params, check_mode):
         return True, {}, _public(desired_state(params, None, params["principal_arn"]))
     known = params.get("known_access_entry")
     copy = known if known is not None and known.get("principal_arn") == principal else None
+    # The principal's CreateDate (given, as shared_info read it, or read here once, when an entry exists to compare with).
+    principal_created = [params.get("principal_created")]
 
     def read(fresh):
         return describe_access_entry(eks, cluster, principal) if copy is None or fresh else copy.get("access_entry")
@@ -320,21 +365,34 @@ def ensure_present(eks, iam, params, check_mode):
             _check_cluster(eks, cluster)
         current = current_state(entry, list_associated(eks, cluster, principal) if entry else [])
         desired = desired_state(params, current, principal)
-        return current, desired, plan(current, desired)
+        stale = None
+        if entry is not None:
+            if principal_created[0] is None:
+                principal_created[0] = role_created(iam, principal)
+            stale = stale_reason(entry, principal_created[0])
+        return current, desired, plan(current, desired, stale)
 
     unused_entry, (current, desired, changes) = engine.plan_from_copy(
         read, lambda entry: copy is not None, plan_entry, check_mode, writes=lambda planned: planned[2]
     )
     if not changes:
         return False, _public(current), _public(current)
+    before = _public(current)
+    if changes.get("recreate"):
+        # The diff says why an entry that looks as desired changes (its ARN and dates will).
+        before["recreated_because"] = changes["recreate"]
     if check_mode:
-        return True, _public(current), _public(desired)
+        return True, before, _public(desired)
+    if changes.get("recreate"):
+        eks_api.delete_access_entry(eks, clusterName=cluster, principalArn=principal)
     if changes.get("create"):
         kwargs = dict(clusterName=cluster, principalArn=principal, type=desired["type"])
         if desired["kubernetes_groups"]:
             kwargs["kubernetesGroups"] = desired["kubernetes_groups"]
-        if desired["username"] is not None:
-            kwargs["username"] = desired["username"]
+        # A re-created entry takes the user name the task sets; one EKS made for the old entry EKS makes again.
+        username = params.get("username") if changes.get("recreate") else desired["username"]
+        if username is not None:
+            kwargs["username"] = username
         if desired["tags"]:
             kwargs["tags"] = desired["tags"]
         eks_api.create_access_entry(eks, **kwargs)
@@ -349,7 +407,7 @@ def ensure_present(eks, iam, params, check_mode):
     for arn, access_scope in changes.get("associate", []):
         eks_api.associate_access_policy(eks, clusterName=cluster, principalArn=principal, policyArn=arn, accessScope=_scope(access_scope))
     after = current_state(describe_access_entry(eks, cluster, principal), list_associated(eks, cluster, principal))
-    return True, _public(current), _public(after)
+    return True, before, _public(after)
 
 
 def ensure_absent(eks, iam, params, check_mode):
@@ -401,6 +459,7 @@ MODULE_OPTIONS = options(
         tag_keys=dict(type="dict", no_log=False),
         adopt=dict(type="bool", default=False),
         known_access_entry=dict(type="dict"),
+        principal_created=dict(type="str"),
     ),
     STATE, NAME_PREFIX, TAGS,
     required_one_of=[["principal_arn", "team"]],
@@ -444,4 +503,6 @@ def converge(context, params):
     apply_team(params, context.account_id)
     ensure = ensure_present if params["state"] == "present" else ensure_absent
     changed, before, after = ensure(context.client("eks"), context.client("iam"), params, context.check_mode)
+    if before.get("recreated_because"):
+        context.warn("access entry of %s: %s" % (before["principal_arn"], before["recreated_because"]))
     return dict(changed=changed, access_entry=after, diff={"before": before, "after": after})

@@ -221,13 +221,17 @@ def policy_document(document):
     return json.loads(unquote(document))
 
 
-# What ``read`` and ``view`` take from GetRole's answer: what a caller hands on as ``known_role`` (no dates).
-ROLE_FIELDS = ("RoleName", "Arn", "Description", "AssumeRolePolicyDocument", "Tags")
+# What ``read`` and ``view`` take from GetRole's answer, and ``CreateDate`` (as ISO 8601, for the role's access entry,
+# access_entry.stale_reason): what a caller hands on as ``known_role``.
+ROLE_FIELDS = ("RoleName", "Arn", "Description", "AssumeRolePolicyDocument", "Tags", "CreateDate")
 
 
 def known_role(role):
     """GetRole's answer (or None) as ``known_role`` takes it: ``{"role": its ROLE_FIELDS or None}``."""
-    return {"role": dict((key, role[key]) for key in ROLE_FIELDS if key in role) if role else None}
+    if not role:
+        return {"role": None}
+    return {"role": dict((key, role[key].isoformat() if key == "CreateDate" and hasattr(role[key], "isoformat") else role[key])
+                         for key in ROLE_FIELDS if key in role)}
 
 
 def read(client, name, known=None):

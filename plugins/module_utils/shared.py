@@ -122,13 +122,21 @@ def permission_sets(sso_admin, instance_arn, names, tagged=()):
 
 def sso_role_arns(client, names):
     """{permission set name: ARN of the role Identity Center made for it in this account}."""
+    return sso_roles_found(client, names)["sso_role_arns"]
+
+
+def sso_roles_found(client, names):
+    """``sso_role_arns``, and ``sso_role_created``: {permission set name: the role's CreateDate (ISO 8601)}, from the same listing
+    (the role's access entry must not be older than it, access_entry.stale_reason)."""
     by_name = {}
     for role in iam.sso_roles(client):
         match = re.match(r"AWSReservedSSO_(.+)_[0-9a-f]+$", role["RoleName"])
         if match and match.group(1) in names:
-            by_name.setdefault(match.group(1), []).append(role["Arn"])
+            by_name.setdefault(match.group(1), []).append(role)
     # Two roles for one permission set (a stale one left behind) are for eks_access_entry to report.
-    return dict((name, arns[0]) for name, arns in by_name.items() if len(arns) == 1)
+    found = dict((name, roles[0]) for name, roles in by_name.items() if len(roles) == 1)
+    return {"sso_role_arns": dict((name, role["Arn"]) for name, role in found.items()),
+            "sso_role_created": dict((name, access_entry.iso_date(role.get("CreateDate"))) for name, role in found.items() if role.get("CreateDate"))}
 
 
 def domains(client, names):
@@ -223,7 +231,7 @@ def team_lookup_phases(context, shared, team_groups, permission_set_names, subne
             return {account: permission_set.list_provisioned_to_account(context.client("sso-admin"), instance_arn, account, outdated)}
 
         phases.append(("sso-admin", described))
-        phases.append((("iam", SSO_ROLES), lambda: {"sso_role_arns": sso_role_arns(context.client("iam"), set(permission_set_names))}))
+        phases.append((("iam", SSO_ROLES), lambda: sso_roles_found(context.client("iam"), set(permission_set_names))))
         # After the descriptions (the same service), while IAM lists the roles; what the account holds, and IAM's roles,
         # count against their quotas (quota_problems).
         phases.append(("sso-admin", lambda: {"outdated_permission_sets": provisioned(outdated=True), "provisioned_permission_sets": provisioned()}))

@@ -119,15 +119,22 @@ def _known_entry(t, principal):
 def _access_entry(t):
     names = access_names(t.name, t.prefix)
     principal = (t.shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"]
-    return dict(_kubectl_access(t, names), principal_arn=principal, **_known_entry(t, principal))
+    created = (t.shared.get("sso_role_created") or {}).get(names["permission_set"])
+    return dict(_kubectl_access(t, names), principal_arn=principal, **dict(_given(principal_created=created), **_known_entry(t, principal)))
 
 
 def _studio_access_entry(t):
-    """The access entry of the team's Studio execution role: the same groups and policies as its users'."""
+    """The access entry of the team's Studio execution role: the same groups and policies as its users'.
+
+    The role's CreateDate as shared_info read it tells whether the entry is older than the role (access_entry.stale_reason);
+    a role shared_info did not find is made in this run, and the layer reads its date.
+    """
     account = t.shared.get("account_id") or None
     principal = execution_role.role_arn(account, execution_role.role_name(t.name, t.prefix)) if account else None
+    role = ((t.shared.get("execution_roles") or {}).get(execution_role.role_name(t.name, t.prefix)) or {}).get("role") or {}
     return dict(
-        _kubectl_access(t, access_names(t.name, t.prefix)), principal="execution_role", **dict(_given(account_id=account), **_known_entry(t, principal))
+        _kubectl_access(t, access_names(t.name, t.prefix)), principal="execution_role",
+        **dict(_given(account_id=account, principal_created=role.get("CreateDate")), **_known_entry(t, principal))
     )
 
 

@@ -111,6 +111,15 @@ options:
         tells that nothing changes; outside check mode, a difference makes the module describe the entry again and
         plan its writes from that. Used with O(state=present).
     type: dict
+  principal_created:
+    description:
+      - When the IAM role O(principal_arn) names was created (its C(CreateDate), ISO 8601), as read earlier in the run.
+      - An access entry older than its role was made for a role since deleted and created again by name; the EKS API
+        reference (C(AccessEntry.principalArn)) says such an entry "won't work", so the module deletes the entry and
+        creates it again, with the same groups, user name, tags and access policies, and says why in the diff
+        (C(recreated_because)) and a warning.
+      - When it is not given and the entry exists, the module reads the role (C(iam:GetRole)). Used with O(state=present).
+    type: str
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
   - hyperpod.tenancy.resource

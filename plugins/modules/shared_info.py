@@ -218,6 +218,11 @@ hyperpod_shared:
     sso_role_arns:
       description: The IAM role Identity Center made in this account for each team's permission set, by permission set name.
       type: dict
+    sso_role_created:
+      description:
+        - The C(CreateDate) (ISO 8601) of each role in RV(hyperpod_shared.sso_role_arns), by permission set name, from the same listing.
+        - M(hyperpod.tenancy.eks_access_entry) takes it as O(hyperpod.tenancy.eks_access_entry#module:principal_created).
+      type: dict
     outdated_permission_sets:
       description:
         - The ARNs of the permission sets whose latest version is not provisioned to this account

@@ -108,16 +108,33 @@ class EksAccessBackend:
         if mode not in API_MODES:
             raise _invalid_request(f"The cluster's authentication mode must be set to one of [{', '.join(API_MODES)}] to perform this operation.")
 
-    def _principal_exists(self, principal_arn: str) -> bool:
+    def _principal(self, principal_arn: str):
+        """The IAM role or user ``principal_arn`` names, or None."""
         from moto.iam.models import iam_backends
 
         match = _PRINCIPAL.fullmatch(principal_arn)
         if not match or match.group(2) != self.account_id:
-            return False
+            return None
         iam = iam_backends[self.account_id]["global"]
         kind, name = match.group(3), match.group(5)
         found = iam.roles.values() if kind == "role" else iam.users.values()
-        return any(p.arn == principal_arn and p.name == name for p in found)
+        return next((p for p in found if p.arn == principal_arn and p.name == name), None)
+
+    def _principal_exists(self, principal_arn: str) -> bool:
+        return self._principal(principal_arn) is not None
+
+    def entry_works(self, cluster_name: str, principal_arn: str) -> bool:
+        """Whether the entry of ``principal_arn`` still maps the principal to Kubernetes.
+
+        EKS API reference, AccessEntry ``principalArn``: "If you delete the IAM principal, even if it has the same ARN,
+        the access entry won't work" (EKS keeps the principal's unique ID, as IAM policies do for a role in a trust
+        policy). The entry records the ID it was made for; a role deleted and created again by name has another.
+        The sandbox authenticates to its Kubernetes API with client certificates, not through access entries, so this
+        is what the sandbox models of it: the tests ask here.
+        """
+        entry = self._access_entry(cluster_name, principal_arn)
+        principal = self._principal(principal_arn)
+        return principal is not None and entry.get("_principal_id") == principal.id
 
     def _check_identity(self, entry_type: str, username, groups) -> None:
         if entry_type != "STANDARD" and (username is not None or groups):
@@ -165,6 +182,8 @@ class EksAccessBackend:
             "type": entry_type,
             "_policies": {},
             "_cluster_arn": cluster.arn,
+            # The unique ID of the principal the entry was made for (entry_works).
+            "_principal_id": self._principal(principal_arn).id,
         }
         entries[principal_arn] = entry
         return entry

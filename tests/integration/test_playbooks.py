@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
+import time
 from collections import Counter
 
 import pytest
@@ -211,3 +212,39 @@ def test_site_survives_throttling_and_server_errors(sandbox, tmp_path):
     assert_ok(rerun, "rerun under faults")
     assert rerun.changed_tasks() == set()
     assert [r["operation"] for r in client.writes()] == []
+
+
+def test_a_studio_role_deleted_and_made_again_gets_its_access_entry_made_again(sample):
+    # EKS API reference, AccessEntry.principalArn: an entry of a deleted principal "won't work", even for a principal made
+    # again with the same ARN. Drift correction makes the team's Studio execution role again by name: its entry too.
+    assert_ok(sample.run("site.yml"), "site.yml")
+    iam, eks = sample.client.boto3_client("iam"), sample.client.boto3_client("eks")
+    cluster = json.loads(sample.seed_file.read_text())["eks_cluster_arn"].rsplit("/", 1)[1]
+    name = "hyperpod-vision-studio-execution"
+    arn = iam.get_role(RoleName=name)["Role"]["Arn"]
+    old = eks.describe_access_entry(clusterName=cluster, principalArn=arn)["accessEntry"]
+    # Deleted out of band (a second later: IAM's CreateDate counts whole seconds); its access entry stays, and no longer works.
+    time.sleep(1.1)
+    for policy in iam.list_role_policies(RoleName=name)["PolicyNames"]:
+        iam.delete_role_policy(RoleName=name, PolicyName=policy)
+    for attached in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]:
+        iam.detach_role_policy(RoleName=name, PolicyArn=attached["PolicyArn"])
+    iam.delete_role(RoleName=name)
+    assert eks.describe_access_entry(clusterName=cluster, principalArn=arn)["accessEntry"]["accessEntryArn"] == old["accessEntryArn"]
+
+    corrected = sample.run("playbooks/add_team.yml", "-e", "team=vision")
+    assert_ok(corrected, "add_team vision after its Studio role was deleted")
+    layers = {layer for _host, _task, layer in corrected.changed_layers()}
+    assert {"execution_role", "studio_access_entry"} <= layers, layers
+    assert "older than its IAM role" in corrected.stdout
+    entry = eks.describe_access_entry(clusterName=cluster, principalArn=arn)["accessEntry"]
+    assert entry["accessEntryArn"] != old["accessEntryArn"]
+    assert entry["createdAt"] >= iam.get_role(RoleName=name)["Role"]["CreateDate"]
+    assert (entry["kubernetesGroups"], entry["username"], entry["tags"]) == (old["kubernetesGroups"], old["username"], old["tags"])
+    assert sample.client.access_entry_works(cluster, arn)
+
+    sample.client.clear_requests()
+    again = sample.run("playbooks/add_team.yml", "-e", "team=vision")
+    assert_ok(again, "add_team vision again")
+    assert again.changed_layers() == set()
+    assert [r["operation"] for r in sample.client.writes()] == []

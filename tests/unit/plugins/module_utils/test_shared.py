@@ -449,11 +449,12 @@ def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as
         ("ListObjectsV2", "nlp/"), ("GetObjectTagging", "_hyperpod/owners/nlp"), ("list_objects_v2", "_hyperpod/retired/"),
         ("list_compute_quotas", CLUSTER_ARN), ("list_tags", "arn:q-1"),
     ])
-    # Without their dates, as the layers' known_* options take them.
+    # As the layers' known_* options take them: the role's CreateDate (its access entry must not be older) but no other date.
     assert found["execution_roles"] == {"hyperpod-vision-studio-execution": {"role": {
-        "RoleName": "hyperpod-vision-studio-execution", "Arn": "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution", "Tags": []}}}
+        "RoleName": "hyperpod-vision-studio-execution", "Arn": "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution", "Tags": [],
+        "CreateDate": "2026"}}}
     assert found["access_entries"] == {
-        ENTRY_ARN % "vision": {"principal_arn": ENTRY_ARN % "vision", "access_entry": {"principalArn": ENTRY_ARN % "vision", "tags": {}}},
+        ENTRY_ARN % "vision": {"principal_arn": ENTRY_ARN % "vision", "access_entry": {"principalArn": ENTRY_ARN % "vision", "tags": {}, "createdAt": "2026"}},
         studio: {"principal_arn": studio, "access_entry": None},
     }
     assert found["s3_markers"] == {
@@ -504,7 +505,7 @@ def test_with_pod_roles_each_team_with_a_quota_has_its_pod_role_and_association_
         ("GetRole", "hyperpod-vision-pods"), ("ListPodIdentityAssociations", "hyperpod-ns-vision"),
         ("DescribePodIdentityAssociation", "a-hyperpod-ns-vision")])
     assert found["pod_identities"] == {"vision": {
-        "role": {"RoleName": "hyperpod-vision-pods", "Arn": "arn:aws:iam::123456789012:role/hyperpod-vision-pods", "Tags": []},
+        "role": {"RoleName": "hyperpod-vision-pods", "Arn": "arn:aws:iam::123456789012:role/hyperpod-vision-pods", "Tags": [], "CreateDate": "2026"},
         "association": {"associationId": "a-hyperpod-ns-vision", "roleArn": "arn:role", "tags": {"team": "vision"}}}}
     # Without pod_roles (no kubeconfig in the run), none of them.
     clients.calls.clear()
