@@ -40,12 +40,43 @@ def _section(team, declared):
     return _given(**dict((option, values.get(key)) for key, option in declared.passed().items()))
 
 
+# The 12 characters of a HyperPod cluster ARN's id that stand for a cluster a dry run would create (``predicted_cluster``).
+PREDICTED_CLUSTER_ID = "tobecreated0"
+PREDICTED_NOTE = (
+    "HyperPod cluster %s is created by this run (not by this dry run): its ARN is not known yet, so the team's policies and "
+    "compute quota are predicted with %s in its place, and its capacity from the cluster file's instance groups"
+)
+
+
+def predicted_cluster(shared):
+    """``shared`` with a stand-in for the HyperPod cluster a dry run would create, and the note that says so (None when the
+    cluster exists or no dry run predicts one).
+
+    ``cluster_predicted`` (playbooks/cluster.yml sets it in check mode only, when the cluster is to be created) holds the
+    cluster file's instance groups. The ARN stands in where the team's layers need one (the permission set's and execution
+    role's policies, the quota's cluster) and has the shape of an ARN HyperPod gives (``cluster/<12 lower-case letters or
+    digits>``); the capacity is what the groups will hold, as ``quota.cluster_capacity`` counts a described cluster's.
+    """
+    predicted = shared.get("cluster_predicted")
+    if shared.get("cluster_arn") is not None or not predicted or not shared.get("account_id") or not shared.get("region"):
+        return shared, None
+    arn = "arn:aws:sagemaker:%s:%s:cluster/%s" % (shared["region"], shared["account_id"], PREDICTED_CLUSTER_ID)
+    groups = [
+        dict(InstanceGroupName=group.get("name"), InstanceType=group.get("instance_type"), TargetCount=group.get("count") or 0,
+             InstanceRequirements={"DesiredInstanceTypes": group.get("instance_types") or []})
+        for group in predicted.get("instance_groups") or []
+    ]
+    capacity = quota.cluster_capacity({"InstanceGroups": groups}, shared.get("scale_limits"))
+    return dict(shared, cluster_arn=arn, cluster_capacity=capacity), PREDICTED_NOTE % (shared.get("cluster_name") or "", arn)
+
+
 class _Team(object):
     """One team with what all teams share: what several layers derive from them, derived once."""
 
     def __init__(self, team, shared, settings):
         # The defaults of the team file come from the team model, whether or not the team was normalized.
         team = team_model.with_defaults(team)
+        shared, self.note = predicted_cluster(shared)
         self.team, self.shared, self.settings = team, shared, settings
         self.name = team["name"]
         self.prefix = shared.get("name_prefix") or naming.DEFAULT_PREFIX
@@ -339,6 +370,8 @@ def team_layer_args(team, shared, settings=None, layers=None):
     # Why shared_info refused the team (a resource not its to change, a retired team's name or gid): team_resources then
     # fails before any layer writes, whichever layers a role asks for.
     options.update(_given(refused=(t.shared.get("team_problems") or {}).get(t.name) or None))
+    # What a dry run stands in for: team_resources says it (a warning) before the layers run.
+    options.update(_given(notes=[t.note] if t.note else None))
     options.update((layer, build(t)) for layer, build in used.items() if layers is None or layer in layers)
     # The platform's hyperpod_adopt for the team: an existing resource of these layers that carries no mark is taken over.
     for adopted in team["adopt"]:

@@ -59,6 +59,13 @@ options:
       - When given, the module fails before any layer runs, naming the team and each reason.
     type: list
     elements: str
+  notes:
+    description:
+      - What the layers' options stand in for, said as warnings before the layers run. In a dry run (check mode) on an account
+        whose HyperPod cluster the run would create, the team roles pass that the cluster's ARN and capacity are predicted
+        (filter P(hyperpod.tenancy.team_layer_args#filter)).
+    type: list
+    elements: str
   permission_set:
     description: Options of M(hyperpod.tenancy.identity_center_permission_set) for the team's permission set.
     type: dict
@@ -171,7 +178,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources im
 )
 
 MODULE_OPTIONS = options(
-    dict(team=dict(type="str", required=True), refused=dict(type="list", elements="str")),
+    dict(team=dict(type="str", required=True), refused=dict(type="list", elements="str"), notes=dict(type="list", elements="str")),
     dict((layer.option, dict(type="dict")) for layer in LAYERS),
     IDENTITY_CENTER,
 )
@@ -185,6 +192,9 @@ def converge(context, params):
             "team %r is refused, nothing of it was changed: %s" % (team, "; ".join(params["refused"])),
             problems=["team %r: %s" % (team, problem) for problem in params["refused"]], layers={}, changed=False,
         )
+    for note in params["notes"] or []:
+        # What the options stand in for (a dry run's cluster that does not exist yet): said, so a prediction is not taken for a read.
+        context.warn("team %r: %s" % (team, note))
     try:
         layers = validated_layers(team, params, context.module.no_log_values)
         converge_team(context, layers, done, diff)

@@ -248,3 +248,21 @@ def test_a_studio_role_deleted_and_made_again_gets_its_access_entry_made_again(s
     assert_ok(again, "add_team vision again")
     assert again.changed_layers() == set()
     assert [r["operation"] for r in sample.client.writes()] == []
+
+
+def test_a_dry_run_on_a_new_account_predicts_the_cluster_and_every_team_and_writes_nothing(sample):
+    # A new account: the EKS cluster and what the platform provides (seed), no HyperPod cluster yet. The first dry run a
+    # platform team makes predicts the cluster and each team's resources; the teams' cluster ARN is not known yet.
+    assert "ml-shared" not in [c["ClusterName"] for c in sample.client.boto3_client("sagemaker").list_clusters()["ClusterSummaries"]]
+    sample.client.clear_requests()
+    predicted = sample.run("site.yml", "--check", "--diff")
+    assert_ok(predicted, "site.yml --check on a new account")
+    assert sample.client.writes() == []
+    layers = {(host, layer) for host, _task, layer in predicted.changed_layers()}
+    for team in TEAMS:
+        # The quota too: predicted on the stand-in ARN, against the capacity of the cluster file's instance groups.
+        assert {(f"team_{team}", layer) for layer in ("permission_set", "execution_role", "domain", "s3_prefix", "quota")} <= layers, layers
+    # The cluster itself is predicted (the cluster play reports a change).
+    assert [task for host, task in predicted.changed_tasks() if host == "localhost"], predicted.changed_tasks()
+    # What cannot be predicted before the cluster exists is said, not guessed.
+    assert "created by this run" in predicted.stdout
