@@ -467,7 +467,14 @@ def bucket_policy(account_id: str, resource: str):
 
 def authorize(principal, asked: list[tuple[str, str, dict]], environ: dict, region: str) -> tuple[dict, str, str] | None:
     """None when every (action, resource) is allowed; else the first refused (result, action, resource)."""
-    transport = {"aws:SecureTransport": environ.get("wsgi.url_scheme") == "https", "aws:RequestedRegion": region}
+    # aws:SecureTransport: "whether the request was sent using TLS" (IAM User Guide, "AWS global condition context keys").
+    # The sandbox listens on plain HTTP on the loopback, but it stands for AWS's endpoints, which the SDKs and the CLI reach
+    # over HTTPS: SageMaker, EKS, IAM, STS, Identity Center and the others are "accessed through the network" with TLS
+    # ("Clients must support Transport Layer Security (TLS) 1.2 or later", each service's "Infrastructure security" page),
+    # and S3, which also serves HTTP, is reached over HTTPS by current AWS tools ("Protecting data in transit with
+    # encryption", S3 User Guide). So every request is taken as sent over TLS: a statement allowed only under
+    # aws:SecureTransport applies, as on AWS.
+    transport = {"aws:SecureTransport": True, "aws:RequestedRegion": region}
     for action, resource, context in asked:
         if action in ALWAYS_ALLOWED:
             continue
