@@ -98,10 +98,10 @@ sanity: venv
 		$(CURDIR)/$(BIN)/ansible-test sanity --python 3.11 --venv --requirements --color no
 
 unit: venv kube-binaries
-	$(BIN)/pytest -n $(PYTEST_WORKERS) tests/unit
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=15 tests/unit
 
 integration: venv system-packages kube-binaries
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=15 tests/integration
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=30 tests/integration
 
 molecule: venv kube-binaries
 	$(BIN)/molecule test --all
