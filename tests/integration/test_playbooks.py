@@ -21,7 +21,37 @@ TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"]]
 IAM_DELAY = 2.0
 
 
-def test_a_cold_site_from_the_installed_artifact_waits_out_new_roles_then_a_rerun_writes_nothing_then_offboarding_keeps_data_and_other_teams(installed):
+def test_the_installed_artifact_from_a_dry_run_on_a_new_account_to_a_cold_site_a_no_op_a_corrected_role_and_an_offboarding(installed):
+    """The sample's life as a user runs it: the built artifact installed into an empty collections path, its playbooks run
+    by FQCN from a directory holding only the user's ansible.cfg, inventory and team file. One sandbox throughout: each
+    step was a test of its own, each paying for a cold site.yml of its own."""
+    dry_run_on_a_new_account(installed)
+    cold_site_waits_out_new_roles(installed)
+    deleted_studio_role_and_its_access_entry_made_again(installed)
+    rerun_writes_nothing_and_reads_what_teams_share_once(installed)
+    reports_go_where_the_user_runs(installed)
+    offboarding_keeps_data_and_other_teams(installed)
+
+
+def dry_run_on_a_new_account(installed):
+    # A new account: the EKS cluster and what the platform provides (seed), no HyperPod cluster yet. The first dry run a
+    # platform team makes predicts the cluster and each team's resources; the teams' cluster ARN is not known yet.
+    assert "ml-shared" not in [c["ClusterName"] for c in installed.client.boto3_client("sagemaker").list_clusters()["ClusterSummaries"]]
+    installed.client.clear_requests()
+    predicted = installed.run("hyperpod.tenancy.site", "--check", "--diff")
+    assert_ok(predicted, "site.yml --check on a new account")
+    assert installed.client.writes() == []
+    layers = {(host, layer) for host, _task, layer in predicted.changed_layers()}
+    for team in TEAMS:
+        # The quota too: predicted on the stand-in ARN, against the capacity of the cluster file's instance groups.
+        assert {(f"team_{team}", layer) for layer in ("permission_set", "execution_role", "domain", "s3_prefix", "quota")} <= layers, layers
+    # The cluster itself is predicted (the cluster play reports a change).
+    assert [task for host, task in predicted.changed_tasks() if host == "localhost"], predicted.changed_tasks()
+    # What cannot be predicted before the cluster exists is said, not guessed.
+    assert "created by this run" in predicted.stdout
+
+
+def cold_site_waits_out_new_roles(installed):
     # A cold site.yml converges although IAM is eventually consistent: the sandbox refuses every new role for
     # IAM_DELAY seconds after its CreateRole, with what each service answers (sandbox/iam_propagation.py); the modules
     # wait it out with the bounded retries of exactly those errors (module_utils/retry.py IAM_PROPAGATION).
@@ -38,6 +68,38 @@ def test_a_cold_site_from_the_installed_artifact_waits_out_new_roles_then_a_reru
         assert statuses.index(400) < len(statuses) - 1 and statuses[-1] == 200, (operation, statuses)
         assert statuses.count(200) == made, (operation, statuses)
 
+
+def deleted_studio_role_and_its_access_entry_made_again(installed):
+    # EKS API reference, AccessEntry.principalArn: an entry of a deleted principal "won't work", even for a principal made
+    # again with the same ARN. Drift correction makes the team's Studio execution role again by name: its entry too.
+    installed.client.set_faults(iam_propagation_s=iam_propagation.DEFAULT_DELAY)
+    iam, eks = installed.client.boto3_client("iam"), installed.client.boto3_client("eks")
+    cluster = json.loads(installed.seed_file.read_text())["eks_cluster_arn"].rsplit("/", 1)[1]
+    name = "hyperpod-vision-studio-execution"
+    arn = iam.get_role(RoleName=name)["Role"]["Arn"]
+    old = eks.describe_access_entry(clusterName=cluster, principalArn=arn)["accessEntry"]
+    # Deleted out of band (a second later: IAM's CreateDate counts whole seconds); its access entry stays, and no longer works.
+    time.sleep(1.1)
+    for policy in iam.list_role_policies(RoleName=name)["PolicyNames"]:
+        iam.delete_role_policy(RoleName=name, PolicyName=policy)
+    for attached in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]:
+        iam.detach_role_policy(RoleName=name, PolicyArn=attached["PolicyArn"])
+    iam.delete_role(RoleName=name)
+    assert eks.describe_access_entry(clusterName=cluster, principalArn=arn)["accessEntry"]["accessEntryArn"] == old["accessEntryArn"]
+
+    corrected = installed.run("hyperpod.tenancy.add_team", "-e", "team=vision")
+    assert_ok(corrected, "add_team vision after its Studio role was deleted")
+    layers = {layer for _host, _task, layer in corrected.changed_layers()}
+    assert {"execution_role", "studio_access_entry"} <= layers, layers
+    assert "older than its IAM role" in corrected.stdout
+    entry = eks.describe_access_entry(clusterName=cluster, principalArn=arn)["accessEntry"]
+    assert entry["accessEntryArn"] != old["accessEntryArn"]
+    assert entry["createdAt"] >= iam.get_role(RoleName=name)["Role"]["CreateDate"]
+    assert (entry["kubernetesGroups"], entry["username"], entry["tags"]) == (old["kubernetesGroups"], old["username"], old["tags"])
+    assert installed.client.access_entry_works(cluster, arn)
+
+
+def rerun_writes_nothing_and_reads_what_teams_share_once(installed):
     # A rerun (IAM's delay back to what every playbook run meets) changes nothing, writes nothing, and reads what the teams share once.
     installed.client.set_faults(iam_propagation_s=iam_propagation.DEFAULT_DELAY)
     installed.client.clear_requests()
@@ -67,11 +129,15 @@ def test_a_cold_site_from_the_installed_artifact_waits_out_new_roles_then_a_reru
     # The quotas: one list per run, for the owner check and for each team's capacity check of a quota the run leaves as it is.
     assert reads["ListComputeQuotas"] == 1
 
+
+def reports_go_where_the_user_runs(installed):
     # A report goes where the user runs the playbook (reports/ there), never into the installed collection.
     assert_ok(installed.run("hyperpod.tenancy.chargeback", "-e", "chargeback_month=2026-01"), "chargeback")
     assert sorted(path.name for path in (installed.cwd / "reports" / "chargeback").iterdir()) == [
         "chargeback-2026-01.csv", "chargeback-2026-01.html", "chargeback-2026-01.md"]
 
+
+def offboarding_keeps_data_and_other_teams(installed):
     # Offboarding one team (on the state the rerun left as it found it) keeps its data and leaves the other teams as they were.
     seed = json.loads(installed.seed_file.read_text())
     others_before = {team: team_snapshot(installed.client, seed, team) for team in TEAMS if team != "vision"}
@@ -212,57 +278,3 @@ def test_site_survives_throttling_and_server_errors(sandbox, tmp_path):
     assert_ok(rerun, "rerun under faults")
     assert rerun.changed_tasks() == set()
     assert [r["operation"] for r in client.writes()] == []
-
-
-def test_a_studio_role_deleted_and_made_again_gets_its_access_entry_made_again(sample):
-    # EKS API reference, AccessEntry.principalArn: an entry of a deleted principal "won't work", even for a principal made
-    # again with the same ARN. Drift correction makes the team's Studio execution role again by name: its entry too.
-    assert_ok(sample.run("site.yml"), "site.yml")
-    iam, eks = sample.client.boto3_client("iam"), sample.client.boto3_client("eks")
-    cluster = json.loads(sample.seed_file.read_text())["eks_cluster_arn"].rsplit("/", 1)[1]
-    name = "hyperpod-vision-studio-execution"
-    arn = iam.get_role(RoleName=name)["Role"]["Arn"]
-    old = eks.describe_access_entry(clusterName=cluster, principalArn=arn)["accessEntry"]
-    # Deleted out of band (a second later: IAM's CreateDate counts whole seconds); its access entry stays, and no longer works.
-    time.sleep(1.1)
-    for policy in iam.list_role_policies(RoleName=name)["PolicyNames"]:
-        iam.delete_role_policy(RoleName=name, PolicyName=policy)
-    for attached in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]:
-        iam.detach_role_policy(RoleName=name, PolicyArn=attached["PolicyArn"])
-    iam.delete_role(RoleName=name)
-    assert eks.describe_access_entry(clusterName=cluster, principalArn=arn)["accessEntry"]["accessEntryArn"] == old["accessEntryArn"]
-
-    corrected = sample.run("playbooks/add_team.yml", "-e", "team=vision")
-    assert_ok(corrected, "add_team vision after its Studio role was deleted")
-    layers = {layer for _host, _task, layer in corrected.changed_layers()}
-    assert {"execution_role", "studio_access_entry"} <= layers, layers
-    assert "older than its IAM role" in corrected.stdout
-    entry = eks.describe_access_entry(clusterName=cluster, principalArn=arn)["accessEntry"]
-    assert entry["accessEntryArn"] != old["accessEntryArn"]
-    assert entry["createdAt"] >= iam.get_role(RoleName=name)["Role"]["CreateDate"]
-    assert (entry["kubernetesGroups"], entry["username"], entry["tags"]) == (old["kubernetesGroups"], old["username"], old["tags"])
-    assert sample.client.access_entry_works(cluster, arn)
-
-    sample.client.clear_requests()
-    again = sample.run("playbooks/add_team.yml", "-e", "team=vision")
-    assert_ok(again, "add_team vision again")
-    assert again.changed_layers() == set()
-    assert [r["operation"] for r in sample.client.writes()] == []
-
-
-def test_a_dry_run_on_a_new_account_predicts_the_cluster_and_every_team_and_writes_nothing(sample):
-    # A new account: the EKS cluster and what the platform provides (seed), no HyperPod cluster yet. The first dry run a
-    # platform team makes predicts the cluster and each team's resources; the teams' cluster ARN is not known yet.
-    assert "ml-shared" not in [c["ClusterName"] for c in sample.client.boto3_client("sagemaker").list_clusters()["ClusterSummaries"]]
-    sample.client.clear_requests()
-    predicted = sample.run("site.yml", "--check", "--diff")
-    assert_ok(predicted, "site.yml --check on a new account")
-    assert sample.client.writes() == []
-    layers = {(host, layer) for host, _task, layer in predicted.changed_layers()}
-    for team in TEAMS:
-        # The quota too: predicted on the stand-in ARN, against the capacity of the cluster file's instance groups.
-        assert {(f"team_{team}", layer) for layer in ("permission_set", "execution_role", "domain", "s3_prefix", "quota")} <= layers, layers
-    # The cluster itself is predicted (the cluster play reports a change).
-    assert [task for host, task in predicted.changed_tasks() if host == "localhost"], predicted.changed_tasks()
-    # What cannot be predicted before the cluster exists is said, not guessed.
-    assert "created by this run" in predicted.stdout
