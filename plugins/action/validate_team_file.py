@@ -49,8 +49,6 @@ PLACEHOLDER_SHARED = {
     "security_group_ids": ["sg-0123456789abcdef0"],
     "fsx_mount_root": "/",
     "fsx_require_mount": False,
-    # The account's FSx file system (hyperpod_account.fsx_file_system_id): storage.s3_link links the team's prefix on it.
-    "fsx_file_system_id": "fs-0123456789abcdef0",
 }
 
 
