@@ -270,17 +270,18 @@ def desired_state(params, current, principal):
 def plan(current, desired, stale=None):
     """The writes from ``current`` to ``desired``; ``stale`` (``stale_reason``) re-creates the entry: delete, then create
     as if none existed (its groups, user name, tags and access policies as ``desired`` has them)."""
+    if current is not None and desired["type"] != current["type"]:
+        # Also before a re-create: an adopted entry of another type is the platform's to delete, not this module's to retype.
+        raise InputError(
+            message="access entry %s is of type %s, not %s; the type cannot be changed in place (delete the entry first)"
+            % (current["principal_arn"], current["type"], desired["type"])
+        )
     if current is not None and stale:
         return dict(plan(None, desired), recreate=stale)
     changes = {}
     if current is None:
         changes["create"] = True
     else:
-        if desired["type"] != current["type"]:
-            raise InputError(
-                message="access entry %s is of type %s, not %s; the type cannot be changed in place (delete the entry first)"
-                % (current["principal_arn"], current["type"], desired["type"])
-            )
         update = {}
         if desired["kubernetes_groups"] != current["kubernetes_groups"]:
             update["kubernetesGroups"] = desired["kubernetes_groups"]

@@ -64,6 +64,7 @@ options:
       - What the layers' options stand in for, said as warnings before the layers run. In a dry run (check mode) on an account
         whose HyperPod cluster the run would create, the team roles pass that the cluster's ARN and capacity are predicted
         (filter P(hyperpod.tenancy.team_layer_args#filter)).
+      - Given outside check mode, the module fails before any layer runs: a stand-in never reaches a write.
     type: list
     elements: str
   permission_set:
@@ -191,6 +192,12 @@ def converge(context, params):
         raise ModuleFailure(
             "team %r is refused, nothing of it was changed: %s" % (team, "; ".join(params["refused"])),
             problems=["team %r: %s" % (team, problem) for problem in params["refused"]], layers={}, changed=False,
+        )
+    if params["notes"] and not context.module.check_mode:
+        # What a dry run stands in for (a cluster not made yet) is for predicting, never for writing to AWS.
+        raise ModuleFailure(
+            "team %r: options that stand in for what a dry run predicts reached a run that writes, nothing was changed: %s"
+            % (team, "; ".join(params["notes"])), layers={}, changed=False,
         )
     for note in params["notes"] or []:
         # What the options stand in for (a dry run's cluster that does not exist yet): said, so a prediction is not taken for a read.

@@ -49,6 +49,14 @@ def dry_run_on_a_new_account(installed):
     assert [task for host, task in predicted.changed_tasks() if host == "localhost"], predicted.changed_tasks()
     # What cannot be predicted before the cluster exists is said, not guessed.
     assert "created by this run" in predicted.stdout
+    # So does the first drift report of the AWX job (check mode from its play, not from --check): it reports every team.
+    drift = installed.run("hyperpod.tenancy.drift")
+    assert drift.returncode == 2 and installed.client.writes() == []
+    assert {host for host, _task, _layer in drift.changed_layers()} >= {f"team_{team}" for team in TEAMS}, drift.failures()
+    # Its one failure is the drift it reports, of the cluster and every team, not a team the run could not predict.
+    assert drift.failures() == [
+        "localhost | Fail when a team differs from the team file, so the scheduler alerts | Drift in localhost, %s: run with -e enforce=true to correct it"
+        % ", ".join(sorted(TEAMS))]
 
 
 def cold_site_waits_out_new_roles(installed):

@@ -99,3 +99,13 @@ def test_the_roles_date_read_earlier_in_the_run_spares_reading_the_role(studio_e
     sandbox.clear_requests()
     assert converge(check_mode=True, principal_created="2000-01-01T00:00:00Z")[0] is False
     assert "GetRole" not in [r["operation"] for r in sandbox.requests()]
+
+
+def test_a_stale_entry_of_another_type_is_refused_not_retyped_by_a_re_create():
+    # An adopted entry (EC2_LINUX, say) whose role was made again: re-creating it as STANDARD would retype it, which
+    # the in-place path refuses too; the platform deletes it.
+    current = {"principal_arn": "arn:aws:iam::123456789012:role/r", "type": "EC2_LINUX", "kubernetes_groups": [], "username": "u",
+               "tags": {}, "access_policies": []}
+    desired = dict(current, type="STANDARD")
+    with pytest.raises(access_entry.InputError, match="is of type EC2_LINUX, not STANDARD"):
+        access_entry.plan(current, desired, stale="older than its IAM role")

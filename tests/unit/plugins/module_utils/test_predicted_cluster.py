@@ -51,3 +51,29 @@ def test_a_cluster_that_exists_is_never_stood_in_for():
     existing = "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcdef123456"
     options = team_layer_args(vision(), dict(PREDICTED, cluster_arn=existing, cluster_capacity={"ml.p5.48xlarge": 16}))
     assert options["quota"]["cluster"] == existing and "notes" not in options
+
+
+class _Module:
+    no_log_values = set()
+
+    def __init__(self, check_mode):
+        self.check_mode = check_mode
+
+
+class _Context:
+    def __init__(self, check_mode):
+        self.module, self.warnings = _Module(check_mode), []
+
+    def warn(self, message):
+        self.warnings.append(message)
+
+
+def test_the_stand_in_reaches_no_write_outside_check_mode():
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure
+    from ansible_collections.hyperpod.tenancy.plugins.modules import team_resources
+
+    options = team_layer_args(vision(), PREDICTED)
+    params = dict({layer: None for layer in team_resources.MODULE_OPTIONS}, **options, refused=None)
+    with pytest.raises(ModuleFailure, match="stand in for what a dry run predicts reached a run that writes") as refused:
+        team_resources.converge(_Context(check_mode=False), params)
+    assert refused.value.result["layers"] == {} and refused.value.result["changed"] is False
