@@ -64,10 +64,11 @@ demo: system-packages
 # pylint and molecule's one playbook at a time, which also waits on its sandbox's start and statuses), so on CI's two
 # cores the three take about as long as molecule alone (docs/development.md, "The suite's time budget"). unit and
 # integration use both cores (pytest-xdist) and run alone, after them.
+# Each stage says how long it took, for the suite's time budget.
 test: system-packages
-	$(MAKE) --no-print-directory --output-sync=target -j3 lint sanity molecule
-	$(MAKE) --no-print-directory unit
-	$(MAKE) --no-print-directory integration
+	@SECONDS=0; $(MAKE) --no-print-directory --output-sync=target -j3 lint sanity molecule && echo "make test: lint, sanity and molecule took $$SECONDS s"
+	@SECONDS=0; $(MAKE) --no-print-directory unit && echo "make test: unit took $$SECONDS s"
+	@SECONDS=0; $(MAKE) --no-print-directory integration && echo "make test: integration took $$SECONDS s"
 
 lint: venv
 	$(BIN)/ruff check .
