@@ -49,6 +49,12 @@ SETTINGS: dict[str, float | str] = {
     "iam_roles_per_account": 1000.0,
     "identity_center_permission_sets": 3500.0,
     "identity_center_provisioned_per_account": 500.0,
+    # Identity Center's limits on asynchronous work in flight ("Quotas and limits in IAM Identity Center", services/sso_admin.py):
+    # CreateAccountAssignment calls outstanding, ProvisionPermissionSet calls at once, permission-set roles updated at
+    # once per account.
+    "identity_center_outstanding_assignments": 15.0,
+    "identity_center_concurrent_provisionings": 3.0,
+    "identity_center_role_updates_per_account": 1.0,
 }
 # Real servers the sandbox forwards to (services/amp_query.py: AMP's query API to a Prometheus).
 UPSTREAMS: dict[str, str] = {"prometheus": os.environ.get("SANDBOX_PROMETHEUS_URL", "")}

@@ -27,6 +27,16 @@ ServiceQuotaExceededException (botocore's model lists it for both); ProvisionPer
 its request instead. So does provisioning when IAM refuses the role (its roles per account quota, services/iam_quotas.py).
 The messages are the sandbox's: AWS does not document its wording.
 
+Work in flight ("Quotas and limits in IAM Identity Center", throttle limits; none can be raised): at most 15
+CreateAccountAssignment calls outstanding, 3 ProvisionPermissionSet calls at once, and one permission-set role updated at
+a time per account (the settings ``identity_center_outstanding_assignments``, ``identity_center_concurrent_provisionings``
+and ``identity_center_role_updates_per_account``). A request is outstanding while its status (Describe…Status) is
+``IN_PROGRESS``. Assumptions, the docs being silent: a call beyond a limit is refused with ConflictException (botocore's
+model lists it for both operations, "a retry (with appropriate backoff logic) is the recommended response"; AWS documents
+no other answer); the limits count per instance (per sandbox backend); and "a role updated at a time per account" counts
+ProvisionPermissionSet requests whose target is the account (an assignment's own first provisioning is counted by the
+assignments' limit only).
+
 Accounts and Regions: with the setting ``identity_center_home`` (``<account>/<region>``, ``sandbox.core``) the
 organization's instance answers only in its management account and home Region, as AWS's admin APIs do
 ("IAM Identity Center Region availability": permission sets, application instances and assignments are
@@ -46,8 +56,10 @@ assignment of the permission set in an account deletes the role. The sandbox doe
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
+import threading
 import uuid
 
 import moto.ssoadmin.models
@@ -60,6 +72,20 @@ from sandbox.core import AwsError, Lifecycle, graft, state
 
 ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
 INLINE_POLICY_NAME = "AwsSSOInlinePolicy"
+
+
+# The server answers requests in threads: a limit's count and the request it admits are one step, or two requests at once
+# would both see room for one.
+_ADMITTING = threading.RLock()
+
+
+def _admitting(method):
+    @functools.wraps(method)
+    def admitted(*args, **kwargs):
+        with _ADMITTING:
+            return method(*args, **kwargs)
+
+    return admitted
 
 
 def _not_found(message: str) -> AwsError:
@@ -127,9 +153,11 @@ class SsoAdminBackend:
                 return instance
         raise _not_found(f"Could not find Instance with arn {instance_arn}")
 
-    def _sso_request(self, kind: str, summary: dict, failure: str | None = None) -> dict:
+    def _sso_request(self, kind: str, summary: dict, failure: str | None = None, accounts: tuple = ()) -> dict:
         request_id = str(uuid.uuid4())
         record = {"kind": kind, "summary": dict(summary, RequestId=request_id, CreatedDate=unix_time()), "lifecycle": Lifecycle("IN_PROGRESS", "SUCCEEDED")}
+        # The accounts whose roles the request updates (ProvisionPermissionSet), for the per-account limit.
+        record["accounts"] = tuple(accounts)
         if failure:
             record["lifecycle"].move("IN_PROGRESS", "FAILED")
             record["summary"]["FailureReason"] = failure
@@ -143,6 +171,22 @@ class SsoAdminBackend:
         if status != "FAILED":
             summary.pop("FailureReason", None)
         return summary
+
+    def _sso_in_flight(self, kind: str, account_id: str | None = None) -> int:
+        """How many ``kind`` requests are still ``IN_PROGRESS`` (those touching ``account_id``'s roles, when given)."""
+        return sum(
+            1
+            for record in state(self, "sso_requests").values()
+            if record["kind"] == kind
+            and (account_id is None or account_id in record.get("accounts", ()))
+            and record["lifecycle"].status == "IN_PROGRESS"
+        )
+
+    def _sso_refuse_beyond(self, kind: str, setting: str, what: str, account_id: str | None = None) -> None:
+        """ConflictException when ``setting``'s limit of ``kind`` requests in flight is reached (an assumption: see above)."""
+        limit = core.quota(setting)
+        if self._sso_in_flight(kind, account_id) >= limit:
+            raise _conflict(f"{what}: {limit} already in progress, the limit. Retry with backoff once one has completed.")
 
     def _sso_describe_request(self, kind: str, request_id: str) -> dict:
         record = state(self, "sso_requests").get(request_id)
@@ -307,12 +351,14 @@ class SsoAdminBackend:
         state(self, "sso_boundaries").pop(permission_set_arn, None)
         self.delete_permission_set(instance_arn, permission_set_arn)
 
+    @_admitting
     def sandbox_create_account_assignment(self, p: dict) -> dict:
         permission_set = self._sso_permission_set(p["InstanceArn"], p["PermissionSetArn"])
         for a in self.account_assignments:
             same = (a.instance_arn, a.target_id, a.permission_set_arn, a.principal_type, a.principal_id)
             if same == (p["InstanceArn"], p["TargetId"], p["PermissionSetArn"], p["PrincipalType"], p["PrincipalId"]):
                 raise _conflict("The specified account assignment already exists.")
+        self._sso_refuse_beyond("AccountAssignmentCreation", "identity_center_outstanding_assignments", "CreateAccountAssignment calls outstanding")
         problem = self._sso_quota_problem(p["PermissionSetArn"], p["TargetId"])
         if problem:
             raise AwsError("ServiceQuotaExceededException", problem)
@@ -334,6 +380,7 @@ class SsoAdminBackend:
         summary = {k: p[k] for k in ("TargetId", "TargetType", "PermissionSetArn", "PrincipalType", "PrincipalId")}
         return self._sso_request("AccountAssignmentDeletion", summary)
 
+    @_admitting
     def sandbox_provision_permission_set(self, instance_arn, permission_set_arn, target_type, target_id) -> dict:
         permission_set = self._sso_permission_set(instance_arn, permission_set_arn)
         if target_type == "AWS_ACCOUNT":
@@ -344,6 +391,11 @@ class SsoAdminBackend:
             if target_id:
                 raise AwsError("ValidationException", "TargetId must not be set when TargetType is ALL_PROVISIONED_ACCOUNTS")
             accounts = self._sso_accounts(permission_set_arn)
+        self._sso_refuse_beyond("PermissionSetProvisioning", "identity_center_concurrent_provisionings", "ProvisionPermissionSet calls")
+        for account in accounts:
+            self._sso_refuse_beyond(
+                "PermissionSetProvisioning", "identity_center_role_updates_per_account", f"Permission set roles being updated in account {account}", account
+            )
         failure = None
         for account in accounts:
             failure = failure or self._sso_provision_role(permission_set, account)
@@ -353,7 +405,7 @@ class SsoAdminBackend:
         summary = {"PermissionSetArn": permission_set_arn}
         if target_type == "AWS_ACCOUNT":
             summary["AccountId"] = target_id
-        return self._sso_request("PermissionSetProvisioning", summary, failure)
+        return self._sso_request("PermissionSetProvisioning", summary, failure, accounts)
 
     def sandbox_put_permissions_boundary(self, instance_arn, permission_set_arn, boundary: dict) -> None:
         self._sso_permission_set(instance_arn, permission_set_arn)
