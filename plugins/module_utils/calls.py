@@ -54,15 +54,18 @@ def read(handler, what, operation, key=None, default=None, missing_ok=True, retr
     return _named(call, operation)
 
 
-def write(handler, what, operation, key=None, retry_codes=()):
-    """``client.<operation>(**request)`` (its ``key``, or the response less its metadata); any error raises."""
+def write(handler, what, operation, key=None, retry_codes=(), backoff=None):
+    """``client.<operation>(**request)`` (its ``key``, or the response less its metadata); any error raises.
 
-    @handler.common_error_handler(what)
+    ``backoff`` (a retry decorator such as ``retry.conflict_backoff()``) retries, around the throttling retry, what the
+    service asks to be retried on its own schedule.
+    """
+
     @aws_retry(extra_codes=retry_codes)
     def call(client, **request):
         return _pick(getattr(client, operation)(**request), key)
 
-    return _named(call, operation)
+    return _named(handler.common_error_handler(what)(backoff(call) if backoff else call), operation)
 
 
 def delete(handler, what, operation, retry_codes=()):

@@ -17,7 +17,7 @@ import re
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, each, listing, read, write
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler as Handler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry, conflict_backoff
 
 list_instances = listing(Handler, "list Identity Center instances", "list_instances", "Instances", missing_ok=False)
 list_application_assignments = listing(Handler, "list application assignments", "list_application_assignments", "ApplicationAssignments")
@@ -73,12 +73,20 @@ put_permissions_boundary_to_permission_set = write(Handler, "put the permissions
 delete_permissions_boundary_from_permission_set = write(Handler, "delete the permissions boundary", "delete_permissions_boundary_from_permission_set")
 tag_resource = write(Handler, "tag the permission set", "tag_resource")
 untag_resource = write(Handler, "untag the permission set", "untag_resource")
-provision_permission_set = write(Handler, "provision the permission set", "provision_permission_set", "PermissionSetProvisioningStatus")
+# The asynchronous writes: ConflictException is retried with backoff (retry.conflict_backoff), as botocore's model
+# recommends and as Identity Center's limits on requests in flight answer (in_flight.py keeps a run within them).
+provision_permission_set = write(
+    Handler, "provision the permission set", "provision_permission_set", "PermissionSetProvisioningStatus", backoff=conflict_backoff()
+)
 describe_permission_set_provisioning_status = read(
     Handler, "read the provisioning status", "describe_permission_set_provisioning_status", "PermissionSetProvisioningStatus", missing_ok=False
 )
-create_account_assignment = write(Handler, "create an account assignment", "create_account_assignment", "AccountAssignmentCreationStatus")
-delete_account_assignment = write(Handler, "delete an account assignment", "delete_account_assignment", "AccountAssignmentDeletionStatus")
+create_account_assignment = write(
+    Handler, "create an account assignment", "create_account_assignment", "AccountAssignmentCreationStatus", backoff=conflict_backoff()
+)
+delete_account_assignment = write(
+    Handler, "delete an account assignment", "delete_account_assignment", "AccountAssignmentDeletionStatus", backoff=conflict_backoff()
+)
 describe_account_assignment_creation_status = read(
     Handler, "read an account assignment's status", "describe_account_assignment_creation_status", "AccountAssignmentCreationStatus",
     missing_ok=False,

@@ -29,7 +29,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, identity_center, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, identity_center, in_flight, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
@@ -479,12 +479,14 @@ def _change_assignments(client, instance_arn, arn, direction, assignments, timeo
     """Create (``assign``) or delete (``unassign``) each assignment, waiting for each request."""
     request, status_of, request_id_member, what = _ASSIGNMENT_CHANGES[direction]
     for assignment in assignments:
-        status = request(client, **_assignment_request(instance_arn, arn, assignment))
-        _wait_request(
-            what % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
-            lambda request_id=status["RequestId"]: status_of(client, InstanceArn=instance_arn, **{request_id_member: request_id}),
-            timeout,
-        )
+        # A slot of the run's outstanding assignments, held until the request's status is read settled (in_flight.py).
+        with in_flight.slots("assignments").held():
+            status = request(client, **_assignment_request(instance_arn, arn, assignment))
+            _wait_request(
+                what % (assignment["principal_type"].lower(), assignment["principal_id"], assignment["account_id"]),
+                lambda request_id=status["RequestId"]: status_of(client, InstanceArn=instance_arn, **{request_id_member: request_id}),
+                timeout,
+            )
 
 
 def _public(state):
@@ -601,14 +603,16 @@ def ensure_present(client, identitystore, params, check_mode):
     to_provision = current["provisioned_accounts"] if current and content_changed else changes.get("provision", [])
     if to_provision:
         for account in to_provision:
-            status = identity_center.provision_permission_set(client, TargetType="AWS_ACCOUNT", TargetId=account, **ps)
-            _wait_request(
-                "provisioning of permission set %s to account %s" % (desired["name"], account),
-                lambda request_id=status["RequestId"]: identity_center.describe_permission_set_provisioning_status(
-                    client, InstanceArn=instance_arn, ProvisionPermissionSetRequestId=request_id
-                ),
-                timeout,
-            )
+            # The account's role lock and a provisioning slot, held until the request settles (in_flight.py).
+            with in_flight.provisioning(account):
+                status = identity_center.provision_permission_set(client, TargetType="AWS_ACCOUNT", TargetId=account, **ps)
+                _wait_request(
+                    "provisioning of permission set %s to account %s" % (desired["name"], account),
+                    lambda request_id=status["RequestId"]: identity_center.describe_permission_set_provisioning_status(
+                        client, InstanceArn=instance_arn, ProvisionPermissionSetRequestId=request_id
+                    ),
+                    timeout,
+                )
     _change_assignments(client, instance_arn, arn, "assign", changes.get("assign", []), timeout)
     _change_assignments(client, instance_arn, arn, "unassign", changes.get("unassign", []), timeout)
     described = identity_center.describe_permission_set(client, **ps)

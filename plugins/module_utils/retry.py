@@ -70,6 +70,18 @@ class _Retry(AWSRetry):
         return IAM_PROPAGATION_CODE if iam_propagation(error) else AWSRetry.status_code_from_exception(error)
 
 
+def conflict_backoff(retries=7, delay=1, max_delay=16):
+    """Retries ``ConflictException`` with exponential backoff and full jitter (a sleep drawn from 0 to 1, 2, 4, 8, 16, 16 s).
+
+    Identity Center refuses a write with ConflictException when "the previous write did not have time to propagate";
+    "a retry (with appropriate backoff logic) is the recommended response" (botocore's sso-admin model,
+    ConflictException). Its limits on requests in flight (``in_flight.py``) answer the same, as far as the sandbox
+    assumes. Bounded (at most about 47 s, 23 on average), because the same code also means a lost race (an assignment
+    another run made first), which ``layer.converge_past_a_lost_race`` then converges from fresh reads.
+    """
+    return _Retry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay, catch_extra_error_codes=["ConflictException"])
+
+
 def aws_retry(retries=10, delay=1, max_delay=30, extra_codes=()):
     """``AWSRetry.jittered_backoff`` that also retries the throttling codes above, IAM propagation and ``extra_codes``."""
     codes = THROTTLING_CODES + BODYLESS_SERVER_ERROR_CODES + [IAM_PROPAGATION_CODE] + list(extra_codes)

@@ -64,7 +64,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 from ansible.vars.clean import remove_internal_keys
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import rates
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import in_flight, rates
 
 # The modules declare no METADATA: ansible-core gives such a module the 'legacy' serialization profile.
 PROFILE = "legacy"
@@ -116,6 +116,8 @@ def _share_the_heap_with_workers():
 _share_the_heap_with_workers()
 # The run's request rates per AWS service, kept by every worker forked from here together (module_utils/rates.py).
 rates.share_across_forks()
+# And Identity Center's requests in flight (module_utils/in_flight.py).
+in_flight.share_across_forks()
 
 
 def _create_loader(search_path_string=None):
