@@ -18,7 +18,7 @@ PYTEST_WORKERS ?= 2
 # patch for building that enforcer (sandbox/kube/build.sh).
 SYSTEM_PACKAGES := chromium prometheus iproute2 nftables patch
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt requirements-common.txt
 	python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt

@@ -31,7 +31,9 @@ def requirements(path: Path) -> dict[str, Requirement]:
     found = {}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
-        if line:
+        if line.startswith("-r "):
+            found.update(requirements(path.parent / line[3:].strip()))
+        elif line:
             requirement = Requirement(line)
             found[canonicalize_name(requirement.name)] = requirement
     return found
