@@ -28,12 +28,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Inp
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places, problems_message
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import wanted_team_problems, without_refused
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import validated_layers
-from ansible_collections.hyperpod.tenancy.plugins.plugin_utils import team_file as team_files
-
-try:  # ansible-core 2.19+: where a value was loaded from
-    from ansible._internal._datatag._tags import Origin
-except ImportError:  # pragma: no cover - older ansible-core names no lines
-    Origin = None
+from ansible_collections.hyperpod.tenancy.plugins.plugin_utils import core_private, team_file as team_files
 
 # What the layers' own checks need of what the teams share: stand-ins of the right shape (read for real later).
 PLACEHOLDER_SHARED = {
@@ -53,11 +48,13 @@ PLACEHOLDER_SHARED = {
 
 
 def _origin(value):
-    tag = Origin.get_tag(value) if Origin is not None and value is not None else None
-    if tag is None or not tag.path:
+    """``file:line:column`` of a value Ansible loaded (a variable of group_vars, the inventory, ...), or None."""
+    place = core_private.origin(value)
+    if place is None:
         return None
-    path = os.path.relpath(tag.path) if not os.path.relpath(tag.path).startswith("..") else tag.path
-    return "%s:%s:%s" % (path, tag.line_num or "?", tag.col_num or "?") if tag.line_num else path
+    path, line, column = place
+    path = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+    return "%s:%s:%s" % (path, line or "?", column or "?") if line else path
 
 
 def _walk(value, field):

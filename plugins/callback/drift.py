@@ -42,17 +42,17 @@ class CallbackModule(AggregateCallback):
         self._used = self._used or self._recording
 
     def v2_runner_on_ok(self, result):
-        if not self._recording or not result._result.get("changed"):
+        if not self._recording or not result.result.get("changed"):
             return
-        task = result._task
+        task = result.task
         if task.action in ("ansible.builtin.include_role", "include_role", "ansible.builtin.set_fact", "set_fact"):
             return
-        team = result._host.get_vars().get("hyperpod_team_name", result._host.get_name())
-        drift.record_result(team, task.get_name(), task.action, result._result)
+        team = result.host.get_vars().get("hyperpod_team_name", result.host.get_name())
+        drift.record_result(team, task.get_name(), task.action, result.result)
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
         # A team run whose later layer failed still found the drift of the layers before it.
-        if self._recording and result._result.get("changed") and isinstance(result._result.get("layers"), dict):
+        if self._recording and result.result.get("changed") and isinstance(result.result.get("layers"), dict):
             self.v2_runner_on_ok(result)
 
     def v2_playbook_on_stats(self, stats):

@@ -26,12 +26,25 @@ try:
 except ImportError:
     pass  # AnsibleAWSModule reports the missing library
 
-from ansible_collections.amazon.aws.plugins.module_utils.botocore import _get_user_agent_string, get_aws_connection_info
+from ansible.module_utils.ansible_release import __version__ as ANSIBLE_VERSION
+
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import get_aws_connection_info
+from ansible_collections.amazon.aws.plugins.module_utils.common import get_collection_info
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, rates
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, HyperPodErrorHandler, error_code
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+
+
+def user_agent():
+    """The user agent amazon.aws's clients send (its ``boto3_conn``), made of public names: ``APN/1.0 Ansible/<core>
+    amazon.aws/<version>`` (test_layer.py compares a client of ours with one of amazon.aws's)."""
+    info = get_collection_info()
+    agent = "APN/1.0 Ansible/%s" % ANSIBLE_VERSION
+    if info["name"]:
+        agent += " %s" % info["name"] if info["version"] is None else " %s/%s" % (info["name"], info["version"])
+    return agent
 
 
 @HyperPodErrorHandler.common_error_handler("read the caller's account")
@@ -57,7 +70,9 @@ class AWSModule(AnsibleAWSModule):
 
     def _should_inject_warnings(self):
         # amazon.aws passes the warnings to exit_json itself, which ansible-core (2.19 on) deprecates: it returns them
-        # of its own, so the result would carry the deprecation beside every warning.
+        # of its own, so the result would carry the deprecation beside every warning. A private hook of amazon.aws
+        # (10.x and 11.x) with no public equivalent: were it gone, results would carry that deprecation, nothing
+        # else (docs/development.md, "ansible-core versions"; test_layer.py proves one warning each).
         return False
 
     def client(self, service, retry_decorator=None, **extra_params):
@@ -71,7 +86,7 @@ class AWSModule(AnsibleAWSModule):
         params = dict(params, region=region, endpoint=endpoint)
         params.update(extra_params)
         profile = params.pop("profile_name", None)
-        config = botocore.config.Config(user_agent=_get_user_agent_string())
+        config = botocore.config.Config(user_agent=user_agent())
         if params.get("aws_config") is not None:
             config = config.merge(params["aws_config"])
         params.pop("aws_config", None)

@@ -74,6 +74,19 @@ def _with_team(options, given, team):
     return params
 
 
+def _no_log_values(checked):
+    """The values a layer's argument spec marks ``no_log``, which the module masks in its output as a layer's own module would.
+
+    ansible-core has no public accessor: ``ValidationResult._no_log_values`` (documented in its class; 2.11 to 2.21).
+    Without it a layer's secret could reach the output: the run fails instead (docs/development.md, "ansible-core versions").
+    """
+    values = getattr(checked, "_no_log_values", None)
+    if values is None:  # pragma: no cover - every proven ansible-core has it
+        raise HyperPodError(message="this ansible-core's ArgumentSpecValidator names no no_log values (ValidationResult._no_log_values): "
+                                    "team_resources cannot mask its layers' secrets; run each layer's module instead")
+    return values
+
+
 def validated_layers(team, given, no_log_values):
     """Every given layer's parameters, checked against its module's options and by its ``check`` before any layer runs.
 
@@ -87,7 +100,7 @@ def validated_layers(team, given, no_log_values):
             continue
         params = _with_team(layer.options, given[option], team)
         checked = ArgumentSpecValidator(**layer.options).validate(params)
-        no_log_values.update(checked._no_log_values)
+        no_log_values.update(_no_log_values(checked))
         problems.extend(
             # An unsupported option's message is only its name; basic.py puts the words in front of it.
             "%s (options of %s): %s%s" % (option, layer.module, "unsupported parameters " if isinstance(error, UnsupportedError) else "", error)

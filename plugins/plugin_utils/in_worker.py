@@ -12,14 +12,18 @@ runs network modules in the worker (its ``import_modules`` option, ``plugins/act
 
 - the module receives the arguments a module process would: the task's arguments with ``module_defaults`` applied,
   plus the ``_ansible_*`` keys (check mode, diff, no_log, verbosity) from ``ActionBase._update_module_args``, encoded
-  with the module's serialization profile and given to ``AnsibleModule`` through ``basic._ANSIBLE_ARGS``, where
-  AnsiballZ puts them. ``AnsibleAWSModule`` then validates them (argument spec, ``no_log`` values) and resolves the
-  region, endpoint and credentials exactly as in a module process (options, ``AWS_*`` variables, profiles);
+  with the module's serialization profile and given to ``AnsibleModule`` where AnsiballZ puts them.
+  ``AnsibleAWSModule`` then validates them (argument spec, ``no_log`` values) and resolves the region, endpoint and
+  credentials exactly as in a module process (options, ``AWS_*`` variables, profiles);
 - the task's ``environment:`` is set in the worker's ``os.environ`` for the run, as the module process would inherit it;
-- ``ansible.module_utils`` runs target-side (``_internal.is_controller`` off for the run): warnings and deprecations
-  are collected into the result, not displayed by the worker;
-- the result is printed by ``exit_json``/``fail_json`` as a module prints it, and parsed by
-  ``ActionBase._parse_returned_data``, as a module's output is.
+- ``ansible.module_utils`` runs target-side for the run: warnings and deprecations are collected into the result,
+  not displayed by the worker;
+- the result is printed by ``exit_json``/``fail_json`` as a module prints it, and made a task result as
+  ``ActionBase._execute_module`` makes a module's output one.
+
+ansible-core has no public API for these three steps: they are ``core_private.py``'s (``TargetSide``,
+``module_result``), used only on the ansible-core releases they are proven on (``core_private.IN_WORKER``). On any
+other release every action runs its module as a module process (``ActionBase._execute_module``): the same result, slower.
 
 The worker is a process forked for one host and one task (ansible-core's ``WorkerProcess``), so what the run changes
 in it (environment, the module's globals) ends with it; they are restored anyway. One team's failure stays its host's.
@@ -34,7 +38,7 @@ clients (credentials are resolved per task); only the loader, read-only data, is
 task's own gets a loader of its own, as before).
 
 The module process is kept when the worker cannot stand in for it: a connection other than ``local``, ``become``,
-``async``, or an ``ansible_python_interpreter`` that is not this Python.
+``async``, an ``ansible_python_interpreter`` that is not this Python, or an ansible-core release the run is not proven on.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -43,7 +47,6 @@ __metaclass__ = type
 
 import gc
 import io
-import json
 import os
 import sys
 
@@ -56,18 +59,15 @@ try:
 except ImportError:  # the module reports the missing library, as in a module process
     botocore = None
 
-from ansible.module_utils import _internal, basic
-from ansible.module_utils.common import warnings as module_warnings
-from ansible.module_utils.common.json import Direction, get_module_encoder
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
 from ansible.utils.vars import merge_hash
-from ansible.vars.clean import remove_internal_keys
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import in_flight, rates
+from ansible_collections.hyperpod.tenancy.plugins.plugin_utils import core_private
 
-# The modules declare no METADATA: ansible-core gives such a module the 'legacy' serialization profile.
-PROFILE = "legacy"
+display = Display()
 # The services the modules run in the worker call (context.client) and what their clients load from the data path.
 SERVICES = ("sso-admin", "identitystore", "eks", "iam", "sagemaker", "s3", "budgets", "sts", "fsx", "ec2", "ce", "accessanalyzer")
 SERVICE_DATA = ("service-2", "endpoint-rule-set-1", "paginators-1")
@@ -173,6 +173,9 @@ class InWorkerAction(ActionBase):
         return merge_hash(result, self._run_in_worker(task_vars))
 
     def _in_worker(self, task_vars):
+        if not core_private.IN_WORKER:
+            display.vvv("%s runs as a module process: %s" % (self.MODULE, core_private.WHY_NOT))
+            return False
         return (
             self._connection.transport == "local"
             and not self._play_context.become
@@ -183,33 +186,24 @@ class InWorkerAction(ActionBase):
     def _run_in_worker(self, task_vars):
         module_args = dict(self._task.args)
         self._update_module_args(self.MODULE, module_args, task_vars)
-        encoder = get_module_encoder(PROFILE, Direction.CONTROLLER_TO_MODULE)
-        encoded = json.dumps(dict(ANSIBLE_MODULE_ARGS=module_args), cls=encoder).encode()
+        encoded = core_private.encoded_module_args(module_args)
         environment = {}
         self._compute_environment_string(environment)
 
         saved_environ = dict(os.environ)
-        saved = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, _internal.is_controller, sys.stdout, sys.stderr)
+        saved = (sys.stdout, sys.stderr)
         stdout, stderr, rc = io.StringIO(), io.StringIO(), 0
         try:
             os.environ.update((to_text(k), to_text(v)) for k, v in environment.items())
-            basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE = encoded, PROFILE
-            _internal.is_controller = False
-            module_warnings._global_warnings.clear()
-            module_warnings._global_deprecations.clear()
             sys.stdout, sys.stderr = stdout, stderr
             try:
-                with _WarmLoader():
+                with core_private.TargetSide(encoded), _WarmLoader():
                     self.main()
             except SystemExit as e:
                 rc = e.code or 0
         finally:
-            (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, _internal.is_controller, sys.stdout, sys.stderr) = saved
-            module_warnings._global_warnings.clear()
-            module_warnings._global_deprecations.clear()
+            sys.stdout, sys.stderr = saved
             os.environ.clear()
             os.environ.update(saved_environ)
 
-        data = self._parse_returned_data(dict(rc=rc, stdout=stdout.getvalue(), stderr=stderr.getvalue()), PROFILE)
-        remove_internal_keys(data)
-        return data
+        return core_private.module_result(self, rc, stdout.getvalue(), stderr.getvalue())

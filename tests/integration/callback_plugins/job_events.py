@@ -60,7 +60,7 @@ class CallbackModule(CallbackBase):
         if not task.no_log:
             record["task_args"] = task.args
         if result is not None:
-            record["res"] = result._result
+            record["res"] = result.result
         with open(path, "a") as events:
             events.write(json.dumps(record, default=repr) + "\n")
 
@@ -68,19 +68,19 @@ class CallbackModule(CallbackBase):
         self._write("playbook_on_task_start", task)
 
     def v2_runner_on_ok(self, result):
-        self._write("runner_on_ok", result._task, result)
+        self._write("runner_on_ok", result.task, result)
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
-        self._write("runner_on_failed", result._task, result)
+        self._write("runner_on_failed", result.task, result)
 
     def v2_runner_on_skipped(self, result):
-        self._write("runner_on_skipped", result._task, result)
+        self._write("runner_on_skipped", result.task, result)
 
     def v2_runner_item_on_ok(self, result):
-        self._write("runner_item_on_ok", result._task, result)
+        self._write("runner_item_on_ok", result.task, result)
 
     def v2_runner_item_on_failed(self, result):
-        self._write("runner_item_on_failed", result._task, result)
+        self._write("runner_item_on_failed", result.task, result)
 
     def v2_runner_on_async_ok(self, result):
-        self._write("runner_on_async_ok", result._task, result)
+        self._write("runner_on_async_ok", result.task, result)
