@@ -111,12 +111,13 @@ def module_warnings():
     """A module run in the test process returns its warnings in its result, as it does on the target.
 
     Once a test has imported controller code (a filter, an action plugin), ansible-core sends a module's warnings to
-    the controller's display instead; and its record of them lives as long as the process.
+    the controller's display instead; and its record of them lives as long as the process: so does its record of
+    deprecations, which an earlier test's import can leave (ansible-core 2.20 deprecates ``ansible.module_utils._text``).
     """
     from ansible.module_utils import _internal
     from ansible.module_utils.common import warnings
 
-    saved = _internal.is_controller, warnings._global_warnings
-    _internal.is_controller, warnings._global_warnings = False, {}
+    saved = _internal.is_controller, warnings._global_warnings, warnings._global_deprecations
+    _internal.is_controller, warnings._global_warnings, warnings._global_deprecations = False, {}, {}
     yield
-    _internal.is_controller, warnings._global_warnings = saved
+    _internal.is_controller, warnings._global_warnings, warnings._global_deprecations = saved

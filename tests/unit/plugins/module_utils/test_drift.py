@@ -64,8 +64,10 @@ class _Host:
 
 
 class _Result:
+    """What a callback is given (ansible-core's CallbackTaskResult): its public result, task and host."""
+
     def __init__(self, result):
-        self._result, self._task, self._host = result, _Task(), _Host()
+        self.result, self.task, self.host = result, _Task(), _Host()
 
 
 @pytest.mark.parametrize("failed_result, recorded", [

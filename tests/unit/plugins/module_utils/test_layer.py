@@ -107,7 +107,7 @@ def test_a_create_refused_because_another_run_made_the_thing_converges_again_fro
         "another run wrote what this run was writing (Failed to create the thing: ResourceInUseException); converging from what it made"
     ]
     # ansible-core returns the warnings itself; amazon.aws passing them too is deprecated.
-    assert "deprecations" not in out
+    assert "deprecations" not in out, out["deprecations"]
 
 
 @pytest.mark.parametrize("error, code", [(IamError, "AccessDenied"), (IamError, "LimitExceeded"), (EksError, "InvalidParameterException")])
