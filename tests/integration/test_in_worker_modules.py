@@ -45,6 +45,19 @@ def test_every_module_of_the_collection_runs_in_the_worker():
     assert sorted(set(MODULES) - {"validate_team_file"}) == IN_WORKER
 
 
+def without_import_deprecations(result):
+    """The result less the deprecations ansible-core raises when a module_utils imports a deprecated name.
+
+    A module process imports its module_utils for every task, so each of its results carries such a deprecation (on
+    ansible-core 2.20, amazon.aws 10.x imports ``ansible.module_utils._text``); the worker's module_utils were imported
+    once, by ``ansible-playbook`` when it loaded the action, which displays the deprecation once for the run.
+    """
+    kept = [d for d in result.get("deprecations", []) if not d.get("msg", "").startswith("Importing ")]
+    result = dict(result)
+    result.pop("deprecations", None)
+    return dict(result, deprecations=kept) if kept else result
+
+
 def tasks_of(module):
     return TASKS if module == "team_resources" else REFUSED
 
@@ -94,7 +107,7 @@ def test_the_worker_answers_as_the_module_process(tmp_path):
     results = {}
     for (module, name, _args, _keywords), worker, in_process_result in zip(given, in_worker, in_process, strict=True):
         assert worker["failed"] is True, (module, name, worker)
-        assert worker == in_process_result, (module, name)
+        assert worker == without_import_deprecations(in_process_result), (module, name)
         assert SECRET not in json.dumps(worker), (module, name)
         results[module, name] = worker
     for module in IN_WORKER:
