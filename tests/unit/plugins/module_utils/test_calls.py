@@ -110,7 +110,10 @@ def test_a_response_comes_back_without_its_metadata():
         assert "ResponseMetadata" not in sagemaker.describe_cluster(client, ClusterName="ml")
 
 
-def test_group_ids_looks_up_each_name_once_and_spares_known_ones():
+def test_group_ids_looks_up_each_name_once_and_spares_known_ones(monkeypatch):
+    # The stubber answers in the order it was given: the lookups, run side by side by calls.each, go one after another
+    # here (each's own tests prove the side by side).
+    monkeypatch.setattr(identity_center, "each", lambda function, items: [function(item) for item in items])
     client, stub = stubbed("identitystore")
     store = "d-1234567890"
     group_arn = "arn:aws:identitystore::123456789012:identitystore/%s/group/g-1" % store
