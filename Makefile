@@ -10,7 +10,7 @@ export ANSIBLE_NOCOLOR := 1
 SANITY_ROOT := build/sanity/ansible_collections/hyperpod/tenancy
 PYTEST_WORKERS ?= 2
 
-.PHONY: venv system-packages kube-binaries demo test lint sanity unit integration molecule bench clean sandbox-start sandbox-stop
+.PHONY: venv system-packages kube-binaries demo test lint sanity unit integration molecule newest bench clean sandbox-start sandbox-stop
 
 # Debian packages the tests need: Chromium renders the report pages; Prometheus (prometheus, promtool)
 # serves the usage month that the sandbox's AMP query API forwards to; iproute2 (ip netns) and nftables
@@ -26,6 +26,19 @@ $(VENV)/.installed: requirements.txt requirements-common.txt
 	touch $@
 
 venv: $(VENV)/.installed
+
+# The newest ansible-core meta/runtime.yml claims, in a venv of its own (.venv holds the oldest): ansible-core 2.21 needs
+# Python 3.12, pyenv's on this machine kind.
+NEWEST_VENV ?= .venv-newest
+NEWEST_PYTHON ?= $(shell PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep '^3\.12' | tail -1) pyenv which python3.12 2>/dev/null || command -v python3.12)
+
+$(NEWEST_VENV)/.installed: requirements-newest.txt requirements-common.txt
+	@test -n "$(NEWEST_PYTHON)" || { echo "the newest ansible-core needs Python 3.12: install it (pyenv install 3.12) or set NEWEST_PYTHON" >&2; exit 1; }
+	$(NEWEST_PYTHON) -m venv $(NEWEST_VENV)
+	$(NEWEST_VENV)/bin/pip install --quiet --upgrade pip
+	$(NEWEST_VENV)/bin/pip install --quiet -r requirements-newest.txt
+	$(NEWEST_VENV)/bin/pip check
+	touch $@
 
 # kube-apiserver, kube-controller-manager and etcd for the sandbox's cluster, built from their Go
 # modules at the release sandbox/kube/apiserver/go.mod pins, and the NetworkPolicy enforcer
@@ -66,7 +79,7 @@ demo: system-packages
 # integration use both cores (pytest-xdist) and run alone, after them.
 # Each stage says how long it took, for the suite's time budget.
 test: system-packages
-	@SECONDS=0; $(MAKE) --no-print-directory --output-sync=target -j3 lint sanity molecule && echo "make test: lint, sanity and molecule took $$SECONDS s"
+	@SECONDS=0; $(MAKE) --no-print-directory --output-sync=target -j4 lint sanity molecule newest && echo "make test: lint, sanity, molecule and newest took $$SECONDS s"
 	@SECONDS=0; $(MAKE) --no-print-directory unit && echo "make test: unit took $$SECONDS s"
 	@SECONDS=0; $(MAKE) --no-print-directory integration && echo "make test: integration took $$SECONDS s"
 
@@ -103,6 +116,16 @@ unit: venv kube-binaries
 
 integration: venv system-packages kube-binaries
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=30 tests/integration
+
+# The two ends of the ansible-core range meta/runtime.yml claims (docs/development.md, "ansible-core versions"): the oldest
+# runs the whole suite in .venv; the newest runs the collection's unit tests, the in-worker run against the module process,
+# and the installed artifact's life (dry run, cold site.yml, no-op, add_team, drift, remove_team). One worker: it runs
+# beside lint, sanity and molecule.
+newest: $(NEWEST_VENV)/.installed kube-binaries
+	$(NEWEST_VENV)/bin/pytest -p no:cacheprovider tests/unit/plugins tests/unit/test_execution_environment.py tests/unit/test_observability_claims.py \
+		tests/integration/test_in_worker_modules.py tests/integration/test_playbooks.py::$(INSTALLED_ARTIFACT_TEST)
+
+INSTALLED_ARTIFACT_TEST := test_the_installed_artifact_from_a_dry_run_on_a_new_account_to_a_cold_site_a_no_op_a_corrected_role_and_an_offboarding
 
 molecule: venv kube-binaries
 	$(BIN)/molecule test --all

@@ -133,7 +133,7 @@ def test_create_breaking_botocore_model_is_a_validation_error(sagemaker, seed):
     [
         ({"Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-east-1:123456789012:cluster/no-such-eks"}}}, "no-such-eks was not found"),
         ({"InstanceGroups": "dup"}, "duplicated"),
-        ({"InstanceGroups": "role"}, "does not exist"),
+        ({"InstanceGroups": "role"}, "is invalid. Please ensure that the role exists"),  # AWS says so of a role it cannot assume, missing or not
     ],
 )
 def test_create_checks_what_aws_checks_beyond_the_model(sagemaker, seed, change, fragment):
