@@ -173,9 +173,11 @@ def stale_reason(entry, role_created):
     created, role = when(entry.get("createdAt")), when(role_created)
     if created is None or role is None or created >= role:
         return None
-    return "the access entry (created %s) is older than its IAM role %s (created %s): the role was deleted and created again, and EKS " \
-        "does not map the new role to the old entry, so the entry is deleted and created again" % (created.isoformat(), entry.get("principalArn"),
-                                                                                                 role.isoformat())
+    return (
+        "the access entry (created %s) is older than its IAM role %s (created %s): the role was deleted and created again, and EKS "
+        "does not map the new role to the old entry, so the entry is deleted and created again"
+        % (created.isoformat(), entry.get("principalArn"), role.isoformat())
+    )
 
 
 def role_created(iam, principal):

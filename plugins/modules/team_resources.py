@@ -64,7 +64,7 @@ options:
       - What the layers' options stand in for, said as warnings before the layers run. In a dry run (check mode) on an account
         whose HyperPod cluster the run would create, the team roles pass that the cluster's ARN and capacity are predicted
         (filter P(hyperpod.tenancy.team_layer_args#filter)).
-      - Given outside check mode, the module fails before any layer runs: a stand-in never reaches a write.
+      - Given outside check mode, the module fails before any layer runs, so a stand-in never reaches a write.
     type: list
     elements: str
   permission_set:

@@ -27,3 +27,13 @@ def s3(monkeypatch):
         client.calls = calls
         client.clear = calls.clear
         yield client
+
+
+@pytest.fixture
+def sleeps(monkeypatch):
+    """The back-off's sleeps, recorded instead of slept."""
+    from ansible_collections.amazon.aws.plugins.module_utils import cloud
+
+    slept = []
+    monkeypatch.setattr(cloud.time, "sleep", slept.append)
+    return slept

@@ -47,7 +47,7 @@ def studio_entry(seeded):
     def converge(check_mode=False, **more):
         return access_entry.ensure_present(eks, iam, access_entry.apply_team(dict(params, **more)), check_mode)
 
-    changed, _, made = converge()
+    changed, unused_before, made = converge()
     assert changed and sandbox.access_entry_works(cluster, role["Arn"])
     # A second apart: IAM's CreateDate counts whole seconds.
     time.sleep(1.1)

@@ -6,21 +6,12 @@ import threading
 
 import boto3
 import pytest
-from ansible_collections.amazon.aws.plugins.module_utils import cloud
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, iam, identity_center, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, together
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksError, IdentityCenterError, SageMakerError
 from botocore.stub import Stubber
 
 QUOTA_ID = "q1q1q1q1q1q1"
-
-
-@pytest.fixture
-def sleeps(monkeypatch):
-    """The back-off's sleeps, recorded instead of slept."""
-    slept = []
-    monkeypatch.setattr(cloud.time, "sleep", slept.append)
-    return slept
 
 
 def stubbed(service):
@@ -113,7 +104,7 @@ def test_a_response_comes_back_without_its_metadata():
 def test_group_ids_looks_up_each_name_once_and_spares_known_ones(monkeypatch):
     # The stubber answers in the order it was given: the lookups, run side by side by calls.each, go one after another
     # here (each's own tests prove the side by side).
-    monkeypatch.setattr(identity_center, "each", lambda function, items: [function(item) for item in items])
+    monkeypatch.setattr(identity_center, "each", lambda call, items: [call(item) for item in items])
     client, stub = stubbed("identitystore")
     store = "d-1234567890"
     group_arn = "arn:aws:identitystore::123456789012:identitystore/%s/group/g-1" % store

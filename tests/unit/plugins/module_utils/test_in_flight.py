@@ -13,7 +13,7 @@ import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, in_flight
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterError, error_code
 
-from tests.unit.plugins.module_utils.test_calls import sleeps, stubbed  # noqa: F401 - sleeps is a fixture
+from tests.unit.plugins.module_utils.test_calls import stubbed
 
 INSTANCE = "arn:aws:sso:::instance/ssoins-1111111111111111"
 PERMISSION_SET = "arn:aws:sso:::permissionSet/ssoins-1111111111111111/ps-2222222222222222"
@@ -92,7 +92,7 @@ def test_a_slot_not_given_back_in_time_lets_the_request_go_without_it(own_slots)
 
 
 @pytest.mark.parametrize("operation", ["create_account_assignment", "delete_account_assignment", "provision_permission_set"])
-def test_a_conflict_is_retried_after_a_jittered_growing_sleep(sleeps, operation):  # noqa: F811 - the fixture
+def test_a_conflict_is_retried_after_a_jittered_growing_sleep(sleeps, operation):
     client, stub = stubbed("sso-admin")
     if operation == "provision_permission_set":
         request = dict(InstanceArn=INSTANCE, PermissionSetArn=PERMISSION_SET, TargetId="123456789012", TargetType="AWS_ACCOUNT")
@@ -111,7 +111,7 @@ def test_a_conflict_is_retried_after_a_jittered_growing_sleep(sleeps, operation)
     assert len(sleeps) == 3 and all(0 <= slept <= cap for slept, cap in zip(sleeps, (1, 2, 4), strict=True))
 
 
-def test_a_conflict_that_lasts_gives_up_within_a_bound(sleeps):  # noqa: F811 - the fixture
+def test_a_conflict_that_lasts_gives_up_within_a_bound(sleeps):
     """The same code is a lost race too (another run's assignment): the backoff ends and the layer converges again."""
     client, stub = stubbed("sso-admin")
     for _refusal in range(7):

@@ -73,7 +73,7 @@ def test_a_role_that_never_becomes_usable_fails_after_the_bounded_retries(monkey
     attempts = []
     client.meta.events.register("before-parameter-build.sagemaker.CreateDomain", lambda **_: attempts.append(1))
     stub = Stubber(client)
-    for _ in range(20):
+    for _attempt in range(20):
         stub.add_client_error("create_domain", service_error_code="ValidationException", service_message=PROPAGATION[2][1], http_status_code=400)
     with stub, pytest.raises(SageMakerError, match="is invalid"):
         sagemaker.create_domain(client, **DOMAIN)
