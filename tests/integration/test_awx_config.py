@@ -537,7 +537,9 @@ def awx_slices(inventory: Path, count: int, directory: Path) -> list[tuple[list[
 def test_the_example_inventory_s_variables_do_not_need_an_inventory_host():
     """The implicit localhost of a slice has no inventory_dir or inventory_file: the variables of the
     `all` group that the localhost plays read must not use them."""
-    for path in (ROOT / "inventories" / "example" / "group_vars").rglob("*.yml"):
+    paths = sorted((ROOT / "examples" / "inventory" / "group_vars").rglob("*.yml"))
+    assert len(paths) == 2, paths  # the account and the cluster file: a moved inventory must not pass this unread
+    for path in paths:
         text = path.read_text()
         assert "inventory_dir" not in text and "inventory_file" not in text, path
 
@@ -563,7 +565,7 @@ def test_every_slice_runs_the_localhost_plays_and_its_own_teams(name, count, tmp
     state_of = {"team_" + t["name"].replace("-", "_"): t.get("state", "present") for t in teams}
     covered = []
     holders = 0
-    for hosts, inventory in awx_slices(ROOT / "inventories" / "example", count, tmp_path):
+    for hosts, inventory in awx_slices(ROOT / "examples" / "inventory", count, tmp_path):
         args = ["ansible-playbook", "--list-hosts", "-i", str(inventory), template["playbook"], "-e", json.dumps(template["extra_vars"])]
         result = run(*args)
         assert result.returncode == 0, result.stdout + result.stderr
