@@ -26,6 +26,7 @@ import datetime
 import fnmatch
 import re
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import compare
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role
@@ -143,11 +144,6 @@ def describe_access_entry(eks, cluster, principal):
 ENTRY_FIELDS = ("clusterName", "principalArn", "accessEntryArn", "type", "username", "kubernetesGroups", "tags", "createdAt")
 
 
-def iso_date(value):
-    """A date of an answer as a JSON value (ISO 8601): module options and results cross processes as JSON."""
-    return value.isoformat() if isinstance(value, datetime.datetime) else value
-
-
 def when(value):
     """A date as botocore gives it, as ``iso_date`` passes it on, or as epoch seconds: an aware datetime (None for None)."""
     if value is None or isinstance(value, datetime.datetime):
@@ -159,7 +155,7 @@ def when(value):
 
 def known_entry(principal, entry):
     """DescribeAccessEntry's answer (or None) for ``principal`` as ``known_access_entry`` takes it."""
-    return {"principal_arn": principal, "access_entry": dict((key, iso_date(entry[key])) for key in ENTRY_FIELDS if key in entry) if entry else None}
+    return {"principal_arn": principal, "access_entry": dict((key, compare.iso_date(entry[key])) for key in ENTRY_FIELDS if key in entry) if entry else None}
 
 
 def stale_reason(entry, role_created):

@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import datetime
 
 from ansible.module_utils.common.dict_transformations import camel_dict_to_snake_dict
 
@@ -19,6 +20,11 @@ SERVER_MANAGED = frozenset(
         "ResponseMetadata", "Status", "status", "FailureReason", "CreatedBy", "LastModifiedBy",
     )
 )
+
+
+def iso_date(value):
+    """A date of an answer as a JSON value (ISO 8601): module options and results cross processes as JSON."""
+    return value.isoformat() if isinstance(value, datetime.datetime) else value
 
 
 def snake(resource, ignore=("Tags", "tags")):

@@ -37,7 +37,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
     compare_aws_tags,
 )
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, iam, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import compare, engine, iam, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
@@ -228,10 +228,7 @@ ROLE_FIELDS = ("RoleName", "Arn", "Description", "AssumeRolePolicyDocument", "Ta
 
 def known_role(role):
     """GetRole's answer (or None) as ``known_role`` takes it: ``{"role": its ROLE_FIELDS or None}``."""
-    if not role:
-        return {"role": None}
-    return {"role": dict((key, role[key].isoformat() if key == "CreateDate" and hasattr(role[key], "isoformat") else role[key])
-                         for key in ROLE_FIELDS if key in role)}
+    return {"role": dict((key, compare.iso_date(role[key])) for key in ROLE_FIELDS if key in role) if role else None}
 
 
 def read(client, name, known=None):

@@ -29,7 +29,8 @@ from collections import Counter
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, data_repository, domain, eks, execution_role, iam, identity_center
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, compare, data_repository, domain, eks, execution_role, iam
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, retired_names, sagemaker, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets as budgets_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, read, together
@@ -136,7 +137,7 @@ def sso_roles_found(client, names):
     # Two roles for one permission set (a stale one left behind) are for eks_access_entry to report.
     found = dict((name, roles[0]) for name, roles in by_name.items() if len(roles) == 1)
     return {"sso_role_arns": dict((name, role["Arn"]) for name, role in found.items()),
-            "sso_role_created": dict((name, access_entry.iso_date(role.get("CreateDate"))) for name, role in found.items() if role.get("CreateDate"))}
+            "sso_role_created": dict((name, compare.iso_date(role.get("CreateDate"))) for name, role in found.items() if role.get("CreateDate"))}
 
 
 def domains(client, names):

@@ -52,7 +52,7 @@ def predicted_cluster(shared):
     """``shared`` with a stand-in for the HyperPod cluster a dry run would create, and the note that says so (None when the
     cluster exists or no dry run predicts one).
 
-    ``cluster_predicted`` (playbooks/cluster.yml sets it in check mode only, when the cluster is to be created) holds the
+    ``cluster_predicted`` (playbooks/tasks/shared_facts.yml sets it in a dry run only, when the cluster is to be created) holds the
     cluster file's instance groups. The ARN stands in where the team's layers need one (the permission set's and execution
     role's policies, the quota's cluster) and has the shape of an ARN HyperPod gives (``cluster/<12 lower-case letters or
     digits>``); the capacity is what the groups will hold, as ``quota.cluster_capacity`` counts a described cluster's.

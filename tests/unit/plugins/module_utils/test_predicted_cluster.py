@@ -23,7 +23,7 @@ SHARED = {
     "data_bucket": "ml-shared-data", "fsx_mount_root": "/fsx", "vpc_id": "vpc-0123456789abcdef0", "subnet_ids": ["subnet-0123456789abcdef0"],
     "security_group_ids": ["sg-0123456789abcdef0"], "name_prefix": "hyperpod",
 }  # fmt: skip
-# What playbooks/cluster.yml adds in check mode when the run would create the cluster.
+# What playbooks/tasks/shared_facts.yml adds in a dry run when the run would create the cluster.
 PREDICTED = dict(SHARED, cluster_predicted={"instance_groups": CLUSTER["instance_groups"]})
 
 
