@@ -89,10 +89,11 @@ def test_model_validation_failure_names_the_member(eks):
     assert "resolveConflicts" in excinfo.value.response["Error"]["Message"]
 
 
-def test_update_moves_through_updating_and_refuses_writes_while_transitioning(eks, sandbox):
+def test_update_moves_through_updating_and_refuses_writes_while_transitioning(eks, statuses):
     eks.create_addon(clusterName="ml-eks", addonName=ADDON)
     assert refused(eks.update_addon, clusterName="ml-eks", addonName=ADDON, addonVersion="v1.1.3-eksbuild.1") == "ResourceInUseException"
     wait_status(eks, "ml-eks", ADDON, "ACTIVE")
+    statuses.hold()
     update = eks.update_addon(
         clusterName="ml-eks", addonName=ADDON, addonVersion="v1.1.3-eksbuild.1", resolveConflicts="OVERWRITE"
     )["update"]
@@ -102,6 +103,7 @@ def test_update_moves_through_updating_and_refuses_writes_while_transitioning(ek
     described = eks.describe_addon(clusterName="ml-eks", addonName=ADDON)["addon"]
     assert described["status"] == "UPDATING"
     assert described["addonVersion"] == "v1.1.3-eksbuild.1"
+    statuses.settle()
     wait_status(eks, "ml-eks", ADDON, "ACTIVE")
 
 

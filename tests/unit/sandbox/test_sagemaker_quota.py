@@ -75,7 +75,8 @@ def cluster_arn(sandbox, sagemaker):
     return create_cluster(sagemaker)
 
 
-def test_create_then_describe_round_trip_with_documented_defaults(sagemaker, cluster_arn):
+def test_create_then_describe_round_trip_with_documented_defaults(sagemaker, cluster_arn, statuses):
+    statuses.hold()
     created = sagemaker.create_compute_quota(**quota_request(cluster_arn, Tags=[{"Key": "team", "Value": "vision"}]))
     assert created["ComputeQuotaArn"].endswith(":compute-quota/" + created["ComputeQuotaId"])
 
@@ -92,13 +93,15 @@ def test_create_then_describe_round_trip_with_documented_defaults(sagemaker, clu
     assert quota["ComputeQuotaTarget"] == {"TeamName": "vision", "FairShareWeight": 10}
     assert quota["ActivationState"] == "Enabled"
     assert isinstance(quota["CreationTime"], datetime)
+    statuses.settle()
     assert settle(sagemaker, created["ComputeQuotaId"])["Status"] == "Created"
     assert sagemaker.list_tags(ResourceArn=created["ComputeQuotaArn"])["Tags"] == [{"Key": "team", "Value": "vision"}]
 
 
-def test_update_increments_version_and_keeps_old_versions(sagemaker, cluster_arn):
+def test_update_increments_version_and_keeps_old_versions(sagemaker, cluster_arn, statuses):
     quota_id = sagemaker.create_compute_quota(**quota_request(cluster_arn))["ComputeQuotaId"]
     settle(sagemaker, quota_id)
+    statuses.hold()
     updated = sagemaker.update_compute_quota(
         ComputeQuotaId=quota_id,
         TargetVersion=1,
@@ -117,6 +120,7 @@ def test_update_increments_version_and_keeps_old_versions(sagemaker, cluster_arn
     assert quota["ComputeQuotaConfig"]["PreemptTeamTasks"] == "LowerPriority"
     assert quota["ActivationState"] == "Disabled"
     assert quota["ComputeQuotaTarget"] == {"TeamName": "vision", "FairShareWeight": 10}
+    statuses.settle()
     assert settle(sagemaker, quota_id)["Status"] == "Updated"
     old = sagemaker.describe_compute_quota(ComputeQuotaId=quota_id, ComputeQuotaVersion=1)
     assert old["ComputeQuotaVersion"] == 1

@@ -74,8 +74,9 @@ def create(sm, cluster_arn, name="ml-shared-scheduler", **extra):
     return sm.create_cluster_scheduler_config(Name=name, ClusterArn=cluster_arn, SchedulerConfig=POLICY, **extra)
 
 
-def test_create_describe_list_round_trip(env):
+def test_create_describe_list_round_trip(statuses, env):
     sm, _eks, cluster_arn, _ = env
+    statuses.hold()
     created = create(sm, cluster_arn, Description="shared cluster policy", Tags=[{"Key": "managed-by", "Value": "hyperpod.tenancy"}])
     config_id = created["ClusterSchedulerConfigId"]
     assert len(config_id) == 12
@@ -87,6 +88,7 @@ def test_create_describe_list_round_trip(env):
     assert described["SchedulerConfig"] == POLICY
     assert described["Description"] == "shared cluster policy"
     assert described["ClusterSchedulerConfigVersion"] == 1
+    statuses.settle()
     done = wait_for(lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id), "Created")
     assert "FailureReason" not in done
     summaries = sm.list_cluster_scheduler_configs(ClusterArn=cluster_arn)["ClusterSchedulerConfigSummaries"]
@@ -99,15 +101,17 @@ def test_create_describe_list_round_trip(env):
     assert sm.list_tags(ResourceArn=arn)["Tags"] == [{"Key": "owner", "Value": "platform"}]
 
 
-def test_update_increments_version_and_keeps_history(env):
+def test_update_increments_version_and_keeps_history(statuses, env):
     sm, _eks, cluster_arn, _ = env
     config_id = create(sm, cluster_arn)["ClusterSchedulerConfigId"]
     describe = lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)  # noqa: E731
     wait_for(describe, "Created")
     changed = dict(POLICY, FairShare="Disabled")
+    statuses.hold()
     updated = sm.update_cluster_scheduler_config(ClusterSchedulerConfigId=config_id, TargetVersion=1, SchedulerConfig=changed)
     assert updated["ClusterSchedulerConfigVersion"] == 2
     assert describe()["Status"] == "Updating"
+    statuses.settle()
     done = wait_for(describe, "Updated")
     assert done["SchedulerConfig"]["FairShare"] == "Disabled"
     assert done["ClusterSchedulerConfigVersion"] == 2
@@ -139,26 +143,30 @@ def test_writes_while_transitioning_are_conflicts(statuses, env):
     assert refused(sm.delete_cluster_scheduler_config, ClusterSchedulerConfigId=config_id) == "ConflictException"
 
 
-def test_one_config_per_cluster(env):
+def test_one_config_per_cluster(statuses, env):
     sm, _eks, cluster_arn, _ = env
     config_id = create(sm, cluster_arn)["ClusterSchedulerConfigId"]
     assert refused(create, sm, cluster_arn, name="second-policy") == "ConflictException"
     describe = lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)  # noqa: E731
     wait_for(describe, "Created")
+    statuses.hold()
     sm.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
     # Still one while it is Deleting; none once it is Deleted.
     assert refused(create, sm, cluster_arn, name="second-policy") == "ConflictException"
+    statuses.settle()
     wait_for(describe, "Deleted")
     assert create(sm, cluster_arn, name="second-policy")["ClusterSchedulerConfigId"] != config_id
 
 
-def test_delete_moves_through_deleting_to_deleted(env):
+def test_delete_moves_through_deleting_to_deleted(statuses, env):
     sm, _eks, cluster_arn, _ = env
     config_id = create(sm, cluster_arn)["ClusterSchedulerConfigId"]
     describe = lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)  # noqa: E731
     wait_for(describe, "Created")
+    statuses.hold()
     sm.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
     assert describe()["Status"] == "Deleting"
+    statuses.settle()
     wait_for(describe, "Deleted")
     assert [s["Status"] for s in sm.list_cluster_scheduler_configs(ClusterArn=cluster_arn)["ClusterSchedulerConfigSummaries"]] == ["Deleted"]
     assert refused(sm.delete_cluster_scheduler_config, ClusterSchedulerConfigId=config_id) == "ResourceNotFound"
@@ -201,14 +209,16 @@ def test_unknown_cluster_is_rejected(env):
     assert refused(create, sm, "arn:aws:sagemaker:us-east-1:123456789012:cluster/zzzzzzzzzzzz") == "ValidationException"
 
 
-def test_config_created_before_the_addon_is_active_ends_in_create_failed(sandbox):
+def test_config_created_before_the_addon_is_active_ends_in_create_failed(sandbox, statuses):
     eks = sandbox.boto3_client("eks")
     sm = sandbox.boto3_client("sagemaker")
     eks_arn = eks.create_cluster(name="bare-eks", roleArn=EKS_ROLE, resourcesVpcConfig={"subnetIds": ["subnet-1"]})["cluster"]["arn"]
     cluster_arn = create_hyperpod_cluster(sandbox, "ml-bare", eks_arn)
+    statuses.hold()
     config_id = create(sm, cluster_arn)["ClusterSchedulerConfigId"]
     describe = lambda: sm.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)  # noqa: E731
     assert describe()["Status"] == "Creating"
+    statuses.settle()
     failed = wait_for(describe, "CreateFailed")
     assert ADDON in failed["FailureReason"]
     assert "not installed" in failed["FailureReason"]

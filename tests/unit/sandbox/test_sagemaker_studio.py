@@ -212,7 +212,7 @@ def test_iam_domain_profiles_take_no_sso_user(studio):
     )
 
 
-def test_deletion_order_is_enforced(studio):
+def test_deletion_order_is_enforced(studio, statuses):
     client, seed, sm = studio
     domain_id = _create(sm, seed)["DomainId"]
     _in_service(sm, domain_id)
@@ -243,9 +243,11 @@ def test_deletion_order_is_enforced(studio):
     sm.delete_user_profile(DomainId=domain_id, UserProfileName="bob")
     _wait(lambda: sm.describe_user_profile(DomainId=domain_id, UserProfileName="bob"), ("gone",))
 
+    statuses.hold()
     sm.delete_domain(DomainId=domain_id, RetentionPolicy={"HomeEfsFileSystem": "Retain"})
     assert sm.describe_domain(DomainId=domain_id)["Status"] == "Deleting"
     assert refused(sm.delete_domain, DomainId=domain_id) == "ResourceInUse"
+    statuses.settle()
     _wait(lambda: sm.describe_domain(DomainId=domain_id), ("gone",))
     assert sm.list_domains()["Domains"] == []
 
