@@ -108,10 +108,18 @@ def cluster_policy(hyperpod_cluster_arn, eks_cluster_arn):
 
     AWS, "Setting up an Amazon EKS cluster in Studio" (sagemaker-hyperpod-studio-setup-eks) gives the
     execution role ``sagemaker:DescribeCluster`` on the HyperPod cluster, ``eks:DescribeCluster``,
-    ``eks:AccessKubernetesApi`` and ``eks:DescribeAddon`` on the EKS cluster and ``sagemaker:ListClusters``
-    (no resource-level permission: ``*``); DescribeAddon is authorized on the add-on's ARN
+    ``eks:AccessKubernetesApi``, ``eks:MutateViaKubernetesApi`` and ``eks:DescribeAddon`` on the EKS cluster and
+    ``sagemaker:ListClusters`` (no resource-level permission: ``*``); DescribeAddon is authorized on the add-on's ARN
     (``addon/<cluster>/<name>/<id>``), so the add-ons of that cluster are named too. Inside Kubernetes the
     role's EKS access entry decides (the team's namespace only, ``access_entry``).
+
+    ``eks:MutateViaKubernetesApi``: "Grant AWS services write access to Kubernetes APIs" (EKS User Guide,
+    mutate-workloads) says an AWS service's write operations (create, update, delete) on Kubernetes objects need it
+    beside ``eks:AccessKubernetesApi`` ("if either permission is missing, write operations will fail"), naming
+    HyperPod's deployments from Studio; the Service Authorization Reference for Amazon EKS (list_eks) lists it with the
+    resource type ``cluster*`` (condition key ``aws:ResourceTag/${TagKey}``, access level Write), as it lists
+    ``AccessKubernetesApi``. Without it Studio reads the team's namespace but submits nothing. What it may write is
+    still the access entry's: the team's namespace only.
 
     Left out, because they cannot be scoped to the cluster or the team: the guide's ``ec2:Describe*``,
     ``cloudwatch:GetMetricData``/``PutMetricData``, ``ecr`` pushes and ``ssm:StartSession`` on ``*``
@@ -125,7 +133,7 @@ def cluster_policy(hyperpod_cluster_arn, eks_cluster_arn):
             {
                 "Sid": "UseEksCluster",
                 "Effect": "Allow",
-                "Action": ["eks:AccessKubernetesApi", "eks:DescribeAddon", "eks:DescribeCluster"],
+                "Action": ["eks:AccessKubernetesApi", "eks:DescribeAddon", "eks:DescribeCluster", "eks:MutateViaKubernetesApi"],
                 "Resource": [eks_cluster_arn, addons],
             },
             {"Sid": "ListClusters", "Effect": "Allow", "Action": ["sagemaker:ListClusters"], "Resource": "*"},

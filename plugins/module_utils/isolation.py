@@ -168,8 +168,10 @@ SHARED_ALLOWED = {
         "hyperpod_cluster": list(team_policy.CLUSTER_READ_ACTIONS),
     },
     "execution_role": {
-        # Studio's HyperPod integration (execution_role.cluster_policy): the cluster, its Kubernetes API, its add-ons.
-        "eks_cluster": ["eks:AccessKubernetesApi", "eks:DescribeCluster"],
+        # Studio's HyperPod integration (execution_role.cluster_policy): the cluster, its Kubernetes API (reads, and the
+        # writes Studio makes in the team's namespace: eks:MutateViaKubernetesApi, which the access entry holds to that
+        # namespace), its add-ons.
+        "eks_cluster": ["eks:AccessKubernetesApi", "eks:DescribeCluster", "eks:MutateViaKubernetesApi"],
         "eks_addon": ["eks:DescribeAddon"],
         "hyperpod_cluster": ["sagemaker:DescribeCluster"],
     },
@@ -294,7 +296,9 @@ AMP_HTTP_ACTIONS = (
 # What acts on a role besides the IAM calls naming it (RoleName): passing it to a service, assuming it, tagging the session.
 ROLE_ACTIONS = ("iam:PassRole", "sts:AssumeRole", "sts:TagSession")
 SHARED_EXTRA_ACTIONS = {
-    "eks_cluster": ["eks:AccessKubernetesApi"],
+    # The Kubernetes API through EKS: reads, and writes (eks:MutateViaKubernetesApi, "Grant AWS services write access to
+    # Kubernetes APIs", EKS User Guide; resource cluster*, Service Authorization Reference for Amazon EKS).
+    "eks_cluster": ["eks:AccessKubernetesApi", "eks:MutateViaKubernetesApi"],
     "hyperpod_cluster": ["ssm:StartSession"],
     "amp_workspace": list(AMP_HTTP_ACTIONS),
     "platform_role": list(ROLE_ACTIONS),

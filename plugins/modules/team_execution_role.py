@@ -21,9 +21,11 @@ description:
   - With O(hyperpod_cluster_arn) and O(eks_cluster_arn) the role carries the inline policy C(hyperpod-cluster),
     what AWS's I(Setting up an Amazon EKS cluster in Studio) gives the execution role to use a HyperPod cluster
     from Studio, on those clusters only (C(sagemaker:DescribeCluster) on the HyperPod cluster,
-    C(eks:DescribeCluster), C(eks:AccessKubernetesApi) and C(eks:DescribeAddon) on the EKS cluster and its
-    add-ons, C(sagemaker:ListClusters)). The guide's statements on C(*) for EC2, CloudWatch, ECR and SSM are
-    not granted (an SSM session reaches a node that runs every team's pods). Inside Kubernetes, the role's
+    C(eks:DescribeCluster), C(eks:AccessKubernetesApi), C(eks:MutateViaKubernetesApi) and C(eks:DescribeAddon) on the
+    EKS cluster and its add-ons, C(sagemaker:ListClusters)). Without C(eks:MutateViaKubernetesApi) Studio could read
+    the team's namespace but not submit a workload to it (EKS User Guide, I(Grant AWS services write access to
+    Kubernetes APIs)). The guide's statements on C(*) for EC2, CloudWatch, ECR and SSM are not granted
+    (an SSM session reaches a node that runs every team's pods). Inside Kubernetes, the role's
     access entry (M(hyperpod.tenancy.eks_access_entry) with O(hyperpod.tenancy.eks_access_entry#module:principal=execution_role))
     limits it to the team's namespace. Without the two ARNs that policy is removed.
   - The role's permissions are exactly these. B(Every other inline policy is deleted and every
@@ -170,7 +172,7 @@ role:
             Resource: arn:aws:sagemaker:us-east-1:123456789012:cluster/abcdef123456
           - Sid: UseEksCluster
             Effect: Allow
-            Action: [eks:AccessKubernetesApi, eks:DescribeAddon, eks:DescribeCluster]
+            Action: [eks:AccessKubernetesApi, eks:DescribeAddon, eks:DescribeCluster, eks:MutateViaKubernetesApi]
             Resource: [arn:aws:eks:us-east-1:123456789012:cluster/ml-shared-eks, "arn:aws:eks:us-east-1:123456789012:addon/ml-shared-eks/*"]
           - Sid: ListClusters
             Effect: Allow

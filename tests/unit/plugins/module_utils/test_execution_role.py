@@ -409,7 +409,15 @@ def test_the_cluster_policy_names_the_shared_clusters_only():
         "ListClusters": "*",
     }
     actions = sorted(a for s in policy["Statement"] for a in s["Action"])
-    assert actions == ["eks:AccessKubernetesApi", "eks:DescribeAddon", "eks:DescribeCluster", "sagemaker:DescribeCluster", "sagemaker:ListClusters"]
+    # eks:MutateViaKubernetesApi: Studio's writes to the team's namespace ("Grant AWS services write access to Kubernetes APIs").
+    assert actions == [
+        "eks:AccessKubernetesApi",
+        "eks:DescribeAddon",
+        "eks:DescribeCluster",
+        "eks:MutateViaKubernetesApi",
+        "sagemaker:DescribeCluster",
+        "sagemaker:ListClusters",
+    ]
     assert er.desired(params())["cluster_policy"] is None
 
 

@@ -147,7 +147,9 @@ def test_the_rendered_policies_isolate_the_teams():
 
 def test_the_shared_allow_list_is_what_the_rendered_policies_grant():
     """SHARED_ALLOWED is minimal: each entry is granted to each team's principal of that kind, and on a shared resource
-    nothing else is (the matrix's leaks); the writes of the audit's list are in none of it."""
+    nothing else is (the matrix's leaks); the writes of the audit's list are in none of it. The one write it holds,
+    eks:MutateViaKubernetesApi, is the execution role's: Studio submits workloads, and the access entry holds them to the
+    team's namespace."""
     result = _matrix(_rendered())
     granted = {}
     for cell in result["cells"]:
@@ -161,6 +163,7 @@ def test_the_shared_allow_list_is_what_the_rendered_policies_grant():
         "eks:AccessKubernetesApi",
         "eks:DescribeAddon",
         "eks:DescribeCluster",
+        "eks:MutateViaKubernetesApi",
         "sagemaker:DescribeCluster",
         "sagemaker:DescribeClusterNode",
         "sagemaker:ListClusterNodes",
@@ -405,6 +408,9 @@ WIDENINGS = {
         _statement("grafana:CreateWorkspaceApiKey", f"arn:aws:grafana:{REGION}:{ACCOUNT}:/workspaces/*"),
     ),
     "execution role: access entries on the EKS cluster": (_add("execution_role"), _statement("eks:CreateAccessEntry", EKS_ARN)),
+    # Writes through the EKS Kubernetes API are the Studio execution role's alone (SHARED_ALLOWED).
+    "writes through the Kubernetes API as the permission set": (_add("permission_set"), _statement("eks:MutateViaKubernetesApi", EKS_ARN)),
+    "writes through the Kubernetes API as the pods role": (_add("pod_identity"), _statement("eks:*KubernetesApi", "*")),
     "execution role: joining another team's group": (_add("execution_role"), _statement("identitystore:CreateGroupMembership", "*")),
     "execution role's HyperPod statement on every SageMaker action": (_edit_cluster_policy("DescribeHyperPodCluster", "sagemaker:*", HYPERPOD_ARN), None),
     "execution role's EKS statement on every add-on action": (

@@ -217,6 +217,7 @@ _CLUSTER_READS = (
     ("eks_cluster", "eks:DescribeCluster", f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/*"),
     ("eks_cluster", "eks:DescribeCluster", "*"),
     ("eks_cluster", "eks:AccessKubernetesApi", EKS_ARN),
+    ("eks_cluster", "eks:MutateViaKubernetesApi", EKS_ARN),
     ("eks_addon", "eks:DescribeAddon", f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/ml-shared-eks/*"),
     ("eks_cluster", "eks:ListAddons", EKS_ARN),
     ("eks_cluster", "eks:ListAccessEntries", EKS_ARN),
