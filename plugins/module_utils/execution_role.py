@@ -5,13 +5,14 @@
 """A team's SageMaker Studio execution role (IAM), in as few calls as IAM allows.
 
 The role is named ``naming.studio_execution_role_name(team, prefix)``, trusts
-``sagemaker.amazonaws.com`` and carries at most two policies of ours: the inline
+``sagemaker.amazonaws.com`` and carries at most three policies of ours: the inline
 policy ``team-data``, which lets the role list and use the team's prefix of the
-shared data bucket, and ``hyperpod-cluster``, what Studio needs to reach the shared
-HyperPod cluster (``cluster_policy``). Every other inline policy and every attached
+shared data bucket, ``hyperpod-cluster``, what Studio needs to reach the shared
+HyperPod cluster (``cluster_policy``), and ``team-studio``, what Studio's portal does
+as the role in the team's domain (``studio_policy``). Every other inline policy and every attached
 managed policy is removed (the role's permissions are exactly what this module says).
 
-A run that changes nothing reads five times at most: GetRole (trust policy,
+A run that changes nothing reads six times at most: GetRole (trust policy,
 description and tags in one answer), ListRolePolicies, GetRolePolicy for each
 policy of ours the role has, and ListAttachedRolePolicies. It writes only what differs.
 
@@ -43,8 +44,9 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Inp
 
 TEAM_DATA_POLICY = "team-data"
 CLUSTER_POLICY = "hyperpod-cluster"
+STUDIO_POLICY = "team-studio"
 # The inline policies this module writes: (policy name, the key of its document in desired() and view()).
-OWN_POLICIES = ((TEAM_DATA_POLICY, "team_data_policy"), (CLUSTER_POLICY, "cluster_policy"))
+OWN_POLICIES = ((TEAM_DATA_POLICY, "team_data_policy"), (CLUSTER_POLICY, "cluster_policy"), (STUDIO_POLICY, "studio_policy"))
 SERVICE_PRINCIPAL = "sagemaker.amazonaws.com"
 
 # Limits of IAM's request shapes (botocore iam service-2: roleNameType, roleDescriptionType,
@@ -141,13 +143,72 @@ def cluster_policy(hyperpod_cluster_arn, eks_cluster_arn):
     }
 
 
-def inline_policies(team, bucket=None, hyperpod_cluster_arn=None, eks_cluster_arn=None):
-    """{policy name: document} of the team's role: ``team-data`` with a bucket, ``hyperpod-cluster`` with both clusters."""
+# What Studio does as the execution role in the team's domain (studio_policy), by the resource it is authorized on.
+STUDIO_SPACE_ACTIONS = ["sagemaker:CreateSpace", "sagemaker:DeleteSpace", "sagemaker:DescribeSpace", "sagemaker:UpdateSpace"]
+STUDIO_APP_ACTIONS = ["sagemaker:CreateApp", "sagemaker:DeleteApp", "sagemaker:DescribeApp"]
+STUDIO_READ_ACTIONS = {"domain": ["sagemaker:DescribeDomain"], "user_profile": ["sagemaker:DescribeUserProfile"]}
+# The domain id: botocore sagemaker DomainId, "d-(-*[a-z0-9]){1,61}".
+DOMAIN_ARN_PATTERN = r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:domain/d-(-*[a-z0-9]){1,61}"
+
+
+def studio_policy(domain_arn, team, cost_center=None, tag_keys=None):
+    """What Studio's web portal does as the execution role in an IAM Identity Center domain, in the team's domain only.
+
+    In an SSO domain the portal acts as the domain's execution role ("Understanding domain space permissions and
+    execution roles", SageMaker AI Developer Guide): a member's space and its apps are created, described, updated and
+    deleted with this role's permissions, and the permission set (team_policy) does not create them. Each action is
+    authorized on the resource it names ("Actions, resources, and condition keys for Amazon SageMaker AI", Service
+    Authorization Reference): ``space/<domain id>/<space name>`` (CreateSpace, DescribeSpace, UpdateSpace, DeleteSpace),
+    ``app/<domain id>/<user profile or space>/<app type>/<app name>`` (CreateApp, DescribeApp, DeleteApp),
+    ``user-profile/<domain id>/<name>``, ``domain/<domain id>``. So every statement names the team's domain id, and no
+    request on another team's domain matches: a create call, which has no resource tag to be judged by, is held to the
+    domain by its ARN alone.
+
+    ``sagemaker:AddTags`` is the creates' dependent action when they carry tags (the reference lists it for CreateSpace and
+    CreateApp; a domain with tag propagation hands its tags on). It is granted on the domain's spaces and apps only, and
+    a request may set the platform's tag keys only to the team's values (``aws:RequestTag``, IfExists: a request without
+    them passes): a member cannot give their space another team's ``team`` tag, which that team's permission set would
+    then reach (team_policy's tag condition), nor another cost center (chargeback reads it). DeleteTags is not granted.
+
+    Left out: ListSpaces and ListApps (the reference lists no resource type for them: granted on ``*`` they show every
+    team's space and app names), and Studio's other features (training jobs, endpoints, ...), which the collection
+    does not offer.
+    """
+    base, domain_id = domain_arn.split(":domain/", 1)
+    keys = naming.tag_keys_with_defaults(tag_keys)
+    pinned = dict(("aws:RequestTag/%s" % key, value) for key, value in naming.team_tags(team, cost_center, tag_keys).items())
+    condition = {"StringEqualsIfExists": pinned}
+    if not cost_center:
+        # No cost center of the team's to pin it to: a request may not set one.
+        condition["Null"] = {"aws:RequestTag/%s" % keys["cost_center"]: "true"}
+    spaces, apps = "%s:space/%s/*" % (base, domain_id), "%s:app/%s/*" % (base, domain_id)
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "TeamSpaces", "Effect": "Allow", "Action": list(STUDIO_SPACE_ACTIONS), "Resource": spaces},
+            {"Sid": "TeamApps", "Effect": "Allow", "Action": list(STUDIO_APP_ACTIONS), "Resource": apps},
+            {"Sid": "TeamDomainRead", "Effect": "Allow", "Action": list(STUDIO_READ_ACTIONS["domain"]), "Resource": domain_arn},
+            {
+                "Sid": "TeamUserProfileRead",
+                "Effect": "Allow",
+                "Action": list(STUDIO_READ_ACTIONS["user_profile"]),
+                "Resource": "%s:user-profile/%s/*" % (base, domain_id),
+            },
+            {"Sid": "TagOnCreate", "Effect": "Allow", "Action": ["sagemaker:AddTags"], "Resource": [spaces, apps], "Condition": condition},
+        ],
+    }
+
+
+def inline_policies(team, bucket=None, hyperpod_cluster_arn=None, eks_cluster_arn=None, domain_arn=None, cost_center=None, tag_keys=None):
+    """{policy name: document} of the team's role: ``team-data`` with a bucket, ``hyperpod-cluster`` with both clusters,
+    ``team-studio`` with the team's domain."""
     policies = {}
     if bucket:
         policies[TEAM_DATA_POLICY] = team_data_policy(bucket, team)
     if hyperpod_cluster_arn and eks_cluster_arn:
         policies[CLUSTER_POLICY] = cluster_policy(hyperpod_cluster_arn, eks_cluster_arn)
+    if domain_arn:
+        policies[STUDIO_POLICY] = studio_policy(domain_arn, team, cost_center, tag_keys)
     return policies
 
 
@@ -180,13 +241,17 @@ def desired(params):
     """What the module should make true, from its (validated) parameters."""
     team, prefix = params["team"], params.get("name_prefix") or naming.DEFAULT_PREFIX
     tags = params.get("tags")
-    policies = inline_policies(team, params.get("data_bucket"), params.get("hyperpod_cluster_arn"), params.get("eks_cluster_arn"))
+    policies = inline_policies(
+        team, params.get("data_bucket"), params.get("hyperpod_cluster_arn"), params.get("eks_cluster_arn"),
+        params.get("domain_arn"), params.get("cost_center"), params.get("tag_keys"),
+    )
     return {
         "role_name": role_name(team, prefix),
         "description": params.get("description"),
         "trust_policy": trust_policy(),
         "team_data_policy": policies.get(TEAM_DATA_POLICY),
         "cluster_policy": policies.get(CLUSTER_POLICY),
+        "studio_policy": policies.get(STUDIO_POLICY),
         # IAM keeps tag values as strings: compare and predict them as strings.
         "tags": dict((k, "" if v is None else str(v)) for k, v in naming.team_tags(team, params.get("cost_center"), params.get("tag_keys"), tags).items()),
         # Without O(tags) only the team tags are ensured, as in the collection's other modules.
@@ -208,6 +273,8 @@ def validate(params):
         if params.get("data_bucket"):
             problems.extend(bucket_problems(params["data_bucket"]))
         problems.extend(cluster_problems(params.get("hyperpod_cluster_arn"), params.get("eks_cluster_arn")))
+        if params.get("domain_arn") and not re.fullmatch(DOMAIN_ARN_PATTERN, params["domain_arn"]):
+            problems.append("domain_arn %r is not a SageMaker AI domain ARN (arn:aws:sagemaker:<region>:<account>:domain/d-<id>)" % params["domain_arn"])
         problems.extend(tag_problems(naming.team_tags(team, params.get("cost_center"), params.get("tag_keys"), params.get("tags"))))
     account_id = params.get("account_id")
     if account_id and not re.fullmatch(ACCOUNT_ID_PATTERN, account_id):
@@ -270,6 +337,7 @@ def view(current):
         "inline_policies": list(current["inline_policies"]),
         "team_data_policy": current["team_data_policy"],
         "cluster_policy": current["cluster_policy"],
+        "studio_policy": current["studio_policy"],
         "attached_policies": list(current["attached_policies"]),
     }
 
@@ -333,6 +401,7 @@ def predict(before, actions, arn=None):
                 "inline_policies": [],
                 "team_data_policy": None,
                 "cluster_policy": None,
+                "studio_policy": None,
                 "attached_policies": [],
             }
         elif kind == "update_assume_role_policy":
@@ -468,6 +537,7 @@ MODULE_OPTIONS = options(
         data_bucket=dict(type="str"),
         hyperpod_cluster_arn=dict(type="str"),
         eks_cluster_arn=dict(type="str"),
+        domain_arn=dict(type="str"),
         account_id=dict(type="str"),
         adopt=dict(type="bool", default=False),
         known_role=dict(type="dict"),

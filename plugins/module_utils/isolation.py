@@ -42,7 +42,7 @@ import time
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_analyzer as analyzer_calls
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_calls
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster, iam_evaluation, iam_sets, naming, team_policy
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster, execution_role, iam_evaluation, iam_sets, naming, team_policy
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import s3 as s3_calls
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
@@ -135,9 +135,19 @@ NEEDED = {
     "execution_role": {
         "s3_objects": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
         "s3_listing": ["s3:ListBucket"],
+        # In an IAM Identity Center domain Studio's portal acts as the execution role: a member's space and apps are made
+        # and used with its permissions (execution_role.studio_policy), in the team's own domain only.
+        "domain": list(execution_role.STUDIO_READ_ACTIONS["domain"]),
+        "user_profile": list(execution_role.STUDIO_READ_ACTIONS["user_profile"]),
+        "space": list(execution_role.STUDIO_SPACE_ACTIONS),
+        "app": list(execution_role.STUDIO_APP_ACTIONS),
+    },
+    # The team's pods: its data, nothing of Studio.
+    "pod_identity": {
+        "s3_objects": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+        "s3_listing": ["s3:ListBucket"],
     },
 }
-NEEDED["pod_identity"] = NEEDED["execution_role"]
 
 # --- shared resources -----------------------------------------------------------------------------
 #

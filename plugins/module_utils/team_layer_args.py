@@ -169,6 +169,13 @@ def _studio_access_entry(t):
     )
 
 
+def _domain_arn(t):
+    domain_id = (t.shared.get("domain_ids") or {}).get(naming.domain_name(t.name, t.prefix))
+    if not (domain_id and t.shared.get("region") and t.shared.get("account_id")):
+        return None
+    return "arn:aws:sagemaker:%s:%s:domain/%s" % (t.shared["region"], t.shared["account_id"], domain_id)
+
+
 def _execution_role(t):
     return dict(
         _section(t.team, execution_role.TEAM_FILE_SECTION),
@@ -183,6 +190,9 @@ def _execution_role(t):
                 account_id=t.shared.get("account_id") or None,
                 hyperpod_cluster_arn=t.shared.get("cluster_arn") or None,
                 eks_cluster_arn=t.shared.get("eks_cluster_arn") or None,
+                # The team's domain, when shared_info found it (policy team-studio); a domain made in this run is given
+                # to the role by team_resources once it exists.
+                domain_arn=_domain_arn(t),
                 # shared_info read it (GetRole) to check its owner before the run's first write.
                 known_role=(t.shared.get("execution_roles") or {}).get(execution_role.role_name(t.name, t.prefix)),
             )

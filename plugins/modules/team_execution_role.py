@@ -28,11 +28,20 @@ description:
     (an SSM session reaches a node that runs every team's pods). Inside Kubernetes, the role's
     access entry (M(hyperpod.tenancy.eks_access_entry) with O(hyperpod.tenancy.eks_access_entry#module:principal=execution_role))
     limits it to the team's namespace. Without the two ARNs that policy is removed.
+  - With O(domain_arn) the role carries the inline policy C(team-studio), what Studio's web portal does as the role in
+    an IAM Identity Center domain (SageMaker AI Developer Guide, I(Understanding domain space permissions and execution
+    roles)), in that domain only (C(space/<domain id>/*), C(app/<domain id>/*), C(user-profile/<domain id>/*),
+    C(domain/<domain id>)). C(sagemaker:CreateSpace), C(DescribeSpace), C(UpdateSpace), C(DeleteSpace) on its spaces,
+    C(sagemaker:CreateApp), C(DescribeApp), C(DeleteApp) on its apps, C(sagemaker:DescribeUserProfile) and
+    C(sagemaker:DescribeDomain), and C(sagemaker:AddTags) on its spaces and apps (the creates' dependent action when
+    they carry tags) with the team's own values only for the team, cost center and managed-by tags. Not granted
+    C(ListSpaces) and C(ListApps), which take no resource-level permission (on C(*) they show every team's names), nor
+    C(DeleteTags). Without O(domain_arn) that policy is removed.
   - The role's permissions are exactly these. B(Every other inline policy is deleted and every
     attached managed policy is detached), whoever added them.
   - One module run replaces M(amazon.aws.iam_role) followed by M(amazon.aws.iam_policy). A run that changes
-    nothing makes at most five IAM reads (GetRole, ListRolePolicies, GetRolePolicy for C(team-data) and
-    C(hyperpod-cluster) when the role has them, ListAttachedRolePolicies) and writes only what differs.
+    nothing makes at most six IAM reads (GetRole, ListRolePolicies, GetRolePolicy for C(team-data),
+    C(hyperpod-cluster) and C(team-studio) when the role has them, ListAttachedRolePolicies) and writes only what differs.
   - Options left unset are left alone on an existing role (O(description)).
   - O(state=absent) deletes the inline policies, detaches the managed policies and deletes the role.
     It never removes the role from an instance profile; when the role is in one, the module fails
@@ -64,6 +73,13 @@ options:
   eks_cluster_arn:
     description:
       - The ARN of the EKS cluster that orchestrates O(hyperpod_cluster_arn) (policy C(hyperpod-cluster)).
+    type: str
+  domain_arn:
+    description:
+      - The ARN of the team's SageMaker AI domain, C(arn:aws:sagemaker:<region>:<account>:domain/d-<id>) (policy C(team-studio)).
+      - When unset, the role has no C(team-studio) policy. The domain runs as this role, so it does not exist when the role
+        is first made; M(hyperpod.tenancy.team_resources) converges the role again with the domain's ARN once the
+        domain exists.
     type: str
   account_id:
     description:
@@ -144,7 +160,7 @@ role:
       description: Names of the role's inline policies, sorted.
       type: list
       elements: str
-      sample: [hyperpod-cluster, team-data]
+      sample: [hyperpod-cluster, team-data, team-studio]
     team_data_policy:
       description: The document of the C(team-data) inline policy, null when the role has none.
       type: dict
@@ -178,6 +194,34 @@ role:
             Effect: Allow
             Action: [sagemaker:ListClusters]
             Resource: "*"
+    studio_policy:
+      description: The document of the C(team-studio) inline policy, null when the role has none.
+      type: dict
+      sample:
+        Version: "2012-10-17"
+        Statement:
+          - Sid: TeamSpaces
+            Effect: Allow
+            Action: [sagemaker:CreateSpace, sagemaker:DeleteSpace, sagemaker:DescribeSpace, sagemaker:UpdateSpace]
+            Resource: arn:aws:sagemaker:us-east-1:123456789012:space/d-abcdef123456/*
+          - Sid: TeamApps
+            Effect: Allow
+            Action: [sagemaker:CreateApp, sagemaker:DeleteApp, sagemaker:DescribeApp]
+            Resource: arn:aws:sagemaker:us-east-1:123456789012:app/d-abcdef123456/*
+          - Sid: TeamDomainRead
+            Effect: Allow
+            Action: [sagemaker:DescribeDomain]
+            Resource: arn:aws:sagemaker:us-east-1:123456789012:domain/d-abcdef123456
+          - Sid: TeamUserProfileRead
+            Effect: Allow
+            Action: [sagemaker:DescribeUserProfile]
+            Resource: arn:aws:sagemaker:us-east-1:123456789012:user-profile/d-abcdef123456/*
+          - Sid: TagOnCreate
+            Effect: Allow
+            Action: [sagemaker:AddTags]
+            Resource: ["arn:aws:sagemaker:us-east-1:123456789012:space/d-abcdef123456/*", "arn:aws:sagemaker:us-east-1:123456789012:app/d-abcdef123456/*"]
+            Condition:
+              StringEqualsIfExists: {"aws:RequestTag/team": vision, "aws:RequestTag/cost-center": CC-1001, "aws:RequestTag/managed-by": hyperpod.tenancy}
     attached_policies:
       description: ARNs of the managed policies attached to the role, sorted (empty after a run).
       type: list

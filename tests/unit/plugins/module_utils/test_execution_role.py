@@ -53,6 +53,7 @@ def existing(**overrides):
         "inline_policies": ["team-data"],
         "team_data_policy": json.loads(json.dumps(WORKSPACE_POLICY)),
         "cluster_policy": None,
+        "studio_policy": None,
         "attached_policies": [],
     }
     role.update(overrides)
@@ -148,6 +149,7 @@ def test_view_of_a_read_role():
         "inline_policies": ["other", "team-data"],
         "team_data_policy": WORKSPACE_POLICY,
         "cluster_policy": None,
+        "studio_policy": None,
         "attached_policies": ["arn:aws:iam::aws:policy/AmazonS3FullAccess"],
     }
     assert er.view(current) == {
@@ -159,6 +161,7 @@ def test_view_of_a_read_role():
         "inline_policies": ["other", "team-data"],
         "team_data_policy": WORKSPACE_POLICY,
         "cluster_policy": None,
+        "studio_policy": None,
         "attached_policies": ["arn:aws:iam::aws:policy/AmazonS3FullAccess"],
     }
     assert er.view(None) == {}
@@ -467,3 +470,98 @@ def test_the_role_read_earlier_in_the_run_spares_get_role_and_a_difference_reads
     assert client.calls == []
     assert er.ensure_present(client, er.desired(params()), check_mode=False, account_id=pytest.fail, known={"role": None})[0] is False
     assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "ListAttachedRolePolicies"]
+
+
+# --- the team's Studio (issue 39): what the portal does as the role in an SSO domain -----------------------------
+
+DOMAIN_ARN = "arn:aws:sagemaker:us-east-1:%s:domain/d-vision00000a" % ACCOUNT
+SM = "arn:aws:sagemaker:us-east-1:%s:" % ACCOUNT
+
+
+def _decide(policy, action, resource, context=None):
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation
+
+    principal = iam_evaluation.Principal(ACCOUNT, [(er.STUDIO_POLICY, policy)], role_arn=ARN)
+    return iam_evaluation.evaluate(principal, action, resource, dict(context or {}))["EvalDecision"]
+
+
+def test_the_studio_policy_names_the_teams_domain_only():
+    policy = er.desired(params(domain_arn=DOMAIN_ARN))["studio_policy"]
+    resources = {s["Sid"]: s["Resource"] for s in policy["Statement"]}
+    assert resources == {
+        "TeamSpaces": SM + "space/d-vision00000a/*",
+        "TeamApps": SM + "app/d-vision00000a/*",
+        "TeamDomainRead": DOMAIN_ARN,
+        "TeamUserProfileRead": SM + "user-profile/d-vision00000a/*",
+        "TagOnCreate": [SM + "space/d-vision00000a/*", SM + "app/d-vision00000a/*"],
+    }
+    actions = sorted(a for s in policy["Statement"] for a in s["Action"])
+    assert actions == [
+        "sagemaker:AddTags",
+        "sagemaker:CreateApp",
+        "sagemaker:CreateSpace",
+        "sagemaker:DeleteApp",
+        "sagemaker:DeleteSpace",
+        "sagemaker:DescribeApp",
+        "sagemaker:DescribeDomain",
+        "sagemaker:DescribeSpace",
+        "sagemaker:DescribeUserProfile",
+        "sagemaker:UpdateSpace",
+    ]
+    assert er.desired(params())["studio_policy"] is None
+    with pytest.raises(InputError, match="not a SageMaker AI domain ARN"):
+        er.validate(params(domain_arn="arn:aws:sagemaker:us-east-1:%s:domain/*" % ACCOUNT))
+
+
+@pytest.mark.parametrize(
+    "action, resource, decision",
+    [
+        ("sagemaker:CreateSpace", "space/d-vision00000a/alice-space", "allowed"),
+        ("sagemaker:CreateApp", "app/d-vision00000a/alice-space/jupyterlab/default", "allowed"),
+        ("sagemaker:DescribeUserProfile", "user-profile/d-vision00000a/alice", "allowed"),
+        # Another team's domain, whatever the request's tags say: a create has no resource tag, the ARN decides.
+        ("sagemaker:CreateSpace", "space/d-nlp0000000b/x", "implicitDeny"),
+        ("sagemaker:CreateApp", "app/d-nlp0000000b/bob-space/jupyterlab/default", "implicitDeny"),
+        ("sagemaker:DeleteSpace", "space/d-nlp0000000b/bob-space", "implicitDeny"),
+        ("sagemaker:DescribeUserProfile", "user-profile/d-nlp0000000b/bob", "implicitDeny"),
+        ("sagemaker:CreatePresignedDomainUrl", "user-profile/d-vision00000a/alice", "implicitDeny"),
+        ("sagemaker:UpdateDomain", "domain/d-vision00000a", "implicitDeny"),
+    ],
+)
+def test_a_member_acting_as_the_role_makes_spaces_and_apps_in_the_teams_domain_and_nowhere_else(action, resource, decision):
+    policy = er.studio_policy(DOMAIN_ARN, "vision", "CC-1001")
+    assert _decide(policy, action, SM + resource, {"aws:RequestTag/team": "vision"}) == decision
+
+
+@pytest.mark.parametrize(
+    "tags, decision",
+    [
+        ({}, "allowed"),
+        ({"team": "vision", "cost-center": "CC-1001", "managed-by": "hyperpod.tenancy", "project": "x"}, "allowed"),
+        # Another team's tag on the team's own space: that team's permission set would reach it (team_policy's tag condition).
+        ({"team": "nlp"}, "implicitDeny"),
+        # Another cost center: the space's spend charged to someone else.
+        ({"cost-center": "CC-2002"}, "implicitDeny"),
+    ],
+)
+def test_a_member_tags_the_teams_spaces_with_the_teams_own_values_only(tags, decision):
+    policy = er.studio_policy(DOMAIN_ARN, "vision", "CC-1001")
+    context = dict(("aws:RequestTag/%s" % key, value) for key, value in tags.items())
+    assert _decide(policy, "sagemaker:AddTags", SM + "space/d-vision00000a/alice-space", context) == decision
+    # A team without a cost center: a request may set none.
+    unpinned = er.studio_policy(DOMAIN_ARN, "vision")
+    assert _decide(unpinned, "sagemaker:AddTags", SM + "space/d-vision00000a/s", {"aws:RequestTag/cost-center": "CC-2002"}) == "implicitDeny"
+    assert _decide(unpinned, "sagemaker:AddTags", SM + "space/d-vision00000a/s", {"aws:RequestTag/team": "vision"}) == "allowed"
+
+
+def test_a_role_without_the_studio_policy_gets_it_and_then_reads_six_times():
+    want = er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS, domain_arn=DOMAIN_ARN))
+    client = workspace_role()
+    changed, before, after = er.ensure_present(client, want, check_mode=False, account_id=pytest.fail)
+    assert changed and before["studio_policy"] is None and client.inline["team-studio"] == want["studio_policy"]
+    assert after["inline_policies"] == ["hyperpod-cluster", "team-data", "team-studio"] and after["studio_policy"] == want["studio_policy"]
+    client.calls = []
+    assert er.ensure_present(client, want, check_mode=False, account_id=pytest.fail) == (False, after, after)
+    assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "GetRolePolicy", "GetRolePolicy", "ListAttachedRolePolicies"]
+    # Without the domain (the team's Studio turned off, or not made yet) the policy goes.
+    assert ("delete_role_policy", "team-studio") in er.plan_present(after, er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS)))

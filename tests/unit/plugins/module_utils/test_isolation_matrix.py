@@ -73,8 +73,9 @@ def _rendered() -> dict:
     policies = {}
     for team in TEAMS:
         policies[f"{team}/permission_set"] = {"identity": [("AwsSSOInlinePolicy", render_team_policy(team, ACCOUNT, REGION, BUCKET, HYPERPOD_ARN, EKS_ARN))]}
-        role_policies = execution_role.inline_policies(team, BUCKET, HYPERPOD_ARN, EKS_ARN)
-        assert sorted(role_policies) == [execution_role.CLUSTER_POLICY, execution_role.TEAM_DATA_POLICY]
+        domain_arn = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:domain/{_found(team)['domain_id']}"
+        role_policies = execution_role.inline_policies(team, BUCKET, HYPERPOD_ARN, EKS_ARN, domain_arn, cost_center="CC-1001")
+        assert sorted(role_policies) == [execution_role.CLUSTER_POLICY, execution_role.TEAM_DATA_POLICY, execution_role.STUDIO_POLICY]
         # team-data first: the widenings below edit it as the role's first policy.
         policies[f"{team}/execution_role"] = {"identity": [(name, role_policies[name]) for name, _key in execution_role.OWN_POLICIES]}
         # The namespace layer gives the pods role the same team data policy (team_namespace.ensure_pod_identity).
@@ -306,6 +307,15 @@ def _listing_without_slash(document):
     statement["Condition"] = {"StringLike": {"s3:prefix": ["vis*"]}}
 
 
+def _edit_studio_policy(sid, key, value):
+    def widen(policies, unused_statement):
+        del unused_statement
+        document = dict(policies["vision/execution_role"]["identity"])[execution_role.STUDIO_POLICY]
+        next(s for s in document["Statement"] if s["Sid"] == sid)[key] = value
+
+    return widen
+
+
 def _edit_cluster_policy(sid, action, resource):
     def widen(policies, unused_statement):
         del unused_statement
@@ -367,6 +377,16 @@ WIDENINGS = {
     "trust rewrites of the pods roles": (_add("execution_role"), _statement("iam:UpdateAssumeRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/*-pods")),
     "policy attachment to the pods roles": (_add("pod_identity"), _statement("iam:AttachRolePolicy", f"arn:aws:iam::{ACCOUNT}:role/hyperpod-*-pods")),
     "execution role's cluster statement on every EKS action and resource": (_edit_cluster_policy("UseEksCluster", "eks:*", "*"), None),
+    # Issue 39: Studio's portal acts as the execution role in an SSO domain (execution_role.studio_policy), so the role
+    # makes spaces and apps, in the team's own domain only.
+    "execution role's spaces in every domain": (_edit_studio_policy("TeamSpaces", "Resource", f"{SM}:space/*"), None),
+    "execution role's apps in every domain": (_edit_studio_policy("TeamApps", "Resource", f"{SM}:app/*/*"), None),
+    "execution role's profile reads in every domain": (_edit_studio_policy("TeamUserProfileRead", "Resource", f"{SM}:user-profile/*"), None),
+    "execution role tagging every domain's spaces": (_edit_studio_policy("TagOnCreate", "Resource", f"{SM}:space/*"), None),
+    "execution role creating spaces by request tag": (
+        _add("execution_role"),
+        _statement("sagemaker:CreateSpace", f"{SM}:space/*", Condition={"StringEquals": {"aws:RequestTag/team": "vision"}}),
+    ),
     # Found by red-teaming issue 37: a remote session in another team's space (as its role), budget actions.
     "a remote session in every team's space": (_add("permission_set"), _statement("sagemaker:StartSession", f"{SM}:space/*")),
     "budget actions of every team": (_add("pod_identity"), _statement("budgets:ExecuteBudgetAction", f"arn:aws:budgets::{ACCOUNT}:budget/*")),
