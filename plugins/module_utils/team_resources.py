@@ -145,25 +145,25 @@ def converge_team(context, layers, done, diff):
             done[option] = outcome[0]
     error = next((outcome[2] for outcome in outcomes if outcome[2] is not None and outcome[2] is not _NOT_RUN), None)
     if error is None:
-        error = _studio_policy_of_a_new_domain(context, dict((layer[0], layer[2]) for layer in layers), done, diff)
+        error = _studio_policy_of_a_new_domain(context, dict((layer[0], layer[1:]) for layer in layers), done, diff)
     if error is not None:
         raise error
 
 
-def _studio_policy_of_a_new_domain(context, params, done, diff):
+def _studio_policy_of_a_new_domain(context, layers, done, diff):
     """The execution role converged again with the ARN of the domain this run made; the error it raised, or None.
 
     The role's ``team-studio`` policy names the domain's id (execution_role.studio_policy), and the domain runs as the role:
     on the run that makes the domain, the role is converged before the id exists. Without this second pass Studio could
     not make a space until the next run.
     """
-    role_params = params.get("execution_role")
+    converge, role_params = layers.get("execution_role") or (None, None)
     domain_arn = ((done.get("domain") or {}).get("domain") or {}).get("domain_arn")
     if role_params is None or role_params.get("domain_arn") or not domain_arn or "execution_role" not in done:
         return None
     # The role the first pass wrote: read it again, not the copy shared_info read before the run's writes.
     again = dict(role_params, domain_arn=domain_arn, known_role=None)
-    result, layer_diff, error = _converge_layer(context, "execution_role", execution_role.converge, again, None)
+    result, layer_diff, error = _converge_layer(context, "execution_role", converge, again, None)
     if error is not None:
         return error
     done["execution_role"] = dict(result, changed=done["execution_role"]["changed"] or result["changed"])

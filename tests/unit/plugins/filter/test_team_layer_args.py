@@ -219,6 +219,14 @@ def test_a_resolved_domain_id_is_passed_for_the_team_domain_alone():
     assert "known_tags" not in team_layer_args(teams["nlp"], tagged)["domain"] and "known_tags" not in team_layer_args(teams["vision"], SHARED)["domain"]
 
 
+def test_the_execution_role_gets_the_teams_own_domain_for_its_studio_policy():
+    """Issue 39: the role's team-studio policy names the team's domain; a domain not made yet is given by team_resources."""
+    teams = normalized()
+    assert team_layer_args(teams["vision"], SHARED)["execution_role"]["domain_arn"] == "arn:aws:sagemaker:us-east-1:123456789012:domain/d-vision123456"
+    assert "domain_arn" not in team_layer_args(teams["nlp"], SHARED)["execution_role"]
+    assert "domain_arn" not in team_layer_args(teams["vision"], dict(SHARED, domain_ids=None))["execution_role"]
+
+
 def test_the_shared_cluster_capacity_is_passed_with_the_cluster_arn():
     vision = normalized()["vision"]
     options = team_layer_args(vision, SHARED)["quota"]

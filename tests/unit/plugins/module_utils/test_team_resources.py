@@ -251,3 +251,30 @@ def test_a_team_shared_info_refused_fails_naming_it_before_any_layer_runs(monkey
         team_resources.converge(None, params)
     assert failed.value.message == "team 'research' is refused, nothing of it was changed: " + reasons[0]
     assert failed.value.result == {"problems": ["team 'research': " + reasons[0]], "layers": {}, "changed": False}
+
+
+def test_a_domain_made_in_the_run_gets_the_execution_roles_studio_policy_in_the_same_run():
+    """Issue 39: the role's team-studio policy names the domain's id, which exists only once the domain does."""
+    seen = []
+    domain_arn = "arn:aws:sagemaker:us-east-1:123456789012:domain/d-vision00000a"
+
+    def role(context, params):
+        seen.append(("execution_role", params.get("domain_arn"), params.get("known_role")))
+        studio = {"domain": params["domain_arn"]} if params.get("domain_arn") else None
+        return {"changed": bool(studio) or not seen[:-1], "role": {"arn": "arn:aws:iam::123456789012:role/r", "studio_policy": studio}, "diff": {}}
+
+    def domain(context, params):
+        seen.append("domain")
+        return {"changed": True, "domain": {"domain_arn": domain_arn}, "diff": {}}
+
+    done, diff = {}, {"before": {}, "after": {}}
+    given = {"known_role": {"role": {"RoleName": "r"}}}
+    converge_team(Context(), [("execution_role", role, given), ("domain", domain, {"execution_role": None})], done, diff)
+    # Again after the domain, with its ARN, reading the role the first pass wrote (not shared_info's copy).
+    assert seen == [("execution_role", None, {"role": {"RoleName": "r"}}), "domain", ("execution_role", domain_arn, None)]
+    assert done["execution_role"]["changed"] and done["execution_role"]["role"]["studio_policy"] == {"domain": domain_arn}
+    # A domain shared_info found: the role had its ARN from the start, and converges once.
+    seen[:] = []
+    layers = [("execution_role", role, {"domain_arn": domain_arn}), ("domain", domain, {"execution_role": None})]
+    converge_team(Context(), layers, {}, {"before": {}, "after": {}})
+    assert seen == [("execution_role", domain_arn, None), "domain"]
