@@ -50,6 +50,7 @@ from xml.etree import ElementTree
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam_evaluation, isolation
 
 from sandbox.client import SANDBOX_CREDENTIALS
+from sandbox.services import eks_kubernetes_proxy
 
 # The admin key and its secret (``SANDBOX_CREDENTIALS``): what playbooks and tests sign with.
 ADMIN_SECRETS = {SANDBOX_CREDENTIALS["AWS_ACCESS_KEY_ID"]: SANDBOX_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]}
@@ -307,6 +308,8 @@ def _no_auth_operations(service: str) -> frozenset:
 # One table for the sandbox and verify_isolation: the IAM action of each S3 operation.
 S3_ACTIONS, S3_VERSIONED = isolation.S3_ACTIONS, isolation.S3_VERSIONED
 BUDGET_READS = ("Describe",)
+# The Studio creates whose tags need sagemaker:AddTags (requests_for).
+SAGEMAKER_TAGGING_CREATES = frozenset({"CreateSpace", "CreateApp", "CreateUserProfile", "CreateDomain"})
 SAGEMAKER_RESOURCES = {
     # botocore input member(s) -> ARN path
     "UserProfile": ("user-profile", ("DomainId", "UserProfileName")),
@@ -424,12 +427,22 @@ def requests_for(service: str, signing_name: str, operation: str, region: str, a
             context[f"aws:RequestTag/{tag.get('Key')}"] = tag.get("Value")
         if params.get("Tags"):
             context["aws:TagKeys"] = [t.get("Key") for t in params["Tags"]]
-        return [(f"sagemaker:{operation}", arn, context)]
+        asked = [(f"sagemaker:{operation}", arn, context)]
+        if operation in SAGEMAKER_TAGGING_CREATES and params.get("Tags") and arn != "*":
+            # A create that tags what it makes needs sagemaker:AddTags too, on the same resource: the Service Authorization
+            # Reference ("Actions, resources, and condition keys for Amazon SageMaker AI") lists AddTags as a dependent
+            # action of CreateSpace and CreateUserProfile (checked); of CreateApp and CreateDomain, an assumption (rows not
+            # checked; the other Studio creates that take Tags list it).
+            asked.append(("sagemaker:AddTags", arn, dict(context)))
+        return asked
     if service == "budgets":
         params = _json_params(body)
         action = "budgets:ViewBudget" if operation.startswith(BUDGET_READS) else "budgets:ModifyBudget"
         arn = f"arn:{partition}:budgets::{account_id}:budget/{params['BudgetName']}" if "BudgetName" in params else "*"
         return [(action, arn, {})]
+    if service == "eks" and eks_kubernetes_proxy.is_request(environ):
+        # The Kubernetes API through EKS, as an AWS service reaches it for the caller (eks_kubernetes_proxy).
+        return eks_kubernetes_proxy.requests_for(environ, region, account_id)
     if service == "eks":
         path = environ.get("PATH_INFO", "")
         match = re.match(r"/clusters/([^/]+)", path)

@@ -41,7 +41,7 @@ from werkzeug.wrappers import Request
 
 from sandbox import access_analyzer, authorization, core, iam_propagation, services
 from sandbox.kube import api as kube_api
-from sandbox.services import amp_query, eks_auth
+from sandbox.services import amp_query, eks_auth, eks_kubernetes_proxy
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select", "IsMemberInGroups", "Simulate")
 # Signing names that differ from the boto3 client name.
@@ -246,6 +246,8 @@ class SandboxApp:
             operation = "CheckAccessNotGranted"  # moto has no router for the service to name it
         if service == eks_auth.SERVICE and eks_auth.is_request(environ):
             operation = eks_auth.OPERATION  # nor for EKS Auth
+        if service == eks_kubernetes_proxy.SERVICE and eks_kubernetes_proxy.is_request(environ):
+            operation = eks_kubernetes_proxy.OPERATION  # nor for the Kubernetes API through EKS (no botocore operation)
         record = self.log.add(service, operation, region)
         refusal = authorization.enforce(environ, body, service, operation, protocol)
         if refusal is not None:
@@ -273,6 +275,16 @@ class SandboxApp:
             return [payload]
         if service == eks_auth.SERVICE and operation == eks_auth.OPERATION:
             status, headers, payload = eks_auth.handle(environ, body, (authorization.credentials(environ) or ("",))[0], region)
+            record.status = int(status.split()[0])
+            start_response(status, headers + [("Content-Length", str(len(payload)))])
+            return [payload]
+
+        if service == eks_kubernetes_proxy.SERVICE and operation == eks_kubernetes_proxy.OPERATION:
+            access_key, _region, _signing, token = authorization.credentials(environ)
+            principal = authorization.principal_for(access_key, token)[1]
+            # The admin key acts in moto's default account, as every admin request does.
+            account_id = principal.account_id if principal is not None else moto_default_account()
+            status, headers, payload = eks_kubernetes_proxy.handle(environ, body, account_id, region, principal)
             record.status = int(status.split()[0])
             start_response(status, headers + [("Content-Length", str(len(payload)))])
             return [payload]
@@ -340,6 +352,12 @@ class SandboxApp:
         body = json.dumps(payload).encode()
         start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
         return [body]
+
+
+def moto_default_account() -> str:
+    from moto.core import DEFAULT_ACCOUNT_ID
+
+    return DEFAULT_ACCOUNT_ID
 
 
 def reset_state() -> None:

@@ -49,6 +49,11 @@ class KubeApi:
         self._context = ssl.create_default_context(cadata=self.ca)
         self._context.load_cert_chain(str(directory / "pki" / "admin.crt"), str(directory / "pki" / "admin.key"))
 
+    @property
+    def ssl_context(self) -> ssl.SSLContext:
+        """The admin's TLS context: for the sandbox's stand-in of EKS's Kubernetes API path (eks_kubernetes_proxy)."""
+        return self._context
+
     def request(self, method: str, path: str, body: dict | None = None, content_type: str = "application/json"):
         # 429 (a custom resource's storage re-initialising after its CRD was made again) says to retry,
         # with Retry-After, as client-go does.
