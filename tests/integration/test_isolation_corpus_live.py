@@ -1,5 +1,5 @@
 """The widening corpus on the sandbox enforcing IAM (issue 37), a stratified part of it: one leak and one benign statement
-of each family, on the three principal kinds by turns (``bench.isolation_corpus_live.stratified``, 20 of the 501).
+of each family, on the three principal kinds by turns (``bench.isolation_corpus_live.stratified``, 20 of the 504).
 
 The sample teams and ``vis`` are built once; ``playbooks/verify_isolation.yml`` passes on them; then each statement is put
 on its principal's role, verify_isolation's own code runs against the sandbox's IAM and Access Analyzer (crossing that
