@@ -252,6 +252,10 @@ def desired(params):
         "team_data_policy": policies.get(TEAM_DATA_POLICY),
         "cluster_policy": policies.get(CLUSTER_POLICY),
         "studio_policy": policies.get(STUDIO_POLICY),
+        # Without domain_arn the team-studio policy is left as it is: the domain's id is not known before the domain exists
+        # (team_resources converges the role again with it), and a caller that does not know it must not take away the
+        # Studio of a team whose domain does exist.
+        "leave_policies": [] if params.get("domain_arn") else [STUDIO_POLICY],
         # IAM keeps tag values as strings: compare and predict them as strings.
         "tags": dict((k, "" if v is None else str(v)) for k, v in naming.team_tags(team, params.get("cost_center"), params.get("tag_keys"), tags).items()),
         # Without O(tags) only the team tags are ensured, as in the collection's other modules.
@@ -363,7 +367,7 @@ def plan_present(before, want):
         actions.append(("untag_role", sorted(to_unset)))
     if to_set:
         actions.append(("tag_role", to_set))
-    keep = set(policy_name for policy_name, _document in wanted)
+    keep = set(policy_name for policy_name, _document in wanted) | set(want.get("leave_policies") or ())
     for policy_name in before["inline_policies"]:
         if policy_name not in keep:
             actions.append(("delete_role_policy", policy_name))

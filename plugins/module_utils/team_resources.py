@@ -145,17 +145,19 @@ def converge_team(context, layers, done, diff):
             done[option] = outcome[0]
     error = next((outcome[2] for outcome in outcomes if outcome[2] is not None and outcome[2] is not _NOT_RUN), None)
     if error is None:
-        error = _studio_policy_of_a_new_domain(context, dict((layer[0], layer[1:]) for layer in layers), done, diff)
+        error = _studio_policy_of_the_domain(context, dict((layer[0], layer[1:]) for layer in layers), done, diff)
     if error is not None:
         raise error
 
 
-def _studio_policy_of_a_new_domain(context, layers, done, diff):
-    """The execution role converged again with the ARN of the domain this run made; the error it raised, or None.
+def _studio_policy_of_the_domain(context, layers, done, diff):
+    """The execution role converged again with the ARN of the domain the domain layer returned, when the role was given none;
+    the error it raised, or None.
 
     The role's ``team-studio`` policy names the domain's id (execution_role.studio_policy), and the domain runs as the role:
-    on the run that makes the domain, the role is converged before the id exists. Without this second pass Studio could
-    not make a space until the next run.
+    on the run that makes the domain, the role is converged before the id exists (and without ``domain_arn`` the first pass
+    leaves the policy as it is). Without this second pass Studio could not make a space until the next run. When the
+    caller knew the domain (shared_info's ``domain_ids``) there is no second pass.
     """
     converge, role_params = layers.get("execution_role") or (None, None)
     domain_arn = ((done.get("domain") or {}).get("domain") or {}).get("domain_arn")

@@ -36,7 +36,7 @@ description:
     C(sagemaker:DescribeDomain), and C(sagemaker:AddTags) on its spaces and apps (the creates' dependent action when
     they carry tags) with the team's own values only for the team, cost center and managed-by tags. Not granted
     C(ListSpaces) and C(ListApps), which take no resource-level permission (on C(*) they show every team's names), nor
-    C(DeleteTags). Without O(domain_arn) that policy is removed.
+    C(DeleteTags). Without O(domain_arn) that policy is left as it is.
   - The role's permissions are exactly these. B(Every other inline policy is deleted and every
     attached managed policy is detached), whoever added them.
   - One module run replaces M(amazon.aws.iam_role) followed by M(amazon.aws.iam_policy). A run that changes
@@ -77,9 +77,9 @@ options:
   domain_arn:
     description:
       - The ARN of the team's SageMaker AI domain, C(arn:aws:sagemaker:<region>:<account>:domain/d-<id>) (policy C(team-studio)).
-      - When unset, the role has no C(team-studio) policy. The domain runs as this role, so it does not exist when the role
-        is first made; M(hyperpod.tenancy.team_resources) converges the role again with the domain's ARN once the
-        domain exists.
+      - When unset, a C(team-studio) policy the role has is left as it is, and a new role has none. The domain runs as this
+        role, so it does not exist when the role is first made; M(hyperpod.tenancy.team_resources) converges the role again
+        with the ARN O(hyperpod.tenancy.team_resources#module:domain) returns.
     type: str
   account_id:
     description:

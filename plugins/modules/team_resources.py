@@ -36,7 +36,8 @@ description:
     missing cluster, an instance type it lacks) fails in the layer that asks.
   - A layer's O(team) defaults to O(team). The domain's C(execution_role) defaults to the ARN of the
     role O(execution_role) converged. When O(execution_role) has no C(domain_arn) and O(domain) returns one (a domain this
-    run made), the role is converged again with it, once the domain exists (its C(team-studio) policy names the domain's id).
+    run made, or one the caller did not know), the role is converged again with it once the domain exists (its
+    C(team-studio) policy names the domain's id).
   - Builds and converges only (C(state=present)). Offboarding has an order and data choices of its
     own; C(playbooks/remove_team.yml) and the layers' modules do it.
   - When a layer fails, the layers that need it do not run, and the others run to their end; the failure names the

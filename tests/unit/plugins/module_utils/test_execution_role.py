@@ -563,5 +563,10 @@ def test_a_role_without_the_studio_policy_gets_it_and_then_reads_six_times():
     client.calls = []
     assert er.ensure_present(client, want, check_mode=False, account_id=pytest.fail) == (False, after, after)
     assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "GetRolePolicy", "GetRolePolicy", "ListAttachedRolePolicies"]
-    # Without the domain (the team's Studio turned off, or not made yet) the policy goes.
-    assert ("delete_role_policy", "team-studio") in er.plan_present(after, er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS)))
+    # Without the domain's ARN (a caller that did not find the domain) the policy is left as it is: team_resources gives
+    # the ARN once the domain layer returns it; a new role has none.
+    assert er.plan_present(after, er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS))) == []
+    assert [a[1] for a in er.plan_present({}, er.desired(params())) if a[0] == "put_role_policy"] == ["team-data"]
+    # Another document under its name (written by hand) is put right when the ARN is given.
+    tampered = dict(after, studio_policy=er.studio_policy(DOMAIN_ARN.replace("d-vision00000a", "d-other000000"), "vision", "CC-1001"))
+    assert er.plan_present(tampered, want) == [("put_role_policy", "team-studio", want["studio_policy"])]
