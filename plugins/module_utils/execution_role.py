@@ -164,15 +164,16 @@ def studio_policy(domain_arn, team, cost_center=None, tag_keys=None):
     request on another team's domain matches: a create call, which has no resource tag to be judged by, is held to the
     domain by its ARN alone.
 
-    ``sagemaker:AddTags`` is the creates' dependent action when they carry tags (the reference lists it for CreateSpace and
-    CreateApp; a domain with tag propagation hands its tags on). It is granted on the domain's spaces and apps only, and
+    ``sagemaker:AddTags`` is the creates' dependent action when they carry tags (the reference lists it for CreateSpace;
+    for CreateApp an assumption, its row not checked; a domain with tag propagation hands its tags on). It is granted on the domain's spaces and apps only, and
     a request may set the platform's tag keys only to the team's values (``aws:RequestTag``, IfExists: a request without
     them passes): a member cannot give their space another team's ``team`` tag, which that team's permission set would
     then reach (team_policy's tag condition), nor another cost center (chargeback reads it). DeleteTags is not granted.
 
     Left out: ListSpaces and ListApps (the reference lists no resource type for them: granted on ``*`` they show every
     team's space and app names), and Studio's other features (training jobs, endpoints, ...), which the collection
-    does not offer.
+    does not offer. Not held here: what a space's settings may name (its instance type, image, custom file systems):
+    CreateSpace and UpdateSpace are allowed with any settings in the team's domain (docs/isolation.md, "Not covered").
     """
     base, domain_id = domain_arn.split(":domain/", 1)
     keys = naming.tag_keys_with_defaults(tag_keys)
