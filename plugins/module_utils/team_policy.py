@@ -17,9 +17,10 @@ What a member of team ``T`` may do with the credentials of ``T``'s permission se
   is ``T``. That includes ``CreatePresignedDomainUrl``, which is authorized on the *user profile*:
   only the team's own profiles can be opened.
   Not granted: creating spaces and apps (in an SSO domain Studio creates them with the domain's
-  execution role; for a create call the only team evidence is a request tag the caller chooses,
-  which would let ``T`` create apps in another team's domain), and any tagging call (re-tagging
-  another team's resource with ``T`` would be a way in);
+  execution role, whose ``team-studio`` policy names the team's domain id, execution_role.studio_policy;
+  for a create call the only team evidence here is a request tag the caller chooses, which would let
+  ``T`` create apps in another team's domain), and any tagging call (re-tagging another team's resource
+  with ``T`` would be a way in);
 - read and write ``s3://<bucket>/T/*``, and list the bucket only under the prefix ``T/``
   (``s3:prefix`` is ``T/`` or starts with ``T/``; ``T/`` keeps team ``vis`` out of team ``vision``'s prefix).
 
