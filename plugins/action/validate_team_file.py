@@ -44,6 +44,9 @@ PLACEHOLDER_SHARED = {
     "security_group_ids": ["sg-0123456789abcdef0"],
     "fsx_mount_root": "/",
     "fsx_require_mount": False,
+    # The account's FSx file system (hyperpod_account.fsx_file_system_id): storage.s3_link, where the platform allows it
+    # (hyperpod_team_limits.choices), links the team's export directory to its prefix on it.
+    "fsx_file_system_id": "fs-0123456789abcdef0",
 }
 
 

@@ -9,8 +9,12 @@
   reaches (a member of the team may write anything under ``<team>/``). Offboarding keeps the objects unless
   ``on_remove=delete`` is confirmed with the team name, and records a team whose data it kept in the ledger of
   retired names (``retired_names``); a team the platform lets inherit one takes its entry.
-- The association (DRA) links FSx for Lustre path ``/<team>`` to that prefix, exporting
-  new, changed and deleted files to S3 and importing nothing. FSx for Lustre imports a file's
+- The association (DRA) links the team's export directory, FSx for Lustre path ``/<team>/s3-export``
+  (``naming.fsx_export_path``; ``team_dirs`` makes it), to that prefix, exporting new, changed and deleted
+  files to S3 and importing nothing. Never ``/<team>``: that exports the members' ``0700`` homes to a prefix
+  every principal of the team reads. An association of ``/<team>`` (made by the module before) is refused,
+  never deleted for the caller. Before creating one the file system's associations are counted, the
+  platform's own included: at most 8 per file system. FSx for Lustre imports a file's
   owner, group, mode and symbolic links from the S3 object's metadata
   (``x-amz-meta-file-owner``, ``-file-group``, ``-file-permissions``, a symlink's target as its
   data: "POSIX metadata support for data repositories", FSx for Lustre User Guide), and no DRA
@@ -45,7 +49,19 @@ DELETE_BATCH = 1000
 # ---------------------------------------------------------------- FSx data repository association
 
 
+# "You can have a maximum of 8 data repository associations on a file system" (CreateDataRepositoryAssociation, Amazon FSx
+# API Reference, https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateDataRepositoryAssociation.html); the
+# platform's own associations count as the teams' do (team_model.MAX_DATA_REPOSITORY_ASSOCIATIONS checks the teams alone).
+MAX_ASSOCIATIONS = 8
+
+
 def file_system_path(team):
+    """The FSx path the team's association links: its export directory, never the team directory with the homes."""
+    return naming.fsx_export_path(team)
+
+
+def legacy_path(team):
+    """The path the module linked before: the whole team directory, the members' homes included."""
     return "/%s" % team
 
 
@@ -53,16 +69,63 @@ def repository_path(bucket, team):
     return "s3://%s/%s" % (bucket, naming.s3_prefix(team))
 
 
+def _normal_path(path):
+    """``/a/b/`` and ``/a/b`` are one directory; ``""`` is ``/`` (FileSystemPath's default)."""
+    return "/" + (path or "").strip("/") if (path or "").strip("/") else "/"
+
+
 def _same_path(first, second):
-    return (first or "").rstrip("/") == (second or "").rstrip("/")
+    return _normal_path(first) == _normal_path(second)
 
 
-def find_association(client, file_system_id, team):
-    """The association of FSx path ``/<team>`` on the file system, or None."""
-    listed = fsx.describe_data_repository_associations(client, Filters=[{"Name": "file-system-id", "Values": [file_system_id]}])
+def _overlaps(first, second):
+    """Two FSx paths one of which holds the other. "Two data repository associations cannot have overlapping file system
+    paths. For example, if a data repository is associated with file system path /ns1/, then you cannot link another data
+    repository with file system path /ns1/ns2"; "/" only as the first and only one (FileSystemPath, CreateDataRepositoryAssociation,
+    https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateDataRepositoryAssociation.html)."""
+    a, b = _normal_path(first), _normal_path(second)
+    return a == "/" or b == "/" or a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+def list_associations(client, file_system_id):
+    """Every association of the file system (every page), whoever made it."""
+    return fsx.describe_data_repository_associations(client, Filters=[{"Name": "file-system-id", "Values": [file_system_id]}])
+
+
+def find_association(client, file_system_id, team, listed=None, path=None):
+    """The association of the team's export directory (or of ``path``) on the file system, or None."""
+    listed = list_associations(client, file_system_id) if listed is None else listed
     for association in listed:
-        if _same_path(association.get("FileSystemPath"), file_system_path(team)):
+        if _same_path(association.get("FileSystemPath"), path or file_system_path(team)):
             return association
+    return None
+
+
+def link_problem(listed, file_system_id, team):
+    """Why the team's association cannot be made on the file system whose associations are ``listed``; None when it can
+    (or exists). Checked before any write: an association of ``/<team>`` (it exports the homes), another one overlapping the
+    export directory (FSx refuses it), or the file system's 8 taken."""
+    path = file_system_path(team)
+    legacy = find_association(None, file_system_id, team, listed, legacy_path(team))
+    if legacy is not None:
+        return (
+            "FSx path %s of file system %s, team %s's whole directory with its members' 0700 homes, is linked to %s by data repository "
+            "association %s: storage.s3_link links %s only, and FSx refuses overlapping paths. Delete association %s (with "
+            "DeleteDataInFileSystem false, which keeps the files on FSx) and run again: the collection does not delete it for you"
+            % (legacy_path(team), file_system_id, team, legacy.get("DataRepositoryPath"), legacy.get("AssociationId"), path,
+               legacy.get("AssociationId"))
+        )
+    if find_association(None, file_system_id, team, listed) is not None:
+        return None
+    for other in listed:
+        if _overlaps(other.get("FileSystemPath"), path):
+            return "team %s's export directory %s overlaps FSx path %s of data repository association %s on file system %s; FSx refuses " \
+                   "overlapping association paths" % (team, path, _normal_path(other.get("FileSystemPath")), other.get("AssociationId"), file_system_id)
+    if len(listed) >= MAX_ASSOCIATIONS:
+        # Assumption (the page is silent): an association still DELETING counts until it is gone.
+        return "team %s's data repository association would be the %dth on FSx file system %s, which takes at most %d: it has %d (%s), " \
+               "whoever made them" % (team, len(listed) + 1, file_system_id, MAX_ASSOCIATIONS, len(listed),
+                                      ", ".join("%s %s" % (a.get("AssociationId"), _normal_path(a.get("FileSystemPath"))) for a in listed))
     return None
 
 
@@ -106,8 +169,13 @@ def _check_path(association, bucket, team):
 
 
 def check_association(client, file_system_id, team, bucket):
-    """Raise InputError when the team's FSx path is linked to another S3 path (reads only)."""
-    _check_path(find_association(client, file_system_id, team), bucket, team)
+    """Raise InputError when the team's export directory is linked to another S3 path, or its association cannot be made
+    (``link_problem``); reads only."""
+    listed = list_associations(client, file_system_id)
+    problem = link_problem(listed, file_system_id, team)
+    if problem:
+        raise InputError(message=problem)
+    _check_path(find_association(client, file_system_id, team, listed), bucket, team)
 
 
 def ensure_association_present(client, file_system_id, team, bucket, tags, check_mode, wait=True, timeout=600):
@@ -129,6 +197,9 @@ def ensure_association_present(client, file_system_id, team, bucket, tags, check
     }
     before = describe(current)
     if current is None:
+        problem = link_problem(list_associations(client, file_system_id), file_system_id, team)
+        if problem:
+            raise InputError(message=problem)
         if check_mode:
             return True, None, wanted
         fsx.create_data_repository_association(

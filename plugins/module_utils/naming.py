@@ -101,6 +101,16 @@ def s3_prefix(team):
     return "%s/" % team
 
 
+# The directory of a team's FSx directory that storage.s3_link exports to the team's S3 prefix (``<root>/<team>/s3-export``),
+# beside ``home`` (team_dirs.HOME): never the team directory itself, which holds the members' 0700 homes.
+FSX_EXPORT_DIR = "s3-export"
+
+
+def fsx_export_path(team):
+    """The FSx path of the team's export directory, as a data repository association names it (``/<team>/s3-export``)."""
+    return "/%s/%s" % (team, FSX_EXPORT_DIR)
+
+
 # The data bucket's prefix of the platform's own objects (the lifecycle scripts, the ownership marks, the ledger of
 # retired names). A team's prefix is ``<team>/`` with a DNS label for ``team``, which never starts with ``_``: no team's
 # prefix is or contains it, and no team policy (team_policy, execution_role.team_data_policy) names it.

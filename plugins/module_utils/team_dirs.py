@@ -11,6 +11,11 @@ SageMaker workspace helper points user profiles at:
   setgid, so what members create belongs to the team group);
 - ``<root>/<team>/home``: ``uid:gid`` ``2750``, members can traverse it, only the owner adds to it;
 - ``<root>/<team>/home/<member>``: ``<member uid>:gid`` ``0700``;
+- ``<root>/<team>/s3-export`` (``s3_link`` only): ``uid:gid``, the team directory's mode: the one directory the FSx data
+  repository association exports to ``s3://<bucket>/<team>/`` (``data_repository``), so the homes are never exported.
+  With it the team directory also takes the sticky bit (``1000``): without it any member could rename ``home`` to
+  ``s3-export`` in the group-writable team directory (a rename in the same directory needs write permission on that
+  directory only, rename(2)) and have every member's home exported where the whole team reads it;
 - ``<root>/.archive/<team>-<UTC timestamp>``: where ``on_remove=archive`` moves a team (``root:root 0700``).
 - ``<root>/.hyperpod-tenancy/<team>``: the ownership mark, a file only the storage layer's user can write
   (the directory is ``0755``, the mark ``0644``), naming the team and the team directory's inode. A team
@@ -40,6 +45,9 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options im
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 
 HOME = "home"
+# storage.s3_link's export directory (naming.FSX_EXPORT_DIR); beside HOME, not under it, so no member's home is named so.
+EXPORT_DIR = naming.FSX_EXPORT_DIR
+STICKY = 0o1000
 ARCHIVE = ".archive"
 MARKS = ".hyperpod-tenancy"
 MARKS_MODE = 0o755
@@ -295,18 +303,21 @@ class Root(object):
             os.close(fd)
 
 
-def desired_directories(team, uid, gid, mode, members):
-    """``[(parts, {"uid", "gid", "mode"})]`` in creation order."""
+def desired_directories(team, uid, gid, mode, members, export=False):
+    """``[(parts, {"uid", "gid", "mode"})]`` in creation order; ``export``: with the S3 link's export directory (and the team
+    directory sticky, so that no member renames ``home`` or ``s3-export``)."""
     wanted = [
-        ((team,), {"uid": uid, "gid": gid, "mode": format_mode(mode)}),
+        ((team,), {"uid": uid, "gid": gid, "mode": format_mode(mode | STICKY if export else mode)}),
         ((team, HOME), {"uid": uid, "gid": gid, "mode": format_mode(HOME_PARENT_MODE)}),
     ]
+    if export:
+        wanted.append(((team, EXPORT_DIR), {"uid": uid, "gid": gid, "mode": format_mode(mode & ~STICKY)}))
     for member in sorted(members, key=lambda m: m["name"]):
         wanted.append(((team, HOME, member["name"]), {"uid": member["uid"], "gid": gid, "mode": format_mode(HOME_MODE)}))
     return wanted
 
 
-def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require_mount=True, adopt=False):
+def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require_mount=True, adopt=False, export=False):
     """Create or correct the team's directories; ``(changed, before, after, details)``.
 
     ``before``/``after`` map each managed path to its ``{uid, gid, mode}`` (None: absent).
@@ -316,7 +327,7 @@ def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require
     check_team(team)
     check_members(members)
     mode = parse_mode(mode)
-    wanted = desired_directories(team, uid, gid, mode, members)
+    wanted = desired_directories(team, uid, gid, mode, members, export)
     stand_in_missing = not require_mount and os.path.isabs(root_path) and not os.path.lexists(root_path)
     if stand_in_missing and check_mode:
         # A stand-in directory (tests, demos) that the run makes first: everything is new.
@@ -597,12 +608,13 @@ TEAM_FILE_SECTION = team_section("storage", MODULE_OPTIONS, ("gid", "mode", "on_
 
 def _present(context, p, client):
     if client is not None:
-        # A link to another S3 path cannot be corrected in place: fail before writing anything.
+        # Fail before writing anything: a link to another S3 path cannot be corrected in place; an association of /<team>
+        # exports the homes; the file system may have no association left (its 8 counted, the platform's included).
         check_team(p["team"])
         data_repository.check_association(client, p["file_system_id"], p["team"], p["bucket"])
     changed, before, after, result = ensure_present(
         p["root"], p["team"], p["uid"], p["gid"], p["mode"], p["members"], context.check_mode, require_mount=p["require_mount"],
-        adopt=p["adopt"],
+        adopt=p["adopt"], export=p["s3_link"],
     )
     diff_before, diff_after = {"directories": before}, {"directories": after}
     for name in result["unlisted_homes"]:
@@ -640,6 +652,13 @@ def _absent(context, p, client):
         )
         diff_before["association"], diff_after["association"] = link_before, link_after
         result["association"] = link_after
+        # An association of the whole team directory (made before the export directory) is reported, never deleted for the caller.
+        legacy = data_repository.find_association(client, p["file_system_id"], p["team"], path=data_repository.legacy_path(p["team"]))
+        if legacy is not None:
+            result["legacy_association"] = data_repository.describe(legacy)
+            context.warn("data repository association %s still links %s (the whole team directory) to %s; delete it when the team's "
+                         "files no longer need exporting" % (legacy.get("AssociationId"), data_repository.legacy_path(p["team"]),
+                                                              legacy.get("DataRepositoryPath")))
     dir_changed, before, after, details = ensure_absent(
         p["root"], p["team"], p["on_remove"], context.check_mode, confirm_delete=p["confirm_delete"], require_mount=p["require_mount"],
     )

@@ -284,6 +284,10 @@ def _s3_prefix(t):
 
 
 def _directories(t):
+    if t.team["storage"].get("s3_link") and not t.shared.get("fsx_file_system_id"):
+        # The association is made on the account's file system (docs/team-file.md, storage.s3_link): say which setting is missing.
+        raise MissingSharedValue("team %r: storage.s3_link needs the account's FSx file system, and hyperpod_shared has no fsx_file_system_id "
+                                 "(hyperpod_account.fsx_file_system_id in the cluster file)" % t.name)
     return dict(
         _section(t.team, team_dirs.TEAM_FILE_SECTION),
         team=t.name,

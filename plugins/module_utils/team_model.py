@@ -74,8 +74,10 @@ TEAM_LIMIT_DEFAULTS = {
     # Pod Security levels a team's namespace may ask for (access.pod_security): restricted keeps root out of its pods.
     "pod_security": ["restricted"],
     # Any other choice of the team file, narrowed by the platform: the field to the values a team may choose. Studio apps
-    # reach the internet only through the cluster's VPC unless the platform allows more.
-    "choices": {"workspace.app_network_access_type": ["VpcOnly"]},
+    # reach the internet only through the cluster's VPC unless the platform allows more. storage.s3_link (an FSx data
+    # repository association exporting the team's export directory to its S3 prefix, one of the file system's 8) only where
+    # the platform allows it: a team lead's pull request alone would otherwise spend one of the platform's associations.
+    "choices": {"workspace.app_network_access_type": ["VpcOnly"], "storage.s3_link": [False]},
 }
 # The choices whose bound has a name of its own in hyperpod_team_limits.
 CHOICE_SHORTHANDS = {"access.pod_security": "pod_security"}
@@ -116,6 +118,19 @@ CHOICES = {"state": ("present", "absent")}
 CHOICES.update(
     ("%s.%s" % (declared.section, key), choices) for declared in LAYER_SECTIONS for key, choices in section_choices(declared).items()
 )
+# Switches the platform narrows too (hyperpod_team_limits.choices), though their layers declare no choices for them.
+SWITCH_CHOICES = {"storage.s3_link": (False, True)}
+CHOICES.update(SWITCH_CHOICES)
+
+
+def _shown(values):
+    """Choices as the messages show them (booleans as the YAML writes them: false, true)."""
+    return ", ".join(("true" if value else "false") if isinstance(value, bool) else str(value) for value in values)
+
+
+def _in_choices(value, choices):
+    """``value`` is one of ``choices``, a boolean only as a boolean (``1 == True`` in Python, not in YAML)."""
+    return any(value is choice if isinstance(choice, bool) or isinstance(value, bool) else value == choice for choice in choices)
 
 
 def sagemaker_model():
@@ -788,14 +803,18 @@ def _check_limit_values(problems, field, limits):
     if not isinstance(narrowed, dict):
         problems.add("settings", field + "choices", "must map team-file fields to the values a team may choose")
         limits["choices"] = narrowed = {}
+    if field == "hyperpod_team_limits.":
+        # Field by field over the defaults: a platform narrowing one choice does not open another (storage.s3_link, Studio's
+        # internet access) by leaving it out.
+        limits["choices"] = narrowed = dict(TEAM_LIMIT_DEFAULTS["choices"], **narrowed)
     narrowable = sorted(set(CHOICES) - set(["state"]) - set(CHOICE_SHORTHANDS))
     for choice, allowed in list(narrowed.items()):
         if choice not in narrowable:
             problems.add("settings", "%schoices.%s" % (field, choice), "is no choice of the team file the platform narrows here; among %s" % (
                 ", ".join(narrowable)))
             del narrowed[choice]
-        elif not isinstance(allowed, list) or not all(value in CHOICES[choice] for value in allowed):
-            problems.add("settings", "%schoices.%s" % (field, choice), "%r must be a list among %s" % (allowed, ", ".join(CHOICES[choice])))
+        elif not isinstance(allowed, list) or not all(_in_choices(value, CHOICES[choice]) for value in allowed):
+            problems.add("settings", "%schoices.%s" % (field, choice), "%r must be a list among %s" % (allowed, _shown(CHOICES[choice])))
             del narrowed[choice]
     # A shorthand (pod_security) narrows its field as choices does, under a name of its own.
     for choice, key in CHOICE_SHORTHANDS.items():
@@ -821,11 +840,12 @@ def _check_choices(problems, where, team, limits):
     for field, allowed in sorted(limits["choices"].items()):
         section, unused, key = field.partition(".")
         value = team.get(section, {}).get(key) if isinstance(team.get(section), dict) else None
-        if value in CHOICES.get(field, ()) and value not in allowed:
+        if _in_choices(value, CHOICES.get(field, ())) and not _in_choices(value, allowed):
             setting = CHOICE_SHORTHANDS.get(field, "choices.%s" % field)
-            problems.add(where, field, "%r is not allowed for this team: the platform allows %s (hyperpod_team_limits.%s, or "
+            shown = _shown([value]) if isinstance(value, bool) else repr(value)
+            problems.add(where, field, "%s is not allowed for this team: the platform allows %s (hyperpod_team_limits.%s, or "
                          "hyperpod_team_limits.teams.%s.%s, in the cluster file)" % (
-                             value, ", ".join(allowed) or "none", setting, team.get("name"), setting))
+                             shown, _shown(allowed) or "none", setting, team.get("name"), setting))
 
 
 def _check_within_limits(problems, where, team, limits):

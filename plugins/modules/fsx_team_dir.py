@@ -22,8 +22,10 @@ description:
   - Every path is walked from a descriptor of O(root) without following symbolic links; a link anywhere on a managed path
     (including the team path itself) fails the task before anything is written. Ownership and modes are set through descriptors.
   - Home directories of people no longer in O(members) are left as they are and listed in RV(unlisted_homes).
-  - With O(s3_link=true), also manages the FSx for Lustre data repository association linking FSx path C(/<team>)
-    to C(s3://<bucket>/<team>/) (automatic import and export). Only then does the module call AWS.
+  - With O(s3_link=true), also makes the export directory C(<root>/<team>/s3-export) (O(uid):O(gid), O(mode) as the team
+    directory's), gives the team directory the sticky bit (so no member renames C(home) or C(s3-export)), and manages the
+    FSx for Lustre data repository association linking FSx path C(/<team>/s3-export), never C(/<team>) with the homes,
+    to C(s3://<bucket>/<team>/) (automatic export only, no import). Only then does the module call AWS.
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
@@ -116,8 +118,14 @@ options:
     type: str
   s3_link:
     description:
-      - "Manage the data repository association of FSx path C(/<team>) and C(s3://<bucket>/<team>/):
-        created with O(state=present), deleted (keeping the files on FSx) with O(state=absent)."
+      - "Manage the export directory C(<root>/<team>/s3-export) and the data repository association of FSx path
+        C(/<team>/s3-export) and C(s3://<bucket>/<team>/): created with O(state=present), deleted (keeping the files on FSx)
+        with O(state=absent)."
+      - Before any write the module reads the file system's associations, whoever made them, and fails naming the team,
+        the file system and the count when the new one would be more than FSx's 8 per file system, when another
+        association's path overlaps C(/<team>/s3-export), or when an association of C(/<team>) (the whole team directory,
+        made by this module before) exists; it never deletes that one itself. With O(state=absent) it is reported
+        (RV(legacy_association)) and left.
       - With V(false) the module makes no AWS call and leaves any association alone.
     type: bool
     default: false
@@ -144,6 +152,7 @@ notes:
   - Create and correct need root (or CAP_CHOWN) on the host to give directories to other users; on FSx for Lustre with
     root squash enabled, the host's NID must be in the root squash exceptions.
   - The association's data repository path cannot be changed in place; the module fails before any write when it would have to.
+  - In the team file, C(storage.s3_link) is refused unless the platform allows it (C(hyperpod_team_limits.choices)).
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
   - hyperpod.tenancy.attributes
@@ -262,9 +271,9 @@ association:
       type: str
       sample: dra-0123456789abcdef0
     file_system_path:
-      description: FSx path.
+      description: FSx path (the team's export directory).
       type: str
-      sample: /vision
+      sample: /vision/s3-export
     data_repository_path:
       description: S3 path.
       type: str
@@ -279,6 +288,11 @@ association:
     tags:
       description: Tags.
       type: dict
+legacy_association:
+  description:
+    - An association of the whole team directory C(/<team>) found when offboarding, left as it is (a warning says so).
+  returned: with O(state=absent) and O(s3_link=true), when there is one
+  type: dict
 """
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, os_error_message, run_module

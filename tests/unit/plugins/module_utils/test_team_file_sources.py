@@ -32,7 +32,7 @@ def test_a_key_takes_its_choices_and_default_from_the_spec_its_layer_declares(de
         assert spec is declared.module_options["argument_spec"][option], "%s is the layer's option %s" % (field, option)
     assert team_model.SECTION_DEFAULTS[declared.section][key] is declared[key]
     assert team_model.SECTION_SPECS[declared.section][key] is spec
-    assert team_model.CHOICES.get(field) == (tuple(spec["choices"]) if spec.get("choices") else None)
+    assert team_model.CHOICES.get(field) == (tuple(spec["choices"]) if spec.get("choices") else team_model.SWITCH_CHOICES.get(field))
     default = declared[key]
     if default is REQUIRED or default is None:
         return
@@ -161,7 +161,7 @@ def test_docs_team_file_lists_every_key_with_its_choices_and_default(key, defaul
     rows = documented_rows()
     assert key in rows, "docs/team-file.md has no row for %s" % key
     kind, documented = rows[key]
-    if key in team_model.CHOICES and not isinstance(default, list):
+    if key in team_model.CHOICES and key not in team_model.SWITCH_CHOICES and not isinstance(default, list):
         assert kind == "/".join("`%s`" % choice for choice in team_model.CHOICES[key])
     if default is REQUIRED:
         assert documented.startswith("required")

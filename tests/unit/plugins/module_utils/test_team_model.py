@@ -242,12 +242,38 @@ def test_yaml_surprises_tags_and_limits(change, expected):
     assert any(expected in problem for problem in problems), problems
 
 
+S3_LINK_ALLOWED = {"choices": {"storage.s3_link": [False, True]}}
+
+
 def test_nine_teams_with_s3_link_are_refused_eight_are_not():
     teams = [{"name": "t%d" % i, "identity_center_group": "T%d" % i, "storage": {"gid": 30000 + i, "s3_link": True}} for i in range(9)]
-    assert any("9 teams link their directory to S3" in p and "at most 8 data repository associations" in p for p in problems_of(teams))
-    assert problems_of(teams[:8]) == []
+
+    def problems(teams):
+        return check_team_file(teams, CLUSTER, team_limits=S3_LINK_ALLOWED)[0]
+
+    assert any("9 teams link their directory to S3" in p and "at most 8 data repository associations" in p for p in problems(teams))
+    assert problems(teams[:8]) == []
     teams[8]["state"] = "absent"
-    assert problems_of(teams) == []
+    assert problems(teams) == []
+
+
+def test_a_team_links_its_directory_to_s3_only_where_the_platform_allows_it():
+    """Threat model 12: a lead's pull request alone does not turn on an FSx data repository association."""
+    teams = copy.deepcopy(TEAMS)
+    teams[0]["storage"] = {"s3_link": True}
+    assert problems_of(teams) == [
+        "team 'vision': storage.s3_link: true is not allowed for this team: the platform allows false (hyperpod_team_limits.choices."
+        "storage.s3_link, or hyperpod_team_limits.teams.vision.choices.storage.s3_link, in the cluster file)"
+    ]
+    # Narrowing another choice leaves this one at its default: the platform opts in by naming it.
+    assert len(check_team_file(teams, CLUSTER, team_limits={"choices": {"quota.preempt": ["never", "lower_priority"]}})[0]) == 1
+    assert check_team_file(teams, CLUSTER, team_limits=S3_LINK_ALLOWED)[0] == []
+    one_team = {"teams": {"vision": {"choices": {"storage.s3_link": [False, True]}}}}
+    assert check_team_file(teams, CLUSTER, team_limits=one_team)[0] == []
+    teams[1]["storage"] = {"s3_link": True}
+    assert [p.split(":")[0] for p in check_team_file(teams, CLUSTER, team_limits=one_team)[0]] == ["team 'nlp'"]
+    refused = check_team_file(TEAMS, CLUSTER, team_limits={"choices": {"storage.s3_link": ["yes", 1]}})[0]
+    assert refused == ["settings: hyperpod_team_limits.choices.storage.s3_link: ['yes', 1] must be a list among false, true"]
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 from ansible.module_utils.testing import patch_module_args
@@ -99,8 +100,13 @@ def test_association_through_the_sandbox(seeded, tmp_path, capsys):
     assert created["changed"]
     association = created["association"]
     assert association["lifecycle"] == "AVAILABLE"
-    assert association["file_system_path"] == "/vision"
+    # The export directory, never /vision: the members' 0700 homes are not exported to the prefix the whole team reads.
+    assert association["file_system_path"] == "/vision/s3-export"
     assert association["data_repository_path"] == "s3://%s/vision/" % seed["data_bucket"]
+    export = os.stat(tmp_path / "vision" / "s3-export")
+    assert (export.st_uid, export.st_gid, oct(export.st_mode & 0o7777)) == (0, 2500, "0o2770")
+    # Sticky: no member renames home to s3-export (or away) in the group-writable team directory.
+    assert oct(os.stat(tmp_path / "vision").st_mode & 0o7777) == "0o3770"
     assert association["tags"] == {"team": "vision", "cost-center": "CC-1001", "managed-by": "hyperpod.tenancy"}
     assert not run_module(args, capsys)["changed"]
 
@@ -113,6 +119,64 @@ def test_association_through_the_sandbox(seeded, tmp_path, capsys):
     assert fsx.describe_data_repository_associations()["Associations"] == []
     assert os.path.isdir(removed["archive_path"])
     assert not run_module(offboard, capsys)["changed"]
+
+
+def lifecycles(fsx):
+    return dict((a["AssociationId"], a["Lifecycle"]) for a in fsx.describe_data_repository_associations()["Associations"])
+
+
+def until(condition, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def out_of_band(fsx, seed, path, prefix):
+    """An association someone else made on the seeded file system (the platform's own, or the module's before)."""
+    return fsx.create_data_repository_association(
+        FileSystemId=seed["fsx_file_system_id"], FileSystemPath=path, DataRepositoryPath="s3://%s/%s" % (seed["data_bucket"], prefix),
+        S3={"AutoExportPolicy": {"Events": ["NEW", "CHANGED", "DELETED"]}},
+    )["Association"]
+
+
+@as_root
+def test_an_association_of_the_whole_team_directory_is_refused_before_any_write_and_never_deleted(seeded, tmp_path, capsys, module_warnings):
+    sandbox, seed = seeded
+    fsx = sandbox.boto3_client("fsx", seed["region"])
+    legacy = out_of_band(fsx, seed, "/vision", "vision/")
+    sandbox.clear_requests()
+    args = linked(sandbox, seed, tmp_path, team="vision", gid=2500)
+    refused = run_module(args, capsys)
+    assert refused["failed"]
+    assert "FSx path /vision of file system %s, team vision's whole directory with its members' 0700 homes" % seed["fsx_file_system_id"] in refused["msg"]
+    assert "Delete association %s" % legacy["AssociationId"] in refused["msg"]
+    assert sandbox.writes() == [] and not (tmp_path / "vision").exists()
+    # Offboarding reports it and leaves it.
+    gone = run_module(dict(args, state="absent"), capsys)
+    assert gone["legacy_association"]["association_id"] == legacy["AssociationId"]
+    assert "still links /vision (the whole team directory)" in json.dumps(gone["warnings"])
+    assert [a["AssociationId"] for a in fsx.describe_data_repository_associations()["Associations"]] == [legacy["AssociationId"]]
+
+
+@as_root
+def test_the_limit_of_eight_counts_the_platforms_own_associations(seeded, tmp_path, capsys):
+    sandbox, seed = seeded
+    fsx = sandbox.boto3_client("fsx", seed["region"])
+    platform = [out_of_band(fsx, seed, "/platform%d" % index, "_hyperpod/link%d/" % index) for index in range(7)]
+    run_module(linked(sandbox, seed, tmp_path, team="nlp", gid=2600), capsys)  # the 8th, a team's
+    sandbox.clear_requests()
+    args = linked(sandbox, seed, tmp_path, team="vision", gid=2500)
+    for check_mode in (True, False):
+        refused = run_module(dict(args, _ansible_check_mode=check_mode), capsys)
+        assert refused["failed"], refused
+        assert refused["msg"].startswith("team vision's data repository association would be the 9th on FSx file system %s, which takes at most "
+                                         "8: it has 8 (" % seed["fsx_file_system_id"]), refused["msg"]
+        assert sandbox.writes() == [] and not (tmp_path / "vision").exists()
+    until(lambda: lifecycles(fsx).get(platform[0]["AssociationId"]) == "AVAILABLE")
+    fsx.delete_data_repository_association(AssociationId=platform[0]["AssociationId"], DeleteDataInFileSystem=False)
+    until(lambda: platform[0]["AssociationId"] not in lifecycles(fsx))  # one DELETING still counts (assumption, as the sandbox has it)
+    assert run_module(args, capsys)["association"]["file_system_path"] == "/vision/s3-export"
 
 
 @as_root
