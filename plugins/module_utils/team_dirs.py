@@ -339,6 +339,10 @@ def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require
         _make_stand_in_root(root_path)
     check_root(root_path, require_mount)
     with Root(root_path) as root:
+        if not export and root.read((team, EXPORT_DIR)) is not None:
+            # Made for an S3 link: without s3_link the module leaves any association alone, so the directory may still be
+            # exported; it stays managed and the team directory sticky.
+            wanted = desired_directories(team, uid, gid, mode, members, True)
         # Read everything first: a link anywhere refuses the run before any write.
         before = dict((root.display(parts), root.read(parts)) for parts, dummy in wanted)
         current = before[root.display((team,))]
