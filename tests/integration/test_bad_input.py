@@ -109,6 +109,8 @@ CASES = [
     # Issue 21 item 7: AWS's documented limits.
     ("borrow limit 0", team_change(0, ["quota", "borrow_limit"], 0), "quota.borrow_limit: 0 must be a whole number from 1 to 500"),
     ("borrow limit 501", team_change(0, ["quota", "borrow_limit"], 501), "quota.borrow_limit: 501 must be a whole number from 1 to 500"),
+    # Issue 39 item 7b: an FSx data repository association only where the platform allows it (hyperpod_team_limits.choices).
+    ("s3_link without the platform", team_change(1, ["storage", "s3_link"], True), "team 'nlp': storage.s3_link: true is not allowed for this team"),
 ]
 
 
@@ -150,7 +152,7 @@ RUNS = [
     ("type not in the cluster", "priority weight", "two teams share a gid", "world-writable mode", "two SNS topics", "weight out of range"),
     ("over capacity", "world-writable setgid mode", "fair_share quoted yes", "eleven e-mails", "unknown sharing"),
     ("count is text", "two people share a uid", "unquoted 0777", "six notifications", "borrow limit 0"),
-    ("count negative", "one person, two uids", "1e3 read as text", "borrow limit 501"),
+    ("count negative", "one person, two uids", "1e3 read as text", "borrow limit 501", "s3_link without the platform"),
     ("borrow limit out of range", "alice and Alice"),
     ("name with capitals", "name no"),
     ("name with underscore", "name 2024"),
@@ -197,6 +199,8 @@ def nine_linked_teams(settings):
         dict(base, name=f"t{i}", identity_center_group=f"T{i}", members=[], storage={"gid": 30000 + i, "s3_link": True}, quota=None)
         for i in range(9)
     ]
+    # The platform allows the link (the check this test proves is the count of the teams' associations).
+    settings["hyperpod_team_limits"] = dict(settings.get("hyperpod_team_limits") or {}, choices={"storage.s3_link": [False, True]})
 
 
 def test_a_ninth_s3_link_is_refused_before_any_call(seeded, aws_env, tmp_path):
@@ -204,6 +208,7 @@ def test_a_ninth_s3_link_is_refused_before_any_call(seeded, aws_env, tmp_path):
     assert run.returncode == 2, run.stdout[-3000:]
     assert "9 teams link their directory to S3 (t0, t1, t2, t3, t4, t5, t6, t7, t8)" in run.stdout
     assert "at most 8 data repository associations" in run.stdout
+    assert "is not allowed for this team" not in run.stdout
     assert client.requests() == []
 
 

@@ -70,6 +70,7 @@ SHARED = {
     "account_id": "123456789012", "region": "us-east-1", "cluster_arn": "arn:aws:sagemaker:us-east-1:123456789012:cluster/abc",
     "data_bucket": "ml-shared-data", "eks_cluster_name": "eks", "eks_cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/eks",
     "vpc_id": "vpc-1", "subnet_ids": ["subnet-1"], "security_group_ids": ["sg-1"], "fsx_mount_root": "/fsx",
+    "fsx_file_system_id": "fs-0123456789abcdef0",  # storage.s3_link links the team on the account's file system
 }
 
 

@@ -219,3 +219,45 @@ def test_a_file_system_error_without_a_file_names_the_root(tmp_path, capsys, no_
     monkeypatch.setattr(fsx_team_dir, "converge", denied)
     result = run_module({"team": "vision", "root": str(tmp_path), "gid": 2500}, capsys)
     assert result["failed"] and result["msg"] == "%s: Permission denied" % tmp_path and result["errno"] == 13
+
+
+def renames_as_member(team_path, uid, gid):
+    """What a member (``uid`` in group ``gid``) may rename in the team directory: ``{name: True when the rename went through}``."""
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            os.close(read)
+            os.chdir(team_path)  # as root: the test's temporary parents are 0700
+            os.setgroups([gid])
+            os.setgid(gid)
+            os.setuid(uid)
+            done = {}
+            for name in ("home", "s3-export"):
+                try:
+                    os.rename(name, name + ".moved")
+                    done[name] = True
+                except PermissionError:
+                    done[name] = False
+            os.write(write, json.dumps(done).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        text = answer.read()
+    os.waitpid(child, 0)
+    return json.loads(text)
+
+
+@as_root
+def test_a_member_cannot_rename_home_into_the_export_directory(tmp_path):
+    """Threat model m14: with the S3 link the team directory is sticky, so no member renames home to s3-export (and has
+    every teammate's 0700 home exported to the prefix the whole team reads)."""
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_dirs import ensure_present
+
+    members = [{"name": "alice", "uid": 3001}, {"name": "bob", "uid": 3002}]
+    ensure_present(str(tmp_path), "vision", 0, 2500, "2770", members, False, require_mount=False, export=True)
+    assert renames_as_member(str(tmp_path / "vision"), 3001, 2500) == {"home": False, "s3-export": False}
+    # Without the sticky bit (the team directory as it is without the link) the same member renames both.
+    os.chmod(tmp_path / "vision", 0o2770)
+    assert renames_as_member(str(tmp_path / "vision"), 3001, 2500) == {"home": True, "s3-export": True}
