@@ -17,7 +17,8 @@ description:
     This is the layout the SageMaker workspace uses (FSx path C(/<team>) for the team, C(/<team>/home/<member>) for users).
   - "Modes: the team directory O(mode) (default C(2770): setgid, so what members create belongs to the team group),
     owned by O(uid):O(gid); C(home) C(2750) O(uid):O(gid); each home C(0700) C(<member uid>):O(gid).
-    Only these directories are changed, never their contents."
+    With O(s3_link=true) (or once C(s3-export) exists) the team directory also has the sticky bit (C(3770) for the default)
+    and C(s3-export) is O(uid):O(gid) with O(mode) without it. Only these directories are changed, never their contents."
   - Runs on a host that mounts the file system (the control node, an AWX execution node, or a host reached with C(delegate_to)).
   - Every path is walked from a descriptor of O(root) without following symbolic links; a link anywhere on a managed path
     (including the team path itself) fails the task before anything is written. Ownership and modes are set through descriptors.
