@@ -160,6 +160,19 @@ def test_an_association_of_the_whole_team_directory_is_refused_before_any_write_
 
 
 @as_root
+def test_an_association_overlapping_the_export_directory_is_refused_before_any_write(seeded, tmp_path, capsys):
+    sandbox, seed = seeded
+    fsx = sandbox.boto3_client("fsx", seed["region"])
+    nested = out_of_band(fsx, seed, "/vision/s3-export/raw", "_hyperpod/raw/")
+    sandbox.clear_requests()
+    refused = run_module(linked(sandbox, seed, tmp_path, team="vision", gid=2500), capsys)
+    assert refused["failed"] and refused["msg"] == (
+        "team vision's export directory /vision/s3-export overlaps FSx path /vision/s3-export/raw of data repository association %s on file "
+        "system %s; FSx refuses overlapping association paths" % (nested["AssociationId"], seed["fsx_file_system_id"]))
+    assert sandbox.writes() == [] and not (tmp_path / "vision").exists()
+
+
+@as_root
 def test_the_limit_of_eight_counts_the_platforms_own_associations(seeded, tmp_path, capsys):
     sandbox, seed = seeded
     fsx = sandbox.boto3_client("fsx", seed["region"])
