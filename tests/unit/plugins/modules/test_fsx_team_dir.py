@@ -264,7 +264,7 @@ def renames_as_member(team_path, uid, gid):
 
 @as_root
 def test_a_member_cannot_rename_home_into_the_export_directory(tmp_path):
-    """Threat model m14: with the S3 link the team directory is sticky, so no member renames home to s3-export (and has
+    """Threat model m17: with the S3 link the team directory is sticky, so no member renames home to s3-export (and has
     every teammate's 0700 home exported to the prefix the whole team reads)."""
     from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_dirs import ensure_present
 
