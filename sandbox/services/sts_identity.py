@@ -50,14 +50,20 @@ def _as_list(value) -> list:
     return [value] if isinstance(value, str) else list(value or [])
 
 
-def trust_allows(trust: dict, caller_arn: str, caller_account: str, external_id: str | None) -> bool:
-    """Whether a role's trust policy lets ``caller_arn`` (of ``caller_account``) assume it across accounts.
+def trust_allows(trust: dict, caller_names: set[str] | str, caller_account: str, external_id: str | None) -> bool:
+    """Whether a role's trust policy lets the caller assume it.
 
-    A statement allows when it grants ``sts:AssumeRole`` to the caller's account (``<account>``,
-    ``arn:aws:iam::<account>:root``), to the caller's ARN or to ``*``, and its ``sts:ExternalId`` condition, if any,
-    names ``external_id`` ("How to use an external ID", IAM User Guide). An explicit Deny that matches refuses.
+    ``caller_names`` are the ARNs that name the caller in a Principal: an IAM user's ARN, or an assumed-role session's
+    ARN and its role's ARN ("AWS JSON policy elements: Principal", IAM User Guide: a role session is named by the
+    session ARN or, in a trust policy, by the role's ARN). A statement allows when it grants ``sts:AssumeRole`` to one
+    of them, to the caller's account (``<account>``, ``arn:aws:iam::<account>:root``, which "delegates authority to
+    the account": the caller's identity policy must then allow ``sts:AssumeRole``, checked by sandbox/authorization.py)
+    or to ``*``, and its ``sts:ExternalId`` condition, if any, names ``external_id`` ("How to use an external ID", IAM
+    User Guide). A statement naming only a service (``sagemaker.amazonaws.com``, ``pods.eks.amazonaws.com``) or a
+    federated provider (Identity Center's SAML provider) names no IAM caller. An explicit Deny that matches refuses.
+    Assumption: other conditions of an AWS-principal statement are taken as met (the collection writes none).
     """
-    names = {"*", caller_account, f"arn:aws:iam::{caller_account}:root", caller_arn}
+    names = {"*", caller_account, f"arn:aws:iam::{caller_account}:root"} | ({caller_names} if isinstance(caller_names, str) else set(caller_names))
     allowed = False
     for statement in _as_list(trust.get("Statement")):
         actions = _as_list(statement.get("Action"))
@@ -72,13 +78,34 @@ def trust_allows(trust: dict, caller_arn: str, caller_account: str, external_id:
     return allowed
 
 
-def _enforce_cross_account_trust() -> None:
-    """AssumeRole of a role in another account needs the role and its trust policy naming the caller.
+def caller_names(backend, access_key: str, caller_arn: str) -> set[str]:
+    """The ARNs a trust policy may name the caller by: its own, and for a role's session the role's (with its path)."""
+    names = {caller_arn}
+    session = backend.get_assumed_role_from_access_key(access_key)
+    if session is not None:
+        names.add(session.role_arn)
+    return names
+
+
+def _enforce_trust() -> None:
+    """AssumeRole needs the role to exist and its trust policy to allow the caller, in the caller's account too.
 
     moto lets any ARN be assumed ("the role does not need to exist"); AWS refuses with AccessDenied ("User: ... is not
-    authorized to perform: sts:AssumeRole on resource: ...", AWS STS API Reference, AssumeRole: "the trust policy of
-    the role being assumed must ... specify the user/role ... as a principal"). Within one account the sandbox's own
-    admin may still assume any role of that account (the tests act as a team that way).
+    authorized to perform: sts:AssumeRole on resource: ..."). AssumeRole, AWS STS API Reference: "the trust policy of
+    the role being assumed must ... specify the user/role ... as a principal", and "To allow a user to assume a role in
+    the same account, you can do either of the following: attach a policy to the user that allows the user to call
+    AssumeRole (as long as the role's trust policy trusts the account) [or] add the user as a principal directly in the
+    role's trust policy" ("Cross account resource access in IAM" and "Cross-account policy evaluation logic", IAM User
+    Guide, for another account: both the trust policy and the caller's identity policy must allow). So a role whose
+    trust names only a service (a Studio execution role, a pod role) or Identity Center's SAML provider (an
+    ``AWSReservedSSO_`` role) cannot be assumed with AssumeRole by anyone, the sandbox's admin included.
+
+    The sandbox's admin key (``SANDBOX_CREDENTIALS``) is the IAM user ``sandbox`` with every permission (as an account's
+    administrator user with AdministratorAccess), not the root user: "You cannot call AssumeRole with the credentials of
+    the AWS account root user" (AssumeRole, AWS STS API Reference). Its identity policy allows ``sts:AssumeRole`` on
+    every role, so a trust naming its account (or it) is enough. For keys moto issued, sandbox/authorization.py
+    evaluates the identity policy before the request gets here. Assumption: the sandbox asks the identity policy also
+    when the trust names the caller's own ARN in the same account, where AWS would not need it (stricter than AWS).
     """
     response_cls = moto.sts.responses.TokenResponse
     original = response_cls.assume_role
@@ -87,16 +114,17 @@ def _enforce_cross_account_trust() -> None:
 
     def assume_role(self):
         role_arn = self._get_param("RoleArn") or ""
-        user_id, caller_arn, caller_account = self.backend.get_caller_identity(self.get_access_key(), self.region)
+        access_key = self.get_access_key()
+        user_id, caller_arn, caller_account = self.backend.get_caller_identity(access_key, self.region)
         target = role_arn.split(":")[4] if role_arn.count(":") >= 5 else caller_account
-        if target != caller_account:
-            from moto.iam.models import iam_backends
+        from moto.iam.models import iam_backends
 
-            role = next((r for r in iam_backends[target]["global"].roles.values() if r.arn == role_arn), None)
-            document = role.assume_role_policy_document if role is not None else "{}"
-            trust = json.loads(document) if isinstance(document, str) else document
-            if role is None or not trust_allows(trust, caller_arn, caller_account, self._get_param("ExternalId")):
-                raise STSClientError("AccessDenied", f"User: {caller_arn} is not authorized to perform: sts:AssumeRole on resource: {role_arn}")
+        role = next((r for r in iam_backends[target]["global"].roles.values() if r.arn == role_arn), None) if target in iam_backends else None
+        document = role.assume_role_policy_document if role is not None else "{}"
+        trust = json.loads(document) if isinstance(document, str) else document
+        names = caller_names(self.backend, access_key, caller_arn)
+        if role is None or not trust_allows(trust, names, caller_account, self._get_param("ExternalId")):
+            raise STSClientError("AccessDenied", f"User: {caller_arn} is not authorized to perform: sts:AssumeRole on resource: {role_arn}")
         return original(self)
 
     assume_role._checks_trust = True
@@ -105,4 +133,4 @@ def _enforce_cross_account_trust() -> None:
 
 def install() -> None:
     _wrap_caller_identity()
-    _enforce_cross_account_trust()
+    _enforce_trust()

@@ -12,6 +12,7 @@ connection pointed at the wrong account fails before any write, naming the setti
 from __future__ import annotations
 
 import copy
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from tests.integration.snapshots import domains_named
 
 WORKLOAD, MANAGEMENT, HOME, WORKLOAD_REGION = "123456789012", "222233334444", "eu-west-1", "us-east-1"
 EXTERNAL_ID = "hyperpod-ext-4242"
+WORKLOAD_OPERATOR = "PlatformOperator"
 ORGANIZATION = ROOT / "inventories" / "sandbox-organization"
 TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"]]
 
@@ -130,8 +132,9 @@ def test_site_puts_identity_center_in_the_management_account_and_the_rest_in_the
 @pytest.mark.parametrize(
     "connection, words",
     [
-        # A role of the workload account: it can be assumed, but Identity Center is not there (nor are its permissions).
-        ({"region": HOME, "assume_role_arn": f"arn:aws:iam::{WORKLOAD}:role/HyperPodClusterExecution"}, f"in account {WORKLOAD}, Region {HOME}"),
+        # A role of the workload account that its trust lets the workload account assume (made below: the cluster's execution
+        # role trusts SageMaker only, and STS refuses it to every caller): Identity Center is not there (nor its permissions).
+        ({"region": HOME, "assume_role_arn": f"arn:aws:iam::{WORKLOAD}:role/{WORKLOAD_OPERATOR}"}, f"in account {WORKLOAD}, Region {HOME}"),
         # No connection: the workload account's own, where no instance answers.
         ({}, f"No IAM Identity Center instance in account {WORKLOAD}, Region {WORKLOAD_REGION}"),
         # The management account's role without the external id its trust policy requires.
@@ -143,6 +146,10 @@ def test_site_puts_identity_center_in_the_management_account_and_the_rest_in_the
 )
 def test_a_connection_to_the_wrong_account_fails_before_any_write_naming_the_setting(organization, tmp_path: Path, connection, words):
     playbooks, unused = organization
+    if connection.get("assume_role_arn", "").endswith(f":role/{WORKLOAD_OPERATOR}"):
+        trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{WORKLOAD}:root"}, "Action": "sts:AssumeRole"}]}
+        playbooks.client.boto3_client("iam").create_role(RoleName=WORKLOAD_OPERATOR, AssumeRolePolicyDocument=json.dumps(trust))
+        playbooks.client.clear_requests()
     settings = _settings()
     settings["hyperpod_identity_center"] = connection  # extra vars: over the inventory variant's
     playbooks.write_settings(settings)
