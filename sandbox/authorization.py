@@ -310,6 +310,12 @@ S3_ACTIONS, S3_VERSIONED = isolation.S3_ACTIONS, isolation.S3_VERSIONED
 BUDGET_READS = ("Describe",)
 # The Studio creates whose tags need sagemaker:AddTags (requests_for).
 SAGEMAKER_TAGGING_CREATES = frozenset({"CreateSpace", "CreateApp", "CreateUserProfile", "CreateDomain"})
+# EKS operations on a cluster's sub-resources authorized on the cluster ("Actions defined by Amazon Elastic Kubernetes
+# Service", Service Authorization Reference: resource type cluster). The others (an access entry's, an association's,
+# an add-on's own ARN) are authorized here on "*": the sandbox does not name those ARNs.
+EKS_ON_CLUSTER = frozenset(
+    {"CreateAccessEntry", "CreateAddon", "CreatePodIdentityAssociation", "ListAccessEntries", "ListAddons", "ListPodIdentityAssociations"}
+)
 SAGEMAKER_RESOURCES = {
     # botocore input member(s) -> ARN path
     "UserProfile": ("user-profile", ("DomainId", "UserProfileName")),
@@ -408,8 +414,49 @@ def _json_params(body: bytes) -> dict:
     return params if isinstance(params, dict) else {}
 
 
+# The request members that pass an IAM role to the service, and the service ``iam:PassedToService`` then names: a call that
+# passes a role is also authorized as ``iam:PassRole`` on the role ("Grant a user permissions to pass a role to an AWS
+# service", IAM User Guide; the condition key "iam:PassedToService", IAM User Guide, "IAM and AWS STS condition context
+# keys"). SageMaker's ExecutionRole (domains, user profiles, cluster instance groups: "SageMaker Roles", SageMaker
+# Developer Guide) goes to sagemaker.amazonaws.com; EKS Pod Identity's roleArn (associations, an add-on's
+# podIdentityAssociations) to pods.eks.amazonaws.com ("Learn how EKS Pod Identity grants pods access to AWS services",
+# EKS User Guide); Managed Grafana's workspaceRoleArn to grafana.amazonaws.com. Assumption: an add-on's
+# serviceAccountRoleArn (IRSA) is passed to eks.amazonaws.com (the EKS pages do not name the service).
+PASSED_ROLES = {
+    "sagemaker": {"ExecutionRole": "sagemaker.amazonaws.com", "RoleArn": "sagemaker.amazonaws.com"},
+    "eks": {"roleArn": "pods.eks.amazonaws.com", "serviceAccountRoleArn": "eks.amazonaws.com"},
+    "grafana": {"workspaceRoleArn": "grafana.amazonaws.com"},
+}
+PASSING_OPERATIONS = ("Create", "Update")
+
+
+def _passed_roles(value, members: dict, found: list) -> list:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in members and isinstance(item, str) and item.startswith("arn:"):
+                found.append((item, members[key]))
+            else:
+                _passed_roles(item, members, found)
+    elif isinstance(value, list):
+        for item in value:
+            _passed_roles(item, members, found)
+    return found
+
+
+def passes_roles(service: str, operation: str, body: bytes) -> list[tuple[str, str, dict]]:
+    """The ``iam:PassRole`` requests a create or update implies: one per role ARN it names, with ``iam:PassedToService``."""
+    members = PASSED_ROLES.get(service)
+    if not members or not operation.startswith(PASSING_OPERATIONS):
+        return []
+    return [("iam:PassRole", arn, {"iam:PassedToService": to}) for arn, to in _passed_roles(_json_params(body), members, [])]
+
+
 def requests_for(service: str, signing_name: str, operation: str, region: str, account_id: str, environ: dict, body: bytes) -> list[tuple[str, str, dict]]:
-    """The (action, resource ARN, condition keys) AWS authorizes for one request."""
+    """The (action, resource ARN, condition keys) AWS authorizes for one request, with the iam:PassRole it implies."""
+    return _requests_for(service, signing_name, operation, region, account_id, environ, body) + passes_roles(service, operation, body)
+
+
+def _requests_for(service: str, signing_name: str, operation: str, region: str, account_id: str, environ: dict, body: bytes) -> list[tuple[str, str, dict]]:
     partition = "aws"
     prefix = signing_name
     if service == "s3":
@@ -438,7 +485,9 @@ def requests_for(service: str, signing_name: str, operation: str, region: str, a
     if service == "budgets":
         params = _json_params(body)
         action = "budgets:ViewBudget" if operation.startswith(BUDGET_READS) else "budgets:ModifyBudget"
-        arn = f"arn:{partition}:budgets::{account_id}:budget/{params['BudgetName']}" if "BudgetName" in params else "*"
+        # CreateBudget names its budget inside Budget; the tag operations by its ARN.
+        name = params.get("BudgetName") or (params.get("Budget") or {}).get("BudgetName")
+        arn = params.get("ResourceARN") or (f"arn:{partition}:budgets::{account_id}:budget/{name}" if name else "*")
         return [(action, arn, {})]
     if service == "eks" and eks_kubernetes_proxy.is_request(environ):
         # The Kubernetes API through EKS, as an AWS service reaches it for the caller (eks_kubernetes_proxy).
@@ -446,7 +495,8 @@ def requests_for(service: str, signing_name: str, operation: str, region: str, a
     if service == "eks":
         path = environ.get("PATH_INFO", "")
         match = re.match(r"/clusters/([^/]+)", path)
-        arn = f"arn:{partition}:eks:{region}:{account_id}:cluster/{unquote(match.group(1))}" if match and operation.endswith("Cluster") else "*"
+        on_cluster = operation.endswith("Cluster") or operation in EKS_ON_CLUSTER
+        arn = f"arn:{partition}:eks:{region}:{account_id}:cluster/{unquote(match.group(1))}" if match and on_cluster else "*"
         return [(f"eks:{operation}", arn, {})]
     if service in ("iam", "sts"):
         params = parse_qs(body.decode("utf-8", "replace")) if body else parse_qs(environ.get("QUERY_STRING", ""))
@@ -598,6 +648,16 @@ def bad_signature(protocol: str, access_key: str, error: BadSignature, head: boo
     return "403 Forbidden", [("Content-Type", content_type), ("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", code)], body
 
 
+ASKED = "sandbox.asked"
+
+
+def _admin_account(access_key: str, environ: dict) -> str:
+    """The account the admin key acts in: moto's ``x-moto-account-id`` (sandbox.seed._as_account) or the key's."""
+    from moto.iam.models import get_account_id_from
+
+    return environ.get("HTTP_X_MOTO_ACCOUNT_ID") or get_account_id_from(access_key)
+
+
 def enforce(environ: dict, body: bytes, service: str, operation: str, protocol: str):
     """None to let the request through; else (status, headers, body) of the refusal."""
     head = environ.get("REQUEST_METHOD") == "HEAD"
@@ -613,9 +673,13 @@ def enforce(environ: dict, body: bytes, service: str, operation: str, protocol: 
         check_signature(environ, body, secret)
     except BadSignature as error:
         return bad_signature(protocol, access_key, error, head)
+    account_id = principal.account_id if principal is not None else _admin_account(access_key, environ)
+    asked = requests_for(service, signing_name, operation, region, account_id, environ, body)
+    # What the request asked IAM, kept in the sandbox's request log (sandbox/server.py): what a policy must allow
+    # (plugins/module_utils/automation_policy.py is proved against it).
+    environ[ASKED] = (principal.arn if principal is not None else "admin", asked)
     if principal is None:
         return None  # the admin key: not checked
-    asked = requests_for(service, signing_name, operation, region, principal.account_id, environ, body)
     refused = authorize(principal, asked, environ, region)
     if refused is None:
         return None

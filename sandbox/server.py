@@ -60,6 +60,9 @@ class RequestRecord:
     region: str
     status: int = 0
     fault: str = ""
+    # Who signed ("admin" for the admin key, else the principal's ARN) and what IAM was asked: [action, resource, context].
+    principal: str = ""
+    asked: list = field(default_factory=list)
 
 
 class RequestLog:
@@ -250,6 +253,9 @@ class SandboxApp:
             operation = eks_kubernetes_proxy.OPERATION  # nor for the Kubernetes API through EKS (no botocore operation)
         record = self.log.add(service, operation, region)
         refusal = authorization.enforce(environ, body, service, operation, protocol)
+        if authorization.ASKED in environ:
+            record.principal, asked = environ[authorization.ASKED]
+            record.asked = [list(item) for item in asked]
         if refusal is not None:
             status, headers, payload = refusal
             record.status = int(status.split()[0])

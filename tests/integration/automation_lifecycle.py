@@ -1,0 +1,48 @@
+"""One life of the sample, as the automation runs it: a cold site.yml, a rerun, an onboarding again and an offboarding.
+
+Shared by the test that runs it under the automation policy alone (test_automation_policy.py) and by
+``python -m tests.integration.automation_lifecycle`` which records, under the admin key, what it asks IAM.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from tests.integration.playbook_runner import SAMPLE, Playbooks, assert_ok
+
+TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"]]
+
+
+def lifecycle(playbooks: Playbooks) -> None:
+    assert_ok(playbooks.run("site.yml", "--check", "--diff"), "site.yml --check on a new account")
+    assert_ok(playbooks.run("site.yml"), "cold site.yml")
+    assert_ok(playbooks.run("site.yml"), "site.yml again")
+    drift = playbooks.run("playbooks/drift.yml")
+    assert drift.returncode == 0, drift.failures()
+    # A team's Studio execution role deleted out of band: drift correction (add_team) makes it again.
+    iam = playbooks.client.boto3_client("iam")
+    name = f"hyperpod-{TEAMS[0]}-studio-execution"
+    for policy in iam.list_role_policies(RoleName=name)["PolicyNames"]:
+        iam.delete_role_policy(RoleName=name, PolicyName=policy)
+    for attached in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]:
+        iam.detach_role_policy(RoleName=name, PolicyArn=attached["PolicyArn"])
+    iam.delete_role(RoleName=name)
+    assert_ok(playbooks.run("playbooks/add_team.yml", "-e", f"team={TEAMS[0]}"), "add_team after the Studio role was deleted")
+    settings = copy.deepcopy(SAMPLE)
+    settings["hyperpod_teams"][0]["state"] = "absent"
+    playbooks.write_settings(settings)
+    assert_ok(playbooks.run("playbooks/remove_team.yml", "-e", f"team={TEAMS[0]}"), "remove_team")
+
+
+def asked(requests: list[dict], principal: str | None = None) -> list[tuple[str, str, dict]]:
+    """The distinct (action, resource, context) the recorded requests of ``principal`` (every signer when None) asked IAM."""
+    found, seen = [], set()
+    for request in requests:
+        if principal is not None and request["principal"] != principal:
+            continue
+        for action, resource, context in request["asked"]:
+            key = (action, resource, repr(sorted(context.items())))
+            if key not in seen:
+                seen.add(key)
+                found.append((action, resource, context))
+    return found
