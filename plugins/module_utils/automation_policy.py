@@ -76,10 +76,13 @@ STATEMENTS = (
         None,
     ),
     ("ReadSageMaker", ["sagemaker:DescribeCluster", "sagemaker:DescribeClusterSchedulerConfig", "sagemaker:DescribeComputeQuota",
-                       "sagemaker:DescribeDomain", "sagemaker:DescribeUserProfile"], "sagemaker", None),
+                       "sagemaker:DescribeDomain", "sagemaker:DescribeSpace", "sagemaker:DescribeUserProfile"], "sagemaker", None),
     ("CreateMarkedSageMaker", ["sagemaker:CreateCluster", "sagemaker:CreateClusterSchedulerConfig", "sagemaker:CreateComputeQuota",
                                "sagemaker:CreateDomain", "sagemaker:CreateUserProfile"], "*", "request-tag"),
-    ("ChangeMarkedSageMaker", ["sagemaker:DeleteComputeQuota", "sagemaker:DeleteDomain", "sagemaker:DeleteUserProfile"], "sagemaker", "resource-tag"),
+    # Spaces and apps a member makes in Studio carry the domain's tags: the collection's domains propagate them
+    # (sagemaker_domain's tag_propagation, default true; CreateDomain's TagPropagation, SageMaker API Reference).
+    ("ChangeMarkedSageMaker", ["sagemaker:DeleteApp", "sagemaker:DeleteComputeQuota", "sagemaker:DeleteDomain", "sagemaker:DeleteSpace",
+                               "sagemaker:DeleteUserProfile"], "sagemaker", "resource-tag"),
     ("TheEksCluster", ["eks:CreateAccessEntry", "eks:CreateAddon", "eks:CreatePodIdentityAssociation", "eks:DescribeCluster",
                        "eks:ListAccessEntries", "eks:ListPodIdentityAssociations"], "eks-cluster", None),
     ("EksAccessAndPods", ["eks:AssociateAccessPolicy", "eks:DeleteAccessEntry", "eks:DeletePodIdentityAssociation"], "*", None),
@@ -96,11 +99,9 @@ STATEMENTS = (
 # Actions the modules call only on a change the recorded life does not make: granted in the statement of their scope,
 # not proved by the run (tests/integration/test_automation_policy.py checks this list is exactly what the run leaves unused).
 NOT_EXERCISED = {
-    "ReadSageMaker": ["sagemaker:DescribeSpace"],
     "ChangeMarkedSageMaker": [
-        "sagemaker:AddTags", "sagemaker:DeleteApp", "sagemaker:DeleteCluster", "sagemaker:DeleteClusterSchedulerConfig", "sagemaker:DeleteSpace",
-        "sagemaker:DeleteTags", "sagemaker:UpdateCluster", "sagemaker:UpdateClusterSchedulerConfig", "sagemaker:UpdateComputeQuota",
-        "sagemaker:UpdateDomain", "sagemaker:UpdateUserProfile",
+        "sagemaker:AddTags", "sagemaker:DeleteCluster", "sagemaker:DeleteClusterSchedulerConfig", "sagemaker:DeleteTags", "sagemaker:UpdateCluster",
+        "sagemaker:UpdateClusterSchedulerConfig", "sagemaker:UpdateComputeQuota", "sagemaker:UpdateDomain", "sagemaker:UpdateUserProfile",
     ],
     "TheEksCluster": ["eks:ListAddons"],
     "EksAccessAndPods": ["eks:DeleteAddon", "eks:DisassociateAccessPolicy", "eks:UpdateAccessEntry", "eks:UpdateAddon",

@@ -7,6 +7,7 @@ Shared by the test that runs it under the automation policy alone (test_automati
 from __future__ import annotations
 
 import copy
+import time
 
 from tests.integration.playbook_runner import SAMPLE, Playbooks, assert_ok
 
@@ -28,6 +29,18 @@ def lifecycle(playbooks: Playbooks) -> None:
         iam.detach_role_policy(RoleName=name, PolicyArn=attached["PolicyArn"])
     iam.delete_role(RoleName=name)
     assert_ok(playbooks.run("playbooks/add_team.yml", "-e", f"team={TEAMS[0]}"), "add_team after the Studio role was deleted")
+    # A member's private space and its app, made in Studio (untagged: the sample's domains do not propagate tags), which
+    # offboarding deletes before the member's profile.
+    sagemaker = playbooks.client.boto3_client("sagemaker")
+    domain = next(d["DomainId"] for d in sagemaker.list_domains()["Domains"] if d["DomainName"] == f"hyperpod-{TEAMS[0]}")
+    owner = sagemaker.list_user_profiles(DomainIdEquals=domain)["UserProfiles"][0]["UserProfileName"]
+    sagemaker.create_space(DomainId=domain, SpaceName=f"{owner}-space", OwnershipSettings={"OwnerUserProfileName": owner},
+                           SpaceSharingSettings={"SharingType": "Private"}, SpaceSettings={"AppType": "JupyterLab"})
+    deadline = time.monotonic() + 60
+    while sagemaker.describe_space(DomainId=domain, SpaceName=f"{owner}-space")["Status"] != "InService":
+        assert time.monotonic() < deadline, "the space did not come InService"
+        time.sleep(0.2)
+    sagemaker.create_app(DomainId=domain, SpaceName=f"{owner}-space", AppType="JupyterLab", AppName="default")
     settings = copy.deepcopy(SAMPLE)
     settings["hyperpod_teams"][0]["state"] = "absent"
     playbooks.write_settings(settings)
