@@ -113,16 +113,19 @@ def _as_account(made, account_id: str):
     return made
 
 
-def seed_identity_center_account(client: SandboxClient, settings: dict, account_id: str, region: str, workload_account: str, external_id: str = "") -> dict:
+def seed_identity_center_account(
+    client: SandboxClient, settings: dict, account_id: str, region: str, workload_account: str, external_id: str = "", grants: dict | None = None
+) -> dict:
     """The organization's management account ``account_id``: its Identity Center instance in ``region`` (the sandbox's
     ``identity_center_home`` must name them) with the team file's groups and users, and the role the workload account's
-    administrator assumes to manage it (trust policy naming the workload account, with ``sts:ExternalId`` when given)."""
+    administrator assumes to manage it (trust policy naming the workload account, with ``sts:ExternalId`` when given),
+    allowed ``grants`` (every Identity Center action unless given: tests give automation_policy.render_identity_center())."""
     iam = _as_account(client.boto3_client("iam", region), account_id)
     statement: dict = {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{workload_account}:root"}, "Action": "sts:AssumeRole"}
     if external_id:
         statement["Condition"] = {"StringEquals": {"sts:ExternalId": external_id}}
     role_arn = _role(iam, IDENTITY_CENTER_ROLE, {"Version": "2012-10-17", "Statement": [statement]})
-    grants = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["sso:*", "identitystore:*"], "Resource": "*"}]}
+    grants = grants or {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": ["sso:*", "identitystore:*"], "Resource": "*"}]}
     iam.put_role_policy(RoleName=IDENTITY_CENTER_ROLE, PolicyName="IdentityCenterAdministration", PolicyDocument=json.dumps(grants))
     sso_admin = _as_account(client.boto3_client("sso-admin", region), account_id)
     identitystore = _as_account(client.boto3_client("identitystore", region), account_id)

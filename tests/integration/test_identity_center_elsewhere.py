@@ -16,9 +16,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import boto3
 import pytest
-from botocore.config import Config
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import automation_policy
 
 from sandbox.seed import _as_account, seed, seed_identity_center_account
 from tests.integration.playbook_runner import ROOT, SAMPLE, Playbooks, assert_ok
@@ -50,7 +49,9 @@ def _settings() -> dict:
 def _organization(sandbox, tmp_path, settings, home=HOME):
     sandbox.configure(identity_center_home=f"{MANAGEMENT}/{home}")
     seeded = seed(sandbox, settings)
-    seeded.update(seed_identity_center_account(sandbox, settings, MANAGEMENT, home, WORKLOAD, external_id=EXTERNAL_ID))
+    # The role the collection assumes there holds the Identity Center policy docs/automation-policy.md ships, and nothing else.
+    seeded.update(seed_identity_center_account(sandbox, settings, MANAGEMENT, home, WORKLOAD, external_id=EXTERNAL_ID,
+                                               grants=automation_policy.render_identity_center()))
     seeded["identity_center_external_id"] = EXTERNAL_ID
     sandbox.clear_requests()
     return OrganizationPlaybooks(sandbox, seeded, tmp_path, settings), seeded
@@ -62,14 +63,9 @@ def organization(sandbox, tmp_path):
 
 
 def _management(client, seeded, service, region=HOME):
-    """A client of the management account, as the role the collection assumes."""
-    sts = client.boto3_client("sts")
-    credentials = sts.assume_role(RoleArn=seeded["identity_center_role_arn"], RoleSessionName="test", ExternalId=EXTERNAL_ID)["Credentials"]
-    return boto3.client(
-        service, region_name=region, endpoint_url=client.endpoint, aws_access_key_id=credentials["AccessKeyId"],
-        aws_secret_access_key=credentials["SecretAccessKey"], aws_session_token=credentials["SessionToken"],
-        config=Config(retries={"mode": "standard", "total_max_attempts": 1}),
-    )
+    """A client of the management account as its administrator (not the collection's role, which may do only what its
+    policy allows: the checks below read more than the collection does)."""
+    return _as_account(client.boto3_client(service, region), MANAGEMENT)
 
 
 def _permission_sets(sso, instance_arn) -> dict:
@@ -95,6 +91,12 @@ def test_site_puts_identity_center_in_the_management_account_and_the_rest_in_the
     identity = {service: region for (service, region) in regions if service in ("sso-admin", "identitystore")}
     assert identity == {"sso-admin": HOME, "identitystore": HOME}
     assert {region for (service, region) in regions if service not in ("sso-admin", "identitystore", "sts", "iam", "s3", "budgets", "ce")} == {WORKLOAD_REGION}
+    # Every Identity Center call was signed by the role's session, so the sandbox authorized it with the policy
+    # automation_policy.render_identity_center() alone (sandbox/authorization.py).
+    session = f"arn:aws:sts::{MANAGEMENT}:assumed-role/{seeded['identity_center_role_arn'].rsplit('/', 1)[1]}/"
+    signers = {r["principal"] for r in client.requests() if r["service"] in ("sso-admin", "identitystore")}
+    assert signers and all(signer.startswith(session) for signer in signers), signers
+    assert [r for r in client.requests() if r["status"] == 403] == []
 
     sso = _management(client, seeded, "sso-admin")
     instance = seeded["identity_center_instance_arn"]
