@@ -9,7 +9,7 @@ Each statement is one scope: the actions the playbooks were seen calling in that
 a cold ``site.yml``, a rerun, a drift run, an ``add_team`` that makes a deleted role again and a ``remove_team``:
 ``tests/integration/test_automation_policy.py``), plus, in ``NOT_EXERCISED``, the actions the modules call only on a
 change that run does not make (an update, a tag change). That test runs the life under this policy alone, and proves
-that dropping any one statement denies a request the run made.
+that dropping any one statement, or any one action of ``STATEMENTS``, denies a request the run made.
 
 Scoping, where the service supports it:
 

@@ -1,7 +1,7 @@
 """One life of the sample, as the automation runs it: a cold site.yml, a rerun, an onboarding again and an offboarding.
 
-Shared by the test that runs it under the automation policy alone (test_automation_policy.py) and by
-``python -m tests.integration.automation_lifecycle`` which records, under the admin key, what it asks IAM.
+Run by test_automation_policy.py under the automation policy alone, and (``HYPERPOD_RECORD_ASKED=<file>``) under the admin
+key to record what it asks IAM, where a new call of the collection shows first.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ run. Then, from what the run asked IAM (the request log's ``asked``: action, res
 is shown necessary: the policy without it denies at least one request the run made. What this proves, and no more:
 
 - sufficient for this life (cold site.yml, rerun, drift, add_team making a deleted role again, remove_team) on the sample;
-- no statement can be dropped, and every action of ``STATEMENTS`` was asked by the run; ``NOT_EXERCISED`` is exactly
-  the rest, granted for changes this life does not make and not proved here;
+- no statement can be dropped, nor any action of ``STATEMENTS`` (each is the only grant of a request the run made);
+  ``NOT_EXERCISED`` is exactly the rest, granted for changes this life does not make and not proved here;
 - not that a statement's resource or condition is the narrowest possible.
 """
 
@@ -76,6 +76,14 @@ def test_the_sample_life_runs_under_the_automation_policy_and_needs_every_statem
     for index, statement in enumerate(policy["Statement"]):
         less = dict(policy, Statement=policy["Statement"][:index] + policy["Statement"][index + 1 :])
         assert _denied(account, less, made), f"statement {statement['Sid']} allows nothing the run needs"
+    # Necessary action by action: without any one exercised action of a statement, some request of the run is denied.
+    exercised = automation_policy.render(account, REGION, SAMPLE["hyperpod_data_bucket"], SAMPLE["hyperpod_cluster"]["eks_cluster_name"],
+                                         [seed["cluster_execution_role_arn"]], exercised_only=True)
+    for index, statement in enumerate(exercised["Statement"]):
+        for action in statement["Action"]:
+            narrower = dict(statement, Action=[a for a in statement["Action"] if a != action])
+            less = dict(exercised, Statement=exercised["Statement"][:index] + ([narrower] if narrower["Action"] else []) + exercised["Statement"][index + 1 :])
+            assert _denied(account, less, made), f"{action} in {statement['Sid']} allows nothing the run needs"
     # Every action of STATEMENTS was asked; NOT_EXERCISED holds exactly what was not.
     used = {action for action, _resource, _context in made}
     listed = {action for _sid, actions, _resource, _condition in automation_policy.STATEMENTS for action in actions}
