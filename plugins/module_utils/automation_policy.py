@@ -77,7 +77,9 @@ STATEMENTS = (
     ),
     ("ReadSageMaker", ["sagemaker:DescribeCluster", "sagemaker:DescribeClusterSchedulerConfig", "sagemaker:DescribeComputeQuota",
                        "sagemaker:DescribeDomain", "sagemaker:DescribeSpace", "sagemaker:DescribeUserProfile"], "sagemaker", None),
-    ("CreateMarkedSageMaker", ["sagemaker:CreateCluster", "sagemaker:CreateClusterSchedulerConfig", "sagemaker:CreateComputeQuota",
+    # A create that carries tags also needs sagemaker:AddTags, its dependent action ("Actions, resources, and condition keys
+    # for Amazon SageMaker AI", Service Authorization Reference: CreateDomain, CreateUserProfile), asked with the same tags.
+    ("CreateMarkedSageMaker", ["sagemaker:AddTags", "sagemaker:CreateCluster", "sagemaker:CreateClusterSchedulerConfig", "sagemaker:CreateComputeQuota",
                                "sagemaker:CreateDomain", "sagemaker:CreateUserProfile"], "*", "request-tag"),
     # Spaces and apps a member makes in Studio carry the domain's tags: the collection's domains propagate them
     # (sagemaker_domain's tag_propagation, default true; CreateDomain's TagPropagation, SageMaker API Reference).
