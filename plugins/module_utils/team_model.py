@@ -805,8 +805,10 @@ def _check_limit_values(problems, field, limits):
         limits["choices"] = narrowed = {}
     if field == "hyperpod_team_limits.":
         # Field by field over the defaults: a platform narrowing one choice does not open another (storage.s3_link, Studio's
-        # internet access) by leaving it out.
-        limits["choices"] = narrowed = dict(TEAM_LIMIT_DEFAULTS["choices"], **narrowed)
+        # internet access) by leaving it out. update(), not dict(**): a key that is no string is reported below.
+        given, limits["choices"] = narrowed, dict(TEAM_LIMIT_DEFAULTS["choices"])
+        narrowed = limits["choices"]
+        narrowed.update(given)
     narrowable = sorted(set(CHOICES) - set(["state"]) - set(CHOICE_SHORTHANDS))
     for choice, allowed in list(narrowed.items()):
         if choice not in narrowable:
@@ -815,7 +817,11 @@ def _check_limit_values(problems, field, limits):
             del narrowed[choice]
         elif not isinstance(allowed, list) or not all(_in_choices(value, CHOICES[choice]) for value in allowed):
             problems.add("settings", "%schoices.%s" % (field, choice), "%r must be a list among %s" % (allowed, _shown(CHOICES[choice])))
-            del narrowed[choice]
+            # A refused value keeps the default (storage.s3_link's [false]): dropping the key would allow every value.
+            if field == "hyperpod_team_limits." and choice in TEAM_LIMIT_DEFAULTS["choices"]:
+                narrowed[choice] = list(TEAM_LIMIT_DEFAULTS["choices"][choice])
+            else:
+                del narrowed[choice]
     # A shorthand (pod_security) narrows its field as choices does, under a name of its own.
     for choice, key in CHOICE_SHORTHANDS.items():
         if key not in limits:
@@ -1178,7 +1184,9 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
         checked["adopt"] = list(adopt.get(name, [])) if isinstance(name, str) else []
         own_limits = limits_for(limits, name)
         _check_within_limits(problems, where, checked, own_limits)
-        _check_choices(problems, where, checked, own_limits)
+        if checked.get("state") != "absent":
+            # An absent entry is always offboardable: what it still says (storage.s3_link) changes nothing it does.
+            _check_choices(problems, where, checked, own_limits)
         normalized.append(checked)
         problems.team_index = None
     named = dict((team, "hyperpod_team_limits.teams.%s" % team) for team in limits["teams"])

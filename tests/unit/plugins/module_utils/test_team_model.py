@@ -153,6 +153,24 @@ def test_teams_must_be_a_list():
     assert problems_of(teams={"name": "vision"}) == ["hyperpod_teams: must be a list of teams, got dict"]
 
 
+
+def test_a_bad_choices_setting_is_reported_and_keeps_the_s3_link_default():
+    """H5: a key that is no string is a problem, not a TypeError; a refused value of storage.s3_link keeps the default ([false])."""
+    refused = check_team_file(TEAMS, CLUSTER, team_limits={"choices": {1: [True]}})[0]
+    assert len(refused) == 1 and refused[0].startswith("settings: hyperpod_team_limits.choices.1: is no choice of the team file"), refused
+    teams = copy.deepcopy(TEAMS)
+    teams[0]["storage"] = {"s3_link": True}
+    problems = check_team_file(teams, CLUSTER, team_limits={"choices": {"storage.s3_link": "yes"}})[0]
+    assert problems[0] == "settings: hyperpod_team_limits.choices.storage.s3_link: 'yes' must be a list among false, true"
+    assert problems[1].startswith("team 'vision': storage.s3_link: true is not allowed for this team: the platform allows false"), problems
+
+
+def test_an_absent_entry_is_offboardable_whatever_its_choices_say():
+    """H3: the platform's choices narrow what a present team asks for; an absent entry's leftovers never block its offboarding."""
+    teams = copy.deepcopy(TEAMS)
+    teams[0].update(state="absent", storage={"s3_link": True}, workspace={"app_network_access_type": "PublicInternetOnly"})
+    assert problems_of(teams) == []
+
 @pytest.mark.parametrize(
     "cluster_change, expected",
     [
