@@ -170,12 +170,14 @@ def _check_path(association, bucket, team):
 
 def check_association(client, file_system_id, team, bucket):
     """Raise InputError when the team's export directory is linked to another S3 path, or its association cannot be made
-    (``link_problem``); reads only."""
+    (``link_problem``); reads only. Returns the team's association (None before the first link)."""
     listed = list_associations(client, file_system_id)
     problem = link_problem(listed, file_system_id, team)
     if problem:
         raise InputError(message=problem)
-    _check_path(find_association(client, file_system_id, team, listed), bucket, team)
+    current = find_association(client, file_system_id, team, listed)
+    _check_path(current, bucket, team)
+    return current
 
 
 def ensure_association_present(client, file_system_id, team, bucket, tags, check_mode, wait=True, timeout=600):

@@ -209,6 +209,36 @@ class Root(object):
         finally:
             os.close(fd)
 
+    def lstat(self, parts):
+        """``os.lstat`` of ``parts`` (whatever it is, a link included), its parents walked without links; None when missing."""
+        parent = self.open_dir(parts[:-1])
+        if parent is None:
+            return None
+        try:
+            return os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT:
+                return None
+            raise
+        finally:
+            os.close(parent)
+
+    def create(self, parts, uid, gid, mode, refusal):
+        """Make ``parts``, which must not exist: ``refusal`` (an InputError message) when it does, even made a moment ago."""
+        parent = self.open_dir(parts[:-1])
+        if parent is None:
+            raise TeamDirError(message="%s does not exist" % self.display(parts[:-1]))
+        try:
+            try:
+                os.mkdir(parts[-1], 0o700, dir_fd=parent)
+            except OSError as exc:
+                if exc.errno == errno.EEXIST:
+                    raise InputError(message=refusal)
+                raise
+        finally:
+            os.close(parent)
+        self.ensure(parts, uid, gid, mode)
+
     def inode(self, parts):
         fd = self.open_dir(parts)
         if fd is None:
@@ -317,12 +347,39 @@ def desired_directories(team, uid, gid, mode, members, export=False):
     return wanted
 
 
-def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require_mount=True, adopt=False, export=False):
+def export_refusal(root_path, team):
+    """Why an ``s3-export`` that exists before the team's association does is never linked."""
+    path = os.path.join(root_path, team, EXPORT_DIR)
+    return (
+        "%s already exists, and team %s's data repository association of it does not: refusing to link it. The export directory is "
+        "made by the run that first links it, never taken over: a member of the team can make it, or rename home (every teammate's "
+        "0700 home) to it, in the team directory before it is sticky. The platform inspects %s, moves or removes it, and runs again"
+        % (path, team, path)
+    )
+
+
+def _export_warning(root_path, team, info, home_missing):
+    path = os.path.join(root_path, team, EXPORT_DIR)
+    kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a directory"
+    warning = ("%s exists (%s, owned by uid %s gid %s) though team %s has no S3 link the collection made: it was left as it is, and is "
+               "never linked. The platform inspects it (a member may have made it, or renamed home to it)" % (
+                   path, kind, info.st_uid, info.st_gid, team))
+    if home_missing:
+        warning += "; %s is missing and was made again, empty: the members' homes may be under %s" % (os.path.join(root_path, team, HOME), path)
+    return warning
+
+
+def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require_mount=True, adopt=False, export=False, linked=False):
     """Create or correct the team's directories; ``(changed, before, after, details)``.
 
     ``before``/``after`` map each managed path to its ``{uid, gid, mode}`` (None: absent).
-    ``details`` holds ``path``, ``directories`` (what now exists) and ``unlisted_homes``:
-    home directories of people no longer in ``members``, which are left untouched.
+    ``details`` holds ``path``, ``directories`` (what now exists), ``unlisted_homes``:
+    home directories of people no longer in ``members``, which are left untouched, and ``warnings``.
+
+    ``export`` (the S3 link) with ``linked`` False (the team's association of ``s3-export`` does not exist yet): an existing
+    ``s3-export``, of any kind, is refused before any write (``export_refusal``); the team directory is made sticky first,
+    then ``s3-export`` made (a mkdir that finds it is the same refusal). Without ``export`` an ``s3-export`` stays managed
+    only as the link left it (a directory of ``uid``/``gid`` in the sticky team directory); any other is warned about.
     """
     check_team(team)
     check_members(members)
@@ -338,18 +395,33 @@ def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require
     if stand_in_missing:
         _make_stand_in_root(root_path)
     check_root(root_path, require_mount)
+    warnings = []
     with Root(root_path) as root:
-        if not export and root.read((team, EXPORT_DIR)) is not None:
-            # Made for an S3 link: without s3_link the module leaves any association alone, so the directory may still be
-            # exported; it stays managed and the team directory sticky.
-            wanted = desired_directories(team, uid, gid, mode, members, True)
-        # Read everything first: a link anywhere refuses the run before any write.
-        before = dict((root.display(parts), root.read(parts)) for parts, dummy in wanted)
-        current = before[root.display((team,))]
+        current = root.read((team,))
         if current is not None:
             problem = root.ownership_problem(team, current, adopt)
             if problem:
                 raise InputError(message=problem)
+        team_info = root.lstat((team,))
+        exported = root.lstat((team, EXPORT_DIR)) if team_info is not None and stat.S_ISDIR(team_info.st_mode) else None
+        sticky = team_info is not None and bool(team_info.st_mode & STICKY)
+        if export and not linked and exported is not None:
+            # Never adopted (H1): it may hold what a member put there, home with every teammate's home included.
+            raise InputError(message=export_refusal(root_path, team))
+        if not export and exported is not None:
+            if stat.S_ISDIR(exported.st_mode) and sticky and (exported.st_uid, exported.st_gid) == (uid, gid):
+                # Made for an S3 link: without s3_link the module leaves any association alone, so the directory may still be
+                # exported; it stays managed and the team directory sticky.
+                wanted = desired_directories(team, uid, gid, mode, members, True)
+            else:
+                # A member's doing, or anything else: warned about, never managed, never a reason to fail the run (a member
+                # would otherwise stop their team's runs); the team directory keeps a sticky bit it has.
+                home_info = root.lstat((team, HOME))
+                warnings.append(_export_warning(root_path, team, exported, home_info is None))
+                if sticky:
+                    wanted = [entry for entry in desired_directories(team, uid, gid, mode, members, True) if entry[0] != (team, EXPORT_DIR)]
+        # Read everything first: a link anywhere refuses the run before any write.
+        before = dict((root.display(parts), root.read(parts)) for parts, dummy in wanted)
         mark = root.read_mark(team)
         unmarked = current is None or not mark or mark.get("inode") != root.inode((team,))
         after = dict((root.display(parts), desired) for parts, desired in wanted)
@@ -358,7 +430,13 @@ def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require
         changed = before != after or unmarked
         if changed and not check_mode:
             for parts, desired in wanted:
-                if before[root.display(parts)] != desired:
+                if export and not linked and parts == (team, EXPORT_DIR):
+                    # After the team directory is sticky (the first entry), so no member renames anything into its place
+                    # from here on; whatever is there now is refused.
+                    if root.lstat(parts) is not None:
+                        raise InputError(message=export_refusal(root_path, team))
+                    root.create(parts, desired["uid"], desired["gid"], int(desired["mode"], 8), export_refusal(root_path, team))
+                elif before[root.display(parts)] != desired:
                     root.ensure(parts, desired["uid"], desired["gid"], int(desired["mode"], 8))
             if unmarked:
                 root.write_mark(team)
@@ -368,6 +446,7 @@ def ensure_present(root_path, team, uid, gid, mode, members, check_mode, require
         "directories": [dict(path=path, **value) for path, value in sorted(after.items())],
         "unlisted_homes": [os.path.join(root_path, team, HOME, name) for name in unlisted],
         "ownership_mark": os.path.join(root_path, MARKS, team),
+        "warnings": warnings,
     }
     return changed, before, after, details
 
@@ -615,11 +694,15 @@ def _present(context, p, client):
         # Fail before writing anything: a link to another S3 path cannot be corrected in place; an association of /<team>
         # exports the homes; the file system may have no association left (its 8 counted, the platform's included).
         check_team(p["team"])
-        data_repository.check_association(client, p["file_system_id"], p["team"], p["bucket"])
+        linked = data_repository.check_association(client, p["file_system_id"], p["team"], p["bucket"]) is not None
+    else:
+        linked = False
     changed, before, after, result = ensure_present(
         p["root"], p["team"], p["uid"], p["gid"], p["mode"], p["members"], context.check_mode, require_mount=p["require_mount"],
-        adopt=p["adopt"], export=p["s3_link"],
+        adopt=p["adopt"], export=p["s3_link"], linked=linked,
     )
+    for warning in result.pop("warnings", []):
+        context.warn(warning)
     diff_before, diff_after = {"directories": before}, {"directories": after}
     for name in result["unlisted_homes"]:
         context.warn("%s belongs to no listed member; it was left as it is" % name)

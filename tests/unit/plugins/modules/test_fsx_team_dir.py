@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 
 import pytest
@@ -274,3 +275,108 @@ def test_a_member_cannot_rename_home_into_the_export_directory(tmp_path):
     # Without the sticky bit (the team directory as it is without the link) the same member renames both.
     os.chmod(tmp_path / "vision", 0o2770)
     assert renames_as_member(str(tmp_path / "vision"), 3001, 2500) == {"home": True, "s3-export": True}
+
+
+def as_member(team_path, uid, gid, action):
+    """Run ``action()`` in ``team_path`` as a member (``uid`` in group ``gid``), in a child process; its error, or None."""
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            os.close(read)
+            os.chdir(team_path)
+            os.setgroups([gid])
+            os.setgid(gid)
+            os.setuid(uid)
+            try:
+                action()
+                os.write(write, b"null")
+            except OSError as e:
+                os.write(write, json.dumps(e.strerror).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        text = answer.read()
+    os.waitpid(child, 0)
+    return json.loads(text)
+
+
+def tree(path):
+    """Every entry under ``path`` with its owner, group, mode and inode (links not followed)."""
+    found = {}
+    for top, dirs, files in os.walk(path):
+        for name in [""] + dirs + files:
+            info = os.lstat(os.path.join(top, name))
+            found[os.path.relpath(os.path.join(top, name), path)] = (info.st_uid, info.st_gid, oct(info.st_mode), info.st_ino)
+    return found
+
+
+MEMBERS = [{"name": "alice", "uid": 3001}, {"name": "bob", "uid": 3002}]
+
+
+@as_root
+@pytest.mark.parametrize("plant", [
+    lambda: os.rename("home", "s3-export"),  # every teammate's 0700 home under the exported directory
+    lambda: os.mkdir("s3-export"),
+    lambda: os.symlink("home", "s3-export"),
+])
+def test_an_export_directory_made_before_the_first_link_is_refused_and_the_tree_left_as_it_is(seeded, tmp_path, capsys, plant):
+    """Threat model m17 (H1): before the link the team directory is 2770, not sticky; what a member puts at s3-export then
+    is never adopted and linked: the first linked run refuses before any write, on FSx or in the tree."""
+    sandbox, seed = seeded
+    args = linked(sandbox, seed, tmp_path, team="vision", gid=2500, members=MEMBERS)
+    assert not run_module(dict(args, s3_link=False), capsys).get("failed")
+    assert as_member(str(tmp_path / "vision"), 3001, 2500, plant) is None
+    untouched = tree(tmp_path / "vision")
+    sandbox.clear_requests()
+    for check_mode in (True, False):
+        refused = run_module(dict(args, _ansible_check_mode=check_mode), capsys)
+        assert refused["failed"] and refused["msg"].startswith(
+            "%s already exists, and team vision's data repository association of it does not: refusing to link it" % (tmp_path / "vision" / "s3-export")
+        ), refused
+        assert tree(tmp_path / "vision") == untouched and sandbox.writes() == []
+
+
+@as_root
+def test_an_export_directory_made_once_the_team_directory_is_sticky_is_refused(seeded, tmp_path, capsys, monkeypatch):
+    """H1: the run makes the team directory sticky first, then makes s3-export, never taking one that appeared meanwhile."""
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_dirs
+
+    sandbox, seed = seeded
+    args = linked(sandbox, seed, tmp_path, team="vision", gid=2500, members=MEMBERS)
+    assert not run_module(dict(args, s3_link=False), capsys).get("failed")
+    ensure = team_dirs.Root.ensure
+
+    def then_a_member_mkdirs(self, parts, uid, gid, mode):
+        ensure(self, parts, uid, gid, mode)
+        if parts == ("vision",):
+            assert as_member(str(tmp_path / "vision"), 3001, 2500, lambda: os.mkdir("s3-export")) is None
+
+    monkeypatch.setattr(team_dirs.Root, "ensure", then_a_member_mkdirs)
+    refused = run_module(args, capsys)
+    assert refused["failed"] and "refusing to link it" in refused["msg"]
+    assert oct(os.stat(tmp_path / "vision").st_mode & 0o7777) == "0o3770" and os.stat(tmp_path / "vision" / "s3-export").st_uid == 3001
+    assert not any(r["operation"] == "CreateDataRepositoryAssociation" for r in sandbox.writes())
+
+
+@as_root
+@pytest.mark.parametrize("plant", [
+    lambda: os.rename("home", "s3-export"),
+    lambda: os.symlink("/", "s3-export"),
+    lambda: open("s3-export", "w").close(),
+])
+def test_without_the_link_an_export_directory_a_member_made_is_warned_about_never_managed(tmp_path, capsys, no_aws, module_warnings, plant):
+    """H6: without the link, whatever a member puts at s3-export is left as it is and warned about; the run goes on."""
+    args = {"team": "vision", "root": str(tmp_path), "require_mount": False, "gid": 2500, "members": MEMBERS}
+    run_module(args, capsys)
+    assert as_member(str(tmp_path / "vision"), 3001, 2500, plant) is None
+    planted = os.lstat(tmp_path / "vision" / "s3-export")
+    result = run_module(args, capsys)
+    assert not result.get("failed"), result
+    assert "s3-export exists" in json.dumps(result["warnings"]) and "never linked" in json.dumps(result["warnings"])
+    after = os.lstat(tmp_path / "vision" / "s3-export")
+    assert (after.st_uid, after.st_mode, after.st_ino) == (planted.st_uid, planted.st_mode, planted.st_ino)
+    assert oct(os.stat(tmp_path / "vision").st_mode & 0o7777) == "0o2770"
+    # home renamed away is made again (the members' next logins need it), and the warning says where their homes may be.
+    assert ("vision/home is missing and was made again, empty" in json.dumps(result["warnings"])) == stat.S_ISDIR(planted.st_mode)
