@@ -733,19 +733,26 @@ def _absent(context, p, client):
     # Refuse bad input before anything changes, the association included.
     check_absent(p["root"], p["team"], p["on_remove"], p["confirm_delete"], p["require_mount"])
     if client is not None:
-        # The link goes first, so nothing is exported from (or imported into) a directory being archived or deleted.
+        # An association of the whole team directory (made before the export directory) is never deleted for the caller; while
+        # it exists the directory is neither archived nor deleted (it would link a path that is gone, or another team's of
+        # that name later). Refused before any write, the export directory's association included.
+        legacy = data_repository.find_association(client, p["file_system_id"], p["team"], path=data_repository.legacy_path(p["team"]))
+        if legacy is not None:
+            result["legacy_association"] = data_repository.describe(legacy)
+            what = "data repository association %s of file system %s links %s (team %s's whole directory) to %s" % (
+                legacy.get("AssociationId"), p["file_system_id"], data_repository.legacy_path(p["team"]), p["team"], legacy.get("DataRepositoryPath"))
+            if p["on_remove"] != "keep" and os.path.lexists(os.path.join(p["root"], p["team"])):
+                raise InputError(message="%s: refusing to %s %s while it exists. Delete association %s (with DeleteDataInFileSystem false) "
+                                 "and run again: the collection does not delete it for you" % (
+                                     what, p["on_remove"], os.path.join(p["root"], p["team"]), legacy.get("AssociationId")))
+            context.warn("%s, and is left as it is; delete it when the team's files no longer need exporting" % what)
+        # The collection's association of the export directory goes whatever the entry's s3_link says (a link turned off, or
+        # never allowed, leaves it behind), and first: nothing is exported from a directory being archived or deleted.
         changed, link_before, link_after = data_repository.ensure_association_absent(
             client, p["file_system_id"], p["team"], context.check_mode, p["wait"], p["wait_timeout"],
         )
         diff_before["association"], diff_after["association"] = link_before, link_after
         result["association"] = link_after
-        # An association of the whole team directory (made before the export directory) is reported, never deleted for the caller.
-        legacy = data_repository.find_association(client, p["file_system_id"], p["team"], path=data_repository.legacy_path(p["team"]))
-        if legacy is not None:
-            result["legacy_association"] = data_repository.describe(legacy)
-            context.warn("data repository association %s still links %s (the whole team directory) to %s; delete it when the team's "
-                         "files no longer need exporting" % (legacy.get("AssociationId"), data_repository.legacy_path(p["team"]),
-                                                              legacy.get("DataRepositoryPath")))
     dir_changed, before, after, details = ensure_absent(
         p["root"], p["team"], p["on_remove"], context.check_mode, confirm_delete=p["confirm_delete"], require_mount=p["require_mount"],
     )
@@ -766,7 +773,9 @@ def check(params):
 
 def converge(context, params):
     """The result of fsx_team_dir: the team's directories (and S3 link) after the run."""
-    client = context.client("fsx") if params["s3_link"] else None
+    # Offboarding looks for the team's associations whenever the file system is known, whatever s3_link says.
+    offboarding = params["state"] == "absent" and bool(params["file_system_id"])
+    client = context.client("fsx") if params["s3_link"] or offboarding else None
     handler = _present if params["state"] == "present" else _absent
     changed, before, after, result = handler(context, params, client)
     return dict(changed=changed, diff={"before": before, "after": after}, **result)

@@ -125,14 +125,19 @@ options:
       - Before any write the module reads the file system's associations, whoever made them, and fails naming the team,
         the file system and the count when the new one would be more than FSx's 8 per file system, when another
         association's path overlaps C(/<team>/s3-export), or when an association of C(/<team>) (the whole team directory,
-        made by this module before) exists; it never deletes that one itself. With O(state=absent) it is reported
-        (RV(legacy_association)) and left.
-      - With V(false) the module makes no AWS call and leaves any association alone.
+        made by this module before) exists; it never deletes that one itself.
+      - Before the first link, an existing C(s3-export) (of any kind) is refused before any write, never taken over; without
+        the link one that the module did not make is warned about and left as it is.
+      - With V(false) and O(state=present) the module makes no AWS call and leaves any association alone.
+      - O(state=absent) with O(file_system_id) deletes the association of C(/<team>/s3-export) whatever O(s3_link) says,
+        and refuses before any write to archive or delete the team directory while an association of C(/<team>) exists
+        (with O(on_remove=keep) that one is reported, RV(legacy_association), and left).
     type: bool
     default: false
   file_system_id:
     description:
-      - The FSx for Lustre file system mounted at O(root). Required with O(s3_link=true).
+      - The FSx for Lustre file system mounted at O(root). Required with O(s3_link=true); with O(state=absent) the team's
+        associations are looked up whenever it is given.
     type: str
   bucket:
     description:
@@ -264,7 +269,7 @@ project_quota:
       type: str
 association:
   description: The data repository association (after the run; predicted in check mode), when O(s3_link=true).
-  returned: when O(s3_link=true)
+  returned: when O(s3_link=true), or with O(state=absent) and O(file_system_id)
   type: dict
   contains:
     association_id:
@@ -292,7 +297,7 @@ association:
 legacy_association:
   description:
     - An association of the whole team directory C(/<team>) found when offboarding, left as it is (a warning says so).
-  returned: with O(state=absent) and O(s3_link=true), when there is one
+  returned: with O(state=absent) and O(file_system_id), when there is one
   type: dict
 """
 

@@ -155,7 +155,7 @@ def test_teams_must_be_a_list():
 
 
 def test_a_bad_choices_setting_is_reported_and_keeps_the_s3_link_default():
-    """H5: a key that is no string is a problem, not a TypeError; a refused value of storage.s3_link keeps the default ([false])."""
+    """Threat model 12 (H5): a key that is no string is a problem, not a TypeError; a refused value of storage.s3_link keeps the default ([false])."""
     refused = check_team_file(TEAMS, CLUSTER, team_limits={"choices": {1: [True]}})[0]
     assert len(refused) == 1 and refused[0].startswith("settings: hyperpod_team_limits.choices.1: is no choice of the team file"), refused
     teams = copy.deepcopy(TEAMS)
@@ -166,7 +166,7 @@ def test_a_bad_choices_setting_is_reported_and_keeps_the_s3_link_default():
 
 
 def test_an_absent_entry_is_offboardable_whatever_its_choices_say():
-    """H3: the platform's choices narrow what a present team asks for; an absent entry's leftovers never block its offboarding."""
+    """Threat model 12 (H3): the platform's choices narrow what a present team asks for; an absent entry's leftovers never block its offboarding."""
     teams = copy.deepcopy(TEAMS)
     teams[0].update(state="absent", storage={"s3_link": True}, workspace={"app_network_access_type": "PublicInternetOnly"})
     assert problems_of(teams) == []

@@ -156,7 +156,7 @@ def test_an_association_of_the_whole_team_directory_is_refused_before_any_write_
     # Offboarding reports it and leaves it.
     gone = run_module(dict(args, state="absent"), capsys)
     assert gone["legacy_association"]["association_id"] == legacy["AssociationId"]
-    assert "still links /vision (the whole team directory)" in json.dumps(gone["warnings"])
+    assert "links /vision (team vision's whole directory)" in json.dumps(gone["warnings"])
     assert [a["AssociationId"] for a in fsx.describe_data_repository_associations()["Associations"]] == [legacy["AssociationId"]]
 
 
@@ -340,7 +340,7 @@ def test_an_export_directory_made_before_the_first_link_is_refused_and_the_tree_
 
 @as_root
 def test_an_export_directory_made_once_the_team_directory_is_sticky_is_refused(seeded, tmp_path, capsys, monkeypatch):
-    """H1: the run makes the team directory sticky first, then makes s3-export, never taking one that appeared meanwhile."""
+    """Threat model m17 (H1): the run makes the team directory sticky first, then makes s3-export, never taking one that appeared meanwhile."""
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_dirs
 
     sandbox, seed = seeded
@@ -367,7 +367,7 @@ def test_an_export_directory_made_once_the_team_directory_is_sticky_is_refused(s
     lambda: open("s3-export", "w").close(),
 ])
 def test_without_the_link_an_export_directory_a_member_made_is_warned_about_never_managed(tmp_path, capsys, no_aws, module_warnings, plant):
-    """H6: without the link, whatever a member puts at s3-export is left as it is and warned about; the run goes on."""
+    """Threat model m17 (H6): without the link, whatever a member puts at s3-export is left as it is and warned about; the run goes on."""
     args = {"team": "vision", "root": str(tmp_path), "require_mount": False, "gid": 2500, "members": MEMBERS}
     run_module(args, capsys)
     assert as_member(str(tmp_path / "vision"), 3001, 2500, plant) is None
@@ -380,3 +380,45 @@ def test_without_the_link_an_export_directory_a_member_made_is_warned_about_neve
     assert oct(os.stat(tmp_path / "vision").st_mode & 0o7777) == "0o2770"
     # home renamed away is made again (the members' next logins need it), and the warning says where their homes may be.
     assert ("vision/home is missing and was made again, empty" in json.dumps(result["warnings"])) == stat.S_ISDIR(planted.st_mode)
+
+
+@as_root
+@pytest.mark.parametrize("s3_link", [False, True])
+def test_offboarding_deletes_the_teams_association_whatever_its_s3_link_says(seeded, tmp_path, capsys, s3_link):
+    """Threat model 12 (H3): a lead who writes s3_link false in the absent entry (or a platform that revoked the link) does not
+    leave the association of /<team>/s3-export behind, spending one of the file system's 8 and linking a path that is gone."""
+    sandbox, seed = seeded
+    args = linked(sandbox, seed, tmp_path, team="vision", gid=2500)
+    association = run_module(args, capsys)["association"]
+    offboard = dict(args, state="absent", on_remove="archive", s3_link=s3_link)
+    if not s3_link:
+        del offboard["bucket"]
+    removed = run_module(offboard, capsys)
+    assert removed["changed"] and removed["action"] == "archived", removed
+    assert removed["diff"]["before"]["association"]["association_id"] == association["association_id"]
+    fsx = sandbox.boto3_client("fsx", seed["region"])
+    assert fsx.describe_data_repository_associations()["Associations"] == []
+
+
+@as_root
+@pytest.mark.parametrize("on_remove", ["archive", "delete"])
+def test_offboarding_refuses_to_remove_a_team_directory_an_old_association_links(seeded, tmp_path, capsys, on_remove):
+    """Threat model 12 (H4): an association of /<team> (made by the module before the export directory) is never deleted for
+    the caller; while it exists the team directory is neither archived nor deleted, refused before any write."""
+    sandbox, seed = seeded
+    args = linked(sandbox, seed, tmp_path, team="vision", gid=2500, members=MEMBERS)
+    run_module(dict(args, s3_link=False), capsys)
+    fsx = sandbox.boto3_client("fsx", seed["region"])
+    legacy = out_of_band(fsx, seed, "/vision", "vision/")
+    untouched = tree(tmp_path / "vision")
+    sandbox.clear_requests()
+    offboard = dict(args, state="absent", on_remove=on_remove, confirm_delete="vision", s3_link=False)
+    for check_mode in (True, False):
+        refused = run_module(dict(offboard, _ansible_check_mode=check_mode), capsys)
+        assert refused["failed"] and refused["msg"] == (
+            "data repository association %s of file system %s links /vision (team vision's whole directory) to s3://%s/vision/: refusing to "
+            "%s %s while it exists. Delete association %s (with DeleteDataInFileSystem false) and run again: the collection does not "
+            "delete it for you" % (legacy["AssociationId"], seed["fsx_file_system_id"], seed["data_bucket"], on_remove, tmp_path / "vision",
+                                   legacy["AssociationId"])), refused
+        assert tree(tmp_path / "vision") == untouched and sandbox.writes() == []
+    assert [a["AssociationId"] for a in fsx.describe_data_repository_associations()["Associations"]] == [legacy["AssociationId"]]
