@@ -101,10 +101,17 @@ def find_association(client, file_system_id, team, listed=None, path=None):
     return None
 
 
-def link_problem(listed, file_system_id, team):
+def _prefixes_overlap(first, second):
+    """Two S3 paths one of which holds the other (``s3://b/`` holds ``s3://b/team/``)."""
+    a, b = (first or "").rstrip("/") + "/", (second or "").rstrip("/") + "/"
+    return a.startswith(b) or b.startswith(a)
+
+
+def link_problem(listed, file_system_id, team, bucket=None):
     """Why the team's association cannot be made on the file system whose associations are ``listed``; None when it can
-    (or exists). Checked before any write: an association of ``/<team>`` (it exports the homes), another one overlapping the
-    export directory (FSx refuses it), or the file system's 8 taken."""
+    (or exists). Checked before any write: an association of ``/<team>`` (it exports the homes), another one whose S3 path
+    overlaps the team's prefix (with ``bucket``), another one inside the team directory, another one overlapping the export
+    directory (FSx refuses it), or the file system's 8 taken."""
     path = file_system_path(team)
     legacy = find_association(None, file_system_id, team, listed, legacy_path(team))
     if legacy is not None:
@@ -115,6 +122,20 @@ def link_problem(listed, file_system_id, team):
             % (legacy_path(team), file_system_id, team, legacy.get("DataRepositoryPath"), legacy.get("AssociationId"), path,
                legacy.get("AssociationId"))
         )
+    own = repository_path(bucket, team) if bucket else None
+    for other in listed:
+        if _same_path(other.get("FileSystemPath"), path):
+            continue
+        if own and _prefixes_overlap(other.get("DataRepositoryPath"), own):
+            return "data repository association %s of file system %s links FSx path %s to %s, which overlaps team %s's prefix %s: FSx " \
+                   "requires each association's data repository path to be its own, and what it exports lands where every principal of " \
+                   "the team reads; delete it or move it elsewhere, and run again" % (
+                       other.get("AssociationId"), file_system_id, _normal_path(other.get("FileSystemPath")), other.get("DataRepositoryPath"), team, own)
+        if _normal_path(other.get("FileSystemPath")).startswith(legacy_path(team) + "/") and not _overlaps(other.get("FileSystemPath"), path):
+            return "data repository association %s of file system %s links FSx path %s, inside team %s's directory, to %s: the collection " \
+                   "links %s only (another path there may hold the members' homes). Delete it (with DeleteDataInFileSystem false) and run " \
+                   "again" % (other.get("AssociationId"), file_system_id, _normal_path(other.get("FileSystemPath")), team,
+                              other.get("DataRepositoryPath"), path)
     if find_association(None, file_system_id, team, listed) is not None:
         return None
     for other in listed:
@@ -172,7 +193,7 @@ def check_association(client, file_system_id, team, bucket):
     """Raise InputError when the team's export directory is linked to another S3 path, or its association cannot be made
     (``link_problem``); reads only. Returns the team's association (None before the first link)."""
     listed = list_associations(client, file_system_id)
-    problem = link_problem(listed, file_system_id, team)
+    problem = link_problem(listed, file_system_id, team, bucket)
     if problem:
         raise InputError(message=problem)
     current = find_association(client, file_system_id, team, listed)
@@ -199,7 +220,7 @@ def ensure_association_present(client, file_system_id, team, bucket, tags, check
     }
     before = describe(current)
     if current is None:
-        problem = link_problem(list_associations(client, file_system_id), file_system_id, team)
+        problem = link_problem(list_associations(client, file_system_id), file_system_id, team, bucket)
         if problem:
             raise InputError(message=problem)
         if check_mode:

@@ -124,7 +124,8 @@ options:
         with O(state=absent)."
       - Before any write the module reads the file system's associations, whoever made them, and fails naming the team,
         the file system and the count when the new one would be more than FSx's 8 per file system, when another
-        association's path overlaps C(/<team>/s3-export), or when an association of C(/<team>) (the whole team directory,
+        association's path overlaps C(/<team>/s3-export), when another one's S3 path overlaps C(s3://<bucket>/<team>/) or one
+        links another path inside C(/<team>), or when an association of C(/<team>) (the whole team directory,
         made by this module before) exists; it never deletes that one itself.
       - Before the first link, an existing C(s3-export) (of any kind) is refused before any write, never taken over; without
         the link one that the module did not make is warned about and left as it is.

@@ -422,3 +422,21 @@ def test_offboarding_refuses_to_remove_a_team_directory_an_old_association_links
                                    legacy["AssociationId"])), refused
         assert tree(tmp_path / "vision") == untouched and sandbox.writes() == []
     assert [a["AssociationId"] for a in fsx.describe_data_repository_associations()["Associations"]] == [legacy["AssociationId"]]
+
+
+@as_root
+@pytest.mark.parametrize("path, prefix, expected", [
+    ("/platform", "vision/", "which overlaps team vision's prefix s3://%(bucket)s/vision/"),
+    ("/platform", "vision/raw/", "which overlaps team vision's prefix s3://%(bucket)s/vision/"),
+    ("/vision/home", "_hyperpod/homes/", "links FSx path /vision/home, inside team vision's directory, to s3://%(bucket)s/_hyperpod/homes/"),
+])
+def test_an_association_of_the_teams_prefix_or_inside_its_directory_is_refused_before_any_write(seeded, tmp_path, capsys, path, prefix, expected):
+    """Threat model 12: another association exporting to the team's prefix (FSx wants each its own; every principal of the team
+    reads it), or one of another path in the team directory (the homes), is refused before any write."""
+    sandbox, seed = seeded
+    fsx = sandbox.boto3_client("fsx", seed["region"])
+    other = out_of_band(fsx, seed, path, prefix)
+    sandbox.clear_requests()
+    refused = run_module(linked(sandbox, seed, tmp_path, team="vision", gid=2500), capsys)
+    assert refused["failed"] and other["AssociationId"] in refused["msg"] and expected % {"bucket": seed["data_bucket"]} in refused["msg"], refused
+    assert sandbox.writes() == [] and not (tmp_path / "vision").exists()
