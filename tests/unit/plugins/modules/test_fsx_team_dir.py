@@ -339,14 +339,23 @@ def test_an_export_directory_made_before_the_first_link_is_refused_and_the_tree_
 
 
 @as_root
-def test_an_export_directory_made_once_the_team_directory_is_sticky_is_refused(seeded, tmp_path, capsys, monkeypatch):
-    """Threat model m17 (H1): the run makes the team directory sticky first, then makes s3-export, never taking one that appeared meanwhile."""
+@pytest.mark.parametrize("past_the_check", [False, True])
+def test_an_export_directory_made_once_the_team_directory_is_sticky_is_refused(seeded, tmp_path, capsys, monkeypatch, past_the_check):
+    """Threat model m17 (H1): the run makes the team directory sticky first, then makes s3-export, never taking one that appeared
+    meanwhile (``past_the_check``: after the last look, so the mkdir finds it)."""
     from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_dirs
 
     sandbox, seed = seeded
     args = linked(sandbox, seed, tmp_path, team="vision", gid=2500, members=MEMBERS)
     assert not run_module(dict(args, s3_link=False), capsys).get("failed")
-    ensure = team_dirs.Root.ensure
+    ensure, lstat = team_dirs.Root.ensure, team_dirs.Root.lstat
+
+    def blind_once_sticky(self, parts):
+        if past_the_check and parts == ("vision", "s3-export") and os.stat(tmp_path / "vision").st_mode & 0o1000:
+            return None
+        return lstat(self, parts)
+
+    monkeypatch.setattr(team_dirs.Root, "lstat", blind_once_sticky)
 
     def then_a_member_mkdirs(self, parts, uid, gid, mode):
         ensure(self, parts, uid, gid, mode)
