@@ -149,9 +149,25 @@ STUDIO_APP_ACTIONS = ["sagemaker:CreateApp", "sagemaker:DeleteApp", "sagemaker:D
 STUDIO_READ_ACTIONS = {"domain": ["sagemaker:DescribeDomain"], "user_profile": ["sagemaker:DescribeUserProfile"]}
 # The domain id: botocore sagemaker DomainId, "d-(-*[a-z0-9]){1,61}".
 DOMAIN_ARN_PATTERN = r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:domain/d-(-*[a-z0-9]){1,61}"
+# botocore sagemaker AppInstanceType (system, ml.t3.medium, ...) and UserProfileName.
+STUDIO_INSTANCE_TYPE_PATTERN = r"system|ml\.[a-z0-9-]+\.[a-z0-9]+"
+USER_PROFILE_NAME_PATTERN = r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
 
 
-def studio_policy(domain_arn, team, cost_center=None, tag_keys=None):
+# The instance types a space or app may name when the caller gives none (module option studio_instance_types): ``system``
+# only, JupyterServer's one value, which KernelGateway apps run as ml.t3.medium (botocore sagemaker ResourceSpec.InstanceType:
+# "JupyterServer apps only support the system value. For KernelGateway apps, the system value is translated to
+# ml.t3.medium"). The collection's roles pass the platform's list (team_model, hyperpod_team_limits.studio_instance_types).
+DEFAULT_STUDIO_INSTANCE_TYPES = ("system",)
+
+
+def user_profile_arn(domain_arn, name):
+    """The ARN of user profile ``name`` in the domain ``domain_arn``."""
+    base, domain_id = domain_arn.split(":domain/", 1)
+    return "%s:user-profile/%s/%s" % (base, domain_id, name)
+
+
+def studio_policy(domain_arn, team, cost_center=None, tag_keys=None, instance_types=None, owners=None, extra_tag_keys=None):
     """What Studio's web portal does as the execution role in an IAM Identity Center domain, in the team's domain only.
 
     In an SSO domain the portal acts as the domain's execution role ("Understanding domain space permissions and
@@ -172,8 +188,20 @@ def studio_policy(domain_arn, team, cost_center=None, tag_keys=None):
 
     Left out: ListSpaces and ListApps (the reference lists no resource type for them: granted on ``*`` they show every
     team's space and app names), and Studio's other features (training jobs, endpoints, ...), which the collection
-    does not offer. Not held here: what a space's settings may name (its instance type, image, custom file systems):
-    CreateSpace and UpdateSpace are allowed with any settings in the team's domain (docs/isolation.md, "Not covered").
+    does not offer.
+
+    What a member may ask for as the role is held by condition keys the reference lists for CreateSpace, UpdateSpace and
+    CreateApp: ``sagemaker:InstanceTypes`` among ``instance_types`` (the platform's list: without it a member runs a space on
+    any instance type the account has, outside the team's quota), and ``sagemaker:OwnerUserProfileArn`` among the
+    profiles of ``owners`` (the team's current members: a space or app for a profile being removed cannot be made, so
+    the domain layer, which runs after this role's layer, removes that profile). Both ``ForAllValues``/``IfExists``: a
+    request without the key (Describe, a space without an instance type) is judged by the resource alone. With no
+    ``owners`` no request may name an owner. Not held: the space's image and custom file systems (docs/isolation.md,
+    "Not covered").
+
+    A tagged request may use only the team's tag keys (``aws:TagKeys``: the platform's ``tag_keys`` and ``extra_tag_keys``,
+    the team file's own): IAM's context keys are not case-sensitive, so ``Team: nlp`` beside ``team: vision`` would pass
+    the value pins above while SageMaker keeps both tags.
     """
     base, domain_id = domain_arn.split(":domain/", 1)
     keys = naming.tag_keys_with_defaults(tag_keys)
@@ -182,12 +210,19 @@ def studio_policy(domain_arn, team, cost_center=None, tag_keys=None):
     if not cost_center:
         # No cost center of the team's to pin it to: a request may not set one.
         condition["Null"] = {"aws:RequestTag/%s" % keys["cost_center"]: "true"}
+    condition["ForAllValues:StringEquals"] = {"aws:TagKeys": sorted(set(keys.values()).union([naming.MANAGED_BY_TAG[0]], extra_tag_keys or ()))}
     spaces, apps = "%s:space/%s/*" % (base, domain_id), "%s:app/%s/*" % (base, domain_id)
+    held = {"ForAllValues:StringEquals": {"sagemaker:InstanceTypes": list(instance_types or DEFAULT_STUDIO_INSTANCE_TYPES)}}
+    profiles = sorted(user_profile_arn(domain_arn, name) for name in set(owners or ()))
+    if profiles:
+        held["ArnEqualsIfExists"] = {"sagemaker:OwnerUserProfileArn": profiles}
+    else:
+        held["Null"] = {"sagemaker:OwnerUserProfileArn": "true"}
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {"Sid": "TeamSpaces", "Effect": "Allow", "Action": list(STUDIO_SPACE_ACTIONS), "Resource": spaces},
-            {"Sid": "TeamApps", "Effect": "Allow", "Action": list(STUDIO_APP_ACTIONS), "Resource": apps},
+            {"Sid": "TeamSpaces", "Effect": "Allow", "Action": list(STUDIO_SPACE_ACTIONS), "Resource": spaces, "Condition": copy.deepcopy(held)},
+            {"Sid": "TeamApps", "Effect": "Allow", "Action": list(STUDIO_APP_ACTIONS), "Resource": apps, "Condition": copy.deepcopy(held)},
             {"Sid": "TeamDomainRead", "Effect": "Allow", "Action": list(STUDIO_READ_ACTIONS["domain"]), "Resource": domain_arn},
             {
                 "Sid": "TeamUserProfileRead",
@@ -200,7 +235,8 @@ def studio_policy(domain_arn, team, cost_center=None, tag_keys=None):
     }
 
 
-def inline_policies(team, bucket=None, hyperpod_cluster_arn=None, eks_cluster_arn=None, domain_arn=None, cost_center=None, tag_keys=None):
+def inline_policies(team, bucket=None, hyperpod_cluster_arn=None, eks_cluster_arn=None, domain_arn=None, cost_center=None, tag_keys=None,
+                    instance_types=None, owners=None, extra_tag_keys=None):
     """{policy name: document} of the team's role: ``team-data`` with a bucket, ``hyperpod-cluster`` with both clusters,
     ``team-studio`` with the team's domain."""
     policies = {}
@@ -209,7 +245,7 @@ def inline_policies(team, bucket=None, hyperpod_cluster_arn=None, eks_cluster_ar
     if hyperpod_cluster_arn and eks_cluster_arn:
         policies[CLUSTER_POLICY] = cluster_policy(hyperpod_cluster_arn, eks_cluster_arn)
     if domain_arn:
-        policies[STUDIO_POLICY] = studio_policy(domain_arn, team, cost_center, tag_keys)
+        policies[STUDIO_POLICY] = studio_policy(domain_arn, team, cost_center, tag_keys, instance_types, owners, extra_tag_keys)
     return policies
 
 
@@ -245,6 +281,7 @@ def desired(params):
     policies = inline_policies(
         team, params.get("data_bucket"), params.get("hyperpod_cluster_arn"), params.get("eks_cluster_arn"),
         params.get("domain_arn"), params.get("cost_center"), params.get("tag_keys"),
+        params.get("studio_instance_types"), params.get("studio_owners"), sorted(tags or {}),
     )
     return {
         "role_name": role_name(team, prefix),
@@ -281,6 +318,12 @@ def validate(params):
         if params.get("domain_arn") and not re.fullmatch(DOMAIN_ARN_PATTERN, params["domain_arn"]):
             problems.append("domain_arn %r is not a SageMaker AI domain ARN (arn:aws:sagemaker:<region>:<account>:domain/d-<id>)" % params["domain_arn"])
         problems.extend(tag_problems(naming.team_tags(team, params.get("cost_center"), params.get("tag_keys"), params.get("tags"))))
+        for value in params.get("studio_instance_types") or []:
+            if not re.fullmatch(STUDIO_INSTANCE_TYPE_PATTERN, value):
+                problems.append("studio_instance_types: %r is not a SageMaker AI app instance type (system or ml.<family>.<size>)" % value)
+        for value in params.get("studio_owners") or []:
+            if not re.fullmatch(USER_PROFILE_NAME_PATTERN, value):
+                problems.append("studio_owners: %r is not a SageMaker AI user profile name" % value)
     account_id = params.get("account_id")
     if account_id and not re.fullmatch(ACCOUNT_ID_PATTERN, account_id):
         problems.append("account_id %r is not a 12-digit AWS account ID" % account_id)
@@ -543,6 +586,8 @@ MODULE_OPTIONS = options(
         hyperpod_cluster_arn=dict(type="str"),
         eks_cluster_arn=dict(type="str"),
         domain_arn=dict(type="str"),
+        studio_instance_types=dict(type="list", elements="str"),
+        studio_owners=dict(type="list", elements="str"),
         account_id=dict(type="str"),
         adopt=dict(type="bool", default=False),
         known_role=dict(type="dict"),

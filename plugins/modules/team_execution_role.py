@@ -37,6 +37,11 @@ description:
     they carry tags) with the team's own values only for the team, cost center and managed-by tags. Not granted
     C(ListSpaces) and C(ListApps), which take no resource-level permission (on C(*) they show every team's names), nor
     C(DeleteTags). Without O(domain_arn) that policy is left as it is.
+  - Every member of the team can run code as this role, so C(team-studio) holds what a member may ask for. A space or app
+    may name only the instance types of O(studio_instance_types) (condition key C(sagemaker:InstanceTypes)), and only
+    the user profiles of O(studio_owners) as its owner (C(sagemaker:OwnerUserProfileArn)), so a profile being removed
+    gets no new space that would keep its removal failing. A tagged request may use only the team's tag keys
+    (C(aws:TagKeys)), whatever their case.
   - The role's permissions are exactly these. B(Every other inline policy is deleted and every
     attached managed policy is detached), whoever added them.
   - One module run replaces M(amazon.aws.iam_role) followed by M(amazon.aws.iam_policy). A run that changes
@@ -81,6 +86,22 @@ options:
         role, so it does not exist when the role is first made; M(hyperpod.tenancy.team_resources) converges the role again
         with the ARN O(hyperpod.tenancy.team_resources#module:domain) returns.
     type: str
+  studio_instance_types:
+    description:
+      - The instance types the team's Studio spaces and apps may run on (policy C(team-studio), condition key
+        C(sagemaker:InstanceTypes) of CreateSpace, UpdateSpace and CreateApp). A request that names no instance type is allowed.
+      - V(system) is the only value of a JupyterServer app and runs a KernelGateway app on C(ml.t3.medium) (SageMaker API
+        Reference, ResourceSpec).
+      - When unset, V(system) only. M(hyperpod.tenancy.team_resources) passes the platform's
+        C(hyperpod_team_limits.studio_instance_types), which the team file cannot set.
+    type: list
+    elements: str
+  studio_owners:
+    description:
+      - The user profiles (the team's members) that a space or app made as the role may be owned by (policy C(team-studio),
+        condition key C(sagemaker:OwnerUserProfileArn)). When unset or empty, no request may name an owner.
+    type: list
+    elements: str
   account_id:
     description:
       - The role's account, used only to predict the ARN of a role that does not exist yet in check mode.
@@ -204,10 +225,16 @@ role:
             Effect: Allow
             Action: [sagemaker:CreateSpace, sagemaker:DeleteSpace, sagemaker:DescribeSpace, sagemaker:UpdateSpace]
             Resource: arn:aws:sagemaker:us-east-1:123456789012:space/d-abcdef123456/*
+            Condition:
+              ForAllValues:StringEquals: {"sagemaker:InstanceTypes": [system, ml.t3.medium]}
+              ArnEqualsIfExists: {"sagemaker:OwnerUserProfileArn": ["arn:aws:sagemaker:us-east-1:123456789012:user-profile/d-abcdef123456/alice"]}
           - Sid: TeamApps
             Effect: Allow
             Action: [sagemaker:CreateApp, sagemaker:DeleteApp, sagemaker:DescribeApp]
             Resource: arn:aws:sagemaker:us-east-1:123456789012:app/d-abcdef123456/*
+            Condition:
+              ForAllValues:StringEquals: {"sagemaker:InstanceTypes": [system, ml.t3.medium]}
+              ArnEqualsIfExists: {"sagemaker:OwnerUserProfileArn": ["arn:aws:sagemaker:us-east-1:123456789012:user-profile/d-abcdef123456/alice"]}
           - Sid: TeamDomainRead
             Effect: Allow
             Action: [sagemaker:DescribeDomain]
@@ -222,6 +249,7 @@ role:
             Resource: ["arn:aws:sagemaker:us-east-1:123456789012:space/d-abcdef123456/*", "arn:aws:sagemaker:us-east-1:123456789012:app/d-abcdef123456/*"]
             Condition:
               StringEqualsIfExists: {"aws:RequestTag/team": vision, "aws:RequestTag/cost-center": CC-1001, "aws:RequestTag/managed-by": hyperpod.tenancy}
+              ForAllValues:StringEquals: {"aws:TagKeys": [cost-center, managed-by, team]}
     attached_policies:
       description: ARNs of the managed policies attached to the role, sorted (empty after a run).
       type: list

@@ -570,3 +570,85 @@ def test_a_role_without_the_studio_policy_gets_it_and_then_reads_six_times():
     # Another document under its name (written by hand) is put right when the ARN is given.
     tampered = dict(after, studio_policy=er.studio_policy(DOMAIN_ARN.replace("d-vision00000a", "d-other000000"), "vision", "CC-1001"))
     assert er.plan_present(tampered, want) == [("put_role_policy", "team-studio", want["studio_policy"])]
+
+
+STUDIO_TYPES = ["system", "ml.t3.medium", "ml.t3.large", "ml.m5.large", "ml.m5.xlarge"]
+
+
+@pytest.mark.parametrize(
+    "action, resource, types, decision",
+    [
+        # Red team H1: a member, as the role, asks for capacity outside the team's quota.
+        ("sagemaker:CreateSpace", "space/d-vision00000a/s", ["ml.p5.48xlarge"], "implicitDeny"),
+        ("sagemaker:UpdateSpace", "space/d-vision00000a/s", ["ml.g5.48xlarge"], "implicitDeny"),
+        ("sagemaker:CreateApp", "app/d-vision00000a/s/jupyterlab/default", ["ml.p4d.24xlarge"], "implicitDeny"),
+        ("sagemaker:CreateSpace", "space/d-vision00000a/s", ["ml.t3.medium", "ml.p5.48xlarge"], "implicitDeny"),
+        ("sagemaker:CreateSpace", "space/d-vision00000a/s", ["ml.t3.medium"], "allowed"),
+        ("sagemaker:CreateApp", "app/d-vision00000a/s/jupyterserver/default", ["system"], "allowed"),
+        # No instance type in the request (Describe, Delete, a space without settings): ForAllValues holds.
+        ("sagemaker:CreateSpace", "space/d-vision00000a/s", None, "allowed"),
+        ("sagemaker:DescribeSpace", "space/d-vision00000a/s", None, "allowed"),
+        ("sagemaker:DeleteApp", "app/d-vision00000a/s/jupyterlab/default", None, "allowed"),
+    ],
+)
+def test_a_member_acting_as_the_role_gets_only_the_platforms_studio_instance_types(action, resource, types, decision):
+    policy = er.studio_policy(DOMAIN_ARN, "vision", "CC-1001", instance_types=STUDIO_TYPES, owners=["alice"])
+    context = {} if types is None else {"sagemaker:InstanceTypes": types}
+    assert _decide(policy, action, SM + resource, context) == decision
+
+
+def test_without_studio_instance_types_only_system_is_allowed():
+    policy = er.desired(params(domain_arn=DOMAIN_ARN))["studio_policy"]
+    assert _decide(policy, "sagemaker:CreateSpace", SM + "space/d-vision00000a/s", {"sagemaker:InstanceTypes": ["ml.t3.medium"]}) == "implicitDeny"
+    assert _decide(policy, "sagemaker:CreateSpace", SM + "space/d-vision00000a/s", {"sagemaker:InstanceTypes": ["system"]}) == "allowed"
+    given = er.desired(params(domain_arn=DOMAIN_ARN, studio_instance_types=["ml.m5.large"]))["studio_policy"]
+    assert _decide(given, "sagemaker:CreateSpace", SM + "space/d-vision00000a/s", {"sagemaker:InstanceTypes": ["ml.m5.large"]}) == "allowed"
+    with pytest.raises(InputError, match="studio_instance_types: 'p5' is not"):
+        er.validate(params(domain_arn=DOMAIN_ARN, studio_instance_types=["p5"]))
+    with pytest.raises(InputError, match="studio_owners: 'a b' is not"):
+        er.validate(params(domain_arn=DOMAIN_ARN, studio_owners=["a b"]))
+
+
+@pytest.mark.parametrize(
+    "action, resource, owner, decision",
+    [
+        ("sagemaker:CreateSpace", "space/d-vision00000a/s", "alice", "allowed"),
+        ("sagemaker:CreateApp", "app/d-vision00000a/s/jupyterlab/default", "alice", "allowed"),
+        # Red team H4: a space or app for a profile being removed (no longer a member) keeps its removal failing.
+        ("sagemaker:CreateSpace", "space/d-vision00000a/s", "carol", "implicitDeny"),
+        ("sagemaker:CreateApp", "app/d-vision00000a/s/jupyterlab/default", "carol", "implicitDeny"),
+        ("sagemaker:UpdateSpace", "space/d-vision00000a/s", "carol", "implicitDeny"),
+        # A profile of the same name in another domain is not the team's.
+        ("sagemaker:CreateSpace", "space/d-vision00000a/s", "arn:aws:sagemaker:us-east-1:%s:user-profile/d-nlp0000000b/alice" % ACCOUNT, "implicitDeny"),
+        ("sagemaker:DescribeSpace", "space/d-vision00000a/s", None, "allowed"),
+    ],
+)
+def test_a_member_acting_as_the_role_makes_spaces_and_apps_for_current_members_only(action, resource, owner, decision):
+    policy = er.studio_policy(DOMAIN_ARN, "vision", "CC-1001", instance_types=STUDIO_TYPES, owners=["alice", "bob"])
+    context = {}
+    if owner is not None:
+        context["sagemaker:OwnerUserProfileArn"] = owner if owner.startswith("arn:") else er.user_profile_arn(DOMAIN_ARN, owner)
+    assert _decide(policy, action, SM + resource, context) == decision
+    # No members: no request may name an owner.
+    nobody = er.studio_policy(DOMAIN_ARN, "vision", "CC-1001", instance_types=STUDIO_TYPES)
+    alice = {"sagemaker:OwnerUserProfileArn": er.user_profile_arn(DOMAIN_ARN, "alice")}
+    assert _decide(nobody, "sagemaker:CreateSpace", SM + "space/d-vision00000a/s", alice) == "implicitDeny"
+
+
+@pytest.mark.parametrize(
+    "tags, decision",
+    [
+        # Red team H2: IAM's context keys are not case-sensitive: Team pins nothing, and SageMaker keeps both tags.
+        ([("team", "vision"), ("Team", "nlp")], "implicitDeny"),
+        ([("TEAM", "nlp")], "implicitDeny"),
+        ([("owner", "x")], "implicitDeny"),
+        ([("team", "vision"), ("cost-center", "CC-1001"), ("managed-by", "hyperpod.tenancy")], "allowed"),
+        ([("team", "vision"), ("project", "x")], "allowed"),
+    ],
+)
+def test_a_member_tags_with_the_teams_tag_keys_only(tags, decision):
+    policy = er.studio_policy(DOMAIN_ARN, "vision", "CC-1001", extra_tag_keys=["project"])
+    context = {"aws:TagKeys": [key for key, unused in tags]}
+    for key, value in tags:
+        context["aws:RequestTag/%s" % key] = value
+    assert _decide(policy, "sagemaker:AddTags", SM + "space/d-vision00000a/s", context) == decision
