@@ -169,11 +169,21 @@ def _studio_access_entry(t):
     )
 
 
+def partition(shared):
+    """The AWS partition of the shared facts (aws, aws-cn, aws-us-gov): the cluster's ARN says it, else the region."""
+    for key in ("eks_cluster_arn", "cluster_arn"):
+        arn = shared.get(key)
+        if isinstance(arn, str) and arn.startswith("arn:") and arn.count(":") >= 5:
+            return arn.split(":")[1]
+    region = shared.get("region") or ""
+    return "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
+
+
 def _domain_arn(t):
     domain_id = (t.shared.get("domain_ids") or {}).get(naming.domain_name(t.name, t.prefix))
     if not (domain_id and t.shared.get("region") and t.shared.get("account_id")):
         return None
-    return "arn:aws:sagemaker:%s:%s:domain/%s" % (t.shared["region"], t.shared["account_id"], domain_id)
+    return "arn:%s:sagemaker:%s:%s:domain/%s" % (partition(t.shared), t.shared["region"], t.shared["account_id"], domain_id)
 
 
 def _execution_role(t):
@@ -193,6 +203,11 @@ def _execution_role(t):
                 # The team's domain, when shared_info found it (policy team-studio); a domain made in this run is given
                 # to the role by team_resources once it exists.
                 domain_arn=_domain_arn(t),
+                # What a member may ask for as the role (team-studio): the platform's instance types, never the team
+                # file's (team_model, hyperpod_team_limits.studio_instance_types), and spaces and apps owned by the
+                # team's current members' profiles only (the domain layer, after this one, removes the others).
+                studio_instance_types=list(t.team.get("studio_instance_types") or team_model.TEAM_LIMIT_DEFAULTS["studio_instance_types"]),
+                studio_owners=[member["name"] for member in t.team["members"]],
                 # shared_info read it (GetRole) to check its owner before the run's first write.
                 known_role=(t.shared.get("execution_roles") or {}).get(execution_role.role_name(t.name, t.prefix)),
             )

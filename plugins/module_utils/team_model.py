@@ -64,7 +64,9 @@ TEAM_DEFAULTS = {
 }
 # What the platform decides for a team, never its own entry: the layers whose existing, unmarked resource it takes over
 # (the cluster file's hyperpod_adopt.<team>, naming.ADOPTABLE; docs/isolation.md).
-PLATFORM_DEFAULTS = {"adopt": []}
+# ``studio_instance_types``: the instance types the team's Studio spaces and apps may run on (hyperpod_team_limits, the
+# execution role's team-studio policy), never the team file's.
+PLATFORM_DEFAULTS = {"adopt": [], "studio_instance_types": None}
 # The platform's bounds on what a team may ask for itself (the cluster file's hyperpod_team_limits; docs/isolation.md).
 # ``teams.<name>`` overrides the per-team bounds for one team; ``min_id`` and ``reserved_names`` hold for every team.
 TEAM_LIMIT_DEFAULTS = {
@@ -78,6 +80,10 @@ TEAM_LIMIT_DEFAULTS = {
     # repository association exporting the team's export directory to its S3 prefix, one of the file system's 8) only where
     # the platform allows it: a team lead's pull request alone would otherwise spend one of the platform's associations.
     "choices": {"workspace.app_network_access_type": ["VpcOnly"], "storage.s3_link": [False]},
+    # The instance types a member may run a Studio space or app on, as the team's execution role (its team-studio policy,
+    # sagemaker:InstanceTypes): small CPU ones, outside the HyperPod cluster and the team's quota. "system" is
+    # JupyterServer's only value and a KernelGateway app's ml.t3.medium (botocore sagemaker ResourceSpec.InstanceType).
+    "studio_instance_types": ["system", "ml.t3.medium", "ml.t3.large", "ml.m5.large", "ml.m5.xlarge"],
 }
 # The choices whose bound has a name of its own in hyperpod_team_limits.
 CHOICE_SHORTHANDS = {"access.pod_security": "pod_security"}
@@ -479,8 +485,9 @@ def _check_budget(problems, where, team):
 def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
     for key in PLATFORM_DEFAULTS:
         if key in team:
+            setting = "hyperpod_team_limits.teams.%s.%s" % (team.get("name"), key) if key in TEAM_LIMIT_DEFAULTS else "hyperpod_%s.%s" % (key, team.get("name"))
             problems.add(where, key, "is the platform's decision, not the team's: the platform lists it in the cluster file's "
-                         "hyperpod_%s.%s (docs/isolation.md)" % (key, team.get("name")))
+                         "%s (docs/isolation.md)" % setting)
     _unknown_keys(problems, where, "", dict((k, v) for k, v in team.items() if k not in PLATFORM_DEFAULTS), TEAM_DEFAULTS)
     normalized = _fill(team, TEAM_DEFAULTS)
     for key in ("name", "identity_center_group"):
@@ -799,6 +806,10 @@ def _check_limit_values(problems, field, limits):
         if key in limits and not (_is_int(limits[key]) and lowest <= limits[key] <= highest):
             _int_range(problems, "settings", field + key, limits[key], lowest, highest)
             limits[key] = TEAM_LIMIT_DEFAULTS[key]
+    if "studio_instance_types" in limits and not _studio_instance_types_ok(limits["studio_instance_types"]):
+        problems.add("settings", field + "studio_instance_types", "%r must be a non-empty list of SageMaker AI app instance types "
+                     "(botocore sagemaker AppInstanceType: system, ml.t3.medium, ...)" % (limits["studio_instance_types"],))
+        limits["studio_instance_types"] = list(TEAM_LIMIT_DEFAULTS["studio_instance_types"])
     narrowed = limits.setdefault("choices", {})
     if not isinstance(narrowed, dict):
         problems.add("settings", field + "choices", "must map team-file fields to the values a team may choose")
@@ -830,6 +841,14 @@ def _check_limit_values(problems, field, limits):
             narrowed[choice] = limits[key]
         else:
             problems.add("settings", field + key, "%r must be a list among %s" % (limits[key], ", ".join(CHOICES[choice])))
+
+
+def _studio_instance_types_ok(value):
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        return False
+    model = sagemaker_model()
+    known = model.shape_for("AppInstanceType").enum if model is not None else None
+    return all(v in known for v in value) if known else all(re.fullmatch(r"system|ml\.[a-z0-9-]+\.[a-z0-9]+", v) for v in value)
 
 
 def limits_for(limits, team):
@@ -1183,6 +1202,7 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
         checked = _check_team(problems, where, team, instance_types, cluster_types, tag_keys)
         checked["adopt"] = list(adopt.get(name, [])) if isinstance(name, str) else []
         own_limits = limits_for(limits, name)
+        checked["studio_instance_types"] = list(own_limits["studio_instance_types"])
         _check_within_limits(problems, where, checked, own_limits)
         if checked.get("state") != "absent":
             # An absent entry is always offboardable: what it still says (storage.s3_link) changes nothing it does.

@@ -384,3 +384,31 @@ def test_a_team_templated_by_ansible_reaches_the_team_model_as_plain_data():
     answer = json.loads(run.stdout)
     assert answer["copied"] and all(kind.startswith("builtins.") for kind in answer["copied"]), answer["copied"]
     assert answer["layers"] == json.loads(json.dumps(team_layer_args(team, SHARED)))
+
+
+def test_the_execution_role_gets_the_platforms_studio_instance_types_and_the_members_profiles():
+    """Red team H1 and H4: the role's team-studio policy holds the platform's instance types and the current members' profiles."""
+    vision = normalized()["vision"]
+    role = team_layer_args(vision, SHARED)["execution_role"]
+    assert role["studio_instance_types"] == ["system", "ml.t3.medium", "ml.t3.large", "ml.m5.large", "ml.m5.xlarge"]
+    assert role["studio_owners"] == [member["name"] for member in vision["members"]]
+    assert team_layer_args(dict(vision, studio_instance_types=["system"]), SHARED)["execution_role"]["studio_instance_types"] == ["system"]
+
+
+@pytest.mark.parametrize(
+    "partition, region",
+    [("aws", "us-east-1"), ("aws-cn", "cn-north-1"), ("aws-us-gov", "us-gov-west-1")],
+)
+def test_the_domain_arn_is_in_the_shared_facts_partition(partition, region):
+    """Red team H6: aws-cn and aws-us-gov, not a hard-coded arn:aws: the cluster ARNs say the partition, else the region."""
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_layer_args as layer_args
+
+    shared = dict(
+        SHARED,
+        region=region,
+        cluster_arn="arn:%s:sagemaker:%s:123456789012:cluster/abcdef123456" % (partition, region),
+        eks_cluster_arn="arn:%s:eks:%s:123456789012:cluster/ml-shared-eks" % (partition, region),
+    )
+    arn = "arn:%s:sagemaker:%s:123456789012:domain/d-vision123456" % (partition, region)
+    assert team_layer_args(normalized()["vision"], shared)["execution_role"]["domain_arn"] == arn
+    assert layer_args.partition({"region": region}) == partition

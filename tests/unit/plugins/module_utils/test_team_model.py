@@ -368,12 +368,14 @@ def test_the_platforms_settings_are_checked_and_name_present_teams():
     assert problems == [
         "settings: hyperpod_adopt.vision: must be a list of layers, among %s" % problems[0].split("among ")[1],
         "settings: hyperpod_team_limits.colour: unknown key; allowed: borrow_limit, choices, fair_share_weight, min_id, pod_security, reserved_names, "
+        "studio_instance_types, "
         "teams",
         "settings: hyperpod_team_limits.borrow_limit: 0 must be a whole number from 1 to 500",
         "settings: hyperpod_team_limits.min_id: '1000' must be a whole number from 1 to 4294967294 (it is quoted or has separators, so YAML reads "
         "it as text: write the number alone, unquoted)",
         "settings: hyperpod_team_limits.reserved_names: must be a list of team names",
-        "settings: hyperpod_team_limits.teams.vision.weight: unknown key; allowed: borrow_limit, choices, fair_share_weight, pod_security",
+        "settings: hyperpod_team_limits.teams.vision.weight: unknown key; allowed: borrow_limit, choices, fair_share_weight, pod_security, "
+        "studio_instance_types",
         "settings: hyperpod_team_limits.teams.audio: names no team of the team file (teams: nlp, vision)",
     ]
 
@@ -444,3 +446,21 @@ def test_a_team_takes_no_more_tags_than_its_s3_mark_can_carry():
     teams[0]["tags"]["k5"] = "v"
     assert problems_of(teams) == ["team 'vision': tags: has 6 tags; a team takes at most 5: its S3 ownership mark carries them beside the "
                                   "collection's five, and S3 takes at most 10 tags on an object"]
+
+
+def test_studio_instance_types_are_the_platforms_never_the_team_files():
+    """Red team H1: a member runs Studio as the team's execution role; the instance types it may ask for are the platform's
+    (hyperpod_team_limits.studio_instance_types, default small CPU types), set for every team or for one, never by the team."""
+    problems, teams, unused = check_team_file(copy.deepcopy(TEAMS), CLUSTER)
+    assert problems == [] and teams[0]["studio_instance_types"] == ["system", "ml.t3.medium", "ml.t3.large", "ml.m5.large", "ml.m5.xlarge"]
+    limits = {"studio_instance_types": ["system"], "teams": {"vision": {"studio_instance_types": ["system", "ml.g5.xlarge"]}}}
+    problems, teams, unused = check_team_file(copy.deepcopy(TEAMS), CLUSTER, team_limits=limits)
+    assert problems == [] and {t["name"]: t["studio_instance_types"] for t in teams} == {"vision": ["system", "ml.g5.xlarge"], "nlp": ["system"]}
+    own = copy.deepcopy(TEAMS)
+    own[0]["studio_instance_types"] = ["ml.p5.48xlarge"]
+    problems, teams, unused = check_team_file(own, CLUSTER)
+    assert problems == ["team 'vision': studio_instance_types: is the platform's decision, not the team's: the platform lists it in the cluster "
+                        "file's hyperpod_team_limits.teams.vision.studio_instance_types (docs/isolation.md)"]
+    assert teams[0]["studio_instance_types"] == ["system", "ml.t3.medium", "ml.t3.large", "ml.m5.large", "ml.m5.xlarge"]
+    problems = check_team_file(copy.deepcopy(TEAMS), CLUSTER, team_limits={"studio_instance_types": ["p5"]})[0]
+    assert len(problems) == 1 and problems[0].startswith("settings: hyperpod_team_limits.studio_instance_types: ['p5'] must be a non-empty list")
