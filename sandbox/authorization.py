@@ -406,6 +406,38 @@ def _sagemaker_tags(backend, arn: str) -> dict:
     return {}
 
 
+# The Studio operations whose request context holds sagemaker:InstanceTypes and sagemaker:OwnerUserProfileArn (Service
+# Authorization Reference, "Actions, resources, and condition keys for Amazon SageMaker AI": CreateSpace, UpdateSpace and
+# CreateApp list both; DeleteSpace and DeleteApp list the owner only, not set here).
+STUDIO_CONDITION_OPERATIONS = frozenset({"CreateSpace", "UpdateSpace", "CreateApp"})
+
+
+def _studio_condition_keys(operation: str, params: dict, base: str, backend) -> dict:
+    """sagemaker:InstanceTypes and sagemaker:OwnerUserProfileArn of a CreateSpace, UpdateSpace or CreateApp, when the request
+    gives them: the instance types of SpaceSettings.<app>AppSettings.DefaultResourceSpec (botocore SpaceSettings) or of
+    CreateApp's ResourceSpec; the owner from OwnershipSettings.OwnerUserProfileName, or for an update or an app in a space,
+    that space's owner (as SageMaker knows it); an app of a user profile is owned by that profile."""
+    if operation not in STUDIO_CONDITION_OPERATIONS:
+        return {}
+    context: dict = {}
+    specs = [params.get("ResourceSpec")] if operation == "CreateApp" else [
+        (settings or {}).get("DefaultResourceSpec") for key, settings in (params.get("SpaceSettings") or {}).items() if key.endswith("AppSettings")
+    ]
+    types = sorted({spec["InstanceType"] for spec in specs if isinstance(spec, dict) and spec.get("InstanceType")})
+    if types:
+        context["sagemaker:InstanceTypes"] = types
+    domain_id = params.get("DomainId", "")
+    owner = (params.get("OwnershipSettings") or {}).get("OwnerUserProfileName")
+    if owner is None and operation == "CreateApp" and params.get("UserProfileName"):
+        owner = params["UserProfileName"]
+    if owner is None and params.get("SpaceName"):
+        space = backend.__dict__.get("studio_spaces", {}).get((domain_id, params["SpaceName"]))
+        owner = getattr(space, "owner", None)
+    if owner:
+        context["sagemaker:OwnerUserProfileArn"] = f"{base}user-profile/{domain_id}/{owner}"
+    return context
+
+
 def _json_params(body: bytes) -> dict:
     try:
         params = json.loads(body or b"{}")
@@ -474,6 +506,7 @@ def _requests_for(service: str, signing_name: str, operation: str, region: str, 
             context[f"aws:RequestTag/{tag.get('Key')}"] = tag.get("Value")
         if params.get("Tags"):
             context["aws:TagKeys"] = [t.get("Key") for t in params["Tags"]]
+        context.update(_studio_condition_keys(operation, params, f"arn:{partition}:sagemaker:{region}:{account_id}:", backend))
         asked = [(f"sagemaker:{operation}", arn, context)]
         if operation in SAGEMAKER_TAGGING_CREATES and params.get("Tags") and arn != "*":
             # A create that tags what it makes needs sagemaker:AddTags too, on the same resource: the Service Authorization

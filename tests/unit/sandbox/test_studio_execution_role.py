@@ -17,7 +17,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, naming, team_model
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
@@ -86,7 +86,12 @@ def studio(seeded, kube_cluster):
     nlp_domain_id, _ = _domain(sm, seed, naming.domain_name("nlp"), "nlp", "TeamNLP")
     domain_arn = sm.describe_domain(DomainId=domain_id)["DomainArn"]
     hyperpod_arn = f"arn:aws:sagemaker:{region}:{account}:cluster/abcdef123456"
-    policies = execution_role.inline_policies(TEAM, seed["data_bucket"], hyperpod_arn, seed["eks_cluster_arn"], domain_arn)
+    # carol has a profile in the domain but is no member any more (her profile is being removed).
+    sm.create_user_profile(DomainId=domain_id, UserProfileName="carol", SingleSignOnUserIdentifier="UserName", SingleSignOnUserValue="carol")
+    policies = execution_role.inline_policies(
+        TEAM, seed["data_bucket"], hyperpod_arn, seed["eks_cluster_arn"], domain_arn,
+        instance_types=team_model.TEAM_LIMIT_DEFAULTS["studio_instance_types"], owners=["bob"],
+    )
     for name, document in policies.items():
         iam.put_role_policy(RoleName=ROLE, PolicyName=name, PolicyDocument=json.dumps(document))
     # Studio's access entry: the role, in the group the team's Role is bound to (access_entry, team_namespace).
@@ -109,6 +114,7 @@ def studio(seeded, kube_cluster):
         "iam": iam,
         "policies": policies,
         "domain_id": domain_id,
+        "domain_arn": domain_arn,
         "nlp_domain_id": nlp_domain_id,
         "cluster_name": cluster_name,
         "credentials": credentials,
@@ -149,13 +155,16 @@ def _without(document, sid=None, action=None):
     return dict(document, Statement=statements)
 
 
-def _space(studio, domain_id, name, **extra):
+def _space(studio, domain_id, name, owner="bob", instance_type=None, **extra):
+    settings = {"AppType": "JupyterLab"}
+    if instance_type:
+        settings["JupyterLabAppSettings"] = {"DefaultResourceSpec": {"InstanceType": instance_type}}
     return studio["as_role"].create_space(
         DomainId=domain_id,
         SpaceName=name,
-        OwnershipSettings={"OwnerUserProfileName": "bob"},
+        OwnershipSettings={"OwnerUserProfileName": owner},
         SpaceSharingSettings={"SharingType": "Private"},
-        SpaceSettings={"AppType": "JupyterLab"},
+        SpaceSettings=settings,
         **extra,
     )
 
@@ -214,3 +223,33 @@ def test_the_execution_role_is_refused_on_another_teams_domain(studio):
     assert refused(as_role.describe_domain, DomainId=nlp) == "AccessDeniedException"
     with pytest.raises(ClientError):
         as_role.list_spaces(DomainIdEquals=nlp)  # no ListSpaces: it takes no resource, and would show every domain's spaces
+
+
+def test_a_member_gets_no_studio_capacity_outside_the_platforms_instance_types(studio):
+    """Red team H1: as the execution role, a space or app on ml.p5.48xlarge is refused; ml.t3.medium is allowed."""
+    as_role, domain_id = studio["as_role"], studio["domain_id"]
+    assert refused(_space, studio, domain_id, "big", instance_type="ml.p5.48xlarge") == "AccessDeniedException"
+    _space(studio, domain_id, "small", instance_type="ml.t3.medium")
+    _wait_in_service(lambda: as_role.describe_space(DomainId=domain_id, SpaceName="small"))
+    big = {"InstanceType": "ml.p5.48xlarge"}
+    assert refused(as_role.create_app, DomainId=domain_id, SpaceName="small", AppType="JupyterLab", AppName="default", ResourceSpec=big) == (
+        "AccessDeniedException")
+    assert refused(as_role.update_space, DomainId=domain_id, SpaceName="small",
+                   SpaceSettings={"JupyterLabAppSettings": {"DefaultResourceSpec": big}}) == "AccessDeniedException"
+    as_role.create_app(DomainId=domain_id, SpaceName="small", AppType="JupyterLab", AppName="default", ResourceSpec={"InstanceType": "ml.t3.medium"})
+    # Without the condition (the policy before the fix), the large space is made.
+    _put(studio, execution_role.STUDIO_POLICY, execution_role.studio_policy(
+        studio["domain_arn"], TEAM, instance_types=["ml.p5.48xlarge"] + team_model.TEAM_LIMIT_DEFAULTS["studio_instance_types"], owners=["bob"]))
+    _space(studio, domain_id, "big", instance_type="ml.p5.48xlarge")
+
+
+def test_a_member_makes_no_space_or_app_for_a_profile_that_is_no_members(studio):
+    """Red team H4: a space owned by a profile being removed (carol) would keep the domain layer from deleting it."""
+    as_role, domain_id = studio["as_role"], studio["domain_id"]
+    assert refused(_space, studio, domain_id, "carol-space", owner="carol") == "AccessDeniedException"
+    assert refused(as_role.create_app, DomainId=domain_id, UserProfileName="carol", AppType="JupyterServer", AppName="default") == (
+        "AccessDeniedException")
+    _space(studio, domain_id, "bob-space")
+    # An app in another's space is the space owner's: bob's space is allowed, whoever asks.
+    _wait_in_service(lambda: as_role.describe_space(DomainId=domain_id, SpaceName="bob-space"))
+    as_role.create_app(DomainId=domain_id, SpaceName="bob-space", AppType="JupyterLab", AppName="default")
