@@ -553,6 +553,31 @@ def ensure_present(client, want, check_mode, account_id=None, owner=None, before
     return True, before, predict(before, actions, arn)
 
 
+def plan_revoke(before):
+    """Every permission of the role taken away, the role kept: ``plan_absent`` without ``delete_role``."""
+    return [action for action in plan_absent(before) if action[0] != "delete_role"]
+
+
+def ensure_revoked(client, name, check_mode, owner=None, before=None):
+    """(changed, before, after): the role's inline policies deleted and managed policies detached, the role kept.
+
+    Offboarding does this before it deletes the team's spaces and domain: every member can run code as the role (Studio's
+    portal acts as it), and a running app's session keeps what the role grants after Identity Center access is revoked;
+    with the role's team-studio policy a member could make spaces faster than offboarding deletes them."""
+    if before is None:
+        before = view(read(client, name))
+    if not before:
+        return False, {}, {}
+    if owner is not None:
+        owner(before)
+    actions = plan_revoke(before)
+    if not actions:
+        return False, before, before
+    if not check_mode:
+        apply(client, name, actions)
+    return True, before, predict(before, actions)
+
+
 def ensure_absent(client, name, check_mode, owner=None, before=None):
     """(changed, before, after). Refuses, before any write, a role that is in an instance profile.
 
@@ -591,6 +616,7 @@ MODULE_OPTIONS = options(
         account_id=dict(type="str"),
         adopt=dict(type="bool", default=False),
         known_role=dict(type="dict"),
+        revoke_only=dict(type="bool", default=False),
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS,
 )
@@ -607,7 +633,11 @@ def converge(context, params):
     """The result of team_execution_role: the role after the run."""
     check(params)
     client = context.client("iam")
-    if params["state"] == "absent":
+    if params["state"] == "absent" and params.get("revoke_only"):
+        changed, before, after = ensure_revoked(
+            client, role_name(params["team"], params["name_prefix"]), context.check_mode, owner=lambda before: check_owner(before, params)
+        )
+    elif params["state"] == "absent":
         changed, before, after = ensure_absent(
             client, role_name(params["team"], params["name_prefix"]), context.check_mode, owner=lambda before: check_owner(before, params)
         )

@@ -102,6 +102,13 @@ options:
         condition key C(sagemaker:OwnerUserProfileArn)). When unset or empty, no request may name an owner.
     type: list
     elements: str
+  revoke_only:
+    description:
+      - With O(state=absent), take every permission away from the role (delete its inline policies, detach its managed
+        policies) and keep the role. Offboarding does this before it deletes the team's spaces and domain, which run as
+        the role, so that no member acting as the role makes a space meanwhile, and a running app keeps nothing.
+    type: bool
+    default: false
   account_id:
     description:
       - The role's account, used only to predict the ARN of a role that does not exist yet in check mode.

@@ -15,8 +15,10 @@ import json
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
+import yaml
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role, naming, team_model
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
@@ -253,3 +255,27 @@ def test_a_member_makes_no_space_or_app_for_a_profile_that_is_no_members(studio)
     # An app in another's space is the space owner's: bob's space is allowed, whoever asks.
     _wait_in_service(lambda: as_role.describe_space(DomainId=domain_id, SpaceName="bob-space"))
     as_role.create_app(DomainId=domain_id, SpaceName="bob-space", AppType="JupyterLab", AppName="default")
+
+
+def test_once_offboarding_revoked_the_role_no_member_makes_a_space(studio):
+    """Red team H4(b): offboarding takes the role's policies away (team_execution_role revoke_only) before it lists and
+    deletes the spaces and the domain: a member acting as the role (a running app's session) makes no space meanwhile."""
+    as_role, domain_id = studio["as_role"], studio["domain_id"]
+    _space(studio, domain_id, "before")
+    changed, before, after = execution_role.ensure_revoked(studio["iam"], ROLE, check_mode=False)
+    assert changed and before["studio_policy"] and after["inline_policies"] == [] and after["role_name"] == ROLE
+    assert execution_role.ensure_revoked(studio["iam"], ROLE, check_mode=False)[0] is False
+    assert refused(_space, studio, domain_id, "between-list-and-delete") == "AccessDeniedException"
+    assert refused(as_role.create_app, DomainId=domain_id, SpaceName="before", AppType="JupyterLab", AppName="default") == "AccessDeniedException"
+    studio["iam"].get_role(RoleName=ROLE)  # kept: the domain runs as it until it is deleted
+
+
+def test_offboarding_revokes_the_execution_role_before_it_deletes_the_domain():
+    """Red team H4(b): the order of roles/team_offboard (phase 2 revokes, phase 3 deletes)."""
+    tasks = yaml.safe_load((Path(__file__).resolve().parents[3] / "roles/team_offboard/tasks/main.yml").read_text())
+    names = [task["name"] for task in tasks]
+    revoke = next(i for i, task in enumerate(tasks) if (task.get("hyperpod.tenancy.team_execution_role") or {}).get("revoke_only") is True)
+    assert tasks[revoke]["hyperpod.tenancy.team_execution_role"]["state"] == "absent"
+    workspace = next(i for i, task in enumerate(tasks) if (task.get("ansible.builtin.include_role") or {}).get("name") == "hyperpod.tenancy.workspace")
+    assert revoke < workspace, names
+    assert revoke < names.index("Revoke the team's Studio access (the domain's Identity Center application assignments)")

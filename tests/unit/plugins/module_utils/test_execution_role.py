@@ -652,3 +652,18 @@ def test_a_member_tags_with_the_teams_tag_keys_only(tags, decision):
     for key, value in tags:
         context["aws:RequestTag/%s" % key] = value
     assert _decide(policy, "sagemaker:AddTags", SM + "space/d-vision00000a/s", context) == decision
+
+
+def test_revoke_only_takes_every_policy_away_and_keeps_the_role():
+    """Red team H4(b): offboarding's first step on the role; check mode predicts it, a second run changes nothing."""
+    want = er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS, domain_arn=DOMAIN_ARN))
+    client = workspace_role()
+    er.ensure_present(client, want, check_mode=False, account_id=pytest.fail)
+    client.calls = []
+    predicted = er.ensure_revoked(client, NAME, check_mode=True)
+    assert [c for c in client.calls if not c.startswith(("Get", "List"))] == []
+    changed, before, after = er.ensure_revoked(client, NAME, check_mode=False)
+    assert changed and predicted == (True, before, after)
+    assert after["inline_policies"] == [] and after["studio_policy"] is None and after["role_name"] == NAME and client.inline == {}
+    assert "DeleteRole" not in client.calls
+    assert er.ensure_revoked(client, NAME, check_mode=False)[0] is False
