@@ -35,7 +35,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, identity_center, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, InputError, error_code
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import (
     IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, team_section,
 )
@@ -54,6 +54,9 @@ MAX_SSO_USER = 256
 TRANSITIONAL = ("Pending", "Updating", "Deleting")
 FAILED = ("Failed", "Update_Failed", "Delete_Failed")
 APP_GONE = ("Deleted", "Failed")
+# DeleteUserProfile with apps or spaces of the profile left: how often remove_profile lists and deletes them before it fails.
+PROFILE_REMOVAL_ROUNDS = 3
+PROFILE_IN_USE_CODES = ("ResourceInUse", "ResourceInUseException")
 TAG_PROPAGATION = {True: "ENABLED", False: "DISABLED"}
 WEB_PORTAL = {"enabled": "ENABLED", "disabled": "DISABLED"}
 
@@ -862,15 +865,37 @@ class DomainManager:
             )
 
     def remove_profile(self, domain_id, name):
-        """Delete a profile after its apps and the spaces it owns (with their apps) are gone."""
-        spaces = sagemaker.list_spaces(self.client, DomainIdEquals=domain_id)
-        owned = [s["SpaceName"] for s in spaces if (s.get("OwnershipSettingsSummary") or {}).get("OwnerUserProfileName") == name]
-        self._delete_apps([a for a in self.running_apps(domain_id) if a.get("UserProfileName") == name or a.get("SpaceName") in owned], domain_id)
-        for space in owned:
-            self._delete_space(domain_id, space)
-        self._settle_profile(domain_id, name)
-        if sagemaker.delete_user_profile(self.client, DomainId=domain_id, UserProfileName=name):
-            wait_for_status(lambda: self.describe_profile(domain_id, name), "user profile %s" % name, ready=(GONE,), timeout=self.timeout)
+        """Delete a profile after its apps and the spaces it owns (with their apps) are gone.
+
+        A space or app made for the profile between the list and DeleteUserProfile (a member acting as the team's
+        execution role, which Studio's portal acts as) makes SageMaker refuse the delete (ResourceInUse): the list and
+        the deletes are repeated, PROFILE_REMOVAL_ROUNDS times in all, then the run fails naming the team and the profile.
+        The execution role's team-studio policy allows no new space or app for a profile that is no member's
+        (execution_role.studio_policy, its layer runs before this one), so a second round finds nothing new.
+        """
+        for round_ in range(1, PROFILE_REMOVAL_ROUNDS + 1):
+            spaces = sagemaker.list_spaces(self.client, DomainIdEquals=domain_id)
+            owned = [s["SpaceName"] for s in spaces if (s.get("OwnershipSettingsSummary") or {}).get("OwnerUserProfileName") == name]
+            self._delete_apps([a for a in self.running_apps(domain_id) if a.get("UserProfileName") == name or a.get("SpaceName") in owned], domain_id)
+            for space in owned:
+                self._delete_space(domain_id, space)
+            self._settle_profile(domain_id, name)
+            try:
+                deleted = sagemaker.delete_user_profile(self.client, DomainId=domain_id, UserProfileName=name)
+            except HyperPodError as error:
+                if error_code(error) not in PROFILE_IN_USE_CODES:
+                    raise
+                if round_ == PROFILE_REMOVAL_ROUNDS:
+                    raise HyperPodError(
+                        message="team %s: user profile %s of domain %s still has apps or owns spaces after %d rounds of deleting them: "
+                        "someone keeps making them (a member acting as the team's Studio execution role?); check the role's "
+                        "team-studio policy and the domain's spaces, then run again" % (self.params["team"], name, domain_id, round_),
+                        exception=error.exception,
+                    )
+                continue
+            if deleted:
+                wait_for_status(lambda: self.describe_profile(domain_id, name), "user profile %s" % name, ready=(GONE,), timeout=self.timeout)
+            return
 
     def _settle_profile(self, domain_id, name):
         wait_for_status(

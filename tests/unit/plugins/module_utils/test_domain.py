@@ -718,3 +718,48 @@ def test_against_the_sandbox_two_domains_of_the_team_name_are_refused_and_a_twin
         manager._yield_to_an_earlier_twin(later)
     assert first in excinfo.value.message
     assert [x["DomainId"] for x in sm.list_domains()["Domains"]] == [first]
+
+
+class RacingAws(FakePresentAws):
+    """A teammate makes a space owned by the profile being removed between each list of spaces and the delete, ``races``
+    times; SageMaker refuses DeleteUserProfile while the profile owns a space (ResourceInUse)."""
+
+    def __init__(self, races, **kwargs):
+        super().__init__(**kwargs)
+        self.races = races
+
+    def list_spaces(self, DomainIdEquals):
+        listed = super().list_spaces(DomainIdEquals)
+        if self.races:
+            self.races -= 1
+            self.spaces.append(("sneaky-%d" % self.races, "bob"))
+        return listed
+
+    def delete_user_profile(self, DomainId, UserProfileName):
+        if any(owner == UserProfileName for unused, owner in self.spaces):
+            from botocore.exceptions import ClientError
+
+            self._record("delete_user_profile_refused", UserProfileName=UserProfileName)
+            raise ClientError({"Error": {"Code": "ResourceInUse", "Message": "owns spaces"}}, "DeleteUserProfile")
+        super().delete_user_profile(DomainId, UserProfileName)
+
+
+def _racing(races):
+    return RacingAws(races, domain=described_domain(), profiles=[profile("alice"), profile("bob")], spaces=[("bob-space", "bob")], assignments=["g-1"])
+
+
+def test_a_space_made_for_a_profile_between_the_list_and_the_delete_is_deleted_in_another_round():
+    """Red team H4(c): the profile's removal lists and deletes its spaces again, a bounded number of times."""
+    fake = _racing(2)
+    changed, before, after, unused = d.DomainManager(fake, params(user_profiles=[{"name": "alice"}], purge_user_profiles=True)).ensure_present()
+    assert changed and sorted(after["user_profiles"]) == ["alice"] and "bob" not in fake.profiles
+    assert [n for n, unused in fake.calls].count("delete_user_profile_refused") == 2
+
+
+def test_a_profile_whose_spaces_keep_coming_fails_naming_the_team_and_the_profile():
+    fake = _racing(d.PROFILE_REMOVAL_ROUNDS)
+    with pytest.raises(d.HyperPodError) as excinfo:
+        d.DomainManager(fake, params(user_profiles=[{"name": "alice"}], purge_user_profiles=True)).ensure_present()
+    message = excinfo.value.message
+    assert message.startswith("team vision: user profile bob of domain %s still has apps or owns spaces after 3 rounds" % DOMAIN_ID), message
+    assert [n for n, unused in fake.calls].count("delete_user_profile_refused") == d.PROFILE_REMOVAL_ROUNDS
