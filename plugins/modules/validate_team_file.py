@@ -48,8 +48,9 @@ options:
   team_limits:
     description:
       - The platform's C(hyperpod_team_limits) (cluster file), the most a team may ask for itself (C(borrow_limit),
-        C(fair_share_weight), C(pod_security)), per team under C(teams.<name>), the lowest uid and gid (C(min_id), 1000 by
-        default) and more reserved team names (C(reserved_names)). See docs/isolation.md.
+        C(fair_share_weight), C(pod_security)), the instance types of the team's Studio spaces and apps
+        (C(studio_instance_types), which each normalized team returns), per team under C(teams.<name>), the lowest uid and
+        gid (C(min_id), 1000 by default) and more reserved team names (C(reserved_names)). See docs/isolation.md.
     type: raw
   inherit:
     description:
