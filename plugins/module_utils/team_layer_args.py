@@ -60,7 +60,7 @@ def predicted_cluster(shared):
     predicted = shared.get("cluster_predicted")
     if shared.get("cluster_arn") is not None or not predicted or not shared.get("account_id") or not shared.get("region"):
         return shared, None
-    arn = "arn:aws:sagemaker:%s:%s:cluster/%s" % (shared["region"], shared["account_id"], PREDICTED_CLUSTER_ID)
+    arn = "arn:%s:sagemaker:%s:%s:cluster/%s" % (partition(shared), shared["region"], shared["account_id"], PREDICTED_CLUSTER_ID)
     groups = [
         dict(InstanceGroupName=group.get("name"), InstanceType=group.get("instance_type"), TargetCount=group.get("count") or 0,
              InstanceRequirements={"DesiredInstanceTypes": group.get("instance_types") or []})

@@ -77,3 +77,9 @@ def test_the_stand_in_reaches_no_write_outside_check_mode():
     with pytest.raises(ModuleFailure, match="stand in for what a dry run predicts reached a run that writes") as refused:
         team_resources.converge(_Context(check_mode=False), params)
     assert refused.value.result["layers"] == {} and refused.value.result["changed"] is False
+
+
+def test_the_stand_in_arn_is_in_the_accounts_partition():
+    """Red team H6: a dry run in aws-cn predicts an aws-cn cluster ARN (from the EKS cluster's ARN), not arn:aws."""
+    china = dict(PREDICTED, region="cn-north-1", eks_cluster_arn="arn:aws-cn:eks:cn-north-1:123456789012:cluster/ml-shared-eks")
+    assert team_layer_args(vision(), china)["execution_role"]["hyperpod_cluster_arn"] == "arn:aws-cn:sagemaker:cn-north-1:123456789012:cluster/tobecreated0"
