@@ -53,6 +53,8 @@ SERVICE_PRINCIPAL = "sagemaker.amazonaws.com"
 # tagKeyType, tagValueType, tagListType) and of TagRole (keys starting with aws: are reserved).
 ROLE_NAME_PATTERN = naming.IAM_NAME_PATTERN
 ROLE_NAME_MAX = 64
+# IAM quotas: a role's inline policies together, in characters, whitespace not counted ("IAM and AWS STS quotas").
+ROLE_POLICIES_MAX = 10240
 DESCRIPTION_MAX = 1000
 DESCRIPTION_PATTERN = u"[\u0009\u000A\u000D\u0020-\u007E\u00A1-\u00FF]*"
 TAGS_MAX = 50
@@ -202,6 +204,9 @@ def studio_policy(domain_arn, team, cost_center=None, tag_keys=None, instance_ty
     A tagged request may use only the team's tag keys (``aws:TagKeys``: the platform's ``tag_keys`` and ``extra_tag_keys``,
     the team file's own): IAM's context keys are not case-sensitive, so ``Team: nlp`` beside ``team: vision`` would pass
     the value pins above while SageMaker keeps both tags.
+
+    The profile ARNs take some 80 characters each: a team of about 90 members reaches IAM's limit on a role's inline
+    policies (``validate`` refuses it, naming the count).
     """
     base, domain_id = domain_arn.split(":domain/", 1)
     keys = naming.tag_keys_with_defaults(tag_keys)
@@ -221,8 +226,9 @@ def studio_policy(domain_arn, team, cost_center=None, tag_keys=None, instance_ty
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {"Sid": "TeamSpaces", "Effect": "Allow", "Action": list(STUDIO_SPACE_ACTIONS), "Resource": spaces, "Condition": copy.deepcopy(held)},
-            {"Sid": "TeamApps", "Effect": "Allow", "Action": list(STUDIO_APP_ACTIONS), "Resource": apps, "Condition": copy.deepcopy(held)},
+            # One statement for spaces and apps: the members' profile ARNs are written once (IAM counts at most 10,240
+            # characters of a role's inline policies, ROLE_POLICIES_MAX).
+            {"Sid": "TeamSpacesAndApps", "Effect": "Allow", "Action": STUDIO_SPACE_ACTIONS + STUDIO_APP_ACTIONS, "Resource": [spaces, apps], "Condition": held},
             {"Sid": "TeamDomainRead", "Effect": "Allow", "Action": list(STUDIO_READ_ACTIONS["domain"]), "Resource": domain_arn},
             {
                 "Sid": "TeamUserProfileRead",
@@ -324,6 +330,15 @@ def validate(params):
         for value in params.get("studio_owners") or []:
             if not re.fullmatch(USER_PROFILE_NAME_PATTERN, value):
                 problems.append("studio_owners: %r is not a SageMaker AI user profile name" % value)
+        if not problems:
+            size = sum(len(json.dumps(document, separators=(",", ":"))) for document in inline_policies(
+                team, params.get("data_bucket"), params.get("hyperpod_cluster_arn"), params.get("eks_cluster_arn"), params.get("domain_arn"),
+                params.get("cost_center"), params.get("tag_keys"), params.get("studio_instance_types"), params.get("studio_owners"),
+                sorted(params.get("tags") or {}),
+            ).values())
+            if size > ROLE_POLICIES_MAX:
+                problems.append("the role's inline policies would take %d characters, above IAM's %d for a role (the team-studio policy names "
+                                "each of the %d studio_owners' profiles)" % (size, ROLE_POLICIES_MAX, len(params.get("studio_owners") or [])))
     account_id = params.get("account_id")
     if account_id and not re.fullmatch(ACCOUNT_ID_PATTERN, account_id):
         problems.append("account_id %r is not a 12-digit AWS account ID" % account_id)

@@ -228,17 +228,11 @@ role:
       sample:
         Version: "2012-10-17"
         Statement:
-          - Sid: TeamSpaces
+          - Sid: TeamSpacesAndApps
             Effect: Allow
-            Action: [sagemaker:CreateSpace, sagemaker:DeleteSpace, sagemaker:DescribeSpace, sagemaker:UpdateSpace]
-            Resource: arn:aws:sagemaker:us-east-1:123456789012:space/d-abcdef123456/*
-            Condition:
-              ForAllValues:StringEquals: {"sagemaker:InstanceTypes": [system, ml.t3.medium]}
-              ArnEqualsIfExists: {"sagemaker:OwnerUserProfileArn": ["arn:aws:sagemaker:us-east-1:123456789012:user-profile/d-abcdef123456/alice"]}
-          - Sid: TeamApps
-            Effect: Allow
-            Action: [sagemaker:CreateApp, sagemaker:DeleteApp, sagemaker:DescribeApp]
-            Resource: arn:aws:sagemaker:us-east-1:123456789012:app/d-abcdef123456/*
+            Action: [sagemaker:CreateSpace, sagemaker:DeleteSpace, sagemaker:DescribeSpace, sagemaker:UpdateSpace, sagemaker:CreateApp,
+                     sagemaker:DeleteApp, sagemaker:DescribeApp]
+            Resource: ["arn:aws:sagemaker:us-east-1:123456789012:space/d-abcdef123456/*", "arn:aws:sagemaker:us-east-1:123456789012:app/d-abcdef123456/*"]
             Condition:
               ForAllValues:StringEquals: {"sagemaker:InstanceTypes": [system, ml.t3.medium]}
               ArnEqualsIfExists: {"sagemaker:OwnerUserProfileArn": ["arn:aws:sagemaker:us-east-1:123456789012:user-profile/d-abcdef123456/alice"]}

@@ -208,7 +208,7 @@ def test_without_mutate_via_kubernetes_api_studio_reads_the_namespace_but_writes
 
 def test_without_the_studio_space_grant_create_space_is_refused(studio):
     studio_policy = studio["policies"][execution_role.STUDIO_POLICY]
-    _put(studio, execution_role.STUDIO_POLICY, _without(studio_policy, sid="TeamSpaces"))
+    _put(studio, execution_role.STUDIO_POLICY, _without(studio_policy, sid="TeamSpacesAndApps"))
     assert refused(_space, studio, studio["domain_id"], "bob-space") == "AccessDeniedException"
     # ... and a space whose tags the role may not add (AddTags, the create's dependent action) is refused too.
     _put(studio, execution_role.STUDIO_POLICY, studio_policy)

@@ -489,8 +489,7 @@ def test_the_studio_policy_names_the_teams_domain_only():
     policy = er.desired(params(domain_arn=DOMAIN_ARN))["studio_policy"]
     resources = {s["Sid"]: s["Resource"] for s in policy["Statement"]}
     assert resources == {
-        "TeamSpaces": SM + "space/d-vision00000a/*",
-        "TeamApps": SM + "app/d-vision00000a/*",
+        "TeamSpacesAndApps": [SM + "space/d-vision00000a/*", SM + "app/d-vision00000a/*"],
         "TeamDomainRead": DOMAIN_ARN,
         "TeamUserProfileRead": SM + "user-profile/d-vision00000a/*",
         "TagOnCreate": [SM + "space/d-vision00000a/*", SM + "app/d-vision00000a/*"],
@@ -667,3 +666,11 @@ def test_revoke_only_takes_every_policy_away_and_keeps_the_role():
     assert after["inline_policies"] == [] and after["studio_policy"] is None and after["role_name"] == NAME and client.inline == {}
     assert "DeleteRole" not in client.calls
     assert er.ensure_revoked(client, NAME, check_mode=False)[0] is False
+
+
+def test_a_team_too_large_for_the_roles_policies_is_refused_before_any_call():
+    """IAM counts at most 10,240 characters of a role's inline policies; team-studio names each member's profile once."""
+    members = ["member-%03d" % i for i in range(150)]
+    with pytest.raises(InputError, match="above IAM's 10240 for a role .*150 studio_owners"):
+        er.validate(params(domain_arn=DOMAIN_ARN, studio_owners=members, studio_instance_types=STUDIO_TYPES))
+    er.validate(params(domain_arn=DOMAIN_ARN, studio_owners=members[:60], studio_instance_types=STUDIO_TYPES))

@@ -379,8 +379,8 @@ WIDENINGS = {
     "execution role's cluster statement on every EKS action and resource": (_edit_cluster_policy("UseEksCluster", "eks:*", "*"), None),
     # Issue 39: Studio's portal acts as the execution role in an SSO domain (execution_role.studio_policy), so the role
     # makes spaces and apps, in the team's own domain only.
-    "execution role's spaces in every domain": (_edit_studio_policy("TeamSpaces", "Resource", f"{SM}:space/*"), None),
-    "execution role's apps in every domain": (_edit_studio_policy("TeamApps", "Resource", f"{SM}:app/*/*"), None),
+    "execution role's spaces in every domain": (_edit_studio_policy("TeamSpacesAndApps", "Resource", [f"{SM}:space/*"]), None),
+    "execution role's apps in every domain": (_edit_studio_policy("TeamSpacesAndApps", "Resource", [f"{SM}:app/*/*"]), None),
     "execution role's profile reads in every domain": (_edit_studio_policy("TeamUserProfileRead", "Resource", f"{SM}:user-profile/*"), None),
     "execution role tagging every domain's spaces": (_edit_studio_policy("TagOnCreate", "Resource", f"{SM}:space/*"), None),
     "execution role creating spaces by request tag": (
