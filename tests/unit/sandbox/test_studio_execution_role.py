@@ -279,3 +279,11 @@ def test_offboarding_revokes_the_execution_role_before_it_deletes_the_domain():
     workspace = next(i for i, task in enumerate(tasks) if (task.get("ansible.builtin.include_role") or {}).get("name") == "hyperpod.tenancy.workspace")
     assert revoke < workspace, names
     assert revoke < names.index("Revoke the team's Studio access (the domain's Identity Center application assignments)")
+
+
+def test_a_member_tags_no_space_with_a_case_variant_of_the_teams_tag_key(studio):
+    """Red team H2: IAM's condition keys are not case-sensitive, SageMaker's tag keys are: Team: nlp beside team: vision."""
+    domain_id = studio["domain_id"]
+    variant = [{"Key": "team", "Value": TEAM}, {"Key": "Team", "Value": "nlp"}]
+    assert refused(_space, studio, domain_id, "two-teams", Tags=variant) == "AccessDeniedException"
+    _space(studio, domain_id, "one-team", Tags=[{"Key": "team", "Value": TEAM}, {"Key": "managed-by", "Value": "hyperpod.tenancy"}])
