@@ -160,8 +160,17 @@ def _studio_policy_of_the_domain(context, layers, done, diff):
     caller knew the domain (shared_info's ``domain_ids``) there is no second pass.
     """
     converge, role_params = layers.get("execution_role") or (None, None)
-    domain_arn = ((done.get("domain") or {}).get("domain") or {}).get("domain_arn")
-    if role_params is None or role_params.get("domain_arn") or not domain_arn or "execution_role" not in done:
+    domain = (done.get("domain") or {}).get("domain") or {}
+    domain_arn = domain.get("domain_arn")
+    if role_params is None or role_params.get("domain_arn") or "execution_role" not in done:
+        return None
+    if not domain_arn:
+        if context.check_mode and done.get("domain", {}).get("changed"):
+            # A dry run cannot name the id AWS will give the new domain, so it cannot show the policy either: say so.
+            context.warn(
+                "team %s: the execution role's %s policy, which names the team's domain, is written once the domain exists; "
+                "this dry run does not show it" % (role_params.get("team"), execution_role.STUDIO_POLICY)
+            )
         return None
     # The role the first pass wrote: read it again, not the copy shared_info read before the run's writes.
     again = dict(role_params, domain_arn=domain_arn, known_role=None)

@@ -25,14 +25,14 @@ FSX = "fs-0123456789abcdef0"
 ALLOWED = {"teams": {"vision": {"choices": {"storage.s3_link": [False, True]}}}}
 
 
-def linked_teams(team_limits=ALLOWED):
+def linked_teams(platform_allows=True):
     teams = copy.deepcopy(TEAMS)
     teams[0]["storage"]["s3_link"] = True
-    return check_team_file_with_places(teams, CLUSTER, "hyperpod", team_limits=team_limits)
+    return check_team_file_with_places(teams, CLUSTER, "hyperpod", team_limits=ALLOWED if platform_allows else None)
 
 
 def test_the_validator_refuses_s3_link_unless_the_platform_allows_it():
-    model = linked_teams(team_limits=None)[0]
+    model = linked_teams(platform_allows=False)[0]
     assert len(model) == 1 and model[0].startswith("team 'vision': storage.s3_link: true is not allowed for this team"), model
 
 

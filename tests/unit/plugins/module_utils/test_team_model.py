@@ -153,7 +153,6 @@ def test_teams_must_be_a_list():
     assert problems_of(teams={"name": "vision"}) == ["hyperpod_teams: must be a list of teams, got dict"]
 
 
-
 def test_a_bad_choices_setting_is_reported_and_keeps_the_s3_link_default():
     """Threat model 12 (H5): a key that is no string is a problem, not a TypeError; a refused value of storage.s3_link keeps the default ([false])."""
     refused = check_team_file(TEAMS, CLUSTER, team_limits={"choices": {1: [True]}})[0]
@@ -170,6 +169,7 @@ def test_an_absent_entry_is_offboardable_whatever_its_choices_say():
     teams = copy.deepcopy(TEAMS)
     teams[0].update(state="absent", storage={"s3_link": True}, workspace={"app_network_access_type": "PublicInternetOnly"})
     assert problems_of(teams) == []
+
 
 @pytest.mark.parametrize(
     "cluster_change, expected",

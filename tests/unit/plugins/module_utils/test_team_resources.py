@@ -59,6 +59,13 @@ def test_an_unknown_option_in_a_layer_is_refused():
 class Context:
     layer = None
 
+    def __init__(self, check_mode=False):
+        self.check_mode = check_mode
+        self.warned = []
+
+    def warn(self, message):
+        self.warned.append(message)
+
 
 def test_layers_run_in_order_the_domain_runs_as_the_role_just_converged_and_the_diff_names_the_layer():
     seen = []
@@ -278,3 +285,30 @@ def test_a_domain_made_in_the_run_gets_the_execution_roles_studio_policy_in_the_
     layers = [("execution_role", role, {"domain_arn": domain_arn}), ("domain", domain, {"execution_role": None})]
     converge_team(Context(), layers, {}, {"before": {}, "after": {}})
     assert seen == [("execution_role", domain_arn, None), "domain"]
+
+
+def test_a_dry_run_that_would_make_the_domain_says_the_studio_policy_follows_it():
+    """Issue 39: a dry run cannot name the id AWS gives a new domain, so its prediction of the role has no team-studio
+    policy; it says so rather than show less than the run will write."""
+    seen = []
+
+    def role(context, params):
+        seen.append("execution_role")
+        return {"changed": True, "role": {"arn": "arn:aws:iam::123456789012:role/r", "studio_policy": None}, "diff": {}}
+
+    def domain(context, params):
+        return {"changed": True, "domain": {"domain_id": None}, "diff": {}}
+
+    dry = Context(check_mode=True)
+    converge_team(dry, [("execution_role", role, {"team": "vision"}), ("domain", domain, {"execution_role": None})], {}, {"before": {}, "after": {}})
+    assert seen == ["execution_role"]
+    assert dry.warned == [
+        "team vision: the execution role's team-studio policy, which names the team's domain, is written once the domain exists; this dry run does not show it"
+    ]
+    # Nothing to say when the domain is not new (its ARN came with shared_info's read), nor outside a dry run.
+    for context, changed in ((Context(check_mode=True), False), (Context(), True)):
+        def quiet_domain(context, params, changed=changed):
+            return {"changed": changed, "domain": {}, "diff": {}}
+        layers = [("execution_role", role, {"team": "vision"}), ("domain", quiet_domain, {"execution_role": None})]
+        converge_team(context, layers, {}, {"before": {}, "after": {}})
+        assert context.warned == []
