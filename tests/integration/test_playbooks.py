@@ -151,6 +151,8 @@ def offboarding_keeps_data_and_other_teams(installed):
     others_before = {team: team_snapshot(installed.client, seed, team) for team in TEAMS if team != "vision"}
     settings = copy.deepcopy(SAMPLE)
     settings["hyperpod_teams"][0]["state"] = "absent"
+    # A lead's file that turns Studio off before the removal (red team): what the runs made of it goes all the same.
+    settings["hyperpod_teams"][0]["workspace"] = dict(settings["hyperpod_teams"][0].get("workspace") or {}, enabled=False)
     installed.write_settings(settings)
     s3 = installed.client.boto3_client("s3")
     s3.put_object(Bucket=seed["data_bucket"], Key="vision/results/run-1.json", Body=b"{}")
@@ -159,6 +161,11 @@ def offboarding_keeps_data_and_other_teams(installed):
     assert others_after == others_before
     gone = team_snapshot(installed.client, seed, "vision")
     assert gone["permission_set"] is None and gone["quotas"] == [] and gone["domains"] == [] and gone["budget"] is None
+    iam = installed.client.boto3_client("iam")
+    assert [r["RoleName"] for r in iam.list_roles()["Roles"] if r["RoleName"].startswith("hyperpod-vision-")] == []
+    eks_cluster = SAMPLE["hyperpod_cluster"]["eks_cluster_name"]
+    entries = installed.client.boto3_client("eks").list_access_entries(clusterName=eks_cluster)["accessEntries"]
+    assert not [entry for entry in entries if "hyperpod-vision-" in entry], entries
     kept = s3.list_objects_v2(Bucket=seed["data_bucket"], Prefix="vision/")
     assert [o["Key"] for o in kept.get("Contents", [])] == ["vision/results/run-1.json"], "offboarding deleted the team's S3 data"
     # Kept, so the name (and the gid of the kept FSx directory) is retired: the ledger beside the marks names the team.
