@@ -96,6 +96,8 @@ STATEMENTS = (
     ("DataBucket", ["s3:ListBucket"], "bucket", None),
     ("PlatformObjects", ["s3:DeleteObject", "s3:GetObject", "s3:GetObjectTagging", "s3:PutObject"], "platform-objects", None),
     ("TeamBudgets", ["budgets:ModifyBudget"], "budgets", None),
+    # A team's FSx data repository association (storage.s3_link): offboarding looks for it whatever the link says.
+    ("TeamExportAssociations", ["fsx:DescribeDataRepositoryAssociations"], "*", None),
 )
 
 # Actions the modules call only on a change the recorded life does not make: granted in the statement of their scope,
@@ -115,6 +117,9 @@ NOT_EXERCISED = {
         "sso:PutPermissionsBoundaryToPermissionSet", "sso:TagResource", "sso:UntagResource", "sso:UpdatePermissionSet",
     ],
     "TeamBudgets": [],
+    # The sample links no team to S3: the association's own writes are made only where the platform allows the link.
+    "TeamExportAssociations": ["fsx:CreateDataRepositoryAssociation", "fsx:DeleteDataRepositoryAssociation", "fsx:TagResource",
+                               "fsx:UpdateDataRepositoryAssociation"],
     "PlatformObjects": ["s3:PutObjectTagging"],
 }
 
