@@ -573,18 +573,24 @@ def plan_revoke(before):
     return [action for action in plan_absent(before) if action[0] != "delete_role"]
 
 
+def _owned_view(client, name, owner, before):
+    """The role's view (``before``, or read now); {} when there is none; ``owner`` checks one that exists."""
+    if before is None:
+        before = view(read(client, name))
+    if before and owner is not None:
+        owner(before)
+    return before
+
+
 def ensure_revoked(client, name, check_mode, owner=None, before=None):
     """(changed, before, after): the role's inline policies deleted and managed policies detached, the role kept.
 
     Offboarding does this before it deletes the team's spaces and domain: every member can run code as the role (Studio's
     portal acts as it), and a running app's session keeps what the role grants after Identity Center access is revoked;
     with the role's team-studio policy a member could make spaces faster than offboarding deletes them."""
-    if before is None:
-        before = view(read(client, name))
+    before = _owned_view(client, name, owner, before)
     if not before:
         return False, {}, {}
-    if owner is not None:
-        owner(before)
     actions = plan_revoke(before)
     if not actions:
         return False, before, before
@@ -599,12 +605,9 @@ def ensure_absent(client, name, check_mode, owner=None, before=None):
     Instance profiles belong to whoever made them: this module never removes the role from one,
     and IAM refuses to delete a role that is still in one (DeleteConflict). ``before`` as for ``ensure_present``.
     """
-    if before is None:
-        before = view(read(client, name))
+    before = _owned_view(client, name, owner, before)
     if not before:
         return False, {}, {}
-    if owner is not None:
-        owner(before)
     profiles = iam.list_instance_profiles_for_role(client, RoleName=name)
     if profiles:
         raise InputError(

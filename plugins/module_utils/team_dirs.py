@@ -189,8 +189,9 @@ class Root(object):
             os.close(fd)
         return {"uid": info.st_uid, "gid": info.st_gid, "mode": format_mode(stat.S_IMODE(info.st_mode))}
 
-    def ensure(self, parts, uid, gid, mode):
-        """Create ``parts`` if missing (its parent must exist), then set owner, group and mode through its descriptor."""
+    def _mkdir(self, parts, refusal=None):
+        """Make the directory ``parts`` (its parent must exist, walked without links): one already there is kept, or, with
+        ``refusal`` (an InputError message), refused."""
         parent = self.open_dir(parts[:-1])
         if parent is None:
             raise TeamDirError(message="%s does not exist" % self.display(parts[:-1]))
@@ -200,8 +201,14 @@ class Root(object):
             except OSError as exc:
                 if exc.errno != errno.EEXIST:
                     raise
+                if refusal is not None:
+                    raise InputError(message=refusal)
         finally:
             os.close(parent)
+
+    def ensure(self, parts, uid, gid, mode):
+        """Create ``parts`` if missing (its parent must exist), then set owner, group and mode through its descriptor."""
+        self._mkdir(parts)
         fd = self.open_dir(parts)
         try:
             os.fchown(fd, uid, gid)
@@ -225,18 +232,7 @@ class Root(object):
 
     def create(self, parts, uid, gid, mode, refusal):
         """Make ``parts``, which must not exist: ``refusal`` (an InputError message) when it does, even made a moment ago."""
-        parent = self.open_dir(parts[:-1])
-        if parent is None:
-            raise TeamDirError(message="%s does not exist" % self.display(parts[:-1]))
-        try:
-            try:
-                os.mkdir(parts[-1], 0o700, dir_fd=parent)
-            except OSError as exc:
-                if exc.errno == errno.EEXIST:
-                    raise InputError(message=refusal)
-                raise
-        finally:
-            os.close(parent)
+        self._mkdir(parts, refusal)
         self.ensure(parts, uid, gid, mode)
 
     def inode(self, parts):
