@@ -51,7 +51,8 @@ STATEMENTS = (
         "ReadAccountWide",
         [
             "access-analyzer:CheckAccessNotGranted", "budgets:ViewBudget", "ce:ListCostAllocationTags", "ec2:DescribeSubnets",
-            "eks:DescribeAccessEntry", "eks:DescribeAddon", "eks:DescribePodIdentityAssociation", "eks:ListAssociatedAccessPolicies",
+            "eks:DescribeAccessEntry", "eks:DescribeAddon", "eks:DescribeAddonVersions", "eks:DescribePodIdentityAssociation",
+            "eks:ListAccessPolicies", "eks:ListAssociatedAccessPolicies",
             "fsx:DescribeFileSystems", "iam:GetAccountAuthorizationDetails", "iam:GetAccountSummary", "iam:ListRoles",
             "iam:SimulatePrincipalPolicy", "sagemaker:ListApps", "sagemaker:ListClusterSchedulerConfigs", "sagemaker:ListComputeQuotas",
             "sagemaker:ListDomains", "sagemaker:ListSpaces", "sagemaker:ListTags", "sagemaker:ListUserProfiles",
@@ -93,7 +94,9 @@ STATEMENTS = (
      "roles", None),
     ("PassRolesToSageMaker", ["iam:PassRole"], "sagemaker-roles", "passed-to-sagemaker"),
     ("PassPodRolesToEks", ["iam:PassRole"], "pod-roles", "passed-to-pods"),
-    ("DataBucket", ["s3:ListBucket"], "bucket", None),
+    # preflight.yml reads the bucket's settings.
+    ("DataBucket", ["s3:GetBucketOwnershipControls", "s3:GetBucketPublicAccessBlock", "s3:GetBucketVersioning", "s3:GetEncryptionConfiguration",
+                    "s3:ListBucket"], "bucket", None),
     ("PlatformObjects", ["s3:DeleteObject", "s3:GetObject", "s3:GetObjectTagging", "s3:PutObject"], "platform-objects", None),
     ("TeamBudgets", ["budgets:ModifyBudget"], "budgets", None),
     # A team's FSx data repository association (storage.s3_link): offboarding looks for it whatever the link says.

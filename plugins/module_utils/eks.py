@@ -34,5 +34,9 @@ list_associated_access_policies = listing(
 associate_access_policy = write(Handler, "associate the access policy", "associate_access_policy")
 disassociate_access_policy = write(Handler, "disassociate the access policy", "disassociate_access_policy")
 
+# What the Region offers, for preflight: the add-on versions for a Kubernetes version, and the access policies.
+describe_addon_versions = listing(Handler, "describe the EKS add-on versions", "describe_addon_versions", "addons", missing_ok=False)
+list_access_policies = listing(Handler, "list the EKS access policies", "list_access_policies", "accessPolicies", missing_ok=False)
+
 tag_resource = write(Handler, "tag EKS resource", "tag_resource")
 untag_resource = write(Handler, "untag EKS resource", "untag_resource")

@@ -95,6 +95,11 @@ CostErrorHandler = _handler(CostError, ["NotFoundException", "ResourceNotFoundEx
 IamErrorHandler = _handler(IamError, ["NoSuchEntity"])
 # S3 answers a HEAD of a missing key or bucket with a bare 404 (no body to name the code).
 S3ErrorHandler = _handler(S3Error, ["NoSuchKey", "404", "NotFound"])
+# A bucket setting never set answers an error of its own ("GetPublicAccessBlock", "GetBucketOwnershipControls",
+# "GetBucketEncryption", Amazon S3 API Reference): the setting is missing, not the read failed.
+S3BucketSettingErrorHandler = _handler(
+    S3Error, ["NoSuchPublicAccessBlockConfiguration", "OwnershipControlsNotFoundError", "ServerSideEncryptionConfigurationNotFoundError"]
+)
 GrafanaErrorHandler = _handler(GrafanaError, ["ResourceNotFoundException"])
 AmpErrorHandler = _handler(AmpError, ["ResourceNotFoundException"])
 # Access Analyzer's policy checks read no resource of the account, so no answer of theirs means "missing": every error

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, listing, read, write
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import S3BucketSettingErrorHandler as SettingHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import S3ErrorHandler as Handler
 
 get_object_tagging = read(Handler, "read the team prefix marker's tags", "get_object_tagging")
@@ -29,3 +30,10 @@ delete_object = delete(Handler, "delete an object of the platform's prefix", "de
 get_object = read(Handler, "read an entry of the retired-names ledger", "get_object")
 # The folders (CommonPrefixes) of a bucket, or of a prefix, with Delimiter="/": verify_isolation's prefixes no team owns.
 list_folders = listing(Handler, "list the data bucket's folders", "list_objects_v2", "CommonPrefixes")
+
+# The data bucket's settings, for preflight: each None when never set.
+head_bucket = read(Handler, "look up the data bucket", "head_bucket")
+get_public_access_block = read(SettingHandler, "read the data bucket's Block Public Access", "get_public_access_block", "PublicAccessBlockConfiguration")
+get_bucket_ownership_controls = read(SettingHandler, "read the data bucket's object ownership", "get_bucket_ownership_controls", "OwnershipControls")
+get_bucket_encryption = read(SettingHandler, "read the data bucket's default encryption", "get_bucket_encryption", "ServerSideEncryptionConfiguration")
+get_bucket_versioning = read(Handler, "read the data bucket's versioning", "get_bucket_versioning", missing_ok=False)

@@ -29,20 +29,17 @@ from collections import Counter
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, compare, data_repository, domain, eks, execution_role, iam
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, budget, compare, data_repository, domain, eks, execution_role, fsx, iam
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, retired_names, sagemaker, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets as budgets_api
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import s3 as s3_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, read, together
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import FsxErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import S3ErrorHandler
 
 
 _describe_subnets = read(HyperPodErrorHandler, "describe the shared subnets", "describe_subnets", "Subnets")
-_head_bucket = read(S3ErrorHandler, "look up the data bucket", "head_bucket")
-_describe_file_systems = read(FsxErrorHandler, "describe the FSx file system", "describe_file_systems", "FileSystems")
 
 
 def vpc_of(ec2, subnet_ids):
@@ -80,10 +77,10 @@ def preflight_problems(context, store_id, team_members, data_bucket=None, fsx_fi
 
         phases.append(("identitystore", missing_users))
     if data_bucket:
-        phases.append(("s3", lambda: [] if _head_bucket(context.client("s3"), Bucket=data_bucket) is not None else [
+        phases.append(("s3", lambda: [] if s3_api.head_bucket(context.client("s3"), Bucket=data_bucket) is not None else [
             "hyperpod_data_bucket: S3 bucket %s does not exist (or is not this account's)" % data_bucket]))
     if fsx_file_system_id:
-        phases.append(("fsx", lambda: [] if _describe_file_systems(context.client("fsx"), FileSystemIds=[fsx_file_system_id]) else [
+        phases.append(("fsx", lambda: [] if fsx.describe_file_systems(context.client("fsx"), FileSystemIds=[fsx_file_system_id]) else [
             "hyperpod_account.fsx_file_system_id: FSx file system %s does not exist in %s" % (fsx_file_system_id, context.region)]))
     return [problem for problems in together(*phases) for problem in problems]
 

@@ -40,7 +40,10 @@ from moto.core.responses import ActionResult
 from sandbox import authorization
 from sandbox.authorization import iam_evaluation
 from sandbox.core import graft, validate_request
+from sandbox.services import sts_identity
 
+# The AWS managed policy AdministratorAccess's document.
+ADMINISTRATOR_ACCESS = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
 _CONTEXT_TYPES = {"boolean": lambda v: v.lower() == "true"}
 
 
@@ -126,6 +129,11 @@ def simulate(account_id: str, params: dict) -> dict:
         policies = authorization._role_policies(iam, role)
         boundary = boundaries[0] if boundaries else authorization._boundary(iam, role.permissions_boundary_arn)
         principal = _SimulatedPrincipal(account_id, policies + extra, role_arn=role.arn, boundary=boundary)
+    elif kind == "user" and source.rsplit("/", 1)[-1] == sts_identity.SANDBOX_USER and sts_identity.SANDBOX_USER not in iam.users:
+        # The sandbox's own keys, which it authorizes for everything (sandbox/authorization.py), as AWS would an IAM user
+        # with the AWS managed policy AdministratorAccess: simulated so.
+        principal = _SimulatedPrincipal(account_id, [("AdministratorAccess", ADMINISTRATOR_ACCESS)] + extra, user_arn=source,
+                                        boundary=boundaries[0] if boundaries else None)
     elif kind == "user":
         user = iam.get_user(source.rsplit("/", 1)[-1])
         policies = list(user.policies.items()) + [(arn, authorization._policy_document(p)) for arn, p in user.managed_policies.items()]

@@ -1,4 +1,4 @@
-"""One life of the sample, as the automation runs it: a cold site.yml, a rerun, an onboarding again and an offboarding.
+"""One life of the sample, as the automation runs it: the preflight check, a cold site.yml, a rerun, an onboarding again and an offboarding.
 
 Run by test_automation_policy.py under the automation policy alone, and (``HYPERPOD_RECORD_ASKED=<file>``) under the admin
 key to record what it asks IAM, where a new call of the collection shows first.
@@ -9,12 +9,22 @@ from __future__ import annotations
 import copy
 import time
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import automation_policy
+
 from tests.integration.playbook_runner import SAMPLE, Playbooks, assert_ok
 
 TEAMS = [team["name"] for team in SAMPLE["hyperpod_teams"]]
 
 
 def lifecycle(playbooks: Playbooks) -> None:
+    preflight = playbooks.run("playbooks/preflight.yml")
+    assert_ok(preflight, "preflight.yml on a new account")
+    checks = preflight_checks(preflight)
+    assert [c for c in checks if c["status"] == "problem"] == [], checks
+    # Every statement of the policy the caller runs under (Identity Center's may be another account's), simulated on the
+    # caller itself and allowed.
+    workload = {sid for sid, *unused in automation_policy.STATEMENTS} - set(automation_policy.IDENTITY_CENTER_STATEMENTS)
+    assert workload <= {c["subject"] for c in checks if c["area"] == "permissions"}, checks
     assert_ok(playbooks.run("site.yml", "--check", "--diff"), "site.yml --check on a new account")
     assert_ok(playbooks.run("site.yml"), "cold site.yml")
     assert_ok(playbooks.run("site.yml"), "site.yml again")
@@ -45,6 +55,11 @@ def lifecycle(playbooks: Playbooks) -> None:
     settings["hyperpod_teams"][0]["state"] = "absent"
     playbooks.write_settings(settings)
     assert_ok(playbooks.run("playbooks/remove_team.yml", "-e", f"team={TEAMS[0]}"), "remove_team")
+
+
+def preflight_checks(result) -> list[dict]:
+    """The rows of preflight.yml's checks (the preflight module's result)."""
+    return next(found["checks"] for play in result.report["plays"] for task in play["tasks"] for found in task["hosts"].values() if "checks" in found)
 
 
 def asked(requests: list[dict], principal: str | None = None) -> list[tuple[str, str, dict]]:

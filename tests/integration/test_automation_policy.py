@@ -6,7 +6,7 @@ authorizes every call with iam_evaluation (sandbox/authorization.py), iam:PassRo
 run. Then, from what the run asked IAM (the request log's ``asked``: action, resource ARN, condition keys), each statement
 is shown necessary: the policy without it denies at least one request the run made. What this proves, and no more:
 
-- sufficient for this life (cold site.yml, rerun, drift, add_team making a deleted role again, remove_team) on the sample;
+- sufficient for this life (preflight.yml, cold site.yml, rerun, drift, add_team making a deleted role again, remove_team) on the sample;
 - no statement can be dropped, nor any action of ``STATEMENTS`` (each is the only grant of a request the run made);
   ``NOT_EXERCISED`` is exactly the rest, granted for changes this life does not make and not proved here;
 - not that a statement's resource or condition is the narrowest possible.

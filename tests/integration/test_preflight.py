@@ -1,0 +1,29 @@
+"""playbooks/preflight.yml on an account that is not ready: one table, then one failure naming every problem, nothing written.
+
+That it passes on the sample, under the automation policy alone, is the first step of the automation's life
+(automation_lifecycle.py); each problem the module finds is tests/unit/plugins/module_utils/test_preflight.py's.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.integration.automation_lifecycle import preflight_checks
+
+
+def test_preflight_prints_one_table_and_fails_with_every_problem_at_once_writing_nothing(sample):
+    seed = json.loads(sample.seed_file.read_text())
+    s3, identitystore = sample.client.boto3_client("s3"), sample.client.boto3_client("identitystore")
+    s3.delete_public_access_block(Bucket=seed["data_bucket"])
+    # A team's Identity Center group gone: shared_info's problem, in the same table.
+    identitystore.delete_group(IdentityStoreId=seed["identity_store_id"], GroupId=seed["group_ids"]["TeamVision"])
+    sample.client.clear_requests()
+    result = sample.run("playbooks/preflight.yml")
+    assert result.returncode == 2
+    [failure] = result.failures()
+    assert "Preflight found 2 problem(s) (nothing was changed)" in failure, failure
+    assert "data bucket Block Public Access: off: BlockPublicAcls, IgnorePublicAcls, BlockPublicPolicy, RestrictPublicBuckets" in failure
+    assert "teams shared_info: " in failure and "TeamVision" in failure
+    checks = preflight_checks(result)
+    assert {c["area"] for c in checks} >= {"caller", "permissions", "identity center", "eks", "add-on", "access policies", "quotas", "data bucket", "fsx"}
+    assert sample.client.writes() == []
