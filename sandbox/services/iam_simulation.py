@@ -161,7 +161,9 @@ def simulate(account_id: str, params: dict) -> dict:
             result["MatchedStatements"] = [{k: v for k, v in m.items() if k in ("SourcePolicyId", "SourcePolicyType")} for m in result["MatchedStatements"]]
             result["MissingContextValues"] = missing
             each.append(result)
-        results.append(_per_action(action, each, bool(params.get("ResourceArns"))))
+        # "*" given explicitly is the blank ResourceArns' "*": "the resource in a simulation is "*", either explicitly, or
+        # when the ResourceArns parameter blank" (EvaluationResult's MissingContextValues).
+        results.append(_per_action(action, each, resources != ["*"]))
     return _page(results, params)
 
 
@@ -180,9 +182,17 @@ def _per_action(action: str, each: list, named: bool) -> dict:
         # Named resources carry their missing keys in ResourceSpecificResults "instead" (EvaluationResult).
         "MissingContextValues": [] if named else sorted({k for r in each for k in r["MissingContextValues"]}),
     }
+    # "*" for "*" as AWS answers; the newest model makes it "The ARN template for the simulated resource type", which the
+    # sandbox does not know: one named resource keeps its ARN, several none (the docs are silent: an assumption).
     if len(each) == 1:
         result["EvalResourceName"] = each[0]["EvalResourceName"]
     if named:
+        # The simulation is of one account's policies (the sandbox's evaluation knows no other): "If the simulation
+        # evaluates policies within the same account and includes a resource ARN, then the parameter is present but the
+        # response is empty. If the simulation ... specifies all resources (*), then the parameter is not returned"; nor
+        # is it on a ResourceSpecificResult, where it "is returned only for cross-account simulations" (EvaluationResult,
+        # ResourceSpecificResult, IAM API Reference).
+        result["EvalDecisionDetails"] = {}
         result["ResourceSpecificResults"] = [
             {
                 "EvalResourceName": r["EvalResourceName"],

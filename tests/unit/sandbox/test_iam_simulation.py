@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+from sandbox.core import service_model, shape_problems
+
 BUCKET = "arn:aws:s3:::data"
 OBJECT = f"{BUCKET}/vision/k"
 TRUST = json.dumps(
@@ -144,3 +146,23 @@ def test_boolean_context_entries_meet_json_booleans(iam, role):
     entries = [{"ContextKeyName": "aws:MultiFactorAuthPresent", "ContextKeyValues": ["true"], "ContextKeyType": "boolean"}]
     [result] = iam.simulate_principal_policy(PolicySourceArn=role, ActionNames=["s3:DeleteObject"], ContextEntries=entries)["EvaluationResults"]
     assert result["EvalDecision"] == "allowed"
+
+
+def test_eval_decision_details_is_empty_for_named_resources_and_absent_for_all(iam, role):
+    """ "If the simulation evaluates policies within the same account and includes a resource ARN, then the parameter is
+    present but the response is empty. If the simulation evaluates policies within the same account and specifies all
+    resources (*), then the parameter is not returned"; a ResourceSpecificResult's "is returned only for cross-account
+    simulations" (EvaluationResult, ResourceSpecificResult, IAM API Reference). The answers fit botocore's model."""
+    output = service_model("iam").operation_model("SimulatePrincipalPolicy").output_shape
+    named = iam.simulate_principal_policy(PolicySourceArn=role, ActionNames=["s3:GetObject"], ResourceArns=[OBJECT, "arn:aws:s3:::elsewhere/k"])
+    [result] = named["EvaluationResults"]
+    assert result["EvalDecisionDetails"] == {} and "EvalResourceName" not in result
+    assert all("EvalDecisionDetails" not in specific for specific in result["ResourceSpecificResults"])
+    answers = [named]
+    for resources in ({}, {"ResourceArns": ["*"]}):
+        answers.append(iam.simulate_principal_policy(PolicySourceArn=role, ActionNames=["s3:GetObject"], **resources))
+        [every] = answers[-1]["EvaluationResults"]
+        assert "EvalDecisionDetails" not in every and "ResourceSpecificResults" not in every and every["EvalResourceName"] == "*", resources
+        assert every["MissingContextValues"] == ["aws:PrincipalArn", "aws:PrincipalTag/team"], resources
+    for answer in answers:
+        assert shape_problems(output, {k: v for k, v in answer.items() if k != "ResponseMetadata"}, answer=True) == []
