@@ -34,7 +34,7 @@ from bench.processes import RUSAGE_WRAPPER, own_sandbox  # noqa: E402
 from bench.teams import raise_account_quotas, sandbox_inventory, team_file, write_settings  # noqa: E402
 from sandbox.client import SANDBOX_CREDENTIALS  # noqa: E402
 from sandbox.seed import seed  # noqa: E402
-from sandbox.server import RATE_LIMITS  # noqa: E402
+from sandbox.server import RATE_LIMITS, rate_key  # noqa: E402
 
 # "drift" is the first drift job (verify_isolation asks IAM and Access Analyzer everything); "hourly" the next one,
 # with their answers in the fact cache, as the scheduled job runs it.
@@ -74,9 +74,9 @@ def process_cpu_seconds(pid: int) -> float:
 
 def rate_floor(log: list[dict], limits: dict = RATE_LIMITS) -> tuple[float, str]:
     """(seconds, service): the least wall time AWS's request rates allow for ``log``'s requests, whoever sends them:
-    the requests of the service whose rate they take longest to fit in."""
-    sent = Counter(record["service"] for record in log)
-    floors = [(sent[service] / rate, service) for service, rate in limits.items() if sent[service]]
+    the requests of the service (``service:operation`` for one limited per API) whose rate they take longest to fit in."""
+    sent = Counter((record["service"], rate_key(record["service"], record.get("operation", ""))) for record in log)
+    floors = [(count / limits[service], key) for (service, key), count in sent.items() if service in limits]
     return max(floors, default=(0.0, ""))
 
 

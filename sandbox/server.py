@@ -9,7 +9,8 @@ Administrative endpoints (never logged, never faulted):
   (``iam_propagation_s``: how long a new IAM role is refused by the services it is passed to, ``sandbox/iam_propagation.py``). Clients retry a
   throttle or an error; a denial (AccessDenied, as for a permission the caller lacks) they do not. ``"times": 2`` faults
   only the first two requests the rates fault (then answers them all), so a test sees a call retried, then answered.
-  ``"rate_limits": {"sso-admin": 20}`` throttles what a service receives beyond that many requests a second (``RATE_LIMITS``: AWS's).
+  ``"rate_limits": {"sso-admin": 20}`` throttles what a service receives beyond that many requests a second (``RATE_LIMITS``: AWS's;
+  each API's for a ``PER_API`` service, the Identity Store).
   ``operations`` names an operation (``CheckAccessNotGranted``), ``service:operation`` (``iam:SimulatePrincipalPolicy``,
   ``accessanalyzer:CheckAccessNotGranted``) or ``service:*``
 - ``GET|PUT /_sandbox/config``: ``{"status_delay": 0.5, "legacy_sso_domains": 0, "identity_center_home": "", "iam_roles_per_account": 1000, ...}``
@@ -89,9 +90,18 @@ class RequestLog:
 
 
 # What AWS throttles an account at, in requests per second, for ``Faults.rate_limits``. IAM Identity Center's APIs
-# have "a collective throttle limit of 20 transactions per second (TPS)" (its quotas); IAM and SageMaker publish no
-# rate for these APIs, and are taken at the same 20 (an assumption: both throttle low in practice).
+# have "a collective throttle limit of 20 transactions per second (TPS)", while "Identity Store APIs have a throttle
+# limit of 20 transactions per second (TPS) per API. This limit applies per Identity Store instance" (Quotas and limits
+# in IAM Identity Center; an account has one instance); IAM and SageMaker publish no rate for these APIs, and are taken
+# at the same 20 (an assumption: both throttle low in practice).
 RATE_LIMITS = {"sso-admin": 20, "identitystore": 20, "iam": 20, "sagemaker": 20}
+# The services whose rate is each API's, not the service's collective one.
+PER_API = frozenset({"identitystore"})
+
+
+def rate_key(service: str, operation: str) -> str:
+    """What a request's rate is counted under: its service, or its operation of a ``PER_API`` service."""
+    return f"{service}:{operation}" if service in PER_API else service
 
 
 @dataclass
@@ -114,19 +124,19 @@ class Faults:
         self._lock = threading.Lock()
         self._faulted = 0
         iam_propagation.set_delay(self.iam_propagation_s)
-        # A token bucket per service: its rate a second, one second's worth saved up, as AWS's throttling allows a burst.
-        # [tokens, time of the last refill, rate, most tokens saved up]
+        # A token bucket per rate_key, made full at its first request: its rate a second, one second's worth saved up,
+        # as AWS's throttling allows a burst. [tokens, time of the last refill]
         self._buckets = {}
-        for service, rate in self.rate_limits.items():
-            self._buckets[service] = [max(1.0, float(rate)), time.monotonic(), float(rate), max(1.0, float(rate))]
 
-    def admit(self, service: str) -> bool:
-        """Whether the service's rate limit lets one more request in now (it takes a token if so)."""
-        bucket = self._buckets.get(service)
-        if bucket is None:
+    def admit(self, service: str, operation: str) -> bool:
+        """Whether the service's rate limit (its operation's, ``PER_API``) lets one more request in now (it takes a token if so)."""
+        if service not in self.rate_limits:
             return True
+        rate = float(self.rate_limits[service])
+        burst = max(1.0, rate)
         with self._lock:
-            tokens, last, rate, burst = bucket
+            bucket = self._buckets.setdefault(rate_key(service, operation), [burst, time.monotonic()])
+            tokens, last = bucket
             now = time.monotonic()
             tokens = min(burst, tokens + (now - last) * rate)
             admitted = tokens >= 1
@@ -262,7 +272,7 @@ class SandboxApp:
             start_response(status, headers + [("Content-Length", str(len(payload)))])
             return [payload]
         faults = self.faults
-        throttled = not faults.admit(service)
+        throttled = not faults.admit(service, operation)
         if throttled or faults.applies_to(service, operation):
             if faults.latency_ms:
                 time.sleep(faults.latency_ms / 1000)

@@ -9,10 +9,14 @@ so without a pace its request rate grows with the forks and the latency falls, p
 Center's APIs "have a collective throttle limit of 20 transactions per second" (IAM Identity Center quotas), and a
 run that meets it retries the throttled calls, all at once, again. Every request of a client made by
 ``layer.AWSModule`` first takes a token of its service's bucket (botocore's ``before-send``, so a retry takes one too).
+The Identity Store's limit is not collective but each API's: "Identity Store APIs have a throttle limit of 20
+transactions per second (TPS) per API" (the same page), so its requests take a token of their operation's bucket
+(``PER_API``), as AWS counts them.
 
-``RATES`` are the rates kept by default: nine tenths of Identity Center's documented limit; IAM and SageMaker
-publish none and throttle low, and are kept at the same pace. ``HYPERPOD_AWS_REQUEST_RATES`` (a JSON object,
-service -> requests per second; 0 for no pace) changes them, for an account whose quotas were raised.
+``RATES`` are the rates kept by default: nine tenths of Identity Center's documented limit (of each API's, for the
+Identity Store); IAM and SageMaker publish none and throttle low, and are kept at the same pace.
+``HYPERPOD_AWS_REQUEST_RATES`` (a JSON object, service -> requests per second, each API's for a ``PER_API`` service;
+0 for no pace) changes them, for an account whose quotas were raised.
 
 The buckets are the process's own, unless ``share_across_forks`` made them in shared memory before Ansible forked
 its workers (``plugin_utils/in_worker.py`` does, in ``ansible-playbook``): then every worker of the run draws from
@@ -29,6 +33,8 @@ import threading
 import time
 
 RATES = {"sso-admin": 18.0, "identitystore": 18.0, "iam": 18.0, "sagemaker": 18.0}
+# The services whose rate is each API's: a bucket per operation.
+PER_API = frozenset(["identitystore"])
 ENVIRONMENT = "HYPERPOD_AWS_REQUEST_RATES"
 
 
@@ -75,13 +81,27 @@ _buckets = {}
 _made = threading.Lock()
 
 
-def bucket(service):
-    """The bucket of ``service``, None for a service without a pace."""
+def _key(service, operation):
+    return (service, operation) if service in PER_API else service
+
+
+def bucket(service, operation=None):
+    """The bucket of ``service`` (of its ``operation``, for a ``PER_API`` service), None for a service without a pace."""
+    key = _key(service, operation)
     with _made:
-        if service not in _buckets:
+        if key not in _buckets:
             rate = configured_rates().get(service)
-            _buckets[service] = TokenBucket(rate) if rate else None
-        return _buckets[service]
+            _buckets[key] = TokenBucket(rate) if rate else None
+        return _buckets[key]
+
+
+def _operations(service):
+    """The operations of ``service`` in botocore's model (none without botocore: their buckets are then each process's)."""
+    try:
+        import botocore.session
+    except ImportError:
+        return []
+    return botocore.session.get_session().get_service_model(service).operation_names
 
 
 def share_across_forks():
@@ -93,7 +113,10 @@ def share_across_forks():
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
-        shared = dict((service, TokenBucket(rate, context.Lock())) for service, rate in configured_rates().items())
+        shared = {}
+        for service, rate in configured_rates().items():
+            for operation in _operations(service) if service in PER_API else [None]:
+                shared[_key(service, operation)] = TokenBucket(rate, context.Lock())
         for paced in shared.values():
             paced.state = context.RawArray("d", paced.state)
     except (ImportError, OSError):
@@ -104,8 +127,13 @@ def share_across_forks():
 
 
 def pace(client):
-    """Have every request of ``client`` (a retry too) wait for a token of its service's bucket."""
-    paced = bucket(client.meta.service_model.service_name)
+    """Have every request of ``client`` (a retry too) wait for a token of its service's bucket (its operation's, ``PER_API``)."""
+    service = client.meta.service_model.service_name
+    if service in PER_API and configured_rates().get(service):
+        # botocore's event is before-send.<service id>.<operation name>.
+        client.meta.events.register("before-send", lambda event_name, **unused: bucket(service, event_name.rsplit(".", 1)[-1]).take())
+        return client
+    paced = bucket(service)
     if paced is not None:
         client.meta.events.register("before-send", lambda **unused: paced.take())
     return client

@@ -11,3 +11,10 @@ def test_the_floor_is_the_rate_limited_service_whose_requests_take_longest_at_it
     assert rate_floor(log, {"sso-admin": 20, "sagemaker": 10}) == (30.0, "sagemaker")
     # A service AWS does not throttle low here (EKS) sets no floor.
     assert rate_floor([{"service": "eks"}]) == (0.0, "")
+
+
+def test_the_identity_stores_floor_is_its_busiest_apis():
+    """ "Identity Store APIs have a throttle limit of 20 transactions per second (TPS) per API" (Quotas and limits in IAM
+    Identity Center): two APIs' requests fit in the time of the busier one's."""
+    log = [{"service": "identitystore", "operation": "ListGroups"}] * 30 + [{"service": "identitystore", "operation": "GetGroupId"}] * 40
+    assert rate_floor(log) == (2.0, "identitystore:GetGroupId")

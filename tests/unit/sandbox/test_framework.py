@@ -11,6 +11,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_
 
 from sandbox import core
 from sandbox.client import SandboxError
+from sandbox.server import Faults
 
 
 def test_request_log_counts_reads_and_writes_across_protocols(sandbox):
@@ -48,6 +49,18 @@ def test_throttling_fault_is_a_botocore_throttling_error(sandbox):
     assert raised.value.response["Error"]["Code"] == "ThrottlingException"
     sandbox.boto3_client("sagemaker").list_clusters()  # not in the fault list
     assert [r["fault"] for r in sandbox.requests()] == ["throttle", ""]
+
+
+def test_the_identity_stores_rate_is_each_apis_and_identity_centers_collective():
+    """ "Identity Store APIs have a throttle limit of 20 transactions per second (TPS) per API", Identity Center's "a
+    collective throttle limit" (Quotas and limits in IAM Identity Center): a second's worth of one Identity Store API
+    leaves another's untouched; a second's worth of one Identity Center API spends them all."""
+    faults = Faults(rate_limits={"identitystore": 2, "sso-admin": 2})
+    assert [faults.admit("identitystore", "ListGroups") for _request in range(3)] == [True, True, False]
+    assert faults.admit("identitystore", "ListGroupMemberships") and faults.admit("identitystore", "GetGroupId")
+    assert [faults.admit("sso-admin", "ListInstances") for _request in range(2)] == [True, True]
+    assert not faults.admit("sso-admin", "ListPermissionSets")
+    assert faults.admit("sagemaker", "ListDomains")  # no limit set
 
 
 def test_plain_awsretry_gives_up_on_throttling_exception(sandbox):

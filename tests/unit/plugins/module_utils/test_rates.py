@@ -97,6 +97,31 @@ def test_every_request_of_a_paced_client_takes_a_token_of_its_service(monkeypatc
     assert sum(clock.slept) == pytest.approx(1.0)
 
 
+def test_each_identity_store_api_takes_a_token_of_its_own_bucket(monkeypatch):
+    """ "Identity Store APIs have a throttle limit of 20 transactions per second (TPS) per API" (Quotas and limits in IAM
+    Identity Center): a second's worth of ListGroups does not hold back GetGroupId, as one bucket for the service would."""
+    clock = _Clock()
+    monkeypatch.setenv(rates.ENVIRONMENT, json.dumps({"identitystore": 2}))
+    apis = ("ListGroups", "GetGroupId")
+    monkeypatch.setattr(rates, "_buckets", dict((("identitystore", api), rates.TokenBucket(2, clock=lambda: clock.now, sleep=clock.sleep)) for api in apis))
+    [(event, send)] = rates.pace(_Sent("identitystore")).handlers
+    for operation in ("ListGroups", "ListGroups", "GetGroupId", "GetGroupId"):
+        send(request=object(), event_name="before-send.identitystore.%s" % operation)
+    assert event == "before-send" and clock.slept == []
+    send(request=object(), event_name="before-send.identitystore.ListGroups")
+    assert sum(clock.slept) == pytest.approx(0.5)
+
+
+def test_the_forks_share_a_bucket_per_identity_store_api(monkeypatch):
+    monkeypatch.setattr(rates, "_buckets", {})
+    monkeypatch.delenv(rates.ENVIRONMENT, raising=False)
+    assert rates.share_across_forks()
+    shared = rates.bucket("identitystore", "CreateGroupMembership")
+    assert shared is rates._buckets[("identitystore", "CreateGroupMembership")] and not isinstance(shared.state, list)
+    assert shared is not rates.bucket("identitystore", "ListGroupMemberships")
+    assert rates.bucket("sso-admin", "ListInstances") is rates.bucket("sso-admin", "ListPermissionSets")
+
+
 def test_a_paced_client_stays_under_the_sandboxs_throttling_where_an_unpaced_one_is_throttled(sandbox, monkeypatch):
     """Eight threads listing Identity Center's instances as fast as they can, against a limit of 5 a second."""
     monkeypatch.setattr(rates, "_buckets", {})
