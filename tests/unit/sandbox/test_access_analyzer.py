@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import isolation
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from botocore.exceptions import ClientError, ParamValidationError
+
+from tests.unit.plugins.module_utils.test_isolation_matrix import ACTIONS, _principals, _rendered, _resources
 
 ACCOUNT = "123456789012"
 BUCKET = "hyperpod-team-data"
@@ -62,3 +65,23 @@ def test_a_bad_request_is_refused_as_aws_refuses_it(analyzer, sandbox):
     with pytest.raises(ParamValidationError):
         analyzer.check_access_not_granted(policyDocument="{}", access=[{}])
     assert [r["operation"] for r in sandbox.requests()][-1] == "CheckAccessNotGranted"
+
+
+def test_a_wildcard_outside_an_arns_resource_id_is_refused(analyzer):
+    """ "You can only use a wildcard in the portion of the ARN that specifies the resource ID", while the actions are "Any
+    strings that can be used as an action in an IAM policy" (Access, IAM Access Analyzer API Reference)."""
+    policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:Get*", "Resource": f"arn:aws:s3:::{BUCKET}/vision/*"}]}
+    for resource in ("*", f"arn:aws:s3:*::{BUCKET}/vision/x", "arn:aws:iam::*:role/vision", "arn:*:s3:::x", "arn:aws:s3?:::x"):
+        with pytest.raises(ClientError) as error:
+            _check(analyzer, policy, ["s3:GetObject"], [resource])
+        assert error.value.response["Error"]["Code"] == "ValidationException", resource
+    assert _check(analyzer, policy, ["s3:Get*"], [f"arn:aws:s3:::{BUCKET}/vision/*"])["result"] == "FAIL"
+    assert _check(analyzer, policy, ["*"], [f"arn:aws:s3:::{BUCKET}/nlp/?"])["result"] == "PASS"
+
+
+def test_the_collection_asks_about_no_wildcard_access_analyzer_refuses(analyzer):
+    """verify_isolation's checks of the rendered policies against the sample teams' resources, asked of the sandbox:
+    every resource ARN they ask about has its wildcards, if any, in the resource ID, and every check is answered."""
+    documents = {pid: spec["identity"] for pid, spec in _rendered().items()}
+    analyzed = isolation.access_not_granted(analyzer, documents, _principals(), _resources(), ACTIONS)
+    assert analyzed["findings"] == [] and analyzed["checks"] > 0
