@@ -26,10 +26,10 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets, e
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
-# AWS Budgets quotas: at most 5 notifications per budget (the model's max of 10 is not what the service takes),
-# each with one SNS topic and up to 10 e-mail subscribers
-# (https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-limits.html,
-# https://docs.aws.amazon.com/aws-cost-management/latest/APIReference/API_budgets_NotificationWithSubscribers.html).
+# AWS Budgets: "A budget can have up to five notifications, and each notification can have one SNS subscriber and up to
+# 10 email subscribers" (CreateBudget, AWS Budgets API Reference; NotificationWithSubscribers: "for a total of 11
+# subscribers"). The Notification data type says "up to ten notifications" and the model's list takes 10: the five
+# CreateBudget states is kept, the lower of the two. The sandbox (sandbox/services/budgets_ext.py) holds the same.
 MAX_NOTIFICATIONS = 5
 MAX_EMAIL_SUBSCRIBERS = 10
 MAX_THRESHOLD = 1000000
@@ -87,9 +87,7 @@ def validate(team, prefix, monthly_usd, thresholds, forecast_thresholds, notify)
                 problems.append("%s: %s is outside 0 < percent <= %d" % (name, value, MAX_THRESHOLD))
         if len(set(float(v) for v in values)) != len(values):
             problems.append("%s: %s lists a threshold twice" % (name, list(values)))
-    if notify and len(thresholds) + len(forecast_thresholds) > MAX_NOTIFICATIONS:
-        problems.append("a budget has at most %d notifications (thresholds + forecast_thresholds)" % MAX_NOTIFICATIONS)
-    sns = [a for a in notify if a.startswith("arn:")]
+    problems.extend(limit_problems(thresholds, forecast_thresholds, notify))
     for address in notify:
         if address.startswith("arn:") and not SNS_ARN.match(address):
             problems.append("notify: %r is not an SNS topic ARN" % address)
@@ -97,10 +95,20 @@ def validate(team, prefix, monthly_usd, thresholds, forecast_thresholds, notify)
             problems.append("notify: %r is not an e-mail address" % address)
     if len(set(notify)) != len(notify):
         problems.append("notify lists an address twice")
-    if len(sns) > 1 or len(notify) - len(sns) > MAX_EMAIL_SUBSCRIBERS:
-        problems.append("notify: a notification has at most one SNS topic and %d e-mail addresses" % MAX_EMAIL_SUBSCRIBERS)
     if problems:
         raise InputError(message="team_budget: " + "; ".join(problems))
+
+
+def limit_problems(thresholds, forecast_thresholds, notify):
+    """Where a budget passes AWS's notification and subscriber limits (``desired`` makes a notification per threshold,
+    each to every ``notify`` address, and none without one), for this module and the team file alike."""
+    problems = []
+    if notify and len(thresholds) + len(forecast_thresholds) > MAX_NOTIFICATIONS:
+        problems.append("a budget has at most %d notifications (thresholds + forecast_thresholds)" % MAX_NOTIFICATIONS)
+    sns = [a for a in notify if a.startswith("arn:")]
+    if len(sns) > 1 or len(notify) - len(sns) > MAX_EMAIL_SUBSCRIBERS:
+        problems.append("notify: a notification has at most one SNS topic and %d e-mail addresses" % MAX_EMAIL_SUBSCRIBERS)
+    return problems
 
 
 def desired(team, prefix, tag_key, monthly_usd, thresholds, forecast_thresholds, notify):

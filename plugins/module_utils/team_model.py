@@ -479,6 +479,9 @@ def _check_budget(problems, where, team):
         values = budget[key]
         if not isinstance(values, list) or not all(_is_number(v) and 0 < v <= 1000 for v in values):
             problems.add(where, "budget." + key, "%r must be a list of percentages above 0 and at most 1000" % (values,))
+    if all(isinstance(budget[key], list) for key in ("notify", "thresholds", "forecast_thresholds")):
+        for problem in budget_rules.limit_problems(budget["thresholds"], budget["forecast_thresholds"], [str(t) for t in budget["notify"]]):
+            problems.add(where, "budget", problem)
     return budget
 
 

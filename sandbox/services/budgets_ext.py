@@ -13,7 +13,8 @@ complaint. Here:
   ``PERCENTAGE``); a second identical one is a ``DuplicateRecordException``,
   a missing one a ``NotFoundException``;
 - a notification has at least one subscriber, at most one SNS and ten e-mail
-  subscribers (``InvalidParameterException``); a budget at most ten notifications;
+  subscribers (``InvalidParameterException``; ``CreationLimitExceededException`` for one more);
+  a budget at most five notifications (``CreationLimitExceededException`` for a sixth);
 - tags live under ``arn:aws:budgets::<account>:budget/<name>`` and go with the budget.
 """
 
@@ -27,7 +28,10 @@ from moto.core.utils import unix_time
 
 from sandbox.core import AwsError, forwarded, graft, page, state, validate_request
 
-MAX_NOTIFICATIONS = 10
+# "A budget can have up to five notifications, and each notification can have one SNS subscriber and up to 10 email
+# subscribers" (CreateBudget, AWS Budgets API Reference). The Notification data type says "up to ten notifications" and
+# the model's list takes 10: the sandbox holds the five CreateBudget states, the lower (an assumption where the pages differ).
+MAX_NOTIFICATIONS = 5
 MAX_EMAIL_SUBSCRIBERS = 10
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget
+
+from sandbox.services import budgets_ext
 
 ACCOUNT = "123456789012"
 ACTUAL_80 = {"NotificationType": "ACTUAL", "ComparisonOperator": "GREATER_THAN", "Threshold": 80, "ThresholdType": "PERCENTAGE"}
@@ -109,3 +112,22 @@ def test_the_account_lists_its_budgets_and_their_notifications_in_pages(budgets)
         budgets.describe_budget_notifications_for_account(AccountId=ACCOUNT, NextToken="not-a-token")
     with pytest.raises(budgets.exceptions.AccessDeniedException):
         budgets.describe_budget_notifications_for_account(AccountId="210987654321")
+
+
+def test_a_sixth_notification_and_an_eleventh_e_mail_subscriber_are_refused(budgets):
+    """ "A budget can have up to five notifications, and each notification can have one SNS subscriber and up to 10 email
+    subscribers" (CreateBudget, AWS Budgets API Reference), as the collection's team_budget holds them."""
+    assert (budgets_ext.MAX_NOTIFICATIONS, budgets_ext.MAX_EMAIL_SUBSCRIBERS) == (budget.MAX_NOTIFICATIONS, budget.MAX_EMAIL_SUBSCRIBERS) == (5, 10)
+    name = {"AccountId": ACCOUNT, "BudgetName": "hyperpod-vision-monthly"}
+    for threshold in (85, 90, 95, 100):
+        budgets.create_notification(Notification=dict(ACTUAL_80, Threshold=threshold), Subscribers=[EMAIL], **name)
+    with pytest.raises(budgets.exceptions.CreationLimitExceededException):
+        budgets.create_notification(Notification=dict(ACTUAL_80, Threshold=105), Subscribers=[EMAIL], **name)
+    assert len(budgets.describe_notifications_for_budget(**name)["Notifications"]) == 5
+    kwargs = dict(name, Notification=ACTUAL_80)
+    for n in range(1, 10):
+        budgets.create_subscriber(Subscriber={"SubscriptionType": "EMAIL", "Address": "finops%d@example.com" % n}, **kwargs)
+    budgets.create_subscriber(Subscriber={"SubscriptionType": "SNS", "Address": "arn:aws:sns:us-east-1:123456789012:finops"}, **kwargs)
+    with pytest.raises(budgets.exceptions.CreationLimitExceededException):
+        budgets.create_subscriber(Subscriber={"SubscriptionType": "EMAIL", "Address": "finops10@example.com"}, **kwargs)
+    assert len(budgets.describe_subscribers_for_notification(**kwargs)["Subscribers"]) == 11

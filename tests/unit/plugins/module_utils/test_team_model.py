@@ -97,6 +97,18 @@ BROKEN_FILES = [
     ("bad uid", with_change(["members"], [{"name": "alice", "uid": 0}]), "members[0].uid: 0"),
     ("bad budget", with_change(["budget", "monthly_usd"], -5), "budget.monthly_usd: -5 must be a positive number"),
     ("bad notify", with_change(["budget", "notify"], ["finops"]), "budget.notify[0]: 'finops' is neither"),
+    # AWS Budgets' limits (module_utils/budget.py), before any call: 5 + 1 notifications, 11 e-mail addresses, 2 topics.
+    ("six notifications", with_change(["budget", "thresholds"], [50, 60, 70, 80, 90]), "budget: a budget has at most 5 notifications"),
+    (
+        "eleven e-mail addresses",
+        with_change(["budget", "notify"], ["finops%d@example.com" % n for n in range(11)]),
+        "budget: notify: a notification has at most one SNS topic and 10 e-mail addresses",
+    ),
+    (
+        "two SNS topics",
+        with_change(["budget", "notify"], ["arn:aws:sns:us-east-1:123456789012:a", "arn:aws:sns:us-east-1:123456789012:b"]),
+        "budget: notify: a notification has at most one SNS topic",
+    ),
     ("bad mode", with_change(["storage"], {"mode": 2770}), "storage.mode: 2770 must be an octal mode"),
     ("bad access policy", with_change(["access"], {"policies": ["admin"]}), "access.policies[0]: 'admin' is not one of"),
     ("bad pod security level", with_change(["access"], {"pod_security": "privileged"}), "access.pod_security: 'privileged' is not one of"),
