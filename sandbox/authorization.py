@@ -152,18 +152,24 @@ def principal_for(access_key: str, token: str) -> tuple[str, iam_evaluation.Prin
             if key.status != "Active" or token:
                 # An inactive key is refused as an unknown one ("Managing access keys", IAM User Guide).
                 raise UnknownCredentials("InvalidToken" if token else "InvalidId")
-            policies = list(user.policies.items()) + [(arn, _policy_document(p)) for arn, p in user.managed_policies.items()]
-            for group in iam.groups.values():
-                if user in group.users:
-                    policies += list(group.policies.items()) + [(arn, _policy_document(p)) for arn, p in group.managed_policies.items()]
+            policies, boundary = user_policies(iam, user)
             return key.secret_access_key, iam_evaluation.Principal(
                 account_id,
                 policies,
                 user_arn=user.arn,
-                boundary=_boundary(iam, getattr(user, "permissions_boundary_arn", None)),
+                boundary=boundary,
                 tags={t["Key"]: t["Value"] for t in (user.tags.values() if isinstance(user.tags, dict) else user.tags or [])},
             )
     raise UnknownCredentials("InvalidId")
+
+
+def user_policies(iam, user) -> tuple[list, dict | None]:
+    """An IAM user's identity policies, its groups' included ("Policies and permissions in IAM"), and its boundary."""
+    policies = list(user.policies.items()) + [(arn, _policy_document(p)) for arn, p in user.managed_policies.items()]
+    for group in iam.groups.values():
+        if user in group.users:
+            policies += list(group.policies.items()) + [(arn, _policy_document(p)) for arn, p in group.managed_policies.items()]
+    return policies, _boundary(iam, getattr(user, "permissions_boundary_arn", None))
 
 
 # --- is it signed, and signed right --------------------------------------------------------------

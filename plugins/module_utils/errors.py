@@ -35,6 +35,12 @@ def error_code(error):
     return (getattr(error.exception, "response", None) or {}).get("Error", {}).get("Code")
 
 
+def with_aws_answer(error):
+    """``error``'s message with AWS's code and message behind it, when an AWS answer raised it."""
+    answer = (getattr(error.exception, "response", None) or {}).get("Error", {})
+    return "%s: %s: %s" % (error.message, answer["Code"], answer.get("Message", "")) if answer.get("Code") else error.message
+
+
 def _handler(error, missing_codes=None):
     """The AWSErrorHandler that raises ``error``; a resource is missing when the error code is one of ``missing_codes``."""
     attributes = {"_CUSTOM_EXCEPTION": error, "__doc__": "Raises %s; missing: %s." % (error.__name__, ", ".join(missing_codes or ["never"]))}

@@ -27,15 +27,25 @@ description:
     add-on of O(addons) offered for its Kubernetes version (the version pinned, when one is); every EKS access policy
     the teams' access entries are given offered in the Region.
   - B(Quotas) the teams count against, the account's IAM roles (C(GetAccountSummary)) and the instance's permission sets.
-  - B(The data bucket) exists; Block Public Access on (a problem when any of its four settings is off); object
+  - B(The data bucket) exists and is the caller's account's (C(ExpectedBucketOwner)); Block Public Access on at the bucket
+    (a problem when any of its four settings is off there; the account-level setting is not read); object
     ownership C(BucketOwnerEnforced), default encryption not a KMS key the team roles cannot use, and versioning (a
     warning each otherwise).
   - B(The FSx file system), when O(fsx_file_system_id) is set, is Lustre, C(AVAILABLE), in the VPC of O(subnet_ids), and,
-    for the teams whose C(storage.s3_link) is true, a deployment type that holds data repository associations with room
-    for theirs (8 per file system).
+    for the teams whose C(storage.s3_link) is true, one that holds data repository associations (Lustre 2.12 or 2.15, not
+    C(SCRATCH_1), not Intelligent-Tiering, not linked the legacy way) with room for theirs (8 per file system).
   - What only the teams' own lookups show (their Identity Center groups and users, resources not theirs to change, the
     retired names) is M(hyperpod.tenancy.shared_info)'s; C(playbooks/preflight.yml) adds its problems to the table
-    through O(known_problems).
+    through O(known_problems) and O(team_problems).
+  - A scope with a wildcard (C(arn:aws:sagemaker:<region>:<account>:*), C(*)) is simulated as that pattern and as each SageMaker
+    resource type the run makes (C(domain/*), ...); a Deny of the caller's own on one resource of it (one domain's ARN) is
+    not seen; on the resources the run names before it makes them (the teams' roles, marks and budgets) it is.
+  - The simulation sends the context a request of the run carries (C(aws:RequestedRegion), C(aws:PrincipalArn),
+    C(aws:PrincipalAccount), the statement's own condition values); a denial where the simulation lacked a key the caller's
+    policies name is a warning, since the real request may carry it. It does not evaluate resource-based policies (the
+    bucket's policy), resource control policies or session policies.
+  - When IAM Identity Center is in another account (O(identity_center) with C(assume_role_arn) or C(profile)), its role is
+    checked by reading there (C(ListInstances), C(ListPermissionSets)), not by simulation.
 author:
   - hyperpod.tenancy contributors (@hyperpod-tenancy)
 options:
@@ -77,11 +87,25 @@ options:
     description: Permission sets the instance allows ("Number of permission sets allowed in IAM Identity Center"), AWS's default unless raised.
     type: int
     default: 3500
+  budget_name_prefix:
+    description: The prefix of the teams' budget names when it is not O(name_prefix) (the role C(cost)'s C(cost_name_prefix)).
+    type: str
+  budget_account_id:
+    description:
+      - The account of the teams' budgets (C(cost_account_id)). When it is another account than the caller's, the caller's
+        policies are not asked for the budgets' statement.
+    type: str
   known_problems:
-    description: Problems other checks found (M(hyperpod.tenancy.shared_info)'s), added to the table as C(teams) rows.
+    description: What M(hyperpod.tenancy.shared_info) found missing, added to the table as C(teams) rows.
     type: list
     elements: str
     default: []
+  team_problems:
+    description:
+      - The teams M(hyperpod.tenancy.shared_info) refuses (RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.team_problems)),
+        each added to the table as a problem row of its team.
+    type: dict
+    default: {}
 extends_documentation_fragment:
   - hyperpod.tenancy.attributes.info_module
   - hyperpod.tenancy.team.name_prefix
@@ -152,7 +176,10 @@ MODULE_OPTIONS = options(
         fsx_file_system_id=dict(type="str"),
         identity_center_instance_arn=dict(type="str"),
         permission_set_quota=dict(type="int", default=3500),
+        budget_name_prefix=dict(type="str"),
+        budget_account_id=dict(type="str"),
         known_problems=dict(type="list", elements="str", default=[]),
+        team_problems=dict(type="dict", default={}),
     ),
     NAME_PREFIX,
     IDENTITY_CENTER,
@@ -166,6 +193,7 @@ def converge(context, p):
     present = [t for t in p["teams"] if t.get("state", "present") == "present"]
     rows = preflight.checks(context, settings, present)
     rows += [preflight.row("teams", "shared_info", preflight.PROBLEM, problem) for problem in p["known_problems"]]
+    rows += [preflight.row("teams", team, preflight.PROBLEM, "refused: %s" % "; ".join(reasons)) for team, reasons in sorted(p["team_problems"].items())]
     problems = ["%s %s: %s" % (r["area"], r["subject"], r["detail"]) for r in rows if r["status"] == preflight.PROBLEM]
     return dict(changed=False, checks=rows, problems=problems, table=preflight.table(rows))
 

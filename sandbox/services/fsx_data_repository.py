@@ -148,6 +148,10 @@ class FsxDataRepositoryBackend:
         deployment = (file_system.lustre_configuration or {}).get("DeploymentType", "SCRATCH_1")
         if deployment == "SCRATCH_1":
             raise FsxApiError("UnsupportedOperation", "Data repository associations are not supported on SCRATCH_1 file systems.")
+        # "supported on ... all FSx for Lustre 2.12 and 2.15 file systems" (DataRepositoryAssociation, Amazon FSx API Reference).
+        version = file_system.__dict__.get("_sandbox", {}).get("type_version", "2.10")
+        if version not in ("2.12", "2.15"):
+            raise FsxApiError("UnsupportedOperation", f"Data repository associations are not supported on Lustre {version} file systems.")
         path = params.get("FileSystemPath") or "/"
         if not path.startswith("/"):
             raise _bad_request("FileSystemPath must be an absolute path that starts with a forward slash (/).")

@@ -9,6 +9,9 @@
   botocore's LustreFileSystemMountName: ``^([A-Za-z0-9_-]{1,8})$``).
 - Every file system has the members AWS always returns: ``OwnerId``, ``CreationTime``,
   ``Lifecycle`` (``AVAILABLE``; the sandbox creates file systems ready) and ``VpcId``.
+- A Lustre file system has its ``FileSystemTypeVersion``, which moto drops: the request's, else "Default value is 2.10,
+  except ... 2.12 when DeploymentType is set to PERSISTENT_2 without a metadata configuration mode ... 2.15 when
+  DeploymentType is set to PERSISTENT_2 with a metadata configuration mode" (CreateFileSystem, Amazon FSx API Reference).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ def _complete(file_system, described: dict) -> dict:
     if described.get("FileSystemType") == "LUSTRE":
         lustre = dict(described.get("LustreConfiguration") or {})
         lustre.setdefault("DeploymentType", "SCRATCH_1")
+        described.setdefault("FileSystemTypeVersion", extra.get("type_version") or "2.10")
         lustre.setdefault("MountName", "fsx" if lustre["DeploymentType"] == "SCRATCH_1" else extra["mount_name"])
         described["LustreConfiguration"] = lustre
     return described
@@ -83,6 +87,11 @@ def _wrap_create() -> None:
     def create_file_system(self) -> str:
         answer = json.loads(original(self))
         created = answer["FileSystem"]
+        request = json.loads(self.body or "{}")
+        lustre = request.get("LustreConfiguration") or {}
+        default = ("2.15" if lustre.get("MetadataConfiguration") else "2.12") if lustre.get("DeploymentType") == "PERSISTENT_2" else "2.10"
+        self.fsx_backend.file_systems[created["FileSystemId"]].__dict__.setdefault("_sandbox", {})["type_version"] = (
+            request.get("FileSystemTypeVersion") or default)
         answer["FileSystem"] = _complete(self.fsx_backend.file_systems[created["FileSystemId"]], created)
         return json.dumps(answer)
 

@@ -136,8 +136,9 @@ def simulate(account_id: str, params: dict) -> dict:
                                         boundary=boundaries[0] if boundaries else None)
     elif kind == "user":
         user = iam.get_user(source.rsplit("/", 1)[-1])
-        policies = list(user.policies.items()) + [(arn, authorization._policy_document(p)) for arn, p in user.managed_policies.items()]
-        principal = _SimulatedPrincipal(account_id, policies + extra, user_arn=user.arn, boundary=boundaries[0] if boundaries else None)
+        # Its groups' policies and its boundary too, as IAM evaluates the user's requests (sandbox/authorization.py).
+        policies, boundary = authorization.user_policies(iam, user)
+        principal = _SimulatedPrincipal(account_id, policies + extra, user_arn=user.arn, boundary=boundaries[0] if boundaries else boundary)
     else:
         group = iam.get_group(source.rsplit("/", 1)[-1])
         policies = list(group.policies.items()) + [(arn, authorization._policy_document(p)) for arn, p in group.managed_policies.items()]

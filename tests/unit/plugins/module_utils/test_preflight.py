@@ -49,7 +49,8 @@ def settings(seed, **changes):
         eks_cluster_name=seed["eks_cluster_arn"].rsplit("/", 1)[1], data_bucket=seed["data_bucket"], name_prefix="hyperpod",
         cluster_execution_role_arns=[seed["cluster_execution_role_arn"]], subnet_ids=seed["subnet_ids"], fsx_file_system_id=seed["fsx_file_system_id"],
         addons=[{"name": "amazon-sagemaker-hyperpod-taskgovernance"}, {"name": "eks-pod-identity-agent"}],
-        identity_center_instance_arn=None, permission_set_quota=3500, identity_center_elsewhere=False,
+        identity_center_instance_arn=None, permission_set_quota=3500, identity_center_elsewhere=False, budget_name_prefix=None,
+        budget_account_id=None,
     )
     base.update(changes)
     return base
@@ -74,6 +75,68 @@ def test_the_sample_passes_and_preflight_only_reads(seeded):
                    ("quotas", "permission sets"), ("data bucket", "Block Public Access"), ("fsx", seed["fsx_file_system_id"])]:
         assert found[wanted] == preflight.OK, wanted
     assert [r for r in sandbox.requests() if not r["operation"].startswith(READS)] == []
+
+
+def caller(sandbox, name, *policies, group_policy=None):
+    """An IAM user's keys, with ``policies`` inline and ``group_policy`` through a group."""
+    iam = sandbox.boto3_client("iam")
+    iam.create_user(UserName=name)
+    for index, policy in enumerate(policies):
+        iam.put_user_policy(UserName=name, PolicyName="p%d" % index, PolicyDocument=json.dumps(policy))
+    if group_policy:
+        iam.create_group(GroupName=name + "-group")
+        iam.put_group_policy(GroupName=name + "-group", PolicyName="g", PolicyDocument=json.dumps(group_policy))
+        iam.add_user_to_group(GroupName=name + "-group", UserName=name)
+    key = iam.create_access_key(UserName=name)["AccessKey"]
+    return {"AccessKeyId": key["AccessKeyId"], "SecretAccessKey": key["SecretAccessKey"]}
+
+
+EVERYTHING = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+
+
+def test_a_region_guardrail_and_a_group_grant_are_no_false_problem(seeded):
+    """The caller's grant comes through its group, and its own policy denies every Region but the run's (a guardrail as
+    SCPs write it): the simulation carries aws:RequestedRegion, so nothing is refused."""
+    sandbox, seed = seeded
+    guardrail = {"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "NotAction": ["iam:*", "sts:*", "budgets:*", "ce:*"], "Resource": "*",
+                                                         "Condition": {"StringNotEquals": {"aws:RequestedRegion": ["us-east-1"]}}}]}
+    keys = caller(sandbox, "guarded", guardrail, group_policy=EVERYTHING)
+    rows = preflight.checks(LayerContext(Module(sandbox, keys)), settings(seed), teams())
+    assert [r for r in rows if r["status"] != preflight.OK and r["subject"] != "versioning"] == []
+
+
+def test_a_deny_of_one_sagemaker_resource_type_is_seen(seeded):
+    sandbox, seed = seeded
+    deny = {"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": "sagemaker:DeleteDomain",
+                                                    "Resource": "arn:aws:sagemaker:us-east-1:%s:domain/*" % seed["account_id"]}]}
+    rows = preflight.checks(LayerContext(Module(sandbox, caller(sandbox, "denied", EVERYTHING, deny))), settings(seed), teams())
+    found = problems(rows)
+    assert list(found) == [("permissions", "ChangeMarkedSageMaker")]
+    assert found[("permissions", "ChangeMarkedSageMaker")].startswith("sagemaker:DeleteDomain denied on arn:aws:sagemaker:us-east-1:")
+
+
+def test_one_refused_read_hides_no_other_setting(seeded):
+    sandbox, seed = seeded
+    sandbox.boto3_client("s3").delete_public_access_block(Bucket=seed["data_bucket"])
+    deny = {"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": "s3:GetBucketOwnershipControls", "Resource": "*"}]}
+    rows = preflight.bucket_rows(LayerContext(Module(sandbox, caller(sandbox, "partial", EVERYTHING, deny))), seed["data_bucket"], seed["account_id"])
+    found = statuses(rows)
+    assert found[("data bucket", "Block Public Access")] == found[("data bucket", "object ownership")] == preflight.PROBLEM
+    assert found[("data bucket", "default encryption")] == preflight.OK
+    assert "AccessDenied" in problems(rows)[("data bucket", "object ownership")]
+
+
+def test_a_file_system_that_holds_no_association_is_named_for_the_teams_that_link(seeded):
+    sandbox, seed = seeded
+    fsx = sandbox.boto3_client("fsx")
+    old = fsx.create_file_system(FileSystemType="LUSTRE", StorageCapacity=1200, SubnetIds=seed["subnet_ids"][:1],
+                                 LustreConfiguration={"DeploymentType": "PERSISTENT_1", "PerUnitStorageThroughput": 50})["FileSystem"]
+    assert old["FileSystemTypeVersion"] == "2.10"
+    context = LayerContext(Module(sandbox))
+    [linked] = preflight.fsx_rows(context, old["FileSystemId"], None, ["vision"])
+    assert linked["status"] == preflight.PROBLEM and linked["detail"].startswith("Lustre 2.10 holds no data repository association, which storage.s3_link of vision")
+    [unlinked] = preflight.fsx_rows(context, old["FileSystemId"], None, [])
+    assert unlinked["status"] == preflight.OK
 
 
 def test_a_caller_without_one_statement_is_refused_that_statement_on_the_runs_own_resources(seeded):
@@ -117,7 +180,7 @@ def test_every_problem_it_was_built_to_find_is_named_in_one_run(seeded):
     # A scratch file system in another VPC, for a team that links to S3.
     vpc = ec2.create_vpc(CidrBlock="10.9.0.0/16")["Vpc"]["VpcId"]
     subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.9.0.0/24")["Subnet"]["SubnetId"]
-    scratch = fsx.create_file_system(FileSystemType="LUSTRE", StorageCapacity=1200, SubnetIds=[subnet],
+    scratch = fsx.create_file_system(FileSystemType="LUSTRE", FileSystemTypeVersion="2.15", StorageCapacity=1200, SubnetIds=[subnet],
                                      LustreConfiguration={"DeploymentType": "SCRATCH_1"})["FileSystem"]["FileSystemId"]
     sandbox.configure(iam_roles_per_account=len(sandbox.boto3_client("iam").list_roles()["Roles"]))
     wrong_instance = "arn:aws:sso:::instance/ssoins-0000000000000000"
@@ -130,7 +193,7 @@ def test_every_problem_it_was_built_to_find_is_named_in_one_run(seeded):
     found, status = problems(rows), statuses(rows)
     assert "authentication mode CONFIG_MAP" in found[("eks", "legacy-eks")]
     assert "v0.0.1-eksbuild.1 not offered" in found[("add-on", "eks-pod-identity-agent")]
-    assert found[("data bucket", "Block Public Access")] == "off: BlockPublicPolicy"
+    assert found[("data bucket", "Block Public Access")].startswith("off on the bucket: BlockPublicPolicy (")
     assert "not the shared subnets'" in found[("fsx", scratch)] and "SCRATCH_1 holds no data repository association" in found[("fsx", scratch)]
     assert "vision" in found[("fsx", scratch)]
     assert "is not visible" in found[("identity center", "instance")] and wrong_instance in found[("identity center", "instance")]
@@ -158,10 +221,12 @@ def test_the_module_adds_what_shared_info_found_and_lists_every_problem(seeded):
                  known_problems=["team 'vision': identity_center_group: no group TeamVision"])
     params = module_params(preflight_module.MODULE_OPTIONS, **given)
     params.pop("identity_center_elsewhere")
+    params["team_problems"] = {"nlp": ["IAM role hyperpod-nlp-studio-execution exists and was not made by hyperpod.tenancy"]}
     result = preflight_module.converge(LayerContext(Module(sandbox)), params)
     assert result["changed"] is False
-    assert result["problems"] == ["data bucket no-such-bucket-here: no S3 bucket no-such-bucket-here (or not this account's)",
-                                  "teams shared_info: team 'vision': identity_center_group: no group TeamVision"]
+    assert result["problems"] == ["data bucket no-such-bucket-here: no S3 bucket no-such-bucket-here",
+                                  "teams shared_info: team 'vision': identity_center_group: no group TeamVision",
+                                  "teams nlp: refused: IAM role hyperpod-nlp-studio-execution exists and was not made by hyperpod.tenancy"]
     assert result["table"][0].split() == ["AREA", "SUBJECT", "STATUS", "DETAIL"] and len(result["table"]) == len(result["checks"]) + 2
 
 
