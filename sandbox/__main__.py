@@ -76,7 +76,8 @@ def start(port: int | None) -> tuple[SandboxClient, bool]:
             from sandbox.kube import KubeCluster
 
             KubeCluster.stop_recorded(KUBE_DIR)
-            KubeCluster(KUBE_DIR).start()
+            # The API server asks this sandbox about EKS tokens and access policies: its port is known, and bound, already.
+            KubeCluster(KUBE_DIR).start(webhook=endpoint)
             env["SANDBOX_KUBE_DIR"] = str(KUBE_DIR)
         with open(LOG_FILE, "ab") as log:
             process = spawn_server(sock, instance, log, env)

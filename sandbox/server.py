@@ -21,6 +21,9 @@ Administrative endpoints (never logged, never faulted):
   access entry still maps its principal (``services/eks_access.py`` ``entry_works``)
 - ``GET /_sandbox/kubernetes``: ``{"endpoint": ..., "kubeconfig": <path of the admin kubeconfig>}``
   of the API server the EKS clusters point at (``{}`` without one)
+- ``POST /_sandbox/kubernetes/token-review`` and ``/_sandbox/kubernetes/subject-access-review``: the TokenReview and
+  SubjectAccessReview webhooks of the sandbox's kube-apiserver (``services/eks_kubernetes_webhook.py``): EKS tokens and
+  access policies
 - ``POST /_sandbox/reset``: moto's state, our additions' state, the log, the faults and the settings, and what
   the Kubernetes API server holds beyond a new cluster's own (``sandbox.kube.task_governance.reset``)
 """
@@ -42,7 +45,7 @@ from werkzeug.wrappers import Request
 
 from sandbox import access_analyzer, authorization, core, iam_propagation, services
 from sandbox.kube import api as kube_api
-from sandbox.services import amp_query, eks_auth, eks_kubernetes_proxy
+from sandbox.services import amp_query, eks_auth, eks_kubernetes_proxy, eks_kubernetes_webhook
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head", "Search", "BatchGet", "Query", "Scan", "Lookup", "Check", "Select", "IsMemberInGroups", "Simulate")
 # Signing names that differ from the boto3 client name.
@@ -355,6 +358,9 @@ class SandboxApp:
             args = request.args
             backend = eks_backends[args.get("account", DEFAULT_ACCOUNT_ID)][args.get("region", "us-east-1")]
             payload = {"works": backend.entry_works(args["cluster"], args["principal"])}
+        elif request.method == "POST" and request.path in eks_kubernetes_webhook.HANDLERS:
+            # The sandbox's kube-apiserver asking, as EKS's control plane asks its authenticator and authorizer.
+            payload = eks_kubernetes_webhook.HANDLERS[request.path](request.get_json(force=True) or {})
         elif route == ("POST", "/_sandbox/reset"):
             reset_state()
             core.restore_settings()

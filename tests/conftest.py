@@ -21,36 +21,54 @@ from sandbox.seed import load_sample, seed  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def kube_cluster(tmp_path_factory):
-    """etcd, kube-apiserver and kube-controller-manager of this worker's own (sandbox/kube), for the session.
+def _servers(tmp_path_factory):
+    """This worker's sandbox and its Kubernetes API server, started together for the session.
 
-    The binaries are built once per machine (``make kube-binaries``); starting them takes seconds.
-    ``kube_cluster.kubeconfig`` is the admin's kubeconfig (``system:masters``).
+    The API server asks the sandbox about EKS tokens and access policies (its webhooks, sandbox/kube), so the sandbox's
+    socket is bound first and its endpoint given to the API server; the sandbox process starts while the API server
+    does (it reads the cluster's kubeconfig on its first Kubernetes request only), so neither waits for the other.
     """
-    cluster = KubeCluster(tmp_path_factory.mktemp("kube")).start()
-    yield cluster
-    cluster.stop()
-
-
-@pytest.fixture(scope="session")
-def sandbox_server(tmp_path_factory, kube_cluster):
-    """A sandbox process of this worker's own, its EKS clusters pointing at ``kube_cluster``, stopped when the session ends."""
+    kube_directory = tmp_path_factory.mktemp("kube")
     log = tmp_path_factory.mktemp("sandbox") / "sandbox.log"
-    env = dict(os.environ, SANDBOX_STATUS_DELAY="0.2", SANDBOX_KUBE_DIR=str(kube_cluster.directory))
+    env = dict(os.environ, SANDBOX_STATUS_DELAY="0.2", SANDBOX_KUBE_DIR=str(kube_directory))
     instance = new_instance_id()
     # Bound here and handed over, as `python -m sandbox start` does: the other worker's sandbox never answers for this one.
     with listening_socket(0) as sock, open(log, "wb") as out:
         process = spawn_server(sock, instance, out, env)
         client = SandboxClient(endpoint_of(sock), instance)
+    try:
+        cluster = KubeCluster(kube_directory).start(webhook=client.endpoint)
+    except BaseException:
+        process.kill()
+        raise
     deadline = time.monotonic() + 60
     while not client.healthy():
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
+            cluster.stop()
             raise RuntimeError(f"sandbox did not start: {log.read_text()[-2000:]}")
         time.sleep(0.2)
-    yield client
+    yield cluster, client
     process.terminate()
     process.wait(timeout=10)
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def kube_cluster(_servers):
+    """etcd, kube-apiserver and kube-controller-manager of this worker's own (sandbox/kube), for the session.
+
+    The binaries are built once per machine (``make kube-binaries``); starting them takes seconds.
+    ``kube_cluster.kubeconfig`` is the admin's kubeconfig (``system:masters``). Its bearer tokens and what RBAC does not
+    allow are asked of the worker's sandbox (EKS tokens and access policies), which therefore runs with it.
+    """
+    return _servers[0]
+
+
+@pytest.fixture(scope="session")
+def sandbox_server(_servers):
+    """A sandbox process of this worker's own, its EKS clusters pointing at ``kube_cluster``, stopped when the session ends."""
+    return _servers[1]
 
 
 @pytest.fixture

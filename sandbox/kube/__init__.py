@@ -7,6 +7,10 @@ RBAC authorization and the PodSecurity admission plugin, and the controllers a t
 needs (namespace deletion, service accounts, persistent volume binding, garbage collection).
 No kubelet runs: pods are admitted or refused by the API server and then stay Pending.
 
+Started with ``webhook=`` (the sandbox's endpoint), it also authenticates the tokens ``aws eks get-token`` makes and
+authorizes with the access entries' access policies, as EKS does, by asking the sandbox
+(``sandbox/services/eks_kubernetes_webhook.py``).
+
 Its admin kubeconfig (``system:masters``, as the cluster creator's access entry is on EKS) is what
 the sandbox's EKS clusters point at: DescribeCluster returns this API server's endpoint and CA.
 """
@@ -225,7 +229,14 @@ class KubeCluster:
         except OSError:
             return ""
 
-    def start(self, timeout: float = 120) -> KubeCluster:
+    def start(self, timeout: float = 120, webhook: str | None = None) -> KubeCluster:
+        """Start the servers; ``webhook``: the endpoint of the sandbox that authenticates EKS tokens and authorizes
+        with access policies for this API server (``sandbox/services/eks_kubernetes_webhook.py``), None for none.
+
+        The sandbox need not answer yet: its socket is bound before (``sandbox/launch.py``), so the API server's
+        first questions wait in its backlog, and the API server asks none while it starts (its own and the admin's
+        requests are client certificates of ``system:masters``, which RBAC allows before the webhook is asked).
+        """
         binaries = binary_dir()
         if self.directory.exists():
             shutil.rmtree(self.directory)
@@ -249,7 +260,7 @@ class KubeCluster:
             "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", str(api_port),
             "--tls-cert-file", str(pki / "apiserver.crt"), "--tls-private-key-file", str(pki / "apiserver.key"),
             "--client-ca-file", str(pki / "ca.crt"), "--anonymous-auth=false",
-            "--authorization-mode", "RBAC",
+            "--authorization-mode", "RBAC,Webhook" if webhook else "RBAC",
             # PodSecurity is on by default since v1.25; named so the flag says what the tests rely on.
             "--enable-admission-plugins", "NamespaceLifecycle,ServiceAccount,PodSecurity,DefaultStorageClass,ResourceQuota",
             # Privileged containers are allowed by the server, as on EKS: Pod Security is what refuses them.
@@ -259,6 +270,7 @@ class KubeCluster:
             "--service-cluster-ip-range", "10.100.0.0/16", "--cert-dir", str(self.directory / "certs"),
             "--audit-policy-file", str(self.directory / "audit-policy.json"), "--audit-log-path", str(self.audit_log),
             "--audit-log-format", "json", "--audit-log-mode", "blocking",
+            *self._webhook_flags(webhook),
         ])  # fmt: skip
         write_kubeconfig(self.kubeconfig, self.server, pki)
         controller_kubeconfig = write_kubeconfig(self.directory / "controller-manager.kubeconfig", self.server, pki, user="controller-manager")
@@ -271,6 +283,36 @@ class KubeCluster:
         ])  # fmt: skip
         self._record()
         return self
+
+    def _webhook_flags(self, webhook: str | None) -> list[str]:
+        """EKS's authentication and authorization beside the certificates and RBAC, both asking the sandbox at ``webhook``.
+
+        Client certificates are tried before bearer tokens, and a valid service-account token before the webhook, so
+        neither the admin, the controllers nor pods are asked about; RBAC first, the webhook only for what RBAC does not
+        allow (kube-apiserver's --authorization-mode: the first authorizer that allows decides). No cache (a TTL of 0
+        bypasses it, k8s.io/apiserver's token cache and webhook authorizer): an access policy disassociated or an entry
+        deleted holds from the next request, as the tests expect (assumption: how long EKS caches is not documented).
+        """
+        if not webhook:
+            return []
+        from sandbox.services.eks_kubernetes_webhook import ACCESS_REVIEW_PATH, TOKEN_REVIEW_PATH
+
+        for name, path in (("authentication", TOKEN_REVIEW_PATH), ("authorization", ACCESS_REVIEW_PATH)):
+            config = {
+                "apiVersion": "v1", "kind": "Config",
+                "clusters": [{"name": "sandbox", "cluster": {"server": webhook.rstrip("/") + path}}],
+                "users": [{"name": "kube-apiserver", "user": {}}],
+                "contexts": [{"name": "webhook", "context": {"cluster": "sandbox", "user": "kube-apiserver"}}],
+                "current-context": "webhook",
+            }  # fmt: skip
+            (self.directory / f"{name}-webhook.kubeconfig").write_text(json.dumps(config))
+        return [
+            "--authentication-token-webhook-config-file", str(self.directory / "authentication-webhook.kubeconfig"),
+            "--authentication-token-webhook-version", "v1", "--authentication-token-webhook-cache-ttl", "0s",
+            "--authorization-webhook-config-file", str(self.directory / "authorization-webhook.kubeconfig"),
+            "--authorization-webhook-version", "v1",
+            "--authorization-webhook-cache-authorized-ttl", "0s", "--authorization-webhook-cache-unauthorized-ttl", "0s",
+        ]  # fmt: skip
 
     def _record(self) -> None:
         # `python -m sandbox stop` runs in another process than the one that started the servers.

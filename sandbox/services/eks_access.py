@@ -129,8 +129,7 @@ class EksAccessBackend:
         EKS API reference, AccessEntry ``principalArn``: "If you delete the IAM principal, even if it has the same ARN,
         the access entry won't work" (EKS keeps the principal's unique ID, as IAM policies do for a role in a trust
         policy). The entry records the ID it was made for; a role deleted and created again by name has another.
-        The sandbox authenticates to its Kubernetes API with client certificates, not through access entries, so this
-        is what the sandbox models of it: the tests ask here.
+        The sandbox's API server asks it of every EKS token (``eks_kubernetes_webhook``), and the tests may ask here.
         """
         entry = self._access_entry(cluster_name, principal_arn)
         principal = self._principal(principal_arn)

@@ -28,8 +28,11 @@ Writes, by HTTP method: ``POST`` (create), ``PUT`` (update), ``PATCH`` and ``DEL
 assumption: a ``PATCH`` is an update (``updateKubernetesObject``); the guide names create, update and delete and no
 other verb. ``GET`` and ``HEAD`` (get, list, watch) are reads and need ``eks:AccessKubernetesApi`` only.
 
-Not modeled: the access entry's access policies (``AssociateAccessPolicy``): the sandbox's API server has RBAC only, so
-the entry reaches what its groups are bound to (a team's entry: its namespace, through the team's RoleBinding).
+The access entry's access policies (``AssociateAccessPolicy``) are the API server's authorization webhook's
+(``eks_kubernetes_webhook``) and need the entry in the user's ``extra``, which impersonation does not carry: through this
+path the entry reaches what its groups are bound to (a team's entry: its namespace, through the team's RoleBinding), as
+EKS's own impersonation page says of impersonated users (access-policies.html). Assumption: whether EKS's path for AWS
+services applies the access policies is not documented.
 """
 
 from __future__ import annotations
@@ -81,8 +84,14 @@ def _unauthorized(message: str) -> tuple[str, list, bytes]:
     return "401 Unauthorized", [("Content-Type", "application/json")], json.dumps(status).encode()
 
 
-def identity(account_id: str, region: str, cluster_name: str, principal) -> tuple[str, list[str]] | None:
-    """(username, groups) EKS maps ``principal`` to on the cluster, from its access entry; None when it maps to none."""
+def identity(account_id: str, region: str, cluster_name: str, principal, access_key: str = "") -> tuple[str, list[str]] | None:
+    """(username, groups) EKS maps ``principal`` to on the cluster, from its access entry; None when it maps to none.
+
+    Also what EKS's token authenticator maps a token's caller to (``eks_kubernetes_webhook``). The username's
+    ``{{SessionName}}`` and ``{{SessionNameRaw}}`` (set-custom-username.html names both) are the session's name, unchanged
+    (assumption: the page does not say how they differ); ``{{AccountID}}`` and ``{{AccessKeyID}}`` are what
+    aws-iam-authenticator's mappings fill (assumption: no AWS page names them for access entries).
+    """
     cluster = _cluster(account_id, region, cluster_name)
     entries = (cluster.__dict__.get("sandbox_access_entries") or {}) if cluster is not None else {}
     arn = principal.role_arn or principal.user_arn
@@ -93,7 +102,14 @@ def identity(account_id: str, region: str, cluster_name: str, principal) -> tupl
 
     if not eks_backends[account_id][region].entry_works(cluster_name, arn):
         return None
-    username = entry["username"].replace("{{SessionName}}", principal.session_name or "")
+    username = entry["username"]
+    for variable, value in (
+        ("{{SessionNameRaw}}", principal.session_name),
+        ("{{SessionName}}", principal.session_name),
+        ("{{AccountID}}", account_id),
+        ("{{AccessKeyID}}", access_key),
+    ):
+        username = username.replace(variable, value or "")
     return username, list(entry.get("kubernetesGroups") or [])
 
 
