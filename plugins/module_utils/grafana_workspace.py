@@ -24,8 +24,8 @@ import re
 from ansible.module_utils.common.dict_transformations import camel_dict_to_snake_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import GrafanaError, GrafanaErrorHandler, HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import managed_grafana as grafana
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import GrafanaError, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
 READY = ("ACTIVE",)
@@ -217,66 +217,6 @@ def partition_of(region):
     return "aws"
 
 
-# ---------------------------------------------------------------- API helpers
-
-
-@GrafanaErrorHandler.list_error_handler("describe Grafana workspace", None)
-@aws_retry()
-def describe_workspace(client, workspace_id):
-    return client.describe_workspace(workspaceId=workspace_id)["workspace"]
-
-
-@GrafanaErrorHandler.list_error_handler("list Grafana workspaces", [])
-@aws_retry()
-def list_workspaces(client):
-    paginator = client.get_paginator("list_workspaces")
-    return [w for page in paginator.paginate() for w in page["workspaces"]]
-
-
-@GrafanaErrorHandler.list_error_handler("list Grafana workspace permissions", None)
-@aws_retry()
-def list_permissions(client, workspace_id):
-    paginator = client.get_paginator("list_permissions")
-    return [p for page in paginator.paginate(workspaceId=workspace_id) for p in page["permissions"]]
-
-
-@GrafanaErrorHandler.common_error_handler("create Grafana workspace")
-@aws_retry()
-def create_workspace(client, **request):
-    return client.create_workspace(**request)["workspace"]
-
-
-@GrafanaErrorHandler.common_error_handler("update Grafana workspace")
-@aws_retry()
-def update_workspace(client, **request):
-    return client.update_workspace(**request)["workspace"]
-
-
-@GrafanaErrorHandler.deletion_error_handler("delete Grafana workspace")
-@aws_retry()
-def delete_workspace(client, workspace_id):
-    client.delete_workspace(workspaceId=workspace_id)
-    return True
-
-
-@GrafanaErrorHandler.common_error_handler("update Grafana workspace permissions")
-@aws_retry()
-def update_permissions(client, workspace_id, batch):
-    return client.update_permissions(workspaceId=workspace_id, updateInstructionBatch=batch).get("errors") or []
-
-
-@GrafanaErrorHandler.common_error_handler("tag Grafana workspace")
-@aws_retry()
-def tag_resource(client, arn, tags):
-    client.tag_resource(resourceArn=arn, tags=tags)
-
-
-@GrafanaErrorHandler.common_error_handler("untag Grafana workspace")
-@aws_retry()
-def untag_resource(client, arn, keys):
-    client.untag_resource(resourceArn=arn, tagKeys=list(keys))
-
-
 # ---------------------------------------------------------------- the resource
 
 
@@ -300,22 +240,22 @@ class WorkspaceManager:
     def find(self):
         """The workspace (DescribeWorkspace), by id or by its unique name, or None."""
         if self.params.get("workspace_id"):
-            return describe_workspace(self.client, self.params["workspace_id"])
-        named = [w for w in list_workspaces(self.client) if w.get("name") == self.params["name"]]
+            return grafana.describe_workspace(self.client, workspaceId=self.params["workspace_id"])
+        named = [w for w in grafana.list_workspaces(self.client) if w.get("name") == self.params["name"]]
         if len(named) > 1:
             raise InputError(message="%d Grafana workspaces are named %s (%s): give workspace_id" % (
                 len(named), self.params["name"], ", ".join(sorted(w["id"] for w in named))))
-        return describe_workspace(self.client, named[0]["id"]) if named else None
+        return grafana.describe_workspace(self.client, workspaceId=named[0]["id"]) if named else None
 
     def settle(self, workspace):
         if workspace is None or workspace["status"] in SETTLED:
             return workspace
-        return wait_for_status(lambda: describe_workspace(self.client, workspace["id"]), self.label,
+        return wait_for_status(lambda: grafana.describe_workspace(self.client, workspaceId=workspace["id"]), self.label,
                                ready=SETTLED + (GONE,), timeout=self.timeout, status_key="status")
 
     def wait(self, workspace_id, ready):
         def describe():
-            return describe_workspace(self.client, workspace_id)
+            return grafana.describe_workspace(self.client, workspaceId=workspace_id)
 
         if not self.params.get("wait", True):
             return describe()
@@ -388,7 +328,7 @@ class WorkspaceManager:
             request["workspaceNotificationDestinations"] = settings["notification_destinations"]
         if settings["tags"]:
             request["tags"] = settings["tags"]
-        created = create_workspace(self.client, **request)
+        created = grafana.create_workspace(self.client, **request)
         if permissions:
             # Permissions can only be granted once the workspace is ACTIVE, whatever wait says.
             self.params = dict(self.params, wait=True)
@@ -398,12 +338,12 @@ class WorkspaceManager:
         return True, {}, current_settings(workspace, current), result(workspace, current)
 
     def _permissions(self, workspace_id):
-        return normalize_permissions(list_permissions(self.client, workspace_id) or [])
+        return normalize_permissions(grafana.list_permissions(self.client, workspaceId=workspace_id))
 
     def _apply_permissions(self, workspace_id, current, desired):
         errors = []
         for batch in permission_batches(current, desired):
-            errors.extend(update_permissions(self.client, workspace_id, batch))
+            errors.extend(grafana.update_permissions(self.client, workspaceId=workspace_id, updateInstructionBatch=batch).get("errors") or [])
         if errors:
             raise GrafanaError(message="%s: UpdatePermissions failed for %s" % (self.label, "; ".join(
                 "%s %s %s: %s (%s)" % (e["causedBy"]["action"], e["causedBy"]["role"],
@@ -447,17 +387,17 @@ class WorkspaceManager:
                     predicted[described] = desired[option]
             return True, current, desired, result(predicted, wanted_permissions)
         if update_request:
-            update_workspace(self.client, workspaceId=workspace_id, **update_request)
+            grafana.update_workspace(self.client, workspaceId=workspace_id, **update_request)
         if to_unset:
-            untag_resource(self.client, self.arn(workspace_id), to_unset)
+            grafana.untag_resource(self.client, resourceArn=self.arn(workspace_id), tagKeys=list(to_unset))
         if to_set:
-            tag_resource(self.client, self.arn(workspace_id), to_set)
+            grafana.tag_resource(self.client, resourceArn=self.arn(workspace_id), tags=to_set)
         if wanted_permissions != current_permissions:
             if update_request:
                 self.params = dict(self.params, wait=True)
                 self.wait(workspace_id, READY)
             self._apply_permissions(workspace_id, current_permissions, wanted_permissions)
-        workspace = self.wait(workspace_id, READY) if update_request else describe_workspace(self.client, workspace_id)
+        workspace = self.wait(workspace_id, READY) if update_request else grafana.describe_workspace(self.client, workspaceId=workspace_id)
         after_permissions = self._permissions(workspace_id)
         return True, current, current_settings(workspace, after_permissions), result(workspace, after_permissions)
 
@@ -476,8 +416,8 @@ class WorkspaceManager:
             return False, before, {}, {}
         if self.check_mode:
             return True, before, {}, {}
-        delete_workspace(self.client, workspace["id"])
+        grafana.delete_workspace(self.client, workspaceId=workspace["id"])
         if self.params.get("wait", True):
-            wait_for_status(lambda: describe_workspace(self.client, workspace["id"]), self.label, ready=(GONE,),
+            wait_for_status(lambda: grafana.describe_workspace(self.client, workspaceId=workspace["id"]), self.label, ready=(GONE,),
                             failed=FAILED, timeout=self.timeout, status_key="status")
         return True, before, {}, {}
