@@ -38,5 +38,15 @@ disassociate_access_policy = write(Handler, "disassociate the access policy", "d
 describe_addon_versions = listing(Handler, "describe the EKS add-on versions", "describe_addon_versions", "addons", missing_ok=False)
 list_access_policies = listing(Handler, "list the EKS access policies", "list_access_policies", "accessPolicies", missing_ok=False)
 
+# Pod Identity: the one association of a namespace's service account (the list filtered to it: one page, [] when the
+# cluster is missing); its delete raises on a missing one, as the caller has just described it.
+list_pod_identity_associations = read(
+    Handler, "list the Pod Identity associations", "list_pod_identity_associations", "associations", default=[]
+)
+describe_pod_identity_association = read(Handler, "describe the Pod Identity association", "describe_pod_identity_association", "association")
+create_pod_identity_association = write(Handler, "create the Pod Identity association", "create_pod_identity_association", "association")
+update_pod_identity_association = write(Handler, "update the Pod Identity association", "update_pod_identity_association", "association")
+delete_pod_identity_association = write(Handler, "delete the Pod Identity association", "delete_pod_identity_association")
+
 tag_resource = write(Handler, "tag EKS resource", "tag_resource")
 untag_resource = write(Handler, "untag EKS resource", "untag_resource")

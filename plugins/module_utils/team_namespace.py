@@ -70,8 +70,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, execution_role, fsx, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TEAM_TAGS, options, team_section
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksErrorHandler, HyperPodError, InputError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 
 FIELD_MANAGER = "hyperpod-tenancy"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "hyperpod.tenancy"}
@@ -758,38 +757,6 @@ def pod_trust_policy(account_id, cluster_arn, namespace):
     }
 
 
-@EksErrorHandler.list_error_handler("list the Pod Identity associations", [])
-@aws_retry()
-def list_associations(client, cluster_name, namespace, service_account):
-    return client.list_pod_identity_associations(clusterName=cluster_name, namespace=namespace, serviceAccount=service_account)["associations"]
-
-
-@EksErrorHandler.list_error_handler("describe the Pod Identity association", None)
-@aws_retry()
-def describe_association(client, cluster_name, association_id):
-    return client.describe_pod_identity_association(clusterName=cluster_name, associationId=association_id)["association"]
-
-
-@EksErrorHandler.common_error_handler("create the Pod Identity association")
-@aws_retry()
-def create_association(client, cluster_name, namespace, service_account, role_arn, tags):
-    return client.create_pod_identity_association(
-        clusterName=cluster_name, namespace=namespace, serviceAccount=service_account, roleArn=role_arn, tags=tags
-    )["association"]
-
-
-@EksErrorHandler.common_error_handler("update the Pod Identity association")
-@aws_retry()
-def update_association(client, cluster_name, association_id, role_arn):
-    return client.update_pod_identity_association(clusterName=cluster_name, associationId=association_id, roleArn=role_arn)["association"]
-
-
-@EksErrorHandler.common_error_handler("delete the Pod Identity association")
-@aws_retry()
-def delete_association(client, cluster_name, association_id):
-    return client.delete_pod_identity_association(clusterName=cluster_name, associationId=association_id)
-
-
 def _association_view(association):
     if not association:
         return {}
@@ -803,8 +770,8 @@ def _association_view(association):
 
 
 def _current_association(eks, cluster_name, namespace, service_account):
-    found = list_associations(eks, cluster_name, namespace, service_account) or []
-    return describe_association(eks, cluster_name, found[0]["associationId"]) if found else None
+    found = eks_api.list_pod_identity_associations(eks, clusterName=cluster_name, namespace=namespace, serviceAccount=service_account) or []
+    return eks_api.describe_pod_identity_association(eks, clusterName=cluster_name, associationId=found[0]["associationId"]) if found else None
 
 
 def read_known_pod_identity(iam, eks, team, prefix, cluster_name):
@@ -866,7 +833,7 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found,
         if current is not None:
             changed = True
             if not check_mode:
-                delete_association(eks, cluster_name, current["associationId"])
+                eks_api.delete_pod_identity_association(eks, clusterName=cluster_name, associationId=current["associationId"])
         role_changed, before["role"], after_role = execution_role.ensure_absent(iam, pod_role_name(team, prefix), check_mode, before=role_before)
         return changed or role_changed, before, {"association": {}, "role": after_role}
     account_id = pod_identity.get("account_id") or context.account_id()
@@ -883,7 +850,9 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found,
     if current is None:
         after = dict(wanted, association_id=None, association_arn=None, tags=dict(want["tags"]))
         if not check_mode:
-            after = _association_view(create_association(eks, cluster_name, n["namespace"], n["service_account"], role["arn"], tags))
+            after = _association_view(eks_api.create_pod_identity_association(
+                eks, clusterName=cluster_name, namespace=n["namespace"], serviceAccount=n["service_account"], roleArn=role["arn"], tags=tags
+            ))
         return True, before, {"association": after, "role": role}
     after = dict(before["association"])
     changed = role_changed
@@ -891,7 +860,9 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found,
         changed = True
         after["role_arn"] = role["arn"]
         if not check_mode:
-            after = _association_view(update_association(eks, cluster_name, current["associationId"], role["arn"]))
+            after = _association_view(
+                eks_api.update_pod_identity_association(eks, clusterName=cluster_name, associationId=current["associationId"], roleArn=role["arn"])
+            )
     # The team tags, on an adopted association the mark the next run checks (EKS takes them with TagResource only).
     missing = dict((k, v) for k, v in want["tags"].items() if after["tags"].get(k) != v)
     if missing:
