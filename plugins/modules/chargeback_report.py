@@ -146,27 +146,10 @@ table:
   elements: str
 """
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback, instance_types
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostErrorHandler, HyperPodError, InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import ce, chargeback, instance_types
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import REPORT, options
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
-
-
-@CostErrorHandler.common_error_handler("get cost and usage")
-@aws_retry(extra_codes=["LimitExceededException"])
-def _page(client, request):
-    return client.get_cost_and_usage(**request)
-
-
-def results_by_time(client, request):
-    results, request = [], dict(request)
-    while True:
-        page = _page(client, request)
-        results.extend(page.get("ResultsByTime") or [])
-        if not page.get("NextPageToken"):
-            return results
-        request["NextPageToken"] = page["NextPageToken"]
 
 
 MODULE_OPTIONS = options(
@@ -190,8 +173,8 @@ def converge(context, p):
     except (chargeback.ChargebackError, KeyError, TypeError, ValueError) as e:
         raise InputError(message="chargeback_report: %s" % e)
     client = context.client("ce")
-    by_tag = results_by_time(client, chargeback.team_cost_request(period, p["tag_key"], p["metric"]))
-    by_usage_type = results_by_time(client, chargeback.cluster_cost_request(period, p["cluster_service"], p["tag_key"], p["metric"]))
+    by_tag = ce.results_by_time(client, chargeback.team_cost_request(period, p["tag_key"], p["metric"]))
+    by_usage_type = ce.results_by_time(client, chargeback.cluster_cost_request(period, p["cluster_service"], p["tag_key"], p["metric"]))
     try:
         chargeback.check_periods(by_tag + by_usage_type, period)
         tag_costs = chargeback.parse_tag_costs(by_tag, p["tag_key"], p["metric"])
