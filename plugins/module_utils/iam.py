@@ -9,14 +9,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, listing, read, write
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IamErrorHandler as Handler
 
 # Where IAM Identity Center puts the roles it makes for a permission set in each account.
 SSO_ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
-
-# Who the credentials are (STS answers it whatever the caller's policies say: "GetCallerIdentity", AWS STS API Reference).
-get_caller_identity = read(HyperPodErrorHandler, "ask STS who the caller is", "get_caller_identity", missing_ok=False)
 
 list_roles = listing(Handler, "list IAM roles", "list_roles", "Roles", missing_ok=False)
 

@@ -14,6 +14,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import sts
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import delete, each, listing, read, write
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import IdentityCenterErrorHandler as Handler
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
@@ -191,12 +192,6 @@ CONNECTION_PATTERNS = (
 )
 
 
-@Handler.common_error_handler("assume the Identity Center role (%s.assume_role_arn)" % SETTING)
-@aws_retry()
-def _assume_role(sts, **kwargs):
-    return sts.assume_role(**kwargs)["Credentials"]
-
-
 def connection(module):
     """The keyword arguments ``module.client`` takes for an Identity Center client (``{}``: the module's own connection).
 
@@ -225,7 +220,7 @@ def connection(module):
         if settings.get("external_id"):
             request["ExternalId"] = settings["external_id"]
         source = dict((k, extra[k]) for k in ("profile_name", "aws_access_key_id", "aws_secret_access_key", "aws_session_token") if k in extra)
-        credentials = _assume_role(module.client("sts", **source), **request)
+        credentials = sts.identity_center_assume_role(module.client("sts", **source), **request)
         extra.update(
             profile_name=None,
             aws_access_key_id=credentials["AccessKeyId"],
@@ -235,19 +230,17 @@ def connection(module):
     return extra
 
 
-@Handler.common_error_handler("read the Identity Center connection's account (%s)" % SETTING)
-@aws_retry()
-def caller_account(sts):
-    return sts.get_caller_identity()["Account"]
+def caller_account(client):
+    return sts.identity_center_caller(client)["Account"]
 
 
 def connection_place(context):
     """Where the Identity Center calls of ``context`` (a LayerContext) go, for a message: account, Region and the setting."""
     extra = context.identity_center_connection()
-    sts = context.module.client("sts", **dict((k, v) for k, v in extra.items() if k != "endpoint"))
+    sts_client = context.module.client("sts", **dict((k, v) for k, v in extra.items() if k != "endpoint"))
     region = extra.get("region") or context.region
     how = "set by %s" % SETTING if extra else "%s unset: the workload account's own connection" % SETTING
-    return "account %s, Region %s (%s)" % (caller_account(sts), region, how)
+    return "account %s, Region %s (%s)" % (caller_account(sts_client), region, how)
 
 
 def instance_problem(context, instance_arn, found):

@@ -32,9 +32,8 @@ from ansible_collections.amazon.aws.plugins.module_utils.botocore import get_aws
 from ansible_collections.amazon.aws.plugins.module_utils.common import get_collection_info
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, rates
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, HyperPodErrorHandler, error_code
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.retry import aws_retry
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, rates, sts
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, error_code
 
 
 def user_agent():
@@ -47,10 +46,8 @@ def user_agent():
     return agent
 
 
-@HyperPodErrorHandler.common_error_handler("read the caller's account")
-@aws_retry()
-def caller_account(sts):
-    return sts.get_caller_identity()["Account"]
+def caller_account(client):
+    return sts.get_caller_identity(client)["Account"]
 
 
 class AWSModule(AnsibleAWSModule):

@@ -24,7 +24,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, automation_policy, data_repository, eks, fsx, iam, identity_center
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, s3, shared, team_namespace, text_table
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, s3, shared, sts, team_namespace, text_table
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, with_aws_answer
 
 OK, WARNING, PROBLEM = "ok", "warning", "problem"
@@ -160,7 +160,7 @@ def permission_rows(iam_client, principal, policy, resources_by_sid, caller_cont
 def caller_rows(context, settings, teams):
     iam_client = context.client("iam")
     try:
-        caller = iam.get_caller_identity(context.client("sts"))
+        caller = sts.get_caller_identity(context.client("sts"))
     except HyperPodError as e:
         # No caller, no account: nothing else can be asked.
         return [_failed("caller", "credentials", e)], None

@@ -33,18 +33,15 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_ent
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, permission_set, quota, retired_names, sagemaker, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets as budgets_api
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import ec2 as ec2_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import s3 as s3_api
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, read, together
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import READS_IN_FLIGHT, each, together
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodErrorHandler
-
-
-_describe_subnets = read(HyperPodErrorHandler, "describe the shared subnets", "describe_subnets", "Subnets")
 
 
 def vpc_of(ec2, subnet_ids):
     """The one VPC of ``subnet_ids``; an error when a subnet is missing or they span VPCs."""
-    subnets = _describe_subnets(ec2, SubnetIds=subnet_ids)
+    subnets = ec2_api.describe_subnets(ec2, SubnetIds=subnet_ids)
     vpcs = sorted(set(s["VpcId"] for s in subnets))
     missing = sorted(set(subnet_ids) - set(s["SubnetId"] for s in subnets))
     if missing or len(vpcs) != 1:

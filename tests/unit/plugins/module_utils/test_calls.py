@@ -281,3 +281,53 @@ def test_one_phase_or_none_is_run_in_this_thread():
     caller = threading.current_thread()
     assert together(("iam", lambda: threading.current_thread() is caller)) == [True]
     assert together() == []
+
+
+def test_cost_and_usage_pages_are_followed_and_a_limit_exceeded_page_alone_is_asked_again(sleeps):
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import ce
+
+    client, stub = stubbed("ce")
+    request = {"TimePeriod": {"Start": "2026-01-01", "End": "2026-02-01"}, "Granularity": "MONTHLY", "Metrics": ["UnblendedCost"]}
+    stub.add_response("get_cost_and_usage", {"ResultsByTime": [{"Estimated": False}], "NextPageToken": "t2"}, request)
+    stub.add_client_error("get_cost_and_usage", service_error_code="LimitExceededException", http_status_code=400)
+    stub.add_response("get_cost_and_usage", {"ResultsByTime": [{"Estimated": True}]}, dict(request, NextPageToken="t2"))
+    with stub:
+        assert ce.results_by_time(client, request) == [{"Estimated": False}, {"Estimated": True}]
+    stub.assert_no_pending_responses()
+    assert len(sleeps) == 1
+
+
+def test_pod_identity_reads_of_a_missing_cluster_are_values_and_its_writes_raise(sleeps):
+    client, stub = stubbed("eks")
+    ids = {"clusterName": "ml", "associationId": "a-0123456789abcdef0"}
+    stub.add_client_error("list_pod_identity_associations", service_error_code="ResourceNotFoundException", http_status_code=404)
+    stub.add_client_error("describe_pod_identity_association", service_error_code="ResourceNotFoundException", http_status_code=404)
+    stub.add_client_error("delete_pod_identity_association", service_error_code="ResourceNotFoundException", http_status_code=404)
+    with stub:
+        assert eks.list_pod_identity_associations(client, clusterName="ml", namespace="team-a", serviceAccount="team") == []
+        assert eks.describe_pod_identity_association(client, **ids) is None
+        with pytest.raises(EksError):
+            eks.delete_pod_identity_association(client, **ids)
+    stub.assert_no_pending_responses()
+    assert sleeps == []
+
+
+def test_sts_and_ec2_errors_raise_with_their_code(sleeps):
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import ec2, sts
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, error_code
+
+    client, stub = stubbed("ec2")
+    stub.add_client_error("describe_subnets", service_error_code="InvalidSubnetID.NotFound", http_status_code=400)
+    with stub, pytest.raises(HyperPodError) as raised:
+        ec2.describe_subnets(client, SubnetIds=["subnet-0123456789abcdef0"])
+    assert error_code(raised.value) == "InvalidSubnetID.NotFound"
+    client, stub = stubbed("sts")
+    stub.add_client_error("get_caller_identity", service_error_code="ExpiredToken", http_status_code=403)
+    stub.add_client_error("get_caller_identity", service_error_code="ExpiredToken", http_status_code=403)
+    with stub:
+        with pytest.raises(HyperPodError) as raised:
+            sts.get_caller_identity(client)
+        assert error_code(raised.value) == "ExpiredToken"
+        with pytest.raises(IdentityCenterError) as raised:
+            sts.identity_center_caller(client)
+        assert "hyperpod_identity_center" in str(raised.value)
