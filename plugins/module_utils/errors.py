@@ -35,10 +35,16 @@ def error_code(error):
     return (getattr(error.exception, "response", None) or {}).get("Error", {}).get("Code")
 
 
-def with_aws_answer(error):
-    """``error``'s message with AWS's code and message behind it, when an AWS answer raised it."""
-    answer = (getattr(error.exception, "response", None) or {}).get("Error", {})
-    return "%s: %s: %s" % (error.message, answer["Code"], answer.get("Message", "")) if answer.get("Code") else error.message
+def with_answer(error):
+    """``error``'s message with what AWS answered: its error code and its own message (a refusal, such as
+    AccessDenied, is AWS's answer, never a missing resource), or the error raised when no answer came."""
+    code = error_code(error)
+    if code:
+        said = (error.exception.response.get("Error") or {}).get("Message")
+        return "%s: AWS refused it: %s%s" % (error.message, code, " (%s)" % said if said else "")
+    if error.exception is not None:
+        return "%s: %s" % (error.message, error.exception)
+    return error.message
 
 
 def _handler(error, missing_codes=None):

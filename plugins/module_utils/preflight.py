@@ -25,7 +25,7 @@ __metaclass__ = type
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, automation_policy, data_repository, eks, fsx, iam, identity_center
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, s3, shared, sts, team_namespace, text_table
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, with_aws_answer
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, with_answer
 
 OK, WARNING, PROBLEM = "ok", "warning", "problem"
 
@@ -44,7 +44,7 @@ def row(area, subject, status, detail):
 
 
 def _failed(area, subject, error):
-    return row(area, subject, PROBLEM, "could not read it: %s" % with_aws_answer(error))
+    return row(area, subject, PROBLEM, "could not read it: %s" % with_answer(error))
 
 
 # --- the caller and its permissions ----------------------------------------------------------
@@ -143,7 +143,7 @@ def permission_rows(iam_client, principal, policy, resources_by_sid, caller_cont
                     request["ResourceArns"] = page
                 results.extend(iam.simulate_principal_policy(iam_client, **request)[0])
         except HyperPodError as e:
-            rows.append(row("permissions", sid, PROBLEM, "could not simulate %s's policies: %s" % (principal, with_aws_answer(e))))
+            rows.append(row("permissions", sid, PROBLEM, "could not simulate %s's policies: %s" % (principal, with_answer(e))))
             continue
         denied, missing = _denied(results), _missing_keys(results)
         unsure = "; the simulation lacked the context keys %s, which the caller's policies name: check by hand" % ", ".join(missing) if missing else ""
@@ -192,7 +192,7 @@ def identity_center_rows(context, instance_arn, permission_set_quota):
     try:
         found = identity_center.instances(client, instance_arn)
     except HyperPodError as e:
-        return [row("identity center", "instance", PROBLEM, "could not read it in %s: %s" % (identity_center.connection_place(context), with_aws_answer(e)))]
+        return [row("identity center", "instance", PROBLEM, "could not read it in %s: %s" % (identity_center.connection_place(context), with_answer(e)))]
     if len(found) != 1:
         return [row("identity center", "instance", PROBLEM, identity_center.instance_problem(context, instance_arn, found))]
     instance = found[0]
@@ -331,7 +331,7 @@ def bucket_rows(context, bucket, account_id):
         if s3.head_bucket(client, Bucket=bucket, ExpectedBucketOwner=account_id) is None:
             return [row("data bucket", bucket, PROBLEM, "no S3 bucket %s" % bucket)]
     except HyperPodError as e:
-        return [row("data bucket", bucket, PROBLEM, "not readable as account %s's: %s" % (account_id, with_aws_answer(e)))]
+        return [row("data bucket", bucket, PROBLEM, "not readable as account %s's: %s" % (account_id, with_answer(e)))]
     rows = []
     for subject, read, judge in BUCKET_SETTINGS:
         try:

@@ -328,7 +328,7 @@ hyperpod_shared:
 """
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming, retired_names
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, with_answer
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.shared import has_workspace, preflight_problems, quota_problems, read_shared, team_problems
@@ -390,7 +390,7 @@ def converge(context, p):
     # The resources the layers would change, read with their tags (the bucket's prefixes only when it exists), in flight
     # with the lookups: the access entries once IAM has listed the roles Identity Center made.
     bucket = extra.get("data_bucket") if not any(problem.startswith("hyperpod_data_bucket:") for problem in problems) else None
-    found = {}
+    found, refused = {}, None
     try:
         read_phases(
             team_lookup_phases(
@@ -409,12 +409,19 @@ def converge(context, p):
             found,
         )
     except HyperPodError as e:
-        problems.insert(0, e.message)
+        # AWS's answer kept whole (its code and message): a refusal is not a missing resource.
+        refused = e
+        problems.insert(0, with_answer(e))
     shared.update(found)
     # Read for this check only: what the present teams would add beyond their account's and instance's quotas.
     problems.extend(quota_problems(present, shared, p["name_prefix"], p["identity_center_quotas"], shared["account_id"]))
     for counted in ("permission_set_count", "provisioned_permission_sets", "iam_account_summary"):
         shared.pop(counted, None)
+    if refused is not None:
+        raise ModuleFailure(
+            "AWS refused a read of what the teams need, so it could not be checked (nothing was changed):\n%s" % "\n".join(problems),
+            exception=refused.exception, problems=problems,
+        )
     if problems:
         raise ModuleFailure("What the teams need is missing (nothing was changed):\n%s" % "\n".join(problems), problems=problems)
     # Before the first write of the run too, for all teams at once: each team whose existing resource it must not change,

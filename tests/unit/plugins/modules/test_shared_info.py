@@ -72,3 +72,25 @@ def test_the_platforms_inherit_setting_is_checked_before_any_call(reads, monkeyp
     monkeypatch.setattr(shared_info, "read_shared", lambda *args: pytest.fail("read before the setting was checked"))
     with pytest.raises(ModuleFailure, match=r"^hyperpod_inherit is not valid \(nothing was read or changed\):\nhyperpod_inherit: key 'Vision'"):
         shared_info.converge(Context(), params(inherit={"Vision": "vision"}))
+
+
+def test_a_refused_read_is_reported_as_awss_refusal_with_its_code_not_as_something_missing(reads, monkeypatch):
+    import boto3
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import error_code
+    from botocore.stub import Stubber
+
+    client = boto3.client("sso-admin", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s")
+    stub = Stubber(client)
+    denied = "User: arn:aws:sts::123456789012:assumed-role/automation/run is not authorized to perform: sso:ListPermissionSets"
+    stub.add_client_error("list_permission_sets", service_error_code="AccessDeniedException", service_message=denied, http_status_code=400)
+    phases = [("sso-admin", lambda: {"permission_sets": identity_center.list_permission_sets(client, InstanceArn="arn:aws:sso:::instance/ssoins-1")})]
+    monkeypatch.setattr(shared_info, "team_lookup_phases", lambda *args, **kwargs: phases)
+    with stub, pytest.raises(ModuleFailure) as failed:
+        shared_info.converge(Context(), params())
+    message = failed.value.message
+    assert message.startswith("AWS refused a read of what the teams need, so it could not be checked (nothing was changed):")
+    assert "missing" not in message
+    assert failed.value.result["problems"] == ["Failed to list permission sets: AWS refused it: AccessDeniedException (%s)" % denied]
+    # The module's failure keeps AWS's answer (fail_json_aws reports its code and message).
+    assert error_code(failed.value) == "AccessDeniedException"
