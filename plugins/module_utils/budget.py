@@ -32,6 +32,10 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import Inp
 # CreateBudget states is kept, the lower of the two. The sandbox (sandbox/services/budgets_ext.py) holds the same.
 MAX_NOTIFICATIONS = 5
 MAX_EMAIL_SUBSCRIBERS = 10
+# A notification's threshold, a percentage of the limit here (ThresholdType PERCENTAGE): "The maximum limit for your
+# threshold is 1,000,000% above the budgeted amount" (Notification, AWS Budgets API Reference). botocore's model allows
+# up to 15,000,000,000,000, the bound of an ABSOLUTE_VALUE threshold too, which the collection never sends. The one
+# bound of the collection: the team file (team_model) and the module check it; the sandbox's double agrees.
 MAX_THRESHOLD = 1000000
 SNS_ARN = re.compile("^%s$" % naming.SNS_TOPIC_ARN_PATTERN)
 EMAIL = re.compile("^%s$" % naming.EMAIL_PATTERN)
@@ -84,7 +88,7 @@ def validate(team, prefix, monthly_usd, thresholds, forecast_thresholds, notify)
     for name, values in (("thresholds", thresholds), ("forecast_thresholds", forecast_thresholds)):
         for value in values:
             if not 0 < float(value) <= MAX_THRESHOLD:
-                problems.append("%s: %s is outside 0 < percent <= %d" % (name, value, MAX_THRESHOLD))
+                problems.append("%s: %s is outside 0 < percent <= %s" % (name, value, "{:,}".format(MAX_THRESHOLD)))
         if len(set(float(v) for v in values)) != len(values):
             problems.append("%s: %s lists a threshold twice" % (name, list(values)))
     problems.extend(limit_problems(thresholds, forecast_thresholds, notify))

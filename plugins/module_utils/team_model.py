@@ -477,8 +477,10 @@ def _check_budget(problems, where, team):
                 problems.add(where, "budget.notify[%d]" % index, "%r is neither an e-mail address nor an SNS topic ARN" % (target,))
     for key in ("thresholds", "forecast_thresholds"):
         values = budget[key]
-        if not isinstance(values, list) or not all(_is_number(v) and 0 < v <= 1000 for v in values):
-            problems.add(where, "budget." + key, "%r must be a list of percentages above 0 and at most 1000" % (values,))
+        if not isinstance(values, list) or not all(_is_number(v) and 0 < v <= budget_rules.MAX_THRESHOLD for v in values):
+            problems.add(
+                where, "budget." + key, "%r must be a list of percentages above 0 and at most %s" % (values, "{:,}".format(budget_rules.MAX_THRESHOLD))
+            )
     if all(isinstance(budget[key], list) for key in ("notify", "thresholds", "forecast_thresholds")):
         for problem in budget_rules.limit_problems(budget["thresholds"], budget["forecast_thresholds"], [str(t) for t in budget["notify"]]):
             problems.add(where, "budget", problem)

@@ -15,6 +15,7 @@ complaint. Here:
 - a notification has at least one subscriber, at most one SNS and ten e-mail
   subscribers (``InvalidParameterException``; ``CreationLimitExceededException`` for one more);
   a budget at most five notifications (``CreationLimitExceededException`` for a sixth);
+- a PERCENTAGE threshold is at most 1,000,000 (``InvalidParameterException``), the collection's bound too;
 - tags live under ``arn:aws:budgets::<account>:budget/<name>`` and go with the budget.
 """
 
@@ -33,6 +34,9 @@ from sandbox.core import AwsError, forwarded, graft, page, state, validate_reque
 # the model's list takes 10: the sandbox holds the five CreateBudget states, the lower (an assumption where the pages differ).
 MAX_NOTIFICATIONS = 5
 MAX_EMAIL_SUBSCRIBERS = 10
+# A PERCENTAGE threshold: "The maximum limit for your threshold is 1,000,000% above the budgeted amount" (Notification,
+# AWS Budgets API Reference); botocore's model bounds any threshold at 15,000,000,000,000 (an ABSOLUTE_VALUE one too).
+MAX_PERCENTAGE_THRESHOLD = 1_000_000
 
 
 def _notification(details: dict) -> dict:
@@ -47,6 +51,12 @@ def _same(a: dict, b: dict) -> bool:
     keys = ("NotificationType", "ComparisonOperator", "Threshold", "ThresholdType")
     a, b = _notification(a), _notification(b)
     return all(a.get(k) == b.get(k) for k in keys)
+
+
+def _check_threshold(details: dict) -> None:
+    normalized = _notification(details)
+    if normalized["ThresholdType"] == "PERCENTAGE" and normalized["Threshold"] > MAX_PERCENTAGE_THRESHOLD:
+        raise AwsError("InvalidParameterException", "The threshold of a PERCENTAGE notification is at most %d%%." % MAX_PERCENTAGE_THRESHOLD)
 
 
 def _check_subscribers(subscribers: list[dict]) -> None:
@@ -100,6 +110,7 @@ class BudgetsExtBackend:
             raise AwsError("InvalidParameterException", "A budget can have at most %d notifications." % MAX_NOTIFICATIONS)
         normalized = []
         for item in notifications:
+            _check_threshold(item["Notification"])
             _check_subscribers(item["Subscribers"])
             if any(_same(item["Notification"], other["Notification"]) for other in normalized):
                 raise AwsError("DuplicateRecordException", "Duplicate notification in the request.")
@@ -124,6 +135,7 @@ class BudgetsExtBackend:
 
     def ext_create_notification(self, account_id: str, name: str, details: dict, subscribers: list[dict]) -> None:
         budget = self._budget(account_id, name, "create notification")
+        _check_threshold(details)
         _check_subscribers(subscribers)
         if self._find_notification(budget, details):
             raise AwsError("DuplicateRecordException", "Error creating notification: %s - the notification already exists." % name)

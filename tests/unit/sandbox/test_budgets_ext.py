@@ -131,3 +131,14 @@ def test_a_sixth_notification_and_an_eleventh_e_mail_subscriber_are_refused(budg
     with pytest.raises(budgets.exceptions.CreationLimitExceededException):
         budgets.create_subscriber(Subscriber={"SubscriptionType": "EMAIL", "Address": "finops10@example.com"}, **kwargs)
     assert len(budgets.describe_subscribers_for_notification(**kwargs)["Subscribers"]) == 11
+
+
+def test_a_percentage_threshold_is_at_most_a_million(budgets):
+    """"The maximum limit for your threshold is 1,000,000% above the budgeted amount" (Notification, AWS Budgets API Reference)."""
+    ids = dict(AccountId=ACCOUNT, BudgetName="hyperpod-vision-monthly", Subscribers=[EMAIL])
+    with pytest.raises(budgets.exceptions.InvalidParameterException):
+        budgets.create_notification(Notification=dict(ACTUAL_80, Threshold=1000001), **ids)
+    budgets.create_notification(Notification=dict(ACTUAL_80, Threshold=1000000), **ids)
+    with pytest.raises(budgets.exceptions.InvalidParameterException):
+        budgets.create_budget(AccountId=ACCOUNT, Budget=dict(_budget(), BudgetName="other"),
+                              NotificationsWithSubscribers=[{"Notification": dict(ACTUAL_80, Threshold=2e6), "Subscribers": [EMAIL]}])

@@ -133,6 +133,35 @@ NOTIFY_TARGETS = [
 ]
 
 
+THRESHOLDS = [
+    ("a percentage beyond 1000", 5000, True),
+    ("AWS's limit", budget.MAX_THRESHOLD, True),
+    ("beyond AWS's limit", budget.MAX_THRESHOLD + 1, False),
+    ("botocore's bound, for an absolute threshold", 15000000000000, False),
+    ("zero", 0, False),
+]
+
+
+@pytest.mark.parametrize("label, threshold, valid", THRESHOLDS, ids=[case[0] for case in THRESHOLDS])
+def test_thresholds_are_checked_as_team_budget_checks_them(label, threshold, valid):
+    """One bound of a threshold (budget.MAX_THRESHOLD, AWS's 1,000,000 %) for the team file and team_budget."""
+    problems = problems_of(with_change(["budget", "thresholds"], [threshold]))
+    assert (not problems) is valid, problems
+    assert valid or "at most 1,000,000" in problems[0]
+    try:
+        budget.validate("vision", "hyperpod", 1000, [threshold], [100], ["finops@example.com"])
+        module_accepts = True
+    except InputError:
+        module_accepts = False
+    assert module_accepts is valid
+
+
+def test_the_sandbox_double_takes_the_collections_threshold_bound():
+    from sandbox.services import budgets_ext
+
+    assert budgets_ext.MAX_PERCENTAGE_THRESHOLD == budget.MAX_THRESHOLD
+
+
 @pytest.mark.parametrize("label, address, valid", NOTIFY_TARGETS, ids=[case[0] for case in NOTIFY_TARGETS])
 def test_notify_targets_are_checked_as_team_budget_checks_them(label, address, valid):
     """The team file accepts exactly the notify targets hyperpod.tenancy.team_budget accepts (one pattern, naming.py)."""
