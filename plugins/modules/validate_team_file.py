@@ -131,7 +131,11 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, options
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file, problems_message, wanted_team_problems
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_layer_args import team_layer_args
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places, problems_message
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import wanted_team_problems, without_refused
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import validated_layers
 
 MODULE_OPTIONS = options(
     dict(
@@ -151,14 +155,100 @@ MODULE_OPTIONS = options(
 )
 
 
+# What the layers' own checks need of what the teams share: stand-ins of the right shape (read for real later).
+PLACEHOLDER_SHARED = {
+    "account_id": "111122223333",
+    "region": "us-east-1",
+    "identity_center_instance_arn": "arn:aws:sso:::instance/ssoins-0123456789abcdef",
+    "identity_store_id": "d-0123456789",
+    "cluster_arn": "arn:aws:sagemaker:us-east-1:111122223333:cluster/abcdef012345",
+    "eks_cluster_arn": "arn:aws:eks:us-east-1:111122223333:cluster/placeholder",
+    "eks_cluster_name": "placeholder",
+    "vpc_id": "vpc-0123456789abcdef0",
+    "subnet_ids": ["subnet-0123456789abcdef0"],
+    "security_group_ids": ["sg-0123456789abcdef0"],
+    "fsx_mount_root": "/",
+    "fsx_require_mount": False,
+    # The account's FSx file system (hyperpod_account.fsx_file_system_id): storage.s3_link, where the platform allows it
+    # (hyperpod_team_limits.choices), links the team's export directory to its prefix on it.
+    "fsx_file_system_id": "fs-0123456789abcdef0",
+}
+
+
+
+def _team_name(raw_teams, index):
+    team = raw_teams[index] if isinstance(raw_teams, list) and index < len(raw_teams) else None
+    name = team.get("name") if isinstance(team, dict) else None
+    return str(name) if isinstance(name, str) and name else "#%d" % (index + 1)
+
+
+def layer_problems(normalized, places, shared):
+    """``[(team index, problem)]`` of each present team's layers, checked as its run will check them.
+
+    The layers' options are built by the same filter the run uses. A team the team model refused is checked without
+    the values it refused (``without_refused``): each of those was reported once, where the file has it.
+    """
+    refused = {}
+    for file_kind, index, field in places:
+        if file_kind == "teams" and index is not None:
+            refused.setdefault(index, []).append(field)
+    found = []
+    for index, team in enumerate(normalized):
+        if index in refused:
+            team = without_refused(team, refused[index])
+        if team is None or team.get("state") != "present" or not isinstance(team.get("name"), str):
+            continue
+        try:
+            options = team_layer_args(team, shared)
+            validated_layers(team["name"], dict((k, v) for k, v in options.items() if k != "team"), set())
+        except InputError as e:
+            found.append((index, e.message))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            if index not in refused:  # a team with no problem of its own must build its options
+                raise
+    return found
+
+
+def validated(p, teams, where=None, read_problems=()):
+    """``(msg, problems, teams normalized, capacity)`` of ``teams`` checked with the options ``p``: ``msg`` is None when
+    there is no problem. The module's one check, which the action plugin runs on the controller (where the team file
+    is read as data, ``read_problems`` what reading it found) and the module with the teams it is given.
+
+    ``where(file kind, team index, field)`` names the file, line and column of a problem's value (None: unknown).
+    """
+    where = where or (lambda file_kind, index, field: None)
+    problems, normalized, capacity, places = check_team_file_with_places(
+        teams, p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"],
+        identity_center_connection=p["identity_center"], adopt=p["adopt"], team_limits=p["team_limits"], inherit=p["inherit"])
+    located = list(read_problems)
+    for problem, (file_kind, index, field) in zip(problems, places):
+        place = where(file_kind, index, field)
+        located.append("%s: %s" % (place, problem) if place else problem)
+    blocked = set(index for (file_kind, index, unused) in places if file_kind == "teams" and index is not None)
+    if isinstance(teams, list) and len(teams) == len(normalized):
+        shared = dict(PLACEHOLDER_SHARED, name_prefix=p["name_prefix"], tag_keys=p["tag_keys"] or {},
+                      data_bucket=p["data_bucket"] or "placeholder-bucket")
+        for index, message in layer_problems(normalized, places, shared):
+            place = where("teams", index, "")
+            located.append("%s%s" % ("%s: " % place if place else "", message))
+    wanted = p["team"]
+    located.extend(wanted_team_problems(normalized, wanted, p["expect_state"]))
+    if not located:
+        return None, [], normalized, capacity
+    msg = problems_message(located)
+    others = sorted(set(_team_name(teams, i) for i in blocked) - set([wanted]))
+    if wanted and others:
+        msg = "Team %r cannot be changed while the team file has problems: the entr%s of team%s %s block%s it (ops fix the file first).\n%s" % (
+            wanted, "ies" if len(others) > 1 else "y", "s" if len(others) > 1 else "", ", ".join(others), "" if len(others) > 1 else "s", msg)
+    return msg, located, normalized, capacity
+
+
+# A play runs the action plugin of this name (plugins/action/validate_team_file.py), never this module: the action checks its
+# arguments against MODULE_OPTIONS and runs ``validated``, as ``converge`` does for a caller that runs the module itself.
 def converge(context, p):
-    problems, teams, capacity = check_team_file(
-        p["teams"], p["cluster"], p["name_prefix"], tag_keys=p["tag_keys"], data_bucket=p["data_bucket"], identity_center_connection=p["identity_center"],
-        adopt=p["adopt"], team_limits=p["team_limits"], inherit=p["inherit"],
-    )
-    problems.extend(wanted_team_problems(teams, p["team"], p["expect_state"]))
-    if problems:
-        raise ModuleFailure(problems_message(problems), problems=problems)
+    msg, problems, teams, capacity = validated(p, p["teams"])
+    if msg:
+        raise ModuleFailure(msg, problems=problems)
     return dict(changed=False, teams=teams, capacity=capacity)
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible_collections.hyperpod.tenancy.plugins.action.validate_team_file import PLACEHOLDER_SHARED, layer_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_layer_args import MissingSharedValue, team_layer_args
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import validated_layers
+from ansible_collections.hyperpod.tenancy.plugins.modules.validate_team_file import PLACEHOLDER_SHARED, layer_problems
 
 from sandbox.client import SANDBOX_CREDENTIALS
 from tests.unit.plugins.modules.test_fsx_team_dir import as_root, run_module

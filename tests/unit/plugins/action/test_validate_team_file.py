@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible_collections.hyperpod.tenancy.plugins.action.validate_team_file import PLACEHOLDER_SHARED, layer_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file_with_places, without_refused
+from ansible_collections.hyperpod.tenancy.plugins.modules.validate_team_file import PLACEHOLDER_SHARED, layer_problems
 
 ROOT = Path(__file__).resolve().parents[4]
 TEAMS = yaml.safe_load((ROOT / "teams/teams.yml").read_text())["hyperpod_teams"]
@@ -76,3 +76,33 @@ def test_without_refused_leaves_out_what_was_refused_and_keeps_the_rest():
     assert [m["name"] for m in reset["members"]] == [m["name"] for i, m in enumerate(team["members"]) if i != 1]
     assert without_refused(team, ["name"]) is None
     assert team["tags"] == {"keep": "1", "x": "v" * 300}, "the team itself is left as it was"
+
+
+def test_the_module_and_the_action_check_with_one_spec_and_one_path():
+    """The action plugin validates its arguments with the module's MODULE_OPTIONS and runs the module's ``validated``:
+    the module run without the action (its converge) reports what a play reports, the layers' problems included."""
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+    from ansible.playbook.task import Task
+    from ansible.template import Templar
+    from ansible_collections.hyperpod.tenancy.plugins.action.validate_team_file import ActionModule
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import ModuleFailure
+    from ansible_collections.hyperpod.tenancy.plugins.modules import validate_team_file
+
+    teams = copy.deepcopy(TEAMS)
+    teams[0]["storage"]["mode"] = "0777"
+    teams[0]["description"] = "d" * 2000
+    args = dict(teams=teams, cluster=CLUSTER, team="vision")
+    task = Task()
+    task.args = args
+    from unittest import mock
+
+    connection = mock.Mock()
+    connection._shell.tmpdir = "/tmp"
+    action = ActionModule(task, connection=connection, play_context=None, loader=None, templar=Templar(loader=None), shared_loader_obj=None)
+    answer = action.run(task_vars={})
+    assert answer["failed"] and len(answer["problems"]) == 2
+    p = ArgumentSpecValidator(**validate_team_file.MODULE_OPTIONS).validate(args).validated_parameters
+    with pytest.raises(ModuleFailure) as failed:
+        validate_team_file.converge(None, p)
+    assert failed.value.result["problems"] == answer["problems"] and failed.value.message == answer["msg"]
+    assert "description: longer than 1024 characters" in answer["problems"][1]
