@@ -465,6 +465,9 @@ def _check_budget(problems, where, team):
     budget = _check_section(problems, where, team, "budget")
     if budget is None:
         return None
+    # The keys' declared choices and switches, as every section's (a new budget key is checked unwritten here).
+    _check_declared(problems, where, "budget", budget)
+    _check_switches(problems, where, "budget", budget)
     amount = budget.get("monthly_usd")
     if amount is not None and (not _is_number(amount) or amount <= 0):
         problems.add(where, "budget.monthly_usd", "%r must be a positive number%s" % (amount, "" if _is_number(amount) else yaml_hint(amount)))

@@ -127,6 +127,62 @@ def test_a_wrong_choice_or_switch_is_refused_with_the_team_and_the_field(declare
     assert problems == ["team 'vision': %s%s" % (field, ": " + words if not words.startswith("[") else words)]
 
 
+def throwaway(number):
+    """Two options a layer's spec did not have, a choice and a switch, named for the layer (``number``)."""
+    return {
+        "throwaway%d_mode" % number: dict(type="str", choices=["on", "off"], default="off"),
+        "throwaway%d_switch" % number: dict(type="bool", default=False),
+    }
+
+
+def with_throwaway_keys(declared, number):
+    """``declared`` (a layer's TEAM_FILE_SECTION) declared again with the ``throwaway(number)`` keys, as the recipe of
+    docs/development.md ("Adding a team-file option") adds one: an option in the layer's spec and its key in the section."""
+    added = throwaway(number)
+    options = dict(declared.module_options, argument_spec=dict(declared.module_options["argument_spec"], **added))
+    renamed = dict((key, option) for key, option in declared.options.items() if option is not None and option != key)
+    own = dict((key, declared.specs[key]) for key, option in declared.options.items() if option is None)
+    return team_section(declared.section, options, tuple(declared) + tuple(added), renamed=renamed, own=own,
+                        offboarding=declared.offboarding, **dict(declared))
+
+
+@pytest.fixture
+def throwaway_keys(monkeypatch):
+    """``[(section, number)]``: the team model built from every layer's declaration with its throwaway keys added."""
+    sections = tuple(with_throwaway_keys(declared, number) for number, declared in enumerate(team_model.LAYER_SECTIONS))
+    defaults, specs = team_model._sections(sections)
+    choices = dict(team_model.CHOICES)
+    choices.update(("%s.throwaway%d_mode" % (declared.section, number), ("on", "off")) for number, declared in enumerate(sections))
+    monkeypatch.setattr(team_model, "LAYER_SECTIONS", sections)
+    monkeypatch.setattr(team_model, "SECTION_DEFAULTS", defaults)
+    monkeypatch.setattr(team_model, "SECTION_SPECS", specs)
+    monkeypatch.setattr(team_model, "CHOICES", choices)
+    return [(declared.section, number) for number, declared in enumerate(sections)]
+
+
+def test_a_throwaway_option_of_each_layer_is_checked_with_no_line_of_the_team_model(throwaway_keys):
+    """Each layer's new keys are taken from its declaration alone: a good value passes, the default fills, a wrong choice
+    or a switch that is not true/false is refused with the team and the field (budget's too, once checked by hand only)."""
+    assert sorted(set(section for section, _number in throwaway_keys)) == ["access", "budget", "quota", "storage", "workspace"]
+    cluster = {"name": "ml-shared", "instance_groups": [{"name": "p5", "instance_type": "ml.p5.48xlarge", "count": 4}]}
+    base = {"quota": {"resources": [{"instance_type": "ml.p5.48xlarge", "count": 1}]}, "budget": {"monthly_usd": 10}}
+    for section, number in throwaway_keys:
+        mode, switch = "throwaway%d_mode" % number, "throwaway%d_switch" % number
+
+        def team(section=section, **values):
+            return {"name": "vision", "identity_center_group": "TeamVision", section: dict(base.get(section, {}), **values)}
+
+        problems, normalized, _capacity = team_model.check_team_file([team(**{mode: "on", switch: True})], cluster)
+        assert problems == [], (section, number)
+        assert normalized[0][section][mode] == "on" and normalized[0][section][switch] is True
+        assert team_model.check_team_file([team()], cluster)[1][0][section][mode] == "off", "the declared default"
+        problems = team_model.check_team_file([team(**{mode: "bogus", switch: "yes"})], cluster)[0]
+        assert problems == [
+            "team 'vision': %s.%s: 'bogus' is not one of on, off" % (section, mode),
+            "team 'vision': %s.%s: must be true or false" % (section, switch),
+        ], (section, number)
+
+
 def documented_rows():
     rows = {}
     text = (ROOT / "docs/team-file.md").read_text()
