@@ -26,6 +26,7 @@ from ansible_collections.hyperpod.tenancy.plugins.modules.validate_team_file imp
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import problems_message
 from ansible_collections.hyperpod.tenancy.plugins.plugin_utils import core_private, team_file as team_files
 
+
 def _origin(value):
     """``file:line:column`` of a value Ansible loaded (a variable of group_vars, the inventory, ...), or None."""
     place = core_private.origin(value)

@@ -175,7 +175,6 @@ PLACEHOLDER_SHARED = {
 }
 
 
-
 def _team_name(raw_teams, index):
     team = raw_teams[index] if isinstance(raw_teams, list) and index < len(raw_teams) else None
     name = team.get("name") if isinstance(team, dict) else None
