@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
 import boto3
@@ -331,3 +332,25 @@ def test_sts_and_ec2_errors_raise_with_their_code(sleeps):
         with pytest.raises(IdentityCenterError) as raised:
             sts.identity_center_caller(client)
         assert "hyperpod_identity_center" in str(raised.value)
+
+
+SERVICE_FILES = {
+    "access_analyzer.py", "amp.py", "budgets.py", "ce.py", "ec2.py", "eks.py", "fsx.py", "iam.py", "identity_center.py", "managed_grafana.py",
+    "s3.py", "sagemaker.py", "sts.py",
+}
+
+
+def test_every_aws_call_is_declared_in_its_services_file():
+    """No retry, error handler or paginator of an AWS call outside the service files (docs/development.md, "Where things go")."""
+    from pathlib import Path
+
+    plugins = Path(__file__).resolve().parents[4] / "plugins"
+    elsewhere = re.compile(r"@aws_retry\(|\b(read|write|delete|listing|crud)\([A-Za-z]*Handler\b|_error_handler\(|\.get_paginator\(")
+    found = [
+        "%s:%d" % (path.relative_to(plugins), number)
+        for path in sorted(plugins.rglob("*.py"))
+        if not (path.parent.name == "module_utils" and path.name in SERVICE_FILES | {"calls.py", "errors.py", "retry.py"})
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if elsewhere.search(line)
+    ]
+    assert found == []
