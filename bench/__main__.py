@@ -41,8 +41,6 @@ from sandbox.server import RATE_LIMITS, rate_key  # noqa: E402
 RUNS = (("cold", "site.yml", ()), ("noop", "site.yml", ()), ("drift", "playbooks/drift.yml", ()), ("hourly", "playbooks/drift.yml", ()))
 
 
-
-
 def module_breakdown(json_output: str) -> dict:
     """Invocations and seconds per module, from the ansible.posix.json callback's output."""
     start = json_output.find("{")

@@ -138,7 +138,8 @@ def permission_rows(iam_client, principal, policy, resources_by_sid, caller_cont
         try:
             for start in range(0, len(resources), SIMULATED_RESOURCES_PER_CALL):
                 page = resources[start:start + SIMULATED_RESOURCES_PER_CALL]
-                request = dict(PolicySourceArn=principal, ActionNames=statement["Action"], ContextEntries=_context_entries(statement.get("Condition"), caller_context))
+                request = dict(PolicySourceArn=principal, ActionNames=statement["Action"],
+                               ContextEntries=_context_entries(statement.get("Condition"), caller_context))
                 if page != ["*"]:
                     request["ResourceArns"] = page
                 results.extend(iam.simulate_principal_policy(iam_client, **request)[0])

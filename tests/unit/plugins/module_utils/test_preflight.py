@@ -134,7 +134,8 @@ def test_a_file_system_that_holds_no_association_is_named_for_the_teams_that_lin
     assert old["FileSystemTypeVersion"] == "2.10"
     context = LayerContext(Module(sandbox))
     [linked] = preflight.fsx_rows(context, old["FileSystemId"], None, ["vision"])
-    assert linked["status"] == preflight.PROBLEM and linked["detail"].startswith("Lustre 2.10 holds no data repository association, which storage.s3_link of vision")
+    assert linked["status"] == preflight.PROBLEM
+    assert linked["detail"].startswith("Lustre 2.10 holds no data repository association, which storage.s3_link of vision")
     [unlinked] = preflight.fsx_rows(context, old["FileSystemId"], None, [])
     assert unlinked["status"] == preflight.OK
 
