@@ -122,6 +122,9 @@ def principal_for(access_key: str, token: str) -> tuple[str, iam_evaluation.Prin
             continue
         if not hmac.compare_digest(token, session.session_token):
             raise UnknownCredentials("InvalidToken")
+        if session.expiration < datetime.datetime.now(datetime.UTC).replace(tzinfo=None):
+            # A session's credentials stop at its Expiration ("AssumeRole", AWS STS API Reference).
+            raise UnknownCredentials("ExpiredToken")
         iam = _iam(account_id)
         try:
             role = iam.get_role_by_arn(session.role_arn)
@@ -614,6 +617,8 @@ def access_denied(protocol: str, principal, result: dict, action: str, resource:
 
 
 def unknown_credentials(protocol: str, reason: str, head: bool = False) -> tuple[str, list, bytes]:
+    if reason == "ExpiredToken":
+        return expired_token(protocol, head)
     if protocol == "rest-xml":
         code, message = (
             ("InvalidToken", "The provided token is malformed or otherwise invalid.")
@@ -631,6 +636,22 @@ def unknown_credentials(protocol: str, reason: str, head: bool = False) -> tuple
         return "403 Forbidden", [("Content-Type", "text/xml")], body.encode()
     body = json.dumps({"__type": "UnrecognizedClientException", "message": message}).encode()
     return "403 Forbidden", [("Content-Type", "application/x-amz-json-1.1"), ("x-amzn-ErrorType", "UnrecognizedClientException")], body
+
+
+def expired_token(protocol: str, head: bool = False) -> tuple[str, list, bytes]:
+    """A request signed with an expired session's keys: ``ExpiredToken`` (S3, STS and the Query services; botocore's sts
+    model lists ExpiredTokenException for AssumeRole's own token), ``ExpiredTokenException`` for the JSON services
+    (assumption: the wording and status are the sandbox's; AWS answers each service its own way)."""
+    message = "The security token included in the request is expired"
+    if protocol == "rest-xml":
+        body = f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>ExpiredToken</Code><Message>{message}</Message><RequestId>sandbox</RequestId></Error>'
+        return "400 Bad Request", [("Content-Type", "application/xml")], b"" if head else body.encode()
+    if protocol == "query":
+        body = (f"<ErrorResponse><Error><Type>Sender</Type><Code>ExpiredToken</Code><Message>{message}</Message></Error>"
+                "<RequestId>sandbox</RequestId></ErrorResponse>")
+        return "403 Forbidden", [("Content-Type", "text/xml")], body.encode()
+    body = json.dumps({"__type": "ExpiredTokenException", "message": message}).encode()
+    return "403 Forbidden", [("Content-Type", "application/x-amz-json-1.1"), ("x-amzn-ErrorType", "ExpiredTokenException")], body
 
 
 def _xml(text: str) -> str:

@@ -360,7 +360,7 @@ class SandboxApp:
             payload = {"works": backend.entry_works(args["cluster"], args["principal"])}
         elif request.method == "POST" and request.path in eks_kubernetes_webhook.HANDLERS:
             # The sandbox's kube-apiserver asking, as EKS's control plane asks its authenticator and authorizer.
-            payload = eks_kubernetes_webhook.HANDLERS[request.path](request.get_json(force=True) or {})
+            payload = eks_kubernetes_webhook.HANDLERS[request.path](request.get_json(force=True) or {}, request.host)
         elif route == ("POST", "/_sandbox/reset"):
             reset_state()
             core.restore_settings()

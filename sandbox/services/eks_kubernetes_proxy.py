@@ -88,9 +88,11 @@ def identity(account_id: str, region: str, cluster_name: str, principal, access_
     """(username, groups) EKS maps ``principal`` to on the cluster, from its access entry; None when it maps to none.
 
     Also what EKS's token authenticator maps a token's caller to (``eks_kubernetes_webhook``). The username's
-    ``{{SessionName}}`` and ``{{SessionNameRaw}}`` (set-custom-username.html names both) are the session's name, unchanged
-    (assumption: the page does not say how they differ); ``{{AccountID}}`` and ``{{AccessKeyID}}`` are what
-    aws-iam-authenticator's mappings fill (assumption: no AWS page names them for access entries).
+    ``{{SessionNameRaw}}`` is the session's name, ``{{SessionName}}`` the same with each ``@`` made ``-`` (set-custom-username.html
+    names both; the difference is aws-iam-authenticator's renderTemplate, an assumption for EKS); ``{{AccountID}}`` and
+    ``{{AccessKeyID}}`` are what that authenticator's mappings fill (assumption: no AWS page names them for access entries).
+    A username that comes out with a prefix EKS reserves (``system:``, ...) maps to none (assumption: EKS refuses such
+    usernames at CreateAccessEntry, eks_access.RESERVED_PREFIXES, and a session name cannot hold a colon).
     """
     cluster = _cluster(account_id, region, cluster_name)
     entries = (cluster.__dict__.get("sandbox_access_entries") or {}) if cluster is not None else {}
@@ -105,11 +107,15 @@ def identity(account_id: str, region: str, cluster_name: str, principal, access_
     username = entry["username"]
     for variable, value in (
         ("{{SessionNameRaw}}", principal.session_name),
-        ("{{SessionName}}", principal.session_name),
+        ("{{SessionName}}", (principal.session_name or "").replace("@", "-")),
         ("{{AccountID}}", account_id),
         ("{{AccessKeyID}}", access_key),
     ):
         username = username.replace(variable, value or "")
+    from sandbox.services.eks_access import RESERVED_PREFIXES
+
+    if username.startswith(RESERVED_PREFIXES):
+        return None
     return username, list(entry.get("kubernetesGroups") or [])
 
 

@@ -11,14 +11,15 @@ a ``k8s-aws-v1.`` token is the base64url of a presigned STS ``GetCallerIdentity`
 STS and IAM as any presigned request (``authorization.check_signature`` with the key's secret, ``principal_for`` for the
 key and its session token). The header's value is not in the URL: the authenticator sends its own cluster's name, and the
 signature holds only for the name that was signed. One API server serves every EKS cluster of the sandbox, so the
-cluster is the one of the key's account and the URL's signing region whose name the signature holds for (assumption:
+cluster is the one of the key's account, in any Region, whose name the signature holds for (assumption:
 EKS's authenticator knows its cluster). The caller maps through the cluster's access entry (an assumed-role session
 to its role's entry, ``eks_kubernetes_proxy.identity``, ``entry_works`` for a re-created principal); no entry, a bad
 signature, a token of another shape or an expired one is not authenticated (the API server answers 401).
 
-Expiry (assumption: AWS's pages name none; this is what EKS's open-source authenticator, kubernetes-sigs/aws-iam-authenticator
-``pkg/token``, does): ``X-Amz-Expires`` at most 60, and the token is taken until 15 minutes after its ``X-Amz-Date``
-(``aws eks get-token`` says the token expires 14 minutes after it is made).
+Shape and expiry (assumption: AWS's pages name none; this is what EKS's open-source authenticator,
+kubernetes-sigs/aws-iam-authenticator ``pkg/token``, checks): at most 4 KiB, a GET of ``/`` on an STS host, only the
+presigned URL's own parameters and each once, ``X-Amz-Expires`` up to 900, and the token taken until 15 minutes after its
+``X-Amz-Date`` (``aws eks get-token`` says the token expires 14 minutes after it is made).
 
 The user's ``extra`` carries what that authenticator puts there (``arn``, ``canonicalArn``, ``sessionName``,
 ``accessKeyId``, ``principalId``) and, the sandbox's own (assumption), the cluster (``CLUSTER_EXTRA``): the
@@ -46,8 +47,15 @@ from sandbox.services import eks_kubernetes_proxy
 
 TOKEN_PREFIX = "k8s-aws-v1."
 CLUSTER_HEADER = "x-k8s-aws-id"
-MAX_EXPIRES = 60
+# What aws-iam-authenticator's Verify (pkg/token/token.go) takes, an assumption for EKS, which runs it: a token of at most
+# 4 KiB, a GET of STS's root path on an STS host, only these query parameters and each once, X-Amz-Expires up to 900.
+MAX_TOKEN_BYTES = 4096
+MAX_EXPIRES = 900
 TOKEN_LIFETIME = datetime.timedelta(minutes=15)
+TOKEN_PARAMETERS = frozenset({
+    "action", "version", "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-security-token",
+    "x-amz-signature", "x-amz-signedheaders",
+})  # fmt: skip
 TOKEN_REVIEW_PATH = "/_sandbox/kubernetes/token-review"
 ACCESS_REVIEW_PATH = "/_sandbox/kubernetes/subject-access-review"
 # "<account>/<region>/<cluster name>" of the cluster the token named (the sandbox's own key, see above).
@@ -107,25 +115,32 @@ _ADMIN = _EDIT + _rules(
 # docs/isolation.md's "Not covered"): a team's jobs, inference deployments and spaces in the namespaces it is scoped
 # to, the shared space templates, and the cluster-scoped reads the HyperPod CLI's cluster views need.
 _HYPERPOD_POD_READS = (("",), ("pods", "pods/log", "pods/status", "events"), READ)
+# A job's, an endpoint's or a space's status is its operator's to write: read only here, as the team Role reads
+# ``pytorchjobs/status`` only (team_namespace.TEAM_ROLE_RULES, issue 38: a member marking a running job Succeeded has Kueue
+# release its quota while its pods run).
 HYPERPOD_POLICIES = {
     "AmazonSagemakerHyperpodTrainingPolicy": _rules(
-        (("sagemaker.amazonaws.com",), ("hyperpodpytorchjobs", "hyperpodpytorchjobs/status"), READ + WRITE),
-        (("kubeflow.org",), ("pytorchjobs", "pytorchjobs/status"), READ + WRITE),
+        (("sagemaker.amazonaws.com",), ("hyperpodpytorchjobs",), READ + WRITE),
+        (("sagemaker.amazonaws.com",), ("hyperpodpytorchjobs/status",), READ),
+        (("kubeflow.org",), ("pytorchjobs",), READ + WRITE),
+        (("kubeflow.org",), ("pytorchjobs/status",), READ),
         (("kueue.x-k8s.io",), ("workloads", "localqueues"), READ),
         _HYPERPOD_POD_READS,
     ),
     "AmazonSagemakerHyperpodInferencePolicy": _rules(
         (
             ("inference.sagemaker.aws.amazon.com",),
-            ("inferenceendpointconfigs", "inferenceendpointconfigs/status", "jumpstartmodels", "jumpstartmodels/status"),
+            ("inferenceendpointconfigs", "jumpstartmodels"),
             READ + WRITE,
         ),
+        (("inference.sagemaker.aws.amazon.com",), ("inferenceendpointconfigs/status", "jumpstartmodels/status"), READ),
         (("apps",), ("deployments", "replicasets"), READ),
         (("",), ("services",), READ),
         _HYPERPOD_POD_READS,
     ),  # fmt: skip
     "AmazonSagemakerHyperpodSpacePolicy": _rules(
-        (("workspace.jupyter.org",), ("workspaces", "workspaces/status"), READ + WRITE),
+        (("workspace.jupyter.org",), ("workspaces",), READ + WRITE),
+        (("workspace.jupyter.org",), ("workspaces/status",), READ),
         _HYPERPOD_POD_READS,
     ),
     "AmazonSagemakerHyperpodSpaceTemplatePolicy": _rules((("workspace.jupyter.org",), ("workspacetemplates",), READ)),
@@ -170,16 +185,39 @@ def _request(url: str, cluster_name: str) -> dict:
     }  # fmt: skip
 
 
-def authenticate(token: str, now: datetime.datetime | None = None) -> dict | None:
-    """The TokenReview ``status.user`` of an EKS token, or None when it does not authenticate."""
+def _sts_host(host: str, sandbox_hosts: tuple) -> bool:
+    """STS's global or a Regional endpoint ("AWS STS endpoints", AWS General Reference), or the sandbox's own."""
+    name = host.split(":")[0].lower()
+    return host in sandbox_hosts or name == "sts.amazonaws.com" or (name.startswith("sts.") and name.endswith(".amazonaws.com"))
+
+
+def authenticate(token: str, now: datetime.datetime | None = None, sandbox_hosts: tuple = ()) -> dict | None:
+    """The TokenReview ``status.user`` of an EKS token, or None when it does not authenticate (whatever goes wrong in
+    reading it: a token is a member's input, and a webhook error would only have the API server ask again)."""
+    try:
+        return _authenticate(token, now or datetime.datetime.now(datetime.UTC), sandbox_hosts)
+    except Exception:  # noqa: BLE001 - not authenticated, never a 500
+        return None
+
+
+def _authenticate(token: str, now: datetime.datetime, sandbox_hosts: tuple) -> dict | None:
     from moto.eks.models import eks_backends
 
     from sandbox import authorization
 
+    if len(token.encode()) > MAX_TOKEN_BYTES:
+        return None
     url = _presigned_url(token)
     if url is None:
         return None
-    query = parse_qs(urlsplit(url).query, keep_blank_values=True)
+    parts = urlsplit(url)
+    if parts.scheme != "https" and parts.netloc not in sandbox_hosts or parts.path not in ("", "/") or not _sts_host(parts.netloc, sandbox_hosts):
+        return None
+    pairs = parse_qs(parts.query, keep_blank_values=True)
+    names = [name.lower() for name in pairs]
+    if not set(names) <= TOKEN_PARAMETERS or len(set(names)) != len(names) or any(len(values) != 1 for values in pairs.values()):
+        return None
+    query = pairs
 
     def one(key: str) -> str:
         return (query.get(key) or [""])[0]
@@ -195,7 +233,6 @@ def authenticate(token: str, now: datetime.datetime | None = None) -> dict | Non
         when = datetime.datetime.strptime(one("X-Amz-Date"), authorization.SIGV4_TIMESTAMP).replace(tzinfo=datetime.UTC)
     except ValueError:
         return None
-    now = now or datetime.datetime.now(datetime.UTC)
     expires = one("X-Amz-Expires")
     if signing_name != "sts" or not expires.isdigit() or int(expires) > MAX_EXPIRES or not (when - TOKEN_LIFETIME <= now <= when + TOKEN_LIFETIME):
         return None
@@ -205,13 +242,16 @@ def authenticate(token: str, now: datetime.datetime | None = None) -> dict | Non
         return None
     if principal is None:
         return None  # the sandbox's admin key is no IAM principal: no access entry can name it
-    backend = eks_backends[principal.account_id][region]
-    for cluster_name in list(backend.clusters):
+    # Any Regional STS endpoint verifies the token, whatever the cluster's Region: the cluster is the one whose name the
+    # signature holds for, in whichever Region of the caller's account it is.
+    clusters = [(r, name) for r, backend in eks_backends[principal.account_id].items() for name in list(backend.clusters)]
+    for cluster_region, cluster_name in clusters:
         try:
             # Checked at the token's own date: its lifetime is TOKEN_LIFETIME, not X-Amz-Expires (above).
             authorization.check_signature(_request(url, cluster_name), b"", secret, now=when)
         except authorization.BadSignature:
             continue
+        region = cluster_region
         mapped = eks_kubernetes_proxy.identity(principal.account_id, region, cluster_name, principal, access_key)
         if mapped is None:
             return None
@@ -227,8 +267,9 @@ def authenticate(token: str, now: datetime.datetime | None = None) -> dict | Non
     return None
 
 
-def token_review(review: dict) -> dict:
-    user = authenticate((review.get("spec") or {}).get("token") or "")
+def token_review(review: dict, sandbox_host: str = "") -> dict:
+    """``sandbox_host``: the sandbox's own endpoint, where the tests' clients sign their STS requests (for STS's host)."""
+    user = authenticate((review.get("spec") or {}).get("token") or "", sandbox_hosts=(sandbox_host,) if sandbox_host else ())
     status = {"authenticated": True, "user": user} if user else {"authenticated": False, "error": "invalid EKS token or no access entry"}
     return {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "status": status}
 
@@ -283,7 +324,7 @@ def _entry_policies(extra: dict) -> dict | None:
     return entry["_policies"]
 
 
-def subject_access_review(review: dict) -> dict:
+def subject_access_review(review: dict, unused_sandbox_host: str = "") -> dict:
     spec = review.get("spec") or {}
     policies = _entry_policies(spec.get("extra") or {})
     granted = allowed_by(policies, spec) if policies else None

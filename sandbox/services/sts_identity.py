@@ -17,6 +17,8 @@ import moto.sts.models
 import moto.sts.responses
 from moto.sts.exceptions import STSClientError
 
+from sandbox.core import validate_request
+
 SANDBOX_USER = "sandbox"
 SANDBOX_USER_ID = "AIDASANDBOXUSER000001"
 
@@ -113,6 +115,12 @@ def _enforce_trust() -> None:
         return
 
     def assume_role(self):
+        # The model's limits, which moto does not hold: RoleSessionName "[\w+=,.@-]*" of 2 to 64 characters (no colon,
+        # so no "system:" session name), DurationSeconds 900 to 43200 (AssumeRole, AWS STS API Reference).
+        wanted = {"RoleArn": self._get_param("RoleArn") or "", "RoleSessionName": self._get_param("RoleSessionName") or ""}
+        if self._get_param("DurationSeconds"):
+            wanted["DurationSeconds"] = int(self._get_param("DurationSeconds"))
+        validate_request("sts", "AssumeRole", wanted)
         role_arn = self._get_param("RoleArn") or ""
         access_key = self.get_access_key()
         user_id, caller_arn, caller_account = self.backend.get_caller_identity(access_key, self.region)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import datetime
 import json
+import types
+import urllib.request
 from unittest import mock
 
 import pytest
@@ -75,7 +77,7 @@ def world(seeded, kube_cluster):
         bearer = token(who_or_token) if who_or_token in credentials else who_or_token
         return as_token(kube_cluster.server, kube_cluster.pki / "ca.crt", bearer, method, path, body)
 
-    yield {"account": account, "cluster": cluster, "roles": roles, "token": token, "ask": ask, "eks": eks, "iam": iam, "trust": trust}
+    yield {"account": account, "cluster": cluster, "roles": roles, "token": token, "ask": ask, "eks": eks, "iam": iam, "trust": trust, "client": client}
     for namespace in (OWN, OTHERS):
         api.request("DELETE", f"/api/v1/namespaces/{namespace}")
 
@@ -176,6 +178,106 @@ def test_a_token_eks_would_not_take_is_401(world):
     assert ask(token("pod"), "GET", pods)[0] == 401
     # The member's own token still works: what was refused was each token, not the path.
     assert ask(member, "GET", pods)[0] == 200
+
+
+def _rewritten(token: str, change) -> str:
+    url = base64.urlsafe_b64decode(token[len("k8s-aws-v1.") :] + "==").decode()
+    return "k8s-aws-v1." + base64.urlsafe_b64encode(change(url).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("change, taken", [
+    (lambda url: url, True),
+    (lambda url: url + "&Foo=bar", False),
+    (lambda url: url + "&Action=AssumeRole", False),
+    (lambda url: url.replace("/?", "/some/path?", 1), False),
+    (lambda url: url.replace("127.0.0.1", "evil.example.com", 1), False),
+])  # fmt: skip
+def test_the_shape_is_checked_before_any_signature(change, taken):
+    """What aws-iam-authenticator refuses before it asks STS, refused here before the key is looked up."""
+    token = eks_token("http://127.0.0.1:4566", "us-east-1", {"AccessKeyId": "ASIAEXAMPLE", "SecretAccessKey": "x", "SessionToken": "t"}, "ml-shared-eks")
+    asked = []
+    with mock.patch("sandbox.authorization.credentials", side_effect=lambda environ: asked.append(environ) or None):
+        eks_kubernetes_webhook.authenticate(_rewritten(token, change), sandbox_hosts=("127.0.0.1:4566",))
+        eks_kubernetes_webhook.authenticate(token + "A" * 4096, sandbox_hosts=("127.0.0.1:4566",))
+    assert bool(asked) is taken
+
+
+def test_a_token_of_another_shape_than_the_authenticators_is_401_and_its_lifetime_is_whole(world):
+    """aws-iam-authenticator's Verify: the presigned URL's own parameters only, each once, on STS's root path, at most 4 KiB;
+    X-Amz-Expires up to 900; a token 14 minutes old still taken."""
+    ask, token = world["ask"], world["token"]
+    pods = f"/api/v1/namespaces/{OWN}/pods"
+    member = token("member")
+    assert ask(_rewritten(member, lambda url: url + "&Foo=bar"), "GET", pods)[0] == 401
+    assert ask(_rewritten(member, lambda url: url + "&Action=AssumeRole"), "GET", pods)[0] == 401
+    assert ask(_rewritten(member, lambda url: url.replace("/?", "/some/path?", 1)), "GET", pods)[0] == 401
+    assert ask(member + "A" * 4096, "GET", pods)[0] == 401
+    # The query changed after signing with its shape kept: only the signature can refuse it.
+    assert ask(_rewritten(member, lambda url: url.replace("Version=2011-06-15", "Version=2011-06-15&X-Amz-Expires=61")), "GET", pods)[0] == 401
+    past = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=14)
+    with mock.patch("botocore.auth.get_current_datetime", return_value=past):
+        old = token("member")
+    assert ask(old, "GET", pods)[0] == 200
+
+
+def test_a_colon_in_a_session_name_spells_no_kubernetes_user(world):
+    """STS refuses a session name outside "[\\w+=,.@-]*" (AssumeRole), so none spells a ``system:`` user through an entry's
+    ``{{SessionName}}``; a username that comes out with a reserved prefix maps to no user; ``@`` is ``-`` there."""
+    from sandbox.services import eks_kubernetes_proxy
+
+    sts = world["client"].boto3_client("sts")
+    with pytest.raises(sts.exceptions.ClientError, match="ValidationError"):
+        sts.assume_role(RoleArn=world["roles"]["member"], RoleSessionName="system:masters")
+    session = types.SimpleNamespace(session_name="system:x", role_arn=world["roles"]["member"], user_arn=None)
+    cluster = types.SimpleNamespace(sandbox_access_entries={world["roles"]["member"]: {"username": "{{SessionName}}", "kubernetesGroups": []}})
+    backend = types.SimpleNamespace(entry_works=lambda *args: True)
+    with mock.patch.object(eks_kubernetes_proxy, "_cluster", return_value=cluster), \
+            mock.patch("moto.eks.models.eks_backends", {world["account"]: {"us-east-1": backend}}):
+        assert eks_kubernetes_proxy.identity(world["account"], "us-east-1", world["cluster"], session) is None
+        session.session_name = "alice@example.com"
+        assert eks_kubernetes_proxy.identity(world["account"], "us-east-1", world["cluster"], session) == ("alice-example.com", [])
+
+
+def test_a_token_of_an_unknown_region_is_answered_not_authenticated_not_an_error(world):
+    """A webhook error has the API server ask again and again; a member's token must cost one answer."""
+    member = world["token"]("member")
+    elsewhere = _rewritten(member, lambda url: url.replace("us-east-1", "xx-fake-1"))
+    review = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": elsewhere}}
+    request = urllib.request.Request(world["client"].endpoint + eks_kubernetes_webhook.TOKEN_REVIEW_PATH, data=json.dumps(review).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert answer.status == 200 and json.loads(answer.read())["status"]["authenticated"] is False
+
+
+def test_an_expired_sessions_keys_are_refused():
+    """A session past its Expiration signs nothing AWS takes ("AssumeRole", AWS STS API Reference: Expiration)."""
+    import boto3
+    from moto import mock_aws
+
+    from sandbox import authorization
+
+    with mock_aws():
+        iam, sts = boto3.client("iam", region_name="us-east-1"), boto3.client("sts", region_name="us-east-1")
+        trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
+        arn = iam.create_role(RoleName="r", AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+        keys = sts.assume_role(RoleArn=arn, RoleSessionName="alice", DurationSeconds=900)["Credentials"]
+        assert authorization.principal_for(keys["AccessKeyId"], keys["SessionToken"])[1] is not None
+        later = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=901)
+        clock = mock.Mock(datetime=mock.Mock(now=lambda tz=None: later), UTC=datetime.UTC)
+        with mock.patch.object(authorization, "datetime", clock), pytest.raises(authorization.UnknownCredentials, match="ExpiredToken"):
+            authorization.principal_for(keys["AccessKeyId"], keys["SessionToken"])
+
+
+def test_a_job_or_a_space_status_is_its_operators_to_write(world):
+    """Issue 38's hole, closed in the team Role, stays closed through the access policies: a member reads its jobs' status
+    but writes none, so it cannot mark a running job Succeeded and have Kueue release its quota."""
+    for who, group, resource in (("member", "kubeflow.org", "pytorchjobs/status"), ("member", "sagemaker.amazonaws.com", "hyperpodpytorchjobs/status"),
+                                 ("studio", "workspace.jupyter.org", "workspaces/status")):
+        kind, sub = resource.split("/")
+        assert _can(world, who, "get", resource, OWN, group)
+        for verb in ("update", "patch"):
+            assert not _can(world, who, verb, resource, OWN, group), (who, verb, resource)
+        assert _can(world, who, "create", kind, OWN, group) and sub == "status"
 
 
 def test_the_webhook_has_no_opinion_without_an_entry():
