@@ -51,7 +51,7 @@ DELETE_BATCH = 1000
 
 # "You can have a maximum of 8 data repository associations on a file system" (CreateDataRepositoryAssociation, Amazon FSx
 # API Reference, https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateDataRepositoryAssociation.html); the
-# platform's own associations count as the teams' do (team_model.MAX_DATA_REPOSITORY_ASSOCIATIONS checks the teams alone).
+# platform's own associations count as the teams' do (the team model checks the teams' alone against this limit).
 MAX_ASSOCIATIONS = 8
 
 

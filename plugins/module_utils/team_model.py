@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, domain, execution_role, team_dirs, team_namespace
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, data_repository, domain, execution_role, team_dirs, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget as budget_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster as cluster_rules
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center
@@ -43,9 +43,8 @@ MAX_QUOTA_RESOURCES = 15
 # "You can associate up to 10 tags with an object" (https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-tagging.html):
 # the S3 ownership mark carries the team's tags beside managed-by, the team, the cost center and the identity tags.
 MAX_TEAM_TAGS = 5
-# FSx CreateDataRepositoryAssociation: "You can have a maximum of 8 data repository associations on a file system."
-# (https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateDataRepositoryAssociation.html); one per team with s3_link.
-MAX_DATA_REPOSITORY_ASSOCIATIONS = 8
+# One data repository association per team with s3_link, against the file system's limit (data_repository.MAX_ASSOCIATIONS).
+MAX_DATA_REPOSITORY_ASSOCIATIONS = data_repository.MAX_ASSOCIATIONS
 
 # Every key a team may have, with its default (``REQUIRED`` when it has none).
 TEAM_DEFAULTS = {
