@@ -10,7 +10,7 @@ export ANSIBLE_NOCOLOR := 1
 SANITY_ROOT := build/sanity/ansible_collections/hyperpod/tenancy
 PYTEST_WORKERS ?= 2
 
-.PHONY: venv system-packages kube-binaries demo test lint sanity unit integration molecule newest bench clean sandbox-start sandbox-stop
+.PHONY: venv system-packages kube-binaries hyp-cli demo test lint sanity unit integration molecule newest bench clean sandbox-start sandbox-stop
 
 # Debian packages the tests need: Chromium renders the report pages; Prometheus (prometheus, promtool)
 # serves the usage month that the sandbox's AMP query API forwards to; iproute2 (ip netns) and nftables
@@ -48,6 +48,12 @@ kube-binaries:
 	@sandbox/kube/build.sh >/dev/null
 
 # Installs what is missing when run as root (CI, a new machine), and otherwise says what to install.
+# The SageMaker HyperPod CLI (PyPI sagemaker-hyperpod, the version sandbox/hyp/install.sh pins) in a venv of its own, for
+# the test that runs hyp as a team member (tests/unit/sandbox/test_hyp_cli.py), once per machine: cached beside the kube
+# binaries (KUBE_CACHE_DIR), so this is a no-op after the first install (about 2 minutes with an empty pip cache).
+hyp-cli:
+	@sandbox/hyp/install.sh >/dev/null
+
 system-packages:
 	@missing=$$(for package in $(SYSTEM_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$package 2>/dev/null | grep -q '^install ok installed' || echo $$package; done); \
 	if [ -n "$$missing" ]; then \
@@ -111,7 +117,7 @@ sanity: venv
 	cd $(SANITY_ROOT) && echo "tests/output/" > .gitignore && git init -q . && git add -A && \
 		$(CURDIR)/$(BIN)/ansible-test sanity --python 3.11 --venv --requirements --color no
 
-unit: venv kube-binaries
+unit: venv kube-binaries hyp-cli
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --durations=15 tests/unit
 
 integration: venv system-packages kube-binaries

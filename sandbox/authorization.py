@@ -320,10 +320,16 @@ BUDGET_READS = ("Describe",)
 # The Studio creates whose tags need sagemaker:AddTags (requests_for).
 SAGEMAKER_TAGGING_CREATES = frozenset({"CreateSpace", "CreateApp", "CreateUserProfile", "CreateDomain"})
 # EKS operations on a cluster's sub-resources authorized on the cluster ("Actions defined by Amazon Elastic Kubernetes
-# Service", Service Authorization Reference: resource type cluster). The others (an access entry's, an association's,
-# an add-on's own ARN) are authorized here on "*": the sandbox does not name those ARNs.
+# Service", Service Authorization Reference: resource type cluster). An access entry's are on its ARN
+# (EKS_ON_ACCESS_ENTRY); the others (an association's, an add-on's own ARN) are authorized here on "*": the sandbox does
+# not name those ARNs.
 EKS_ON_CLUSTER = frozenset(
     {"CreateAccessEntry", "CreateAddon", "CreatePodIdentityAssociation", "ListAccessEntries", "ListAddons", "ListPodIdentityAssociations"}
+)
+# EKS operations on one access entry, authorized on its ARN (resource type access-entry, the same reference), which
+# eks_access.access_entry_arn names. CreateAccessEntry is on the cluster (above).
+EKS_ON_ACCESS_ENTRY = frozenset(
+    {"AssociateAccessPolicy", "DeleteAccessEntry", "DescribeAccessEntry", "DisassociateAccessPolicy", "ListAssociatedAccessPolicies", "UpdateAccessEntry"}
 )
 SAGEMAKER_RESOURCES = {
     # botocore input member(s) -> ARN path
@@ -539,6 +545,11 @@ def _requests_for(service: str, signing_name: str, operation: str, region: str, 
         match = re.match(r"/clusters/([^/]+)", path)
         on_cluster = operation.endswith("Cluster") or operation in EKS_ON_CLUSTER
         arn = f"arn:{partition}:eks:{region}:{account_id}:cluster/{unquote(match.group(1))}" if match and on_cluster else "*"
+        entry = re.match(r"/clusters/([^/]+)/access-entries/(.+?)(/access-policies.*)?$", path)
+        if entry and operation in EKS_ON_ACCESS_ENTRY:
+            from sandbox.services import eks_access
+
+            arn = eks_access.access_entry_arn(account_id, region, unquote(entry.group(1)), unquote(entry.group(2))) or "*"
         return [(f"eks:{operation}", arn, {})]
     if service in ("iam", "sts"):
         params = parse_qs(body.decode("utf-8", "replace")) if body else parse_qs(environ.get("QUERY_STRING", ""))

@@ -131,6 +131,11 @@ NEEDED = {
         "user_profile": ["sagemaker:DescribeUserProfile", "sagemaker:CreatePresignedDomainUrl"],
         "space": ["sagemaker:DescribeSpace", "sagemaker:UpdateSpace", "sagemaker:DeleteSpace"],
         "app": ["sagemaker:DescribeApp", "sagemaker:DeleteApp"],
+        # hyp set-cluster-context reads the caller's own role (its ARN with the path) and that role's access entry, and
+        # stops when either is refused (team_policy). Both are the platform's (PLATFORM_OWNED): a needed read of them is
+        # the only allow on them that is no leak.
+        "access_entry": list(team_policy.OWN_ACCESS_ENTRY_ACTIONS),
+        "sso_role": list(team_policy.OWN_ROLE_ACTIONS),
     },
     "execution_role": {
         "s3_objects": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
@@ -378,6 +383,7 @@ def _actions_by_kind():
             "access_entry",
             "permission_set",
             "role",
+            "sso_role",
         )
     )
     for name, members in _operations("s3"):
@@ -427,6 +433,8 @@ def _actions_by_kind():
         if "RoleName" in members:
             kinds["role"].add("iam:" + name)
     kinds["role"].update(ROLE_ACTIONS)
+    # The team's permission set role (Identity Center's, AWSReservedSSO_<permission set>_<suffix>): a role like the others.
+    kinds["sso_role"].update(kinds["role"])
     models = {}
     for kind, service, prefix, selected, tagging in SHARED_KINDS:
         if service not in models:
@@ -578,7 +586,8 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
 
     ``found``: ``bucket``, ``domain_id``, ``user_profiles``, ``spaces``, ``apps`` ([(owner, type, name)]),
     ``home_efs_file_system_id`` (the domain's), ``compute_quota_id``, ``budget_name``, ``access_entry_arn``,
-    ``permission_set_arn``, ``roles`` (ARNs of the team's execution and Pod Identity roles); missing entries are skipped.
+    ``permission_set_arn``, ``roles`` (ARNs of the team's execution and Pod Identity roles), ``sso_role`` (the ARN of its
+    permission set's role); missing entries are skipped.
     """
     keys = naming.tag_keys_with_defaults(tag_keys)
     tag_key = "aws:ResourceTag/%s" % keys["team"]
@@ -623,6 +632,8 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
         add("permission_set", found["permission_set_arn"], tag)
     for arn in found.get("roles", []):
         add("role", arn, tag)
+    if "sso_role" in found:
+        add("sso_role", found["sso_role"], tag)
     return resources
 
 
@@ -631,9 +642,10 @@ def team_resources(team, account_id, region, found, tag_keys=None, partition="aw
 
 # A team's resources that the platform owns and the team only uses: its roles (a policy of its own on them, a new tag for
 # an ABAC statement), its access entry (an access policy of cluster scope), its permission set, its compute quota and its
-# budget. An allow of any action on them is a leak though they are the team's own: the team would grant itself more than
-# the platform allows. They are decided over their sets, as another team's.
-PLATFORM_OWNED = ("role", "access_entry", "permission_set", "compute_quota", "budget")
+# budget. An allow of any action on them is a leak though they are the team's own (but a read NEEDED names: the HyperPod
+# CLI's of the permission set's own role and access entry): the team would grant itself more than the platform allows.
+# They are decided over their sets, as another team's.
+PLATFORM_OWNED = ("role", "sso_role", "access_entry", "permission_set", "compute_quota", "budget")
 
 # A cell that could not be proven denied: IAM lacked a context key a statement naming the action tests, or the evaluator
 # cannot read the principal's policies. It counts as allowed: reported, never passed.
@@ -1143,7 +1155,11 @@ def matrix(principals, resources, decide, actions=None, keep_cells=True):
                 continue
             for action in wanted:
                 decision = _decision(decisions, action)
-                leak = decision in REACHES and (action not in permitted.get(resource["kind"], []) if shared else not own or resource["kind"] in PLATFORM_OWNED)
+                leak = decision in REACHES and (
+                    action not in permitted.get(resource["kind"], [])
+                    if shared
+                    else not own or (resource["kind"] in PLATFORM_OWNED and action not in needed.get(resource["kind"], []))
+                )
                 gap = own and decision != iam_evaluation.ALLOWED and action in needed.get(resource["kind"], [])
                 if not (keep_cells or leak or gap):
                     continue
@@ -1199,6 +1215,7 @@ ANALYZED_KINDS = (
     "s3_objects",
     "home_efs",
     "role",
+    "sso_role",
     "compute_quota",
     "budget",
     "access_entry",
@@ -1323,14 +1340,24 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None,
     for resource in resources:
         of_kind.setdefault(resource["kind"], []).append(resource)
 
-    def analyzed(principal):
-        findings = []
+    def analyzed_sets(principal):
+        """(kind, [(owner, ARN)], actions asked): another team's and the shared ones; the team's own that the platform owns
+        (PLATFORM_OWNED) apart, asked all but the reads the team needs of them (NEEDED)."""
         for kind in ANALYZED_KINDS:
-            # Another team's, the shared ones, and the team's own that the platform owns (PLATFORM_OWNED).
-            owned = sorted(set((r["team"], arn) for r in of_kind.get(kind, []) if not _own(principal, r) for arn in _analyzed_arns(r)))
             # What the team is given on a shared resource is no finding: the rest of its actions are asked.
             permitted = SHARED_ALLOWED.get(principal["kind"], {}).get(kind, [])
             asked_actions = [action for action in actions.get(kind, []) if action not in permitted]
+            not_own = [r for r in of_kind.get(kind, []) if not _own(principal, r)]
+            needed = NEEDED.get(principal["kind"], {}).get(kind, [])
+            platform = [r for r in not_own if needed and not r.get("shared") and r["team"] == principal["team"]]
+            others = [r for r in not_own if r not in platform]
+            yield kind, sorted(set((r["team"], arn) for r in others for arn in _analyzed_arns(r))), asked_actions
+            if platform:
+                yield kind, sorted(set((r["team"], arn) for r in platform for arn in _analyzed_arns(r))), [a for a in asked_actions if a not in needed]
+
+    def analyzed(principal):
+        findings = []
+        for kind, owned, asked_actions in analyzed_sets(principal):
             for policy_name, document in documents.get(principal["id"], []):
                 for first in range(0, len(owned), ANALYZER_LIMIT):
                     batch = owned[first : first + ANALYZER_LIMIT]
@@ -1473,6 +1500,7 @@ def discover(
         }
         if sso_role:
             principals.append({"id": sso_role, "team": team, "kind": "permission_set", "arn": sso_role})
+            found["sso_role"] = sso_role
             if shared.get("eks_cluster_name"):
                 entry = access_entry.describe_access_entry(context.client("eks"), shared["eks_cluster_name"], sso_role)
                 found["access_entry_arn"] = (entry or {}).get("accessEntryArn")

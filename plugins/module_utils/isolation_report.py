@@ -47,6 +47,7 @@ RESOURCE_NAMES = {
     "access_entry": "EKS access entry",
     "permission_set": "Identity Center permission set",
     "role": "IAM role",
+    "sso_role": "permission set role",
     "shared_bucket": "data bucket",
     "shared_objects": "S3 objects",
     "shared_listing": "S3 prefix listing",

@@ -92,6 +92,7 @@ def apply_team(params):
             settings["hyperpod_cluster_arn"],
             settings["eks_cluster_arn"],
             tag_keys=settings.get("tag_keys") or None,
+            name_prefix=prefix,
         )
     return params
 

@@ -9,6 +9,17 @@ What a member of team ``T`` may do with the credentials of ``T``'s permission se
 - see the shared clusters: ``eks:DescribeCluster`` on the EKS cluster (``aws eks update-kubeconfig``),
   ``sagemaker:DescribeCluster``/``ListClusterNodes``/``DescribeClusterNode`` on the HyperPod cluster.
   Inside Kubernetes, the EKS access entry decides (namespace ``hyperpod-ns-T`` only);
+- connect as the HyperPod CLI does (``hyp set-cluster-context``, sagemaker-hyperpod 3.12.0,
+  ``sagemaker/hyperpod/cli/commands/cluster.py`` and ``cli/cluster_utils.py``): ``sts:GetCallerIdentity`` (no
+  permission needed), ``sagemaker:DescribeCluster`` (above), ``iam:GetRole`` of the caller's own role (its ARN with the
+  path: without it the CLI guesses the ARN without ``/aws-reserved/sso.amazonaws.com/``, whose access entry does not
+  exist), ``eks:DescribeAccessEntry`` of that ARN (the CLI stops when it is refused) and ``aws eks update-kubeconfig``
+  (``eks:DescribeCluster``). Both reads are held to the team's own role and own access entry: the role name pattern of
+  the team's permission set (``AWSReservedSSO_<prefix>-T_*``; a team name holds no ``_``, so no other team's role
+  matches), in the access entry's ARN on the shared EKS cluster only ("access-entry/${ClusterName}/${IamIdentityType}/
+  ${IamIdentityAccountID}/${IamIdentityName}/${UUID}", Service Authorization Reference for Amazon EKS,
+  https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html).
+  Not granted: ``eks:ListAccessEntries``, which would show every team's principal;
 - use the team's SageMaker AI domain, user profiles, spaces and apps. Their ARNs carry the domain
   *id* (``domain/d-xxxx``, ``user-profile/d-xxxx/alice``), which does not exist before the domain
   does, so they cannot be named here. Every team resource carries the team tag
@@ -38,6 +49,12 @@ POLICY_VERSION = "2012-10-17"
 
 CLUSTER_READ_ACTIONS = ["sagemaker:DescribeCluster", "sagemaker:DescribeClusterNode", "sagemaker:ListClusterNodes"]
 EKS_READ_ACTIONS = ["eks:DescribeCluster"]
+# What hyp set-cluster-context reads of the caller's own role and access entry (the module's docstring).
+OWN_ACCESS_ENTRY_ACTIONS = ["eks:DescribeAccessEntry"]
+OWN_ROLE_ACTIONS = ["iam:GetRole"]
+# Identity Center's roles are under this path, or under a Region's directory of it (AWS re:Post, "IAM Identity Center
+# roles", an assumption for the Region's directory: the reserved path is all the IAM User Guide says).
+SSO_ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
 LIST_CLUSTERS_ACTIONS = ["eks:ListClusters", "sagemaker:ListClusters"]
 STUDIO_ACTIONS = [
     "sagemaker:CreatePresignedDomainUrl",
@@ -58,8 +75,23 @@ def _studio_arns(partition, region, account_id):
     return [base + "app/*", base + "domain/*", base + "space/*", base + "user-profile/*"]
 
 
-def render_team_policy(team, account_id, region, data_bucket, hyperpod_cluster_arn, eks_cluster_arn, tag_keys=None, partition="aws"):
-    """The inline policy document (a dict) of ``team``'s permission set."""
+def own_role_arns(team, account_id, prefix=naming.DEFAULT_PREFIX, partition="aws"):
+    """The ARN patterns of the role Identity Center makes for ``team``'s permission set, with its path."""
+    pattern = naming.sso_role_name_pattern(team, prefix)
+    base = "arn:%s:iam::%s:role%s" % (partition, account_id, SSO_ROLE_PATH)
+    return [base + pattern, base + "*/" + pattern]
+
+
+def own_access_entry_arn(team, account_id, eks_cluster_arn, prefix=naming.DEFAULT_PREFIX):
+    """The ARN pattern of the access entry of ``team``'s permission set role on the EKS cluster ``eks_cluster_arn``."""
+    head, cluster = eks_cluster_arn.split(":cluster/", 1)
+    return "%s:access-entry/%s/role/%s/%s" % (head, cluster, account_id, naming.sso_role_name_pattern(team, prefix))
+
+
+def render_team_policy(
+    team, account_id, region, data_bucket, hyperpod_cluster_arn, eks_cluster_arn, tag_keys=None, partition="aws", name_prefix=naming.DEFAULT_PREFIX
+):
+    """The inline policy document (a dict) of ``team``'s permission set (named with ``name_prefix``)."""
     problems = naming.name_problems(team)
     if problems:
         raise ValueError("team %r %s" % (team, "; ".join(problems)))
@@ -87,5 +119,12 @@ def render_team_policy(team, account_id, region, data_bucket, hyperpod_cluster_a
                 "Resource": bucket_arn,
                 "Condition": {"StringLike": {"s3:prefix": [prefix, prefix + "*"]}},
             },
+            {
+                "Sid": "OwnAccessEntryRead",
+                "Effect": "Allow",
+                "Action": list(OWN_ACCESS_ENTRY_ACTIONS),
+                "Resource": own_access_entry_arn(team, account_id, eks_cluster_arn, name_prefix),
+            },
+            {"Sid": "OwnRoleRead", "Effect": "Allow", "Action": list(OWN_ROLE_ACTIONS), "Resource": own_role_arns(team, account_id, name_prefix, partition)},
         ],
     }

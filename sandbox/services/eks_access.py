@@ -366,6 +366,31 @@ def _entry_by_arn(backend, resource_arn):
     return None
 
 
+# A request's access entry that does not exist has no UUID yet: the ARN it is authorized on ends with this one (an
+# assumption: EKS does not say which ARN it authorizes a missing entry's read on; a policy that names the entry by its
+# principal's segments and a wildcard for the UUID, as the team's permission set does, reaches it either way).
+MISSING_UUID = "00000000-0000-0000-0000-000000000000"
+
+
+def access_entry_arn(account_id: str, region: str, cluster_name: str, principal_arn: str) -> str | None:
+    """The ARN IAM authorizes an operation on ``principal_arn``'s entry on: the entry's own, or the one it would have.
+
+    "arn:${Partition}:eks:${Region}:${Account}:access-entry/${ClusterName}/${IamIdentityType}/${IamIdentityAccountID}/
+    ${IamIdentityName}/${UUID}" (resource type access-entry: DescribeAccessEntry, UpdateAccessEntry, DeleteAccessEntry,
+    Associate/DisassociateAccessPolicy and ListAssociatedAccessPolicies, "Actions, resources, and condition keys for
+    Amazon Elastic Kubernetes Service", https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html).
+    None when ``principal_arn`` is no IAM role or user ARN."""
+    match = _PRINCIPAL.fullmatch(principal_arn)
+    if not match:
+        return None
+    cluster = moto.eks.models.eks_backends[account_id][region].clusters.get(cluster_name)
+    entry = cluster.__dict__.get("sandbox_access_entries", {}).get(principal_arn) if cluster is not None else None
+    if entry is not None:
+        return entry["accessEntryArn"]
+    kind, name = match.group(3), match.group(5)
+    return f"arn:{match.group(1)}:eks:{region}:{account_id}:access-entry/{cluster_name}/{kind}/{match.group(2)}/{name}/{MISSING_UUID}"
+
+
 def install() -> None:
     tag_by_arn(moto.eks.models.EKSBackend, _entry_by_arn, lambda: _invalid_parameter("An access entry can have at most 50 tags."))
     graft(moto.eks.responses.EKSResponse, EksRegionFromHost)

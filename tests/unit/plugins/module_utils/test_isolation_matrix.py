@@ -61,6 +61,8 @@ def _found(team: str) -> dict:
         "budget_name": naming.budget_name(team),
         "access_entry_arn": f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/ml-shared-eks/role/{ACCOUNT}/AWSReservedSSO_hyperpod-{team}_x/{index:08d}",
         "permission_set_arn": f"arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-{index:016d}",
+        # The permission set's role as Identity Center makes it, its path included (hyp set-cluster-context reads it).
+        "sso_role": f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-{team}_x",
         "roles": [
             f"arn:aws:iam::{ACCOUNT}:role/{naming.studio_execution_role_name(team)}",
             f"arn:aws:iam::{ACCOUNT}:role/{team_namespace.pod_role_name(team, naming.DEFAULT_PREFIX)}",
@@ -364,6 +366,16 @@ WIDENINGS = {
     "assuming another team's role": (_add("execution_role"), _statement("sts:AssumeRole", f"arn:aws:iam::{ACCOUNT}:role/*")),
     "role policy writes": (_add("execution_role"), _statement("iam:PutRolePolicy", "*")),
     "access entry deletion": (_add("permission_set"), _statement("eks:DeleteAccessEntry", f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/*")),
+    # Issue 40: hyp set-cluster-context's reads (the team's own access entry and permission set role), widened to every team's.
+    "access entry reads of every team": (_add("permission_set"), _statement("eks:DescribeAccessEntry", f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/*")),
+    "permission set role reads of every team": (
+        _add("permission_set"),
+        _statement("iam:GetRole", f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_*"),
+    ),
+    "access entry policy listing of the own entry": (
+        _add("permission_set"),
+        _statement("eks:ListAssociatedAccessPolicies", f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/*/AWSReservedSSO_hyperpod-vision_*"),
+    ),
     "quota deletion by wildcard action": (_add("permission_set"), _statement("sagemaker:*ComputeQuota", "*")),
     "space writes in every domain": (_add("permission_set"), _statement("sagemaker:*Space", f"{SM}:space/*")),
     "app deletion in every domain": (_add("permission_set"), _statement("sagemaker:DeleteApp", f"{SM}:app/*")),
@@ -510,6 +522,26 @@ def test_every_widening_is_reported_as_a_cross_team_allow(name):
     assert leaks, f"widening {name!r} went unnoticed"
     assert {c["team"] for c in leaks} == {"vision"}
     assert all(c["owner"] != "vision" or c["resource_kind"] in isolation.PLATFORM_OWNED for c in leaks)
+
+
+def test_a_member_reads_its_own_access_entry_and_role_only():
+    """Issue 40: hyp set-cluster-context reads the caller's role (iam:GetRole) and its access entry (eks:DescribeAccessEntry)
+    and stops when either is refused. The permission set grants both on the team's own only: NEEDED there (a denial is a
+    gap), no leak though the platform owns them (PLATFORM_OWNED), and denied on every other team's; any other action on
+    them stays a leak (``[access entry policy listing of the own entry]``)."""
+    result = _matrix(_rendered())
+    assert result["leaks"] == [] and result["gaps"] == []
+    cells = [c for c in result["cells"] if c["principal"] == "permission_set" and c["resource_kind"] in ("access_entry", "sso_role")]
+    allowed = {(c["team"], c["owner"], c["action"]) for c in cells if c["decision"] == "allowed"}
+    assert allowed == {(t, t, a) for t in TEAMS for a in ("eks:DescribeAccessEntry", "iam:GetRole")}
+    assert {(c["team"], c["owner"]) for c in cells if c["action"] in ("eks:DescribeAccessEntry", "iam:GetRole") and c["team"] != c["owner"]}
+    # Without the grant: a gap each, the CLI's way in broken.
+    policies = copy.deepcopy(_rendered())
+    for team in TEAMS:
+        document = policies[f"{team}/permission_set"]["identity"][0][1]
+        document["Statement"] = [st for st in document["Statement"] if st["Sid"] not in ("OwnAccessEntryRead", "OwnRoleRead")]
+    gaps = {(c["team"], c["resource_kind"], c["action"]) for c in _matrix(policies)["gaps"]}
+    assert gaps == {(t, k, a) for t in TEAMS for k, a in (("access_entry", "eks:DescribeAccessEntry"), ("sso_role", "iam:GetRole"))}
 
 
 @pytest.mark.parametrize("name", SHARED_WIDENINGS)

@@ -1081,7 +1081,8 @@ _DENIES = (
     ),
     (
         "PassRole on nlp's roles denied",
-        _policy(_allow("iam:PassRole", ROLE + "*"), _deny("iam:PassRole", ROLE + "hyperpod-nlp-*")),
+        # nlp's roles: its own and its permission set's, which Identity Center makes under its reserved path.
+        _policy(_allow("iam:PassRole", ROLE + "*"), _deny("iam:PassRole", [ROLE + "hyperpod-nlp-*", ROLE + "aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-nlp_*"])),
         {"research", "vis"},
         {"nlp"},
         "",
