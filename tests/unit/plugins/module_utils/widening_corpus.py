@@ -1082,7 +1082,10 @@ _DENIES = (
     (
         "PassRole on nlp's roles denied",
         # nlp's roles: its own and its permission set's, which Identity Center makes under its reserved path.
-        _policy(_allow("iam:PassRole", ROLE + "*"), _deny("iam:PassRole", [ROLE + "hyperpod-nlp-*", ROLE + "aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-nlp_*"])),
+        _policy(
+            _allow("iam:PassRole", ROLE + "*"),
+            _deny("iam:PassRole", [ROLE + "hyperpod-nlp-*", ROLE + "aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-nlp_*"]),
+        ),
         {"research", "vis"},
         {"nlp"},
         "",
