@@ -2,7 +2,10 @@
 
 The member is the Kubernetes identity EKS gives the team's access entry: a user in the team's group
 ``hyperpod-ns-<team>-namespace-level-group`` (``Impersonate-User`` / ``Impersonate-Group``, which the admin may use),
-as tests/integration/test_namespace_isolation.py asks after a whole site.yml. Here the team's objects come from the
+as tests/integration/test_namespace_isolation.py asks after a whole site.yml. The cross-team proofs (threat model m2,
+m13) ask as the member really comes in (issue 40): with the token ``aws eks get-token`` makes for a session of the
+team's permission set role (``TokenMember``), which the API server maps through the role's access entry and authorizes
+with RBAC and the entry's access policies. Here the team's objects come from the
 team file as the run builds them (team_model, then team_layer_args, then the namespace layer's converge), without AWS.
 """
 
@@ -10,15 +13,17 @@ from __future__ import annotations
 
 import copy
 import json
+import ssl
 import time
 import urllib.error
 import urllib.request
 
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import team_model, team_namespace
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, naming, team_model, team_namespace
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_layer_args import team_layer_args
 
 from sandbox.kube.api import KubeApi, KubeError
+from tests.eks_tokens import eks_token
 from tests.unit.plugins.module_utils.module_params import module_params
 
 TEAM = "vision"
@@ -65,6 +70,53 @@ class Member(KubeApi):
                 return json.loads(answer.read() or b"null")
         except urllib.error.HTTPError as error:
             raise KubeError(error.code, json.loads(error.read()).get("message", error.reason)) from None
+
+
+class TokenMember(KubeApi):
+    """The API server as a member of the team the way EKS lets one in (issue 40): the bearer token ``aws eks get-token``
+    makes for a session of the team's permission set role (tests/eks_tokens.py), authenticated by the API server's
+    TokenReview webhook through the role's access entry (its username and the team's group), authorized by RBAC and
+    then by the entry's access policies (sandbox/services/eks_kubernetes_webhook.py). No client certificate: the
+    token is the member's only credential."""
+
+    def __init__(self, directory, token) -> None:
+        super().__init__(directory)
+        self.token = token
+        self._context = ssl.create_default_context(cadata=self.ca)
+
+    def _send(self, method, path, body, content_type):
+        headers = {"Content-Type": content_type, "Accept": "application/json", "Authorization": f"Bearer {self.token}"}
+        request = urllib.request.Request(self.server + path, data=json.dumps(body).encode() if body is not None else None, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, context=self._context, timeout=30) as answer:
+                return json.loads(answer.read() or b"null")
+        except urllib.error.HTTPError as error:
+            raise KubeError(error.code, json.loads(error.read()).get("message", error.reason)) from None
+
+
+SSO_PATH = "/aws-reserved/sso.amazonaws.com/"
+
+
+def token_member(seeded, kube_cluster, team=TEAM, cluster_read=True) -> TokenMember:
+    """``team``'s member, alice, with the access entry the collection makes for the team's permission set role (the team's
+    group, access_entry.team_access_policies: training in the team's namespace, and the HyperPod CLI's cluster read when
+    ``cluster_read``, the team file's default), and a token of her session of that role."""
+    client, seed = seeded
+    region, account = seed["region"], seed["account_id"]
+    iam, eks, sts = (client.boto3_client(s, region) for s in ("iam", "eks", "sts"))
+    cluster = seed["eks_cluster_arn"].split("/")[-1]
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{account}:root"}, "Action": "sts:AssumeRole"}]}
+    name = f"AWSReservedSSO_{naming.permission_set_name(team)}_0123456789abcdef"
+    arn = iam.create_role(RoleName=name, Path=SSO_PATH, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    eks.create_access_entry(clusterName=cluster, principalArn=arn, kubernetesGroups=[naming.kubernetes_group(team)])
+    for policy in access_entry.team_access_policies({"policies": ["training"], "cluster_read": cluster_read}, naming.namespace(team)):
+        eks.associate_access_policy(clusterName=cluster, principalArn=arn, policyArn=access_entry.policy_arn(policy), accessScope=policy["access_scope"])
+    credentials = sts.assume_role(RoleArn=arn, RoleSessionName="alice")["Credentials"]
+    return TokenMember(kube_cluster.directory, eks_token(client.endpoint, region, credentials, cluster))
+
+
+# The training jobs a member submits (HyperPod's and Kubeflow's PyTorch jobs): (API group, resource).
+JOB_KINDS = (("sagemaker.amazonaws.com", "hyperpodpytorchjobs"), ("kubeflow.org", "pytorchjobs"))
 
 
 def refusal(call) -> tuple[int, str]:
@@ -161,6 +213,36 @@ def test_by_default_a_pod_that_keeps_to_restricted_is_admitted(api, member, kube
     admitted = create_pod(member, pod("train", dict(RESTRICTED, runAsUser=10001, runAsGroup=10001)))
     assert admitted["spec"]["serviceAccountName"] == SERVICE_ACCOUNT
     assert admitted["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] == CLAIM
+
+
+def test_with_an_eks_token_a_member_works_in_the_teams_namespace_only(api, kube_cluster, seeded):
+    """Threat model: m2, a member acts in another team's namespace, or cluster-wide, through the real way in (issue 40): the
+    token ``aws eks get-token`` makes for the member's session of the team's permission set role, the access entry the
+    collection makes for it (the team's group; training in the team's namespace and the cluster read, the team file's
+    defaults) and the team's objects as the namespace layer writes them. The own namespace: the team's pods and jobs; the
+    other team's: nothing, read or write; cluster-wide: no pods, no RBAC."""
+    team_namespace.converge(Context(), namespace_options(kube_cluster))
+    other = "hyperpod-ns-nlp"
+    labels = {"sagemaker.amazonaws.com/sagemaker-managed-queue": "true", "sagemaker.amazonaws.com/quota-allocation-id": "nlp"}
+    api.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": other, "labels": labels}}, "sagemaker-taskgovernance")
+    member = token_member(seeded, kube_cluster)
+    who = member.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+    assert GROUP in who["status"]["userInfo"]["groups"] and who["status"]["userInfo"]["username"].endswith("/alice")
+    # The own namespace: its pods read, a pod that keeps to restricted admitted, HyperPod's and Kubeflow's jobs made.
+    assert member.request("GET", f"/api/v1/namespaces/{NAMESPACE}/pods")["items"] == []
+    assert create_pod(member, pod("train", dict(RESTRICTED, runAsUser=10001, runAsGroup=10001)))["metadata"]["namespace"] == NAMESPACE
+    assert all(may(member, "create", group, resource, NAMESPACE) for group, resource in JOB_KINDS)
+    # Another team's namespace: nothing.
+    theirs = copy.deepcopy(pod("train", dict(RESTRICTED, runAsUser=10001, runAsGroup=10001)))
+    theirs["metadata"]["namespace"] = other
+    assert refusal(lambda: member.request("GET", f"/api/v1/namespaces/{other}/pods"))[0] == 403
+    assert refusal(lambda: member.request("POST", f"/api/v1/namespaces/{other}/pods?dryRun=All", theirs))[0] == 403
+    assert refusal(lambda: member.request("GET", f"/api/v1/namespaces/{other}/secrets"))[0] == 403
+    assert not any(may(member, verb, group, resource, other) for group, resource in JOB_KINDS for verb in ("create", "list", "delete"))
+    # Cluster-wide: no pods of every namespace, no RBAC of its own making.
+    assert refusal(lambda: member.request("GET", "/api/v1/pods"))[0] == 403
+    assert not may(member, "create", "rbac.authorization.k8s.io", "rolebindings", NAMESPACE)
+    assert not may(member, "create", "rbac.authorization.k8s.io", "clusterrolebindings")
 
 
 @pytest.mark.parametrize("allowed_by", ["every team", "this team"])
@@ -565,7 +647,7 @@ def test_the_queue_policy_covers_every_workload_the_role_lets_a_member_write():
 
 
 def authorized(api, verb, group, resource, namespace="", name="", subresource="") -> bool:
-    """The API server's authorization of a member's request on any resource (a SubjectAccessReview)."""
+    """The API server's authorization of a member's request on any resource (a SubjectAccessReview of the team's group)."""
     review = {
         "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
         "spec": {"user": "alice", "groups": [GROUP, "system:authenticated"], "resourceAttributes": {
@@ -574,21 +656,47 @@ def authorized(api, verb, group, resource, namespace="", name="", subresource=""
     return api.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review)["status"].get("allowed", False)
 
 
-def test_a_member_reads_the_teams_own_cluster_queue_and_pending_workloads_and_no_other_teams(api, kube_cluster):
+def may(member, verb, group, resource, namespace="", name="", subresource="") -> bool:
+    """The API server's answer to ``member`` (a TokenMember) asking about itself (a SelfSubjectAccessReview): every
+    authorizer, RBAC and then the access entry's access policies, for the user and groups its token maps to."""
+    review = {
+        "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {"namespace": namespace, "verb": verb, "group": group, "resource": resource, "subresource": subresource, "name": name}},
+    }  # fmt: skip
+    return member.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", review)["status"].get("allowed", False)
+
+
+def test_a_member_reads_the_teams_own_cluster_queue_and_pending_workloads_and_no_other_teams(api, kube_cluster, seeded):
     """Threat model: m13 (issue 38), a member reads another team's quota, usage or pending work (its ClusterQueue, its
     LocalQueue's pending workloads), or lists every team's: the team reads its own ClusterQueue by name (a ClusterRole
-    whose one rule names it) and its own queue's pending workloads (the Role, in its namespace); the server's authorizer
-    refuses every other team's, and listing or watching every ClusterQueue."""
+    whose one rule names it) and its own queue's pending workloads (the Role, in its namespace); the server's authorizers
+    refuse every other team's, and listing or watching every ClusterQueue. Asked with the member's EKS token (issue 40),
+    its access entry without the cluster read (``access.cluster_read: false``); with it, see the end."""
     team_namespace.converge(Context(), namespace_options(kube_cluster))
+    member = token_member(seeded, kube_cluster, cluster_read=False)
     own, other = f"{NAMESPACE}-clusterqueue", "hyperpod-ns-nlp-clusterqueue"
-    assert all(authorized(api, verb, KUEUE, "clusterqueues", name=own) for verb in ("get", "watch"))
-    assert not any(authorized(api, verb, KUEUE, "clusterqueues", name=other) for verb in ("get", "watch", "update", "patch", "delete"))
-    assert not any(authorized(api, verb, KUEUE, "clusterqueues") for verb in ("list", "watch", "create", "deletecollection"))
-    assert not any(authorized(api, verb, KUEUE, "clusterqueues", name=own) for verb in WRITE_VERBS)
+    assert all(may(member, verb, KUEUE, "clusterqueues", name=own) for verb in ("get", "watch"))
+    assert not any(may(member, verb, KUEUE, "clusterqueues", name=other) for verb in ("get", "watch", "update", "patch", "delete"))
+    assert not any(may(member, verb, KUEUE, "clusterqueues") for verb in ("list", "watch", "create", "deletecollection"))
+    assert not any(may(member, verb, KUEUE, "clusterqueues", name=own) for verb in WRITE_VERBS)
     visibility = "visibility.kueue.x-k8s.io"
-    assert authorized(api, "get", visibility, "localqueues", NAMESPACE, f"{NAMESPACE}-localqueue", "pendingworkloads")
-    assert not authorized(api, "get", visibility, "localqueues", "hyperpod-ns-nlp", "hyperpod-ns-nlp-localqueue", "pendingworkloads")
-    assert not authorized(api, "get", visibility, "clusterqueues", name=other, subresource="pendingworkloads")
+    assert may(member, "get", visibility, "localqueues", NAMESPACE, f"{NAMESPACE}-localqueue", "pendingworkloads")
+    assert not may(member, "get", visibility, "localqueues", "hyperpod-ns-nlp", "hyperpod-ns-nlp-localqueue", "pendingworkloads")
+    assert not may(member, "get", visibility, "clusterqueues", name=other, subresource="pendingworkloads")
+    # RBAC alone (the team's group, as the admin asks it) answers the same.
+    assert authorized(api, "get", KUEUE, "clusterqueues", name=own) and not authorized(api, "get", KUEUE, "clusterqueues", name=other)
+    # With the HyperPod CLI's cluster read (AmazonSagemakerHyperpodUserClusterPolicy at cluster scope, the team file's
+    # default), every ClusterQueue is readable, another team's quota and usage among them: the sandbox's reading of
+    # that policy, an assumption (docs/isolation.md, m13). Another team's pending workloads stay refused.
+    client, seed = seeded
+    eks, cluster = client.boto3_client("eks", seed["region"]), seed["eks_cluster_arn"].split("/")[-1]
+    [arn] = [a for a in eks.list_access_entries(clusterName=cluster)["accessEntries"] if "AWSReservedSSO_" in a]
+    policy = access_entry.CLUSTER_READ_POLICY
+    eks.associate_access_policy(clusterName=cluster, principalArn=arn, policyArn=access_entry.policy_arn(policy), accessScope=policy["access_scope"])
+    assert may(member, "get", KUEUE, "clusterqueues", name=other) and may(member, "list", KUEUE, "clusterqueues")
+    assert not may(member, "update", KUEUE, "clusterqueues", name=other)
+    assert not may(member, "get", visibility, "clusterqueues", name=other, subresource="pendingworkloads")
+    assert not may(member, "get", visibility, "localqueues", "hyperpod-ns-nlp", "hyperpod-ns-nlp-localqueue", "pendingworkloads")
     # The stored ClusterRole names one ClusterQueue, the team's, and reads it only: every request, not the sample above.
     [rule] = api.request("GET", f"/apis/rbac.authorization.k8s.io/v1/clusterroles/hyperpod-{TEAM}-cluster-queue-reader")["rules"]
     assert (rule["apiGroups"], rule["resources"], rule["resourceNames"], sorted(rule["verbs"])) == ([KUEUE], ["clusterqueues"], [own], ["get", "watch"])
