@@ -18,7 +18,8 @@ What a member of team ``T`` may do with the credentials of ``T``'s permission se
   the team's permission set (``AWSReservedSSO_<prefix>-T_*``; a team name holds no ``_``, so no other team's role
   matches), in the access entry's ARN on the shared EKS cluster only ("access-entry/${ClusterName}/${IamIdentityType}/
   ${IamIdentityAccountID}/${IamIdentityName}/${UUID}", Service Authorization Reference for Amazon EKS,
-  https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html).
+  https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html;
+  ``IamIdentityName`` taken to be the role's name without its path, an assumption the reference does not settle).
   Not granted: ``eks:ListAccessEntries``, which would show every team's principal;
 - use the team's SageMaker AI domain, user profiles, spaces and apps. Their ARNs carry the domain
   *id* (``domain/d-xxxx``, ``user-profile/d-xxxx/alice``), which does not exist before the domain
@@ -52,8 +53,8 @@ EKS_READ_ACTIONS = ["eks:DescribeCluster"]
 # What hyp set-cluster-context reads of the caller's own role and access entry (the module's docstring).
 OWN_ACCESS_ENTRY_ACTIONS = ["eks:DescribeAccessEntry"]
 OWN_ROLE_ACTIONS = ["iam:GetRole"]
-# Identity Center's roles are under this path, or under a Region's directory of it (AWS re:Post, "IAM Identity Center
-# roles", an assumption for the Region's directory: the reserved path is all the IAM User Guide says).
+# Identity Center's roles are under this path (sandbox/services/sso_admin.py makes them there); a Region's directory under
+# it is matched too ("*/"), an assumption: no AWS page read here states which of the two a given account's roles use.
 SSO_ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
 LIST_CLUSTERS_ACTIONS = ["eks:ListClusters", "sagemaker:ListClusters"]
 STUDIO_ACTIONS = [

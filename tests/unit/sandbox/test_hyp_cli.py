@@ -35,7 +35,7 @@ import yaml
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 
-from sandbox.kube.api import KubeApi
+from sandbox.kube.api import KubeApi, KubeError
 from tests.unit.sandbox.aws_errors import refused
 from tests.unit.sandbox.test_sagemaker_cluster import NAME, create_request, group
 
@@ -107,14 +107,21 @@ def member(seeded, kube_cluster, hyp_venv, tmp_path):
     api = KubeApi(kube_cluster.directory)
     for namespace in (OWN, OTHERS):
         api.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    # Made anew (one a test left behind is removed first, and one being removed waited for), removed when the test ends.
+    crd_path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD['metadata']['name']}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            left = api.request("GET", crd_path)
+        except KubeError as error:
+            assert error.status == 404, error
+            break
+        if not left["metadata"].get("deletionTimestamp"):
+            api.request("DELETE", crd_path)
+        assert time.monotonic() < deadline, "a HyperPodPyTorchJob CRD of an earlier test is still there"
+        time.sleep(0.2)
     api.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)
-    deadline = time.monotonic() + 30
-    while not any(
-        c["type"] == "Established" and c["status"] == "True"
-        for c in (api.request("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD['metadata']['name']}").get("status") or {}).get(
-            "conditions", []
-        )
-    ):
+    while not any(c["type"] == "Established" and c["status"] == "True" for c in (api.request("GET", crd_path).get("status") or {}).get("conditions") or []):
         assert time.monotonic() < deadline, "the HyperPodPyTorchJob CRD was not established"
         time.sleep(0.2)
     credentials = sts.assume_role(RoleArn=roles[TEAM]["Arn"], RoleSessionName="alice")["Credentials"]
@@ -152,7 +159,7 @@ def member(seeded, kube_cluster, hyp_venv, tmp_path):
         "aws_session_token": credentials["SessionToken"],
     }
     yield {"run": run, "home": home, "api": api, "eks_name": eks_name, "roles": roles, "session": session, "client": client, "region": region}
-    api.request("DELETE", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{CRD['metadata']['name']}")
+    api.request("DELETE", crd_path)
     for namespace in (OWN, OTHERS):
         api.request("DELETE", f"/api/v1/namespaces/{namespace}")
 
