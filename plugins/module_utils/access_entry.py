@@ -470,14 +470,16 @@ ACCESS_POLICY_NAMES = {
     "inference": "AmazonSagemakerHyperpodInferencePolicy",
     "space": "AmazonSagemakerHyperpodSpacePolicy",
 }
-# A space also needs the shared space templates; cluster_read is the cluster-scope read the HyperPod CLI needs.
+# A space also needs the shared space templates. cluster_read is the cluster-scope read of the HyperPod CLI's cluster views
+# (hyp list-cluster): namespaces, nodes (their images too) and every team's ClusterQueue, quota and usage, so off unless
+# the platform allows it (team_model's hyperpod_team_limits.choices); hyp's job commands in the team's namespace need none.
 SPACE_TEMPLATE_POLICY = {"name": "AmazonSagemakerHyperpodSpaceTemplatePolicy", "access_scope": {"type": "namespace", "namespaces": ["jupyter-k8s-shared"]}}
 CLUSTER_READ_POLICY = {"name": "AmazonSagemakerHyperpodUserClusterPolicy", "access_scope": {"type": "cluster"}}
 # The team file's access section (docs/team-file.md) but pod_security (team_namespace's): both keys become access_policies
 # (team_access_policies), of the team's users' entry and of its Studio's.
 TEAM_FILE_SECTION = team_section("access", MODULE_OPTIONS, ("policies", "cluster_read"), own=dict(
     policies=dict(type="list", elements="str", choices=list(ACCESS_POLICY_NAMES), default=["training", "inference"]),
-    cluster_read=dict(type="bool", default=True),
+    cluster_read=dict(type="bool", default=False),
 ))
 
 

@@ -217,7 +217,7 @@ def wanted_access_policies(teams):
     """The EKS access policies the teams' access entries are given (access_entry.team_access_policies), by name."""
     names = set()
     for team in teams:
-        access = dict({"policies": ["training", "inference"], "cluster_read": True}, **(team.get("access") or {}))
+        access = dict(access_entry.TEAM_FILE_SECTION, **(team.get("access") or {}))
         names.update(p["name"] for p in access_entry.team_access_policies(access, naming.namespace(team["name"])))
     return sorted(names)
 

@@ -78,7 +78,9 @@ TEAM_LIMIT_DEFAULTS = {
     # reach the internet only through the cluster's VPC unless the platform allows more. storage.s3_link (an FSx data
     # repository association exporting the team's export directory to its S3 prefix, one of the file system's 8) only where
     # the platform allows it: a team lead's pull request alone would otherwise spend one of the platform's associations.
-    "choices": {"workspace.app_network_access_type": ["VpcOnly"], "storage.s3_link": [False]},
+    # access.cluster_read (AmazonSagemakerHyperpodUserClusterPolicy at cluster scope) reads every team's ClusterQueue, its
+    # quota and usage, and every node and namespace: one team's switch would show it the others', so the platform's alone.
+    "choices": {"workspace.app_network_access_type": ["VpcOnly"], "storage.s3_link": [False], "access.cluster_read": [False]},
     # The instance types a member may run a Studio space or app on, as the team's execution role (its team-studio policy,
     # sagemaker:InstanceTypes): small CPU ones, outside the HyperPod cluster and the team's quota. "system" is
     # JupyterServer's only value and a KernelGateway app's ml.t3.medium (botocore sagemaker ResourceSpec.InstanceType).
@@ -124,7 +126,7 @@ CHOICES.update(
     ("%s.%s" % (declared.section, key), choices) for declared in LAYER_SECTIONS for key, choices in section_choices(declared).items()
 )
 # Switches the platform narrows too (hyperpod_team_limits.choices), though their layers declare no choices for them.
-SWITCH_CHOICES = {"storage.s3_link": (False, True)}
+SWITCH_CHOICES = {"storage.s3_link": (False, True), "access.cluster_read": (False, True)}
 CHOICES.update(SWITCH_CHOICES)
 
 

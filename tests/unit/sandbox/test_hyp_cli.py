@@ -2,10 +2,11 @@
 
 The member is a session of the team's Identity Center permission set role (``AWSReservedSSO_hyperpod-<team>_<suffix>``
 under ``/aws-reserved/sso.amazonaws.com/``) holding the policy the collection renders for it (team_policy), with the
-access entry and access policies the collection associates (access_entry.team_access_policies: HyperPod training in the
-team's namespace, the HyperPod CLI's cluster read). The real ``aws`` (.venv's awscli) and the real ``hyp``
-(PyPI sagemaker-hyperpod, in a venv of its own: sandbox/hyp/install.sh, cached once per machine) run with
-``AWS_ENDPOINT_URL`` at the worker's sandbox, as tests/integration/test_aws_cli.py runs the AWS CLI:
+access entry and access policies the collection associates for the team file's defaults
+(access_entry.team_access_policies: HyperPod training and inference in the team's namespace; no cluster read, which
+hyp's job commands do not need). The real ``aws`` (.venv's awscli) and the real ``hyp`` (PyPI sagemaker-hyperpod, in a
+venv of its own: sandbox/hyp/install.sh, cached once per machine) run with ``AWS_ENDPOINT_URL`` at the worker's sandbox,
+as tests/integration/test_aws_cli.py runs the AWS CLI:
 
 - ``aws eks update-kubeconfig`` writes the kubeconfig whose exec plugin is ``aws eks get-token``;
 - ``hyp set-cluster-context`` reads the HyperPod cluster, the caller's role and its access entry (team_policy), and
@@ -32,7 +33,7 @@ from pathlib import Path
 import boto3
 import pytest
 import yaml
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 
 from sandbox.kube.api import KubeApi, KubeError
@@ -44,7 +45,6 @@ AWS = str(Path(sys.executable).with_name("aws"))
 TEAM, OTHER = "vision", "nlp"
 OWN, OTHERS = naming.namespace(TEAM), naming.namespace(OTHER)
 SSO_PATH = "/aws-reserved/sso.amazonaws.com/"
-POLICY = "arn:aws:eks::aws:cluster-access-policy/"
 CRD = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",
@@ -99,11 +99,10 @@ def member(seeded, kube_cluster, hyp_venv, tmp_path):
         policy = render_team_policy(team, account, region, seed["data_bucket"], hyperpod_arn, seed["eks_cluster_arn"])
         iam.put_role_policy(RoleName=role["RoleName"], PolicyName="AwsSSOInlinePolicy", PolicyDocument=json.dumps(policy))
         eks.create_access_entry(clusterName=eks_name, principalArn=role["Arn"], kubernetesGroups=[naming.kubernetes_group(team)])
-        for name, scope in (
-            ("AmazonSagemakerHyperpodTrainingPolicy", {"type": "namespace", "namespaces": [naming.namespace(team)]}),
-            ("AmazonSagemakerHyperpodUserClusterPolicy", {"type": "cluster"}),
-        ):
-            eks.associate_access_policy(clusterName=eks_name, principalArn=role["Arn"], policyArn=POLICY + name, accessScope=scope)
+        for policy in access_entry.team_access_policies(dict(access_entry.TEAM_FILE_SECTION), naming.namespace(team)):
+            eks.associate_access_policy(
+                clusterName=eks_name, principalArn=role["Arn"], policyArn=access_entry.policy_arn(policy), accessScope=policy["access_scope"]
+            )
     api = KubeApi(kube_cluster.directory)
     for namespace in (OWN, OTHERS):
         api.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})

@@ -107,9 +107,10 @@ def test_access_policies_follow_the_team_file():
     assert policies[0]["access_scope"] == {"type": "namespace", "namespaces": ["hyperpod-ns-vision"]}
     assert policies[2]["access_scope"] == {"type": "namespace", "namespaces": ["jupyter-k8s-shared"]}
     default = team_layer_args(normalized()["vision"], SHARED)["access_entry"]["access_policies"]
-    assert [p["name"] for p in default] == [
-        "AmazonSagemakerHyperpodTrainingPolicy", "AmazonSagemakerHyperpodInferencePolicy", "AmazonSagemakerHyperpodUserClusterPolicy"]
-    assert default[2]["access_scope"] == {"type": "cluster"}
+    assert [p["name"] for p in default] == ["AmazonSagemakerHyperpodTrainingPolicy", "AmazonSagemakerHyperpodInferencePolicy"]
+    cluster_read = dict(normalized()["vision"], access=dict(normalized()["vision"]["access"], cluster_read=True))
+    read = team_layer_args(cluster_read, SHARED)["access_entry"]["access_policies"]
+    assert read[2] == {"name": "AmazonSagemakerHyperpodUserClusterPolicy", "access_scope": {"type": "cluster"}}
     empty = team_layer_args(dict(normalized()["vision"], access={"policies": []}), SHARED)["access_entry"]["access_policies"]
     assert empty == default
 

@@ -42,7 +42,7 @@ def test_sample_file_is_valid_and_normalized():
     assert vision["members"] == [{"name": "alice", "uid": None}, {"name": "bob", "uid": 10002}]
     assert vision["quota"]["sharing"] == "lend_and_borrow"
     assert vision["quota"]["preempt"] == "lower_priority"
-    assert vision["access"] == {"policies": ["training", "inference"], "cluster_read": True, "pod_security": "restricted"}
+    assert vision["access"] == {"policies": ["training", "inference"], "cluster_read": False, "pod_security": "restricted"}
     assert vision["storage"]["on_remove"] == "keep"
     assert vision["budget"]["thresholds"] == [80, 100]
     assert teams[1]["budget"] is None
@@ -333,6 +333,23 @@ def test_a_team_links_its_directory_to_s3_only_where_the_platform_allows_it():
     assert [p.split(":")[0] for p in check_team_file(teams, CLUSTER, team_limits=one_team)[0]] == ["team 'nlp'"]
     refused = check_team_file(TEAMS, CLUSTER, team_limits={"choices": {"storage.s3_link": ["yes", 1]}})[0]
     assert refused == ["settings: hyperpod_team_limits.choices.storage.s3_link: ['yes', 1] must be a list among false, true"]
+
+
+def test_a_team_reads_the_whole_cluster_only_where_the_platform_allows_it():
+    """Threat model m13: the cluster read (every team's ClusterQueue, its quota and usage) is the platform's to give, per team
+    or to all; a lead's pull request alone does not turn it on, and by default no team has it."""
+    teams = copy.deepcopy(TEAMS)
+    assert all(team["access"]["cluster_read"] is False for team in check_team_file(teams, CLUSTER)[1])
+    teams[0]["access"] = {"cluster_read": True}
+    assert problems_of(teams) == [
+        "team 'vision': access.cluster_read: true is not allowed for this team: the platform allows false (hyperpod_team_limits.choices."
+        "access.cluster_read, or hyperpod_team_limits.teams.vision.choices.access.cluster_read, in the cluster file)"
+    ]
+    assert check_team_file(teams, CLUSTER, team_limits={"choices": {"access.cluster_read": [False, True]}})[0] == []
+    one_team = {"teams": {"vision": {"choices": {"access.cluster_read": [False, True]}}}}
+    assert check_team_file(teams, CLUSTER, team_limits=one_team)[0] == []
+    teams[1]["access"] = {"cluster_read": True}
+    assert [p.split(":")[0] for p in check_team_file(teams, CLUSTER, team_limits=one_team)[0]] == ["team 'nlp'"]
 
 
 @pytest.mark.parametrize(

@@ -97,10 +97,10 @@ class TokenMember(KubeApi):
 SSO_PATH = "/aws-reserved/sso.amazonaws.com/"
 
 
-def token_member(seeded, kube_cluster, team=TEAM, cluster_read=True) -> TokenMember:
+def token_member(seeded, kube_cluster, team=TEAM) -> TokenMember:
     """``team``'s member, alice, with the access entry the collection makes for the team's permission set role (the team's
-    group, access_entry.team_access_policies: training in the team's namespace, and the HyperPod CLI's cluster read when
-    ``cluster_read``, the team file's default), and a token of her session of that role."""
+    group, access_entry.team_access_policies of the team file's defaults with training alone in the team's namespace),
+    and a token of her session of that role."""
     client, seed = seeded
     region, account = seed["region"], seed["account_id"]
     iam, eks, sts = (client.boto3_client(s, region) for s in ("iam", "eks", "sts"))
@@ -109,7 +109,7 @@ def token_member(seeded, kube_cluster, team=TEAM, cluster_read=True) -> TokenMem
     name = f"AWSReservedSSO_{naming.permission_set_name(team)}_0123456789abcdef"
     arn = iam.create_role(RoleName=name, Path=SSO_PATH, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
     eks.create_access_entry(clusterName=cluster, principalArn=arn, kubernetesGroups=[naming.kubernetes_group(team)])
-    for policy in access_entry.team_access_policies({"policies": ["training"], "cluster_read": cluster_read}, naming.namespace(team)):
+    for policy in access_entry.team_access_policies(dict(access_entry.TEAM_FILE_SECTION, policies=["training"]), naming.namespace(team)):
         eks.associate_access_policy(clusterName=cluster, principalArn=arn, policyArn=access_entry.policy_arn(policy), accessScope=policy["access_scope"])
     credentials = sts.assume_role(RoleArn=arn, RoleSessionName="alice")["Credentials"]
     return TokenMember(kube_cluster.directory, eks_token(client.endpoint, region, credentials, cluster))
@@ -671,9 +671,10 @@ def test_a_member_reads_the_teams_own_cluster_queue_and_pending_workloads_and_no
     LocalQueue's pending workloads), or lists every team's: the team reads its own ClusterQueue by name (a ClusterRole
     whose one rule names it) and its own queue's pending workloads (the Role, in its namespace); the server's authorizers
     refuse every other team's, and listing or watching every ClusterQueue. Asked with the member's EKS token (issue 40),
-    its access entry without the cluster read (``access.cluster_read: false``); with it, see the end."""
+    its access entry as the team file's defaults make it (no cluster read: ``access.cluster_read`` is the platform's to
+    allow); with the cluster read, see the end."""
     team_namespace.converge(Context(), namespace_options(kube_cluster))
-    member = token_member(seeded, kube_cluster, cluster_read=False)
+    member = token_member(seeded, kube_cluster)
     own, other = f"{NAMESPACE}-clusterqueue", "hyperpod-ns-nlp-clusterqueue"
     assert all(may(member, verb, KUEUE, "clusterqueues", name=own) for verb in ("get", "watch"))
     assert not any(may(member, verb, KUEUE, "clusterqueues", name=other) for verb in ("get", "watch", "update", "patch", "delete"))
@@ -685,8 +686,8 @@ def test_a_member_reads_the_teams_own_cluster_queue_and_pending_workloads_and_no
     assert not may(member, "get", visibility, "clusterqueues", name=other, subresource="pendingworkloads")
     # RBAC alone (the team's group, as the admin asks it) answers the same.
     assert authorized(api, "get", KUEUE, "clusterqueues", name=own) and not authorized(api, "get", KUEUE, "clusterqueues", name=other)
-    # With the HyperPod CLI's cluster read (AmazonSagemakerHyperpodUserClusterPolicy at cluster scope, the team file's
-    # default), every ClusterQueue is readable, another team's quota and usage among them: the sandbox's reading of
+    # With the HyperPod CLI's cluster read (AmazonSagemakerHyperpodUserClusterPolicy at cluster scope, where the platform
+    # allows a team access.cluster_read), every ClusterQueue is readable, another team's quota and usage among them: the sandbox's reading of
     # that policy, an assumption (docs/isolation.md, m13). Another team's pending workloads stay refused.
     client, seed = seeded
     eks, cluster = client.boto3_client("eks", seed["region"]), seed["eks_cluster_arn"].split("/")[-1]
