@@ -1,11 +1,9 @@
 """What a team member may do in the team namespace, asked of the worker's real kube-apiserver as the member.
 
-The member is the Kubernetes identity EKS gives the team's access entry: a user in the team's group
-``hyperpod-ns-<team>-namespace-level-group`` (``Impersonate-User`` / ``Impersonate-Group``, which the admin may use),
-as tests/integration/test_namespace_isolation.py asks after a whole site.yml. The cross-team proofs (threat model m2,
-m13) ask as the member really comes in (issue 40): with the token ``aws eks get-token`` makes for a session of the
-team's permission set role (``TokenMember``), which the API server maps through the role's access entry and authorizes
-with RBAC and the entry's access policies. Here the team's objects come from the
+The member comes in as EKS lets one in (issue 40): with the token ``aws eks get-token`` makes for a session of the team's
+permission set role (``TokenMember``), which the API server maps through the role's access entry (a user in the team's
+group ``hyperpod-ns-<team>-namespace-level-group``) and authorizes with RBAC and the entry's access policies; only the
+identities no token stands for (a pod's service account, a controller) are impersonated. Here the team's objects come from the
 team file as the run builds them (team_model, then team_layer_args, then the namespace layer's converge), without AWS.
 """
 
@@ -56,7 +54,8 @@ class Context:
 
 
 class Member(KubeApi):
-    """The API server as a member of the team: a user of the team's Kubernetes group."""
+    """The API server as a user of the given group by impersonation (which the admin may use): for the identities that come
+    in through no EKS token (a pod's service account, a controller)."""
 
     def __init__(self, directory, username="alice", group=GROUP) -> None:
         super().__init__(directory)
@@ -180,8 +179,10 @@ def api(sandbox, kube_cluster):
 
 
 @pytest.fixture
-def member(kube_cluster):
-    return Member(kube_cluster.directory)
+def member(seeded, kube_cluster):
+    """The team's member as EKS lets one in (issue 40): every member test asks through the token, the access entry and
+    its access policies, not by impersonation."""
+    return token_member(seeded, kube_cluster)
 
 
 def with_pod_security(level):
@@ -218,8 +219,8 @@ def test_by_default_a_pod_that_keeps_to_restricted_is_admitted(api, member, kube
 def test_with_an_eks_token_a_member_works_in_the_teams_namespace_only(api, kube_cluster, seeded):
     """Threat model: m2, a member acts in another team's namespace, or cluster-wide, through the real way in (issue 40): the
     token ``aws eks get-token`` makes for the member's session of the team's permission set role, the access entry the
-    collection makes for it (the team's group; training in the team's namespace and the cluster read, the team file's
-    defaults) and the team's objects as the namespace layer writes them. The own namespace: the team's pods and jobs; the
+    collection makes for it (the team's group; training in the team's namespace, the team file's defaults) and the
+    team's objects as the namespace layer writes them. The own namespace: the team's pods and jobs; the
     other team's: nothing, read or write; cluster-wide: no pods, no RBAC."""
     team_namespace.converge(Context(), namespace_options(kube_cluster))
     other = "hyperpod-ns-nlp"
