@@ -429,6 +429,10 @@ def _actions_by_kind():
     for name, members in _operations("sso-admin"):
         if "PermissionSetArn" in members:
             kinds["permission_set"].add("sso:" + name)
+    # Tagging names the resource by its ARN, not by the member the loops look for, and the tags are the collection's
+    # ownership marks: untagging a team's entry, permission set or budget refuses that team's next run (m4's freeze).
+    for kind, service in (("access_entry", "eks"), ("permission_set", "sso"), ("budget", "budgets")):
+        kinds[kind].update("%s:%s" % (service, action) for action in ("TagResource", "UntagResource", "ListTagsForResource"))
     for name, members in _operations("iam"):
         if "RoleName" in members:
             kinds["role"].add("iam:" + name)

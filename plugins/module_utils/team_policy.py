@@ -15,9 +15,10 @@ What a member of team ``T`` may do with the credentials of ``T``'s permission se
   path: without it the CLI guesses the ARN without ``/aws-reserved/sso.amazonaws.com/``, whose access entry does not
   exist), ``eks:DescribeAccessEntry`` of that ARN (the CLI stops when it is refused) and ``aws eks update-kubeconfig``
   (``eks:DescribeCluster``). Both reads are held to the team's own role and own access entry: the role name pattern of
-  the team's permission set (``AWSReservedSSO_<prefix>-T_*``; a team name holds no ``_``, so no other team's role
-  matches), in the access entry's ARN on the shared EKS cluster only ("access-entry/${ClusterName}/${IamIdentityType}/
-  ${IamIdentityAccountID}/${IamIdentityName}/${UUID}", Service Authorization Reference for Amazon EKS,
+  the team's permission set (``AWSReservedSSO_<prefix>-T_`` and Identity Center's 16-character suffix, as ``?``
+  wildcards: a team name holds no ``_`` and the suffix has a length, so neither another team's role nor a platform
+  permission set named ``<prefix>-T_<anything>`` matches), in the access entry's ARN on the shared EKS cluster only
+  ("access-entry/${ClusterName}/${IamIdentityType}/${IamIdentityAccountID}/${IamIdentityName}/${UUID}", Service Authorization Reference for Amazon EKS,
   https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html;
   ``IamIdentityName`` taken to be the role's name without its path, an assumption the reference does not settle).
   Not granted: ``eks:ListAccessEntries``, which would show every team's principal;
@@ -56,6 +57,10 @@ OWN_ROLE_ACTIONS = ["iam:GetRole"]
 # Identity Center's roles are under this path (sandbox/services/sso_admin.py makes them there); a Region's directory under
 # it is matched too ("*/"), an assumption: no AWS page read here states which of the two a given account's roles use.
 SSO_ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
+# Identity Center's role names end with "_" and 16 hexadecimal characters (AWSReservedSSO_<permission set>_0123456789abcdef,
+# as the roles in real accounts and the User Guide's examples show; an assumption: no AWS page states the length). Were it
+# another, the team's own reads would be refused and verify_isolation reports the gap on its first run.
+SSO_ROLE_SUFFIX_LENGTH = 16
 LIST_CLUSTERS_ACTIONS = ["eks:ListClusters", "sagemaker:ListClusters"]
 STUDIO_ACTIONS = [
     "sagemaker:CreatePresignedDomainUrl",
@@ -76,17 +81,22 @@ def _studio_arns(partition, region, account_id):
     return [base + "app/*", base + "domain/*", base + "space/*", base + "user-profile/*"]
 
 
+def own_role_name(team, prefix=naming.DEFAULT_PREFIX):
+    """The name of the role Identity Center makes for ``team``'s permission set, its suffix as ``?`` wildcards: with ``*``
+    it would match the role of a permission set the platform names ``<prefix>-<team>_<anything>`` (names allow ``_``)."""
+    return "AWSReservedSSO_%s_%s" % (naming.permission_set_name(team, prefix), "?" * SSO_ROLE_SUFFIX_LENGTH)
+
+
 def own_role_arns(team, account_id, prefix=naming.DEFAULT_PREFIX, partition="aws"):
     """The ARN patterns of the role Identity Center makes for ``team``'s permission set, with its path."""
-    pattern = naming.sso_role_name_pattern(team, prefix)
     base = "arn:%s:iam::%s:role%s" % (partition, account_id, SSO_ROLE_PATH)
-    return [base + pattern, base + "*/" + pattern]
+    return [base + own_role_name(team, prefix), base + "*/" + own_role_name(team, prefix)]
 
 
 def own_access_entry_arn(team, account_id, eks_cluster_arn, prefix=naming.DEFAULT_PREFIX):
     """The ARN pattern of the access entry of ``team``'s permission set role on the EKS cluster ``eks_cluster_arn``."""
     head, cluster = eks_cluster_arn.split(":cluster/", 1)
-    return "%s:access-entry/%s/role/%s/%s" % (head, cluster, account_id, naming.sso_role_name_pattern(team, prefix))
+    return "%s:access-entry/%s/role/%s/%s/*" % (head, cluster, account_id, own_role_name(team, prefix))
 
 
 def render_team_policy(

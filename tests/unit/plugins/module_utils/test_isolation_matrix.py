@@ -45,6 +45,8 @@ from tests.unit.plugins.module_utils.sample_account import (
 )
 
 ACTIONS = isolation.actions_by_kind()
+# Identity Center's role names end with 16 hexadecimal characters, which the permission set's own reads count (team_policy).
+SSO_SUFFIX = "0123456789abcdef"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 
 
@@ -59,10 +61,10 @@ def _found(team: str) -> dict:
         "home_efs_file_system_id": f"fs-{index + 1:08x}",
         "compute_quota_id": f"q{index:011d}",
         "budget_name": naming.budget_name(team),
-        "access_entry_arn": f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/ml-shared-eks/role/{ACCOUNT}/AWSReservedSSO_hyperpod-{team}_x/{index:08d}",
+        "access_entry_arn": f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/ml-shared-eks/role/{ACCOUNT}/AWSReservedSSO_hyperpod-{team}_{SSO_SUFFIX}/{index:08d}",
         "permission_set_arn": f"arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-{index:016d}",
         # The permission set's role as Identity Center makes it, its path included (hyp set-cluster-context reads it).
-        "sso_role": f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-{team}_x",
+        "sso_role": f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_hyperpod-{team}_{SSO_SUFFIX}",
         "roles": [
             f"arn:aws:iam::{ACCOUNT}:role/{naming.studio_execution_role_name(team)}",
             f"arn:aws:iam::{ACCOUNT}:role/{team_namespace.pod_role_name(team, naming.DEFAULT_PREFIX)}",
@@ -88,9 +90,8 @@ def _rendered() -> dict:
 def _principals() -> list:
     found = []
     for team in TEAMS:
-        found.append(
-            {"id": f"{team}/permission_set", "team": team, "kind": "permission_set", "arn": f"arn:aws:iam::{ACCOUNT}:role/AWSReservedSSO_hyperpod-{team}_x"}
-        )
+        sso_role = f"arn:aws:iam::{ACCOUNT}:role/AWSReservedSSO_hyperpod-{team}_{SSO_SUFFIX}"
+        found.append({"id": f"{team}/permission_set", "team": team, "kind": "permission_set", "arn": sso_role})
         found.append({"id": f"{team}/execution_role", "team": team, "kind": "execution_role", "arn": _found(team)["roles"][0]})
         found.append({"id": f"{team}/pod_identity", "team": team, "kind": "pod_identity", "arn": _found(team)["roles"][1]})
     return found
@@ -602,7 +603,8 @@ def test_lifecycle_scripts_in_a_teams_prefix_are_reported_for_that_team():
         f"{team}/pod_identity": {"identity": [(execution_role.TEAM_DATA_POLICY, execution_role.team_data_policy(BUCKET, team))]},
     }
     principals = [
-        {"id": f"{team}/permission_set", "team": team, "kind": "permission_set", "arn": f"arn:aws:iam::{ACCOUNT}:role/AWSReservedSSO_hyperpod-{team}_x"},
+        {"id": f"{team}/permission_set", "team": team, "kind": "permission_set",
+         "arn": f"arn:aws:iam::{ACCOUNT}:role/AWSReservedSSO_hyperpod-{team}_{SSO_SUFFIX}"},
         {"id": f"{team}/pod_identity", "team": team, "kind": "pod_identity", "arn": f"arn:aws:iam::{ACCOUNT}:role/hyperpod-{team}-pods"},
     ]
     places = isolation.shared_locations(BUCKET, [team], [f"{team}/"], [], [{"SourceS3Uri": f"s3://{BUCKET}/lifecycle/", "OnCreate": "on_create.sh"}])
@@ -831,7 +833,7 @@ def test_a_principal_on_which_the_evaluator_and_iam_disagree_is_asked_of_iam_in_
     result, decide, asked = _witness(policies, wrong_on_one_cell)
     assert result["cells"] == _matrix(policies)["cells"]
     assert decide.fallbacks == [
-        "vision's permission_set (arn:aws:iam::%s:role/AWSReservedSSO_hyperpod-vision_x): asked of IAM in full, as IAM answers allowed and the"
+        "vision's permission_set (arn:aws:iam::%s:role/AWSReservedSSO_hyperpod-vision_0123456789abcdef): asked of IAM in full, as IAM answers allowed and the"
         " evaluator implicitDeny for sagemaker:DescribeDomain on %s" % (ACCOUNT, own_domain)
     ]
     assert {owner for pid, owner in asked if pid == "vision/permission_set"} == set(TEAMS) | {isolation.SHARED_OWNER}
