@@ -116,12 +116,35 @@ PREBUILT_WORKLOAD_LABEL = "kueue.x-k8s.io/prebuilt-workload-name"
 # The scheduling gate Kueue's webhook puts on a pod it queues, and lifts once the pod is admitted
 # (https://kueue.sigs.k8s.io/docs/tasks/run/plain_pods/).
 ADMISSION_GATE = "kueue.x-k8s.io/admission"
-# What the queue policy matches (test_team_namespace_members holds the Role to it, so that a Role widened later cannot
-# open a way around the team's queue): the kinds a member submits, which Kueue queues by their own label (Kueue's Pod,
-# batch/Job and Kubeflow integrations), each with its pods' spec where ``_POD_SPECS`` finds it; and the other kinds that
-# make pods, refused to members whatever they carry: the pods a CronJob's Jobs or a Deployment's ReplicaSet make do not
-# carry the object's own label, and Kueue does not queue a DaemonSet at all.
-QUEUED_RESOURCES = (("", "pods"), ("batch", "jobs"), ("kubeflow.org", "pytorchjobs"))
+# What the queue policy matches (test_team_namespace_members holds the Role and the HyperPod access policies to it, so that
+# a Role or a policy widened later cannot open a way around the team's queue): the kinds a member submits, which Kueue
+# queues by their own label, each with its pods' spec where ``_POD_SPECS`` finds it; and the other kinds that make pods,
+# refused to members whatever they carry: the pods a CronJob's Jobs or a Deployment's ReplicaSet make do not carry the
+# object's own label, and Kueue does not queue a DaemonSet at all.
+QUEUED_RESOURCES = (
+    # Kueue's Pod, batch/Job and Kubeflow integrations (https://kueue.sigs.k8s.io/docs/tasks/run/).
+    ("", "pods"),
+    ("batch", "jobs"),
+    ("kubeflow.org", "pytorchjobs"),
+    # The HyperPod training operator's HyperPodPyTorchJob (the access policy AmazonSagemakerHyperpodTrainingPolicy writes
+    # it), an external framework of Kueue queued by the labels on the job's metadata: "When submitting a job, make sure
+    # you include your queue name and priority class labels" (Installing the training operator, Task governance,
+    # https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-eks-operator-install.html). hyp writes both labels there
+    # and on the replicas' pod templates (hyperpod_pytorch_job_template, v1_1/template.py).
+    ("sagemaker.amazonaws.com", "hyperpodpytorchjobs"),
+    # HyperPod inference (AmazonSagemakerHyperpodInferencePolicy): "add the following labels to the metadata section of
+    # your InferenceEndpointConfig or JumpStartModel CRD", the queue name and the priority class (Task governance for
+    # model deployment on HyperPod, https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-model-deployment-task-gov.html).
+    ("inference.sagemaker.aws.amazon.com", "inferenceendpointconfigs"),
+    ("inference.sagemaker.aws.amazon.com", "jumpstartmodels"),
+    # Spaces (AmazonSagemakerHyperpodSpacePolicy). AWS's page (Task governance for Interactive Spaces on HyperPod,
+    # https://docs.aws.amazon.com/sagemaker/latest/dg/task-governance.html) says Kueue admits a space's pods under the
+    # team's quota but names no label; that the labels go on the Workspace's metadata is an assumption from the code: hyp's
+    # space template writes both there (hyperpod_space_template, v1_1/model.py), and the workspace operator copies every
+    # label of a Workspace to its Deployment and that Deployment's pods (jupyter-infra/jupyter-k8s,
+    # internal/controller/deployment_builder.go), which Kueue's pod integration then queues.
+    ("workspace.jupyter.org", "workspaces"),
+)
 REFUSED_RESOURCES = (
     ("batch", "cronjobs", "CronJob"),
     ("apps", "deployments", "Deployment"),
@@ -243,12 +266,15 @@ def _cel_list(values):
     return "[%s]" % ", ".join("'%s'" % value for value in values)
 
 
-# The pod specs an object of a QUEUED_RESOURCES kind makes pods from (a Job's template, each PyTorchJob replica's).
+# The pod specs an object of a QUEUED_RESOURCES kind makes pods from (a Job's template, each replica's of a PyTorchJob or
+# a HyperPodPyTorchJob). Inference objects and Workspaces hold no pod template: their operators build the pods.
 _POD_SPECS = (
     "object.kind == 'Pod' ? [object.spec] : "
     "object.kind == 'PyTorchJob' ? (has(object.spec.pytorchReplicaSpecs) ? "
     "object.spec.pytorchReplicaSpecs.map(r, object.spec.pytorchReplicaSpecs[r].template.spec) : []) : "
-    "has(object.spec.template) ? [object.spec.template.spec] : []"
+    "object.kind == 'HyperPodPyTorchJob' ? (has(object.spec.replicaSpecs) ? "
+    "object.spec.replicaSpecs.filter(r, has(r.template) && has(r.template.spec)).map(r, r.template.spec) : []) : "
+    "object.kind == 'Job' && has(object.spec.template) ? [object.spec.template.spec] : []"
 )
 
 
@@ -257,7 +283,9 @@ def queue_policy(team, prefix, priority_classes):
 
     A member's request (the team's Kubernetes group, or a service account of the team namespace, which a member's pod
     runs as) to create or update a workload in the team namespace is refused when it is of a kind whose pods Kueue would
-    not queue by its label (``REFUSED_RESOURCES``), and for a Pod, Job or PyTorchJob (``QUEUED_RESOURCES``) unless:
+    not queue by its label (``REFUSED_RESOURCES``), and for a Pod, Job or PyTorchJob, or one of HyperPod's kinds the
+    access policies let a member write (a HyperPodPyTorchJob, an InferenceEndpointConfig or JumpStartModel, a Workspace:
+    ``QUEUED_RESOURCES``, issue 40) unless:
 
     - it carries Kueue's ``kueue.x-k8s.io/queue-name`` label naming the team's LocalQueue (Task Governance's
       ``hyperpod-ns-<team>-localqueue``): without it Kueue does not manage the workload and kube-scheduler places its
@@ -266,14 +294,19 @@ def queue_policy(team, prefix, priority_classes):
       (``priority_classes``, the cluster file's ``scheduler.priority_classes``, each a WorkloadPriorityClass);
     - no pod it makes names a PriorityClass (``priorityClassName``) outside those names: kube-scheduler preempts pods of
       lower priority of every team for one of ``system-node-critical``, which Pod Security does not restrict;
-    - no pod it makes names its node (``nodeName``), which passes by the scheduler and Kueue's scheduling gate both,
-      and a PyTorchJob's gang-scheduling priority (``runPolicy.schedulingPolicy.priorityClass``) is one of those names;
+    - no pod it makes (a HyperPodPyTorchJob's replicas' templates among them) names its node (``nodeName``), which
+      passes by the scheduler and Kueue's scheduling gate both, and a PyTorchJob's gang-scheduling priority
+      (``runPolicy.schedulingPolicy.priorityClass``) is one of those names;
     - it names no owner (``ownerReferences``): Kueue leaves alone a pod or job whose controller is of a kind it manages,
       trusting that owner's admission (the member's own suspended Job would do), and no Workload made beforehand;
     - a Job or PyTorchJob is suspended, as Kueue's webhook makes it, on creation and after every update of a member:
       Kueue alone starts it, once admitted, and a member who changes a running one (more replicas) suspends it again
       for Kueue to admit anew; a Pod carries Kueue's scheduling gate, which Kueue alone lifts. Where Kueue does not
       manage the kind in the namespace, its webhook adds neither and the workload is refused, never run unqueued.
+      HyperPod's kinds are not held to a suspended state: Kueue runs no webhook for an external framework (the training
+      operator's HyperPodPyTorchJob) and hyp submits the job unsuspended; that the training operator, the inference
+      operator and the workspace operator's pods wait for Kueue's admission of a labelled object is Task Governance's
+      (an assumption the sandbox, which runs none of them, cannot show: docs/isolation.md).
 
     Only the members' requests: the controllers that make pods from a member's workload (the Job controller, Kueue, the
     training operator) act on what this policy admitted. A queue label cannot be set by default on Kubernetes 1.35, where
@@ -290,8 +323,8 @@ def queue_policy(team, prefix, priority_classes):
     validations = [
         {
             "expression": "!(object.kind in %s)" % _cel_list(refused),
-            "message": "team %s: members submit Pods, Jobs and PyTorchJobs, which Kueue queues by their label; not a %s"
-            % (team, ", ".join(refused)),
+            "message": "team %s: members submit Pods, Jobs, PyTorchJobs and HyperPod's jobs, inference endpoints and spaces, which Kueue "
+            "queues by their label; not a %s" % (team, ", ".join(refused)),
         },
         {
             "expression": "'%s' in %s && %s['%s'] == '%s'" % (QUEUE_LABEL, labels, labels, QUEUE_LABEL, n["local_queue"]),

@@ -21,6 +21,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_ent
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_layer_args import team_layer_args
 
 from sandbox.kube.api import KubeApi, KubeError
+from sandbox.services.eks_kubernetes_webhook import HYPERPOD_POLICIES
 from tests.eks_tokens import eks_token
 from tests.unit.plugins.module_utils.module_params import module_params
 
@@ -96,10 +97,10 @@ class TokenMember(KubeApi):
 SSO_PATH = "/aws-reserved/sso.amazonaws.com/"
 
 
-def token_member(seeded, kube_cluster, team=TEAM) -> TokenMember:
+def token_member(seeded, kube_cluster, team=TEAM, policies=("training",)) -> TokenMember:
     """``team``'s member, alice, with the access entry the collection makes for the team's permission set role (the team's
-    group, access_entry.team_access_policies of the team file's defaults with training alone in the team's namespace),
-    and a token of her session of that role."""
+    group, access_entry.team_access_policies of the team file's defaults with ``policies`` in the team's namespace), and
+    a token of her session of that role."""
     client, seed = seeded
     region, account = seed["region"], seed["account_id"]
     iam, eks, sts = (client.boto3_client(s, region) for s in ("iam", "eks", "sts"))
@@ -108,7 +109,7 @@ def token_member(seeded, kube_cluster, team=TEAM) -> TokenMember:
     name = f"AWSReservedSSO_{naming.permission_set_name(team)}_0123456789abcdef"
     arn = iam.create_role(RoleName=name, Path=SSO_PATH, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
     eks.create_access_entry(clusterName=cluster, principalArn=arn, kubernetesGroups=[naming.kubernetes_group(team)])
-    for policy in access_entry.team_access_policies(dict(access_entry.TEAM_FILE_SECTION, policies=["training"]), naming.namespace(team)):
+    for policy in access_entry.team_access_policies(dict(access_entry.TEAM_FILE_SECTION, policies=list(policies)), naming.namespace(team)):
         eks.associate_access_policy(clusterName=cluster, principalArn=arn, policyArn=access_entry.policy_arn(policy), accessScope=policy["access_scope"])
     credentials = sts.assume_role(RoleArn=arn, RoleSessionName="alice")["Credentials"]
     return TokenMember(kube_cluster.directory, eks_token(client.endpoint, region, credentials, cluster))
@@ -476,6 +477,93 @@ def pytorch_job(suspend=True, scheduling_priority=None, **pod_spec) -> dict:
                                                                              "Worker": {"replicas": 2, "template": template}}}})
 
 
+def open_crd(group, version, kind, plural) -> dict:
+    """A CRD of ``kind`` whose schema keeps what it is given: the operators that serve HyperPod's kinds are EKS add-ons the
+    sandbox does not run, their schemas published as no file (as tests/unit/sandbox/test_hyp_cli.py installs its own)."""
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": f"{plural}.{group}"},
+        "spec": {"group": group, "scope": "Namespaced", "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": f"{kind}List"},
+                 "versions": [{"name": version, "served": True, "storage": True, "subresources": {"status": {}},
+                               "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]},
+    }  # fmt: skip
+
+
+# What HyperPod's access policies let a member write in the team namespace (sandbox/services/eks_kubernetes_webhook.py,
+# HYPERPOD_POLICIES): the training operator's jobs, the inference operator's endpoints and models, the spaces operator's
+# workspaces. (group, version, kind, plural).
+HYPERPOD_KINDS = (
+    ("sagemaker.amazonaws.com", "v1", "HyperPodPyTorchJob", "hyperpodpytorchjobs"),
+    ("inference.sagemaker.aws.amazon.com", "v1", "InferenceEndpointConfig", "inferenceendpointconfigs"),
+    ("inference.sagemaker.aws.amazon.com", "v1", "JumpStartModel", "jumpstartmodels"),
+    ("workspace.jupyter.org", "v1alpha1", "Workspace", "workspaces"),
+)
+HYPERPOD_CRDS = [open_crd(*kind) for kind in HYPERPOD_KINDS]
+
+
+def install_crds(api, crds) -> None:
+    """``crds`` made (one another test is removing first gone: test_hyp_cli deletes its HyperPodPyTorchJob CRD when it
+    ends) and established."""
+    for crd in crds:
+        deadline = time.monotonic() + 60
+        while (left := api.get("CustomResourceDefinition", crd["metadata"]["name"])) and left["metadata"].get("deletionTimestamp"):
+            assert time.monotonic() < deadline, f"{crd['metadata']['name']} is still being removed"
+            time.sleep(0.2)
+        api.apply(crd, "test")
+    for crd in crds:
+        api.wait_established(crd["metadata"]["name"])
+
+
+def hyperpod_job(**pod_spec) -> dict:
+    """A HyperPodPyTorchJob in the team's queue as ``hyp create hyp-pytorch-job --queue-name`` writes it
+    (hyperpod_pytorch_job_template v1_1): the labels on the job and on its replicas' pod template."""
+    template = {"metadata": {"labels": {"kueue.x-k8s.io/queue-name": QUEUE}}, "spec": dict(job()["spec"]["template"]["spec"], **pod_spec)}
+    return queued({"apiVersion": "sagemaker.amazonaws.com/v1", "kind": "HyperPodPyTorchJob", "metadata": {"name": "hyp-train", "namespace": NAMESPACE},
+                   "spec": {"nprocPerNode": "auto", "replicaSpecs": [{"name": "pod", "replicas": 2, "template": template}]}})
+
+
+def inference_endpoint() -> dict:
+    """An InferenceEndpointConfig in the team's queue, its labels on its metadata as AWS's page on task governance for
+    model deployment shows them; the rest as hyp's custom inference template writes it."""
+    return queued({"apiVersion": "inference.sagemaker.aws.amazon.com/v1", "kind": "InferenceEndpointConfig",
+                   "metadata": {"name": "serve", "namespace": NAMESPACE},
+                   "spec": {"endpointName": "serve", "instanceType": "ml.g5.8xlarge", "modelName": "llama",
+                            "modelSourceConfig": {"modelSourceType": "s3", "modelLocation": "models/llama",
+                                                  "s3Storage": {"bucketName": "hyperpod-team-data", "region": "us-east-1"}},
+                            "worker": {"image": "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.32.0-lmi14.0.0-cu124",
+                                       "resources": {"limits": {"nvidia.com/gpu": 1}},
+                                       "modelInvocationPort": {"containerPort": 8080},
+                                       "modelVolumeMount": {"name": "model", "mountPath": "/opt/ml/model"}}}})  # fmt: skip
+
+
+def jumpstart_model() -> dict:
+    return queued({"apiVersion": "inference.sagemaker.aws.amazon.com/v1", "kind": "JumpStartModel", "metadata": {"name": "deepseek", "namespace": NAMESPACE},
+                   "spec": {"model": {"modelHubName": "SageMakerPublicHub", "modelId": "deepseek-llm-r1-distill-qwen-1-5b"},
+                            "server": {"instanceType": "ml.g5.8xlarge"}, "sageMakerEndpoint": {"name": "deepseek"}}})  # fmt: skip
+
+
+def workspace() -> dict:
+    """A Workspace in the team's queue, its labels on its metadata as hyp's space template writes them."""
+    return queued({"apiVersion": "workspace.jupyter.org/v1alpha1", "kind": "Workspace", "metadata": {"name": "notebook", "namespace": NAMESPACE},
+                   "spec": {"displayName": "notebook", "desiredStatus": "Running", "image": "public.ecr.aws/sagemaker/sagemaker-distribution:latest-cpu",
+                            "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}})  # fmt: skip
+
+
+# Each of HyperPod's kinds, in the team's queue as a member submits it.
+HYPERPOD_OBJECTS = {"HyperPodPyTorchJob": hyperpod_job(), "InferenceEndpointConfig": inference_endpoint(),
+                    "JumpStartModel": jumpstart_model(), "Workspace": workspace()}  # fmt: skip
+
+
+def outside_the_queue(body) -> dict:
+    """``body`` out of the team's queue each way its labels can take it: the words of the refusal of each."""
+    return {
+        "without a queue": (queued(body, queue=None), f"label it kueue.x-k8s.io/queue-name: {QUEUE}"),
+        "in another team's queue": (queued(body, queue="hyperpod-ns-nlp-localqueue"), f"label it kueue.x-k8s.io/queue-name: {QUEUE}"),
+        "at a Kueue priority the platform has not": (
+            queued(body, **{"kueue.x-k8s.io/priority-class": "urgent"}), "names one of the platform's priority classes",
+        ),
+    }  # fmt: skip
+
+
 def deployment() -> dict:
     template = pod("x", RUNNING)
     return queued({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "serve", "namespace": NAMESPACE},
@@ -530,9 +618,13 @@ OUT_OF_QUEUE = {
     "a PyTorchJob whose replicas take a system priority": (pytorch_job(priorityClassName="system-node-critical"), "priorityClassName"),
     "a PyTorchJob whose gang takes a system priority": (pytorch_job(scheduling_priority="system-node-critical"), "schedulingPolicy.priorityClass"),
     "a PyTorchJob whose replicas name a node": (pytorch_job(nodeName="hyperpod-i-0abc"), "does not name its node"),
+    # HyperPod's kinds, which its access policies let a member write (the red team of issue 40).
+    **{f"a {kind} {way}": case for kind, body in HYPERPOD_OBJECTS.items() for way, case in outside_the_queue(body).items()},
+    "a HyperPodPyTorchJob whose replicas take a system priority": (hyperpod_job(priorityClassName="system-node-critical"), "priorityClassName"),
+    "a HyperPodPyTorchJob whose replicas name a node": (hyperpod_job(nodeName="hyperpod-i-0abc"), "does not name its node"),
     # Queue labels everywhere, but the Jobs a CronJob makes and the pods of a Deployment's ReplicaSet are not queued by them.
-    "a CronJob": (cron_job(), "members submit Pods, Jobs and PyTorchJobs"),
-    "a Deployment": (deployment(), "members submit Pods, Jobs and PyTorchJobs"),
+    "a CronJob": (cron_job(), "members submit Pods, Jobs, PyTorchJobs and HyperPod's"),
+    "a Deployment": (deployment(), "members submit Pods, Jobs, PyTorchJobs and HyperPod's"),
 }
 
 
@@ -543,10 +635,11 @@ def test_a_members_workload_outside_the_teams_queue_is_refused(api, member, kube
     The team's queue policy refuses each, as the member and as the team's service account (a member's pod calling the
     API server), with a message that names what to set."""
     team_namespace.converge(Context(), queue_options(kube_cluster))
-    api.apply(PYTORCHJOB_CRD, "test")
-    api.wait_established(PYTORCHJOB_CRD["metadata"]["name"])
-    # A Role widened beside the team's (the platform's, later): what it lets a member make stays out too.
-    widened = {("batch", "cronjobs"), ("apps", "deployments")}
+    install_crds(api, [PYTORCHJOB_CRD, *HYPERPOD_CRDS])
+    # A Role widened beside the team's (the platform's, later): what it lets a member make stays out too. It names
+    # HyperPod's kinds as their access policies grant them (impersonation asks RBAC alone; the member's EKS token asks
+    # the access policies: test_a_members_hyperpod_objects_are_held_to_the_teams_queue_through_its_access_policies).
+    widened = {("batch", "cronjobs"), ("apps", "deployments"), *((group, plural) for group, _version, _kind, plural in HYPERPOD_KINDS)}
     api.apply({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "widened", "namespace": NAMESPACE},
                "rules": [{"apiGroups": [group], "resources": [resource], "verbs": ["create"]} for group, resource in widened]}, "test")  # fmt: skip
     # The team's pods given the members' rights (a platform's choice): a member's pod then calls the API server with them.
@@ -589,8 +682,7 @@ def test_a_members_workload_in_the_teams_queue_runs_and_the_controllers_are_not_
     priorities) is admitted, a pod too; the Job controller's pods (no queue label: Kueue admitted their Job) and the
     platform's own requests are not the policy's; and the policy matches the team namespace only."""
     team_namespace.converge(Context(), queue_options(kube_cluster))
-    api.apply(PYTORCHJOB_CRD, "test")
-    api.wait_established(PYTORCHJOB_CRD["metadata"]["name"])
+    install_crds(api, [PYTORCHJOB_CRD])
     enforced(member, OUT_OF_QUEUE["no queue label"][0])
     # A platform that gives its Task Governance classes to kube-scheduler too makes PriorityClasses of the same names.
     priority_class = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "inference"}, "value": 100}
@@ -626,10 +718,11 @@ def test_a_members_workload_in_the_teams_queue_runs_and_the_controllers_are_not_
 
 
 def test_the_queue_policy_covers_every_workload_the_role_lets_a_member_write():
-    """Soundness of m12 against the Role, not a sample: every resource the stored Role lets a member create, update or
-    patch (any rule naming a group and resource, ``*`` included) is one the queue policy matches, or one that makes no pod
-    (ConfigMaps, Secrets: their own policies and limits hold them). A Role widened to a workload the policy does not
-    match fails here."""
+    """Soundness of m12 against the Role and the access policies, not a sample: every resource the stored Role, or one of
+    the HyperPod access policies a team's entry may carry in its namespace (as the sandbox reads them), lets a member
+    create, update or patch (any rule naming a group and resource, ``*`` included) is one the queue policy matches, or one
+    that makes no pod (ConfigMaps, Secrets: their own policies and limits hold them). A Role or an access policy widened
+    to a workload the policy does not match fails here (the HyperPod kinds did, issue 40)."""
     makes_no_pod = {("", "configmaps"), ("", "secrets")}
     # Refused to members whatever they carry (the first validation); queued by their label, the others.
     assert {kind for _group, _resource, kind in team_namespace.REFUSED_RESOURCES} == {
@@ -645,6 +738,39 @@ def test_the_queue_policy_covers_every_workload_the_role_lets_a_member_write():
             for resource in rule["resources"]:
                 assert "*" not in (group, resource), rule
                 assert (group, resource) in matched | makes_no_pod, (group, resource)
+    # A status is its operator's (read only in every policy: test_eks_kubernetes_webhook); the workload is the policy's.
+    written = set()
+    for policy in access_entry.ACCESS_POLICY_NAMES.values():
+        for groups, resources, verbs in HYPERPOD_POLICIES[policy]:
+            if {"create", "update", "patch", "*"} & set(verbs):
+                written |= {(group, resource) for group in groups for resource in resources}
+    assert not any("*" in kind or kind[1].endswith("/status") for kind in written), written
+    assert written - matched - makes_no_pod == set()
+    assert {(group, plural) for group, _version, _kind, plural in HYPERPOD_KINDS} <= written
+
+
+def test_a_members_hyperpod_objects_are_held_to_the_teams_queue_through_its_access_policies(api, kube_cluster, seeded):
+    """Threat model: m12, the red team of issue 40: the HyperPod access policies the collection associates (training,
+    inference, space) let a member create a HyperPodPyTorchJob, an InferenceEndpointConfig, a JumpStartModel or a
+    Workspace, which the queue policy did not match: one without the team's queue label, in another team's queue or at a
+    priority the platform has not ran outside the team's quota. Asked with the member's EKS token (its access entry and
+    policies, as the collection makes them): each is refused, and each in the team's queue at one of the platform's
+    priorities is admitted."""
+    team_namespace.converge(Context(), queue_options(kube_cluster))
+    install_crds(api, HYPERPOD_CRDS)
+    member = token_member(seeded, kube_cluster, policies=("training", "inference", "space"))
+    assert all(may(member, "create", group, plural, NAMESPACE) for group, _version, _kind, plural in HYPERPOD_KINDS)
+    enforced(member, queued(hyperpod_job(), queue=None))
+    wrong = {}
+    for kind, body in HYPERPOD_OBJECTS.items():
+        status, message = refusal(lambda body=body: create(member, queued(body, **{"kueue.x-k8s.io/priority-class": "training"})))
+        if status != 201:
+            wrong[f"a {kind} in the team's queue"] = message
+        for way, (outside, words) in outside_the_queue(body).items():
+            status, message = refusal(lambda outside=outside: create(member, outside))
+            if not (status == 403 and QUEUE_POLICY in message and words in message):
+                wrong[f"a {kind} {way}"] = message or "admitted"
+    assert wrong == {}
 
 
 def authorized(api, verb, group, resource, namespace="", name="", subresource="") -> bool:
