@@ -518,7 +518,7 @@ def hyperpod_job(**pod_spec) -> dict:
     (hyperpod_pytorch_job_template v1_1): the labels on the job and on its replicas' pod template."""
     template = {"metadata": {"labels": {"kueue.x-k8s.io/queue-name": QUEUE}}, "spec": dict(job()["spec"]["template"]["spec"], **pod_spec)}
     return queued({"apiVersion": "sagemaker.amazonaws.com/v1", "kind": "HyperPodPyTorchJob", "metadata": {"name": "hyp-train", "namespace": NAMESPACE},
-                   "spec": {"nprocPerNode": "auto", "replicaSpecs": [{"name": "pod", "replicas": 2, "template": template}]}})
+                   "spec": {"nprocPerNode": "auto", "replicaSpecs": [{"name": "pod", "replicas": 2, "template": template}]}})  # fmt: skip
 
 
 def inference_endpoint() -> dict:
