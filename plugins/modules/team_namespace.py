@@ -30,11 +30,13 @@ description:
     (its data masked). In check mode they are reported and left in place.
   - A ValidatingAdmissionPolicy C(<name_prefix>-<team>-workloads-in-queue) and its binding that hold a member's workload
     (a request of the team's group or of a service account of the team namespace, creating or updating a Pod, Job or
-    PyTorchJob there) to the team's queue. It is refused unless it carries the label C(kueue.x-k8s.io/queue-name) naming the
-    team's LocalQueue C(hyperpod-ns-<team>-localqueue), names in label C(kueue.x-k8s.io/priority-class) and in its pods'
-    C(priorityClassName) nothing but O(priority_classes), its pods name no node (C(nodeName)), it names no owner
-    (C(ownerReferences)) and no prebuilt Kueue Workload, a Job or PyTorchJob stays suspended (Kueue alone starts it), and
-    a Pod carries Kueue's scheduling gate C(kueue.x-k8s.io/admission) (Kueue alone lets it be scheduled).
+    PyTorchJob there, or one of the kinds the HyperPod access policies let a member write, a HyperPodPyTorchJob, an
+    InferenceEndpointConfig or JumpStartModel, a Workspace) to the team's queue. It is refused unless it carries the label
+    C(kueue.x-k8s.io/queue-name) naming the team's LocalQueue C(hyperpod-ns-<team>-localqueue), names in label
+    C(kueue.x-k8s.io/priority-class) and in its pods' C(priorityClassName) nothing but O(priority_classes), its pods name
+    no node (C(nodeName)), it names no owner (C(ownerReferences)) and no prebuilt Kueue Workload, a Job or PyTorchJob stays
+    suspended (Kueue alone starts it; HyperPod's kinds are left to their operators), and a Pod carries Kueue's scheduling
+    gate C(kueue.x-k8s.io/admission) (Kueue alone lets it be scheduled).
   - A member's CronJob, Deployment, StatefulSet, ReplicaSet, DaemonSet or ReplicationController is refused whatever it
     carries (Kueue would not queue its pods by its label). The controllers that make pods from an admitted workload are not
     held to the policy. Kubernetes 1.35 cannot set a missing label by default (MutatingAdmissionPolicy is beta and off
