@@ -16,11 +16,12 @@ are no API call (``iam:PassRole``, versioned S3 actions, an NFS client's ``elast
 The resources the teams *share* (``SHARED_KINDS``: the data bucket itself, the EKS cluster, its add-ons and Pod
 Identity associations, the HyperPod cluster and its scheduler configuration, the FSx file system and its data
 repository associations, the Grafana and Prometheus workspaces, the Identity Center instance and its identity store,
-the roles the cluster runs as) are kinds too, one resource each whatever the number of teams (``shared_resources``),
-owned by ``SHARED_OWNER``: every action the models list for them is expected denied to every team principal, but the
-few of ``SHARED_ALLOWED``. So are the objects and listings of the data bucket's places no present team owns and of the
-cluster's lifecycle folder (``shared_locations``: the bucket's root, the platform's prefix, a retired team's, the scripts
-every node runs as root).
+the roles the cluster runs as, the cluster's access entries and the Identity Center roles that are no team's) are
+kinds too, one resource each whatever the number of teams (``shared_resources``), owned by ``SHARED_OWNER``: every
+action the models list for them is expected denied to every team principal, but the few of ``SHARED_ALLOWED``. So
+are the objects and listings of the data bucket's places no present team owns and of the cluster's lifecycle folder
+(``shared_locations``: the bucket's root, the platform's prefix, a retired team's, the scripts every node runs as
+root).
 
 ``matrix(principals, resources, decide)`` asks ``decide(principal, [(resource, actions)])`` for decisions,
 once per principal (the local evaluator, or IAM's SimulatePrincipalPolicy on a live account, batched over
@@ -270,6 +271,14 @@ SHARED_KINDS = (
     # a team that may pass one, or change its policies or trust, acts as the nodes every team's pods run on. Every action
     # on a role, as on a team's (ROLE_ACTIONS), one resource per role.
     ("platform_role", "iam", "iam", lambda n, m: "RoleName" in m, ()),
+    # The shared EKS cluster's access entries that are no team's (the node role's, the automation's, the admins'): EKS
+    # authorizes an entry's calls on the entry's ARN (resource type access-entry, Service Authorization Reference for
+    # Amazon EKS), not on the cluster's, so eks_cluster does not stand for them. Deleting the node role's stops every
+    # team's work; describing the admins' maps who may do what. Every action of a team's entry (access_entry).
+    ("platform_access_entry", "eks", "eks", lambda n, m: "principalArn" in m, ("TagResource", "UntagResource", "ListTagsForResource")),
+    # The roles under Identity Center's path that are no team's permission set role (the platform's permission sets'):
+    # every action of a team's (sso_role), as for another team's. With a single team nothing else stands for them.
+    ("platform_sso_role", "iam", "iam", lambda n, m: "RoleName" in m, ()),
     # The data bucket's objects no team owns (shared_locations): the platform's prefix (naming.PLATFORM_PREFIX: the
     # lifecycle scripts, the ownership marks, the ledger) and its folders, every other top-level prefix that is no present
     # team's (a team offboarded with its data kept, anything put there by hand), the bucket's root, and the cluster's
@@ -317,6 +326,7 @@ SHARED_EXTRA_ACTIONS = {
     "hyperpod_cluster": ["ssm:StartSession"],
     "amp_workspace": list(AMP_HTTP_ACTIONS),
     "platform_role": list(ROLE_ACTIONS),
+    "platform_sso_role": list(ROLE_ACTIONS),
 }
 # A team's Studio home EFS file system (the domain's HomeEfsFileSystemId), as "Actions, resources, and condition keys for Amazon
 # Elastic File System" (Service Authorization Reference) authorizes it: every EFS operation naming the file system
@@ -492,7 +502,9 @@ def shared_resources(found, account_id, region, partition="aws"):
     ``found``: ``bucket``, ``eks_cluster_arn``, ``hyperpod_cluster_arn``, ``fsx_file_system_id``, ``grafana_workspace_id``,
     ``prometheus_workspace_ids`` (each an ID, in ``region`` and ``account_id``, or a workspace's ARN, wherever it is),
     ``identity_center_instance_arn``, ``identity_store_id``, ``group_ids`` (the teams' Identity
-    Center group ids), ``platform_roles`` (ARNs), ``s3_places`` (``shared_locations``); missing ones are skipped.
+    Center group ids), ``platform_roles`` (ARNs), ``s3_places`` (``shared_locations``), ``teams`` (the present teams) and
+    ``name_prefix`` (their names' prefix: their permission set roles and access entries are left out of the platform's);
+    missing ones are skipped.
     Sub-resources (an add-on, a Pod Identity association, a scheduler configuration, a data repository association, a rule
     groups namespace) are probes under their parent, named PROBE. No read. One resource per kind, but a group per team, all
     asked in one call per principal (up to 100 groups), a role per platform role, an object per key of ``s3_places``, asked
@@ -564,6 +576,23 @@ def shared_resources(found, account_id, region, partition="aws"):
         add("identity_center_group", "arn:%s:identitystore:::group/%s" % (partition, group_id))
     for role_arn in sorted(set(found.get("platform_roles", []))):
         add("platform_role", role_arn)
+    # What is no team's of the kinds the teams own one of (their permission set roles and access entries): each a set, the
+    # present teams' own patterns (team_policy) left out, decided by the matrix over the set. Access Analyzer cannot be
+    # told the exclusion and is asked the sample only (_analyzed_arns); the sample's name is no team's (no 16-character
+    # suffix), so the teams' own reads of their role and entry are no finding.
+    name_prefix = found.get("name_prefix", naming.DEFAULT_PREFIX)
+    teams = found.get("teams", [])
+    if "eks_cluster_arn" in found:
+        arn = found["eks_cluster_arn"]
+        base, name = arn.split(":cluster/", 1)
+        theirs = [team_policy.own_access_entry_arn(team, account_id, arn, name_prefix) for team in teams]
+        entries = requests_of(["%s:access-entry/%s/*" % (base, name)], exclude=theirs)
+        add("platform_access_entry", "%s:access-entry/%s/role/%s/%s/%s" % (base, name, account_id, PROBE, PROBE), requests=entries)
+    if teams:
+        # Relative to the present teams: with none, no principal asks it.
+        sso = "arn:%s:iam::%s:role%s" % (partition, account_id, team_policy.SSO_ROLE_PATH)
+        theirs = [pattern for team in teams for pattern in team_policy.own_role_arns(team, account_id, name_prefix, partition)]
+        add("platform_sso_role", sso + "AWSReservedSSO_" + PROBE, requests=requests_of([sso + "*"], exclude=theirs))
     return resources
 
 
@@ -1240,6 +1269,8 @@ ANALYZED_KINDS = (
     "identity_store",
     "identity_center_group",
     "platform_role",
+    "platform_access_entry",
+    "platform_sso_role",
 )
 ANALYZER_LIMIT = 100  # actions and resources per check (botocore: Access.actions, Access.resources max 100)
 
@@ -1534,6 +1565,7 @@ def discover(
     common = {
         "bucket": shared.get("data_bucket"),
         "teams": teams,
+        "name_prefix": prefix,
         "eks_cluster_arn": shared.get("eks_cluster_arn"),
         "hyperpod_cluster_arn": shared.get("cluster_arn"),
         "fsx_file_system_id": shared.get("fsx_file_system_id"),

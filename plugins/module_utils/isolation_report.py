@@ -66,6 +66,8 @@ RESOURCE_NAMES = {
     "identity_store": "Identity Center identity store",
     "identity_center_group": "Identity Center group",
     "platform_role": "platform IAM role",
+    "platform_access_entry": "EKS access entry that is no team's",
+    "platform_sso_role": "Identity Center role that is no team's",
 }
 _KIND_ORDER = ("permission_set", "execution_role", "pod_identity")
 

@@ -301,7 +301,13 @@ _NAMED_PATTERNS = (
     (("sagemaker:DescribeComputeQuota",), QUOTA + "q*", OTHERS, (), ""),
     # EKS access entries.
     (("eks:DescribeAccessEntry",), _OWN_ACCESS_ENTRY, None, (), ""),
-    (("eks:ListAssociatedAccessPolicies",), ACCESS_ENTRY + f"role/{ACCOUNT}/AWSReservedSSO_hyperpod-vision_*/*", None, (), ""),
+    (
+        ("eks:ListAssociatedAccessPolicies",),
+        ACCESS_ENTRY + f"role/{ACCOUNT}/AWSReservedSSO_hyperpod-vision_*/*",
+        {SHARED},
+        OTHERS,
+        "the entry of a platform permission set named hyperpod-vision_<anything> (the red team's F1), no team's",
+    ),
     (("eks:DescribeAccessEntry", "eks:DeleteAccessEntry"), ACCESS_ENTRY + "*", OTHERS, (), ""),
     (("eks:AssociateAccessPolicy",), ACCESS_ENTRY + f"role/{ACCOUNT}/AWSReservedSSO_hyperpod-vis*", {"vis"}, {"nlp", "research"}, ""),
     (("eks:UpdateAccessEntry",), f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/*", OTHERS, (), ""),
