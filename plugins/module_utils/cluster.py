@@ -609,30 +609,35 @@ def _types_text(group):
     return "/".join(instance_types.group_instance_types(group)) or "no instance type"
 
 
-def plan_cluster(desired, description, current_tags=None, allow_replacement=False, allow_instance_group_removal=False, purge_tags=True):
-    """Compare ``desired`` (normalize_desired) with DescribeCluster's ``description`` and return a Plan."""
-    problems = _group_problems(desired)
+def _plan_creation(desired):
+    """The Plan for a cluster that does not exist yet: create it, or refuse what creation lacks."""
+    problems = _creation_problems(desired)
     if problems:
         return Plan("refuse", refusals=problems)
-    if description is None:
-        problems = _creation_problems(desired)
-        if problems:
-            return Plan("refuse", refusals=problems)
-        after = created_after(desired)
-        problems = autoscaling_problems(after, None)
-        if problems:
-            return Plan("refuse", refusals=problems)
-        return Plan("create", after=after, request=create_request(after), changes=["create cluster %s" % desired["cluster_name"]])
+    after = created_after(desired)
+    problems = autoscaling_problems(after, None)
+    if problems:
+        return Plan("refuse", refusals=problems)
+    return Plan("create", after=after, request=create_request(after), changes=["create cluster %s" % desired["cluster_name"]])
 
-    current = normalize_current(description, current_tags)
-    after = _fill_unset(desired, current)
-    tags_to_add, tags_to_remove = {}, []
-    if desired["tags"] is not None:
-        tags_to_add, tags_to_remove = compare_aws_tags(current["tags"], desired["tags"], purge_tags)
-    after["tags"] = dict((k, v) for k, v in current["tags"].items() if k not in tags_to_remove)
-    after["tags"].update(tags_to_add)
 
-    fixed = []  # changes AWS cannot make in place
+def _tag_changes(desired, current, purge_tags):
+    """The tags to add and the tag keys to remove, (tags_to_add, tags_to_remove); none when the tags option is unset."""
+    if desired["tags"] is None:
+        return {}, []
+    return compare_aws_tags(current["tags"], desired["tags"], purge_tags)
+
+
+def _tags_after(current_tags, tags_to_add, tags_to_remove):
+    """The cluster's tags once the tags are added and removed."""
+    tags = dict((k, v) for k, v in current_tags.items() if k not in tags_to_remove)
+    tags.update(tags_to_add)
+    return tags
+
+
+def _fixed_cluster_changes(description, current, after):
+    """The cluster-level changes AWS cannot make in place (a Failed cluster cannot be updated at all), as sentences."""
+    fixed = []
     status = description.get("ClusterStatus")
     if status == "Failed":
         reason = description.get("FailureMessage") or "no reason given"
@@ -644,16 +649,26 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
         if after[key] != current[key]:
             fixed.append("%s: VpcConfig.%s cannot be changed in place, UpdateCluster has no VpcConfig (current %s, requested %s)"
                          % (key, member, ", ".join(current[key]), ", ".join(after[key])))
-    existing = dict((g["name"], g) for g in current["instance_groups"])
-    if after["auto_scaling"]:
-        # Karpenter moves an autoscaling group's count with the pending pods, from the 0 it starts at ("Create a
-        # NodeClass": https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-autoscaling-nodeclass.html):
-        # the count of an existing group stays where Karpenter has it, or every run would scale the group back down, and
-        # the run that turns autoscaling on leaves the running nodes to Karpenter's disruption rules rather than
-        # terminating them at once.
-        for group in after["instance_groups"]:
-            if group["name"] in existing:
-                group["count"] = existing[group["name"]]["count"]
+    return fixed
+
+
+def _keep_autoscaled_counts(after, existing):
+    """With autoscaling on, give each existing group in ``after`` the count it has now (``existing``, by name)."""
+    if not after["auto_scaling"]:
+        return
+    # Karpenter moves an autoscaling group's count with the pending pods, from the 0 it starts at ("Create a
+    # NodeClass": https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-autoscaling-nodeclass.html):
+    # the count of an existing group stays where Karpenter has it, or every run would scale the group back down, and
+    # the run that turns autoscaling on leaves the running nodes to Karpenter's disruption rules rather than
+    # terminating them at once.
+    for group in after["instance_groups"]:
+        if group["name"] in existing:
+            group["count"] = existing[group["name"]]["count"]
+
+
+def _fixed_group_changes(after, existing):
+    """The changes to existing instance groups that AWS cannot make in place, as sentences."""
+    fixed = []
     for group in after["instance_groups"]:
         was = existing.get(group["name"])
         if was is None:
@@ -666,30 +681,23 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
         if (group["instance_types"] is None) != (was["instance_types"] is None):
             fixed.append("instance_groups[%s].instance_types: cannot be changed in place, %s (current %s, requested %s)"
                          % (group["name"], SWITCH_WHY, _types_text(was), _types_text(group)))
+    return fixed
 
-    refusals = []
-    # Not replaceable: these hold for the cluster a replacement would create too, or need another run first.
-    refusals.extend(autoscaling_problems(after, None if fixed else current))
-    wanted = set(g["name"] for g in after["instance_groups"])
-    described = current_groups(description)
-    removed = sorted(name for name in existing if name not in wanted)
+
+def _populated_removal_problems(removed, described):
+    """The refusal to remove the ``removed`` groups that still have nodes (``described``: current_groups), as a list."""
     populated = [name for name in removed if (described[name].get("CurrentCount") or 0) > 0]
-    if populated and not allow_instance_group_removal:
-        refusals.append(
-            "instance_groups: removing instance group%s %s would delete %s; set allow_instance_group_removal: true to remove %s"
-            % ("s" if len(populated) > 1 else "", ", ".join(populated),
-               ", ".join("%d nodes of %s" % (described[n]["CurrentCount"], n) for n in populated), "them" if len(populated) > 1 else "it")
-        )
-    if fixed and not allow_replacement:
-        refusals.extend("%s; set allow_replacement: true to delete and recreate the cluster" % reason for reason in fixed)
-    if refusals:
-        return Plan("refuse", refusals=refusals)
-    tag_kwargs = dict(tags_to_add=tags_to_add, tags_to_remove=tags_to_remove)
-    if fixed:
-        warning = "Replacing cluster %s (deleting it and every node, then creating it again) because: %s" % (current["cluster_name"], "; ".join(fixed))
-        request = create_request(after)
-        return Plan("replace", after=after, request=request, changes=fixed, warnings=[warning])
+    if not populated:
+        return []
+    return [
+        "instance_groups: removing instance group%s %s would delete %s; set allow_instance_group_removal: true to remove %s"
+        % ("s" if len(populated) > 1 else "", ", ".join(populated),
+           ", ".join("%d nodes of %s" % (described[n]["CurrentCount"], n) for n in populated), "them" if len(populated) > 1 else "it")
+    ]
 
+
+def _group_changes(after, existing, removed):
+    """The instance groups UpdateCluster adds, changes in place and removes, as sentences."""
     changes = []
     for group in after["instance_groups"]:
         was = existing.get(group["name"])
@@ -701,6 +709,45 @@ def plan_cluster(desired, description, current_tags=None, allow_replacement=Fals
             if group[key] != was[key]:
                 changes.append("instance_groups[%s].%s: %s -> %s" % (group["name"], key, was[key], group[key]))
     changes.extend("instance_groups[%s]: remove" % name for name in removed)
+    return changes
+
+
+def plan_cluster(desired, description, current_tags=None, allow_replacement=False, allow_instance_group_removal=False, purge_tags=True):
+    """Compare ``desired`` (normalize_desired) with DescribeCluster's ``description`` and return a Plan."""
+    problems = _group_problems(desired)
+    if problems:
+        return Plan("refuse", refusals=problems)
+    if description is None:
+        return _plan_creation(desired)
+
+    current = normalize_current(description, current_tags)
+    after = _fill_unset(desired, current)
+    tags_to_add, tags_to_remove = _tag_changes(desired, current, purge_tags)
+    after["tags"] = _tags_after(current["tags"], tags_to_add, tags_to_remove)
+
+    existing = dict((g["name"], g) for g in current["instance_groups"])
+    fixed = _fixed_cluster_changes(description, current, after)  # changes AWS cannot make in place
+    _keep_autoscaled_counts(after, existing)
+    fixed.extend(_fixed_group_changes(after, existing))
+
+    refusals = []
+    # Not replaceable: these hold for the cluster a replacement would create too, or need another run first.
+    refusals.extend(autoscaling_problems(after, None if fixed else current))
+    wanted = set(g["name"] for g in after["instance_groups"])
+    removed = sorted(name for name in existing if name not in wanted)
+    if not allow_instance_group_removal:
+        refusals.extend(_populated_removal_problems(removed, current_groups(description)))
+    if fixed and not allow_replacement:
+        refusals.extend("%s; set allow_replacement: true to delete and recreate the cluster" % reason for reason in fixed)
+    if refusals:
+        return Plan("refuse", refusals=refusals)
+    tag_kwargs = dict(tags_to_add=tags_to_add, tags_to_remove=tags_to_remove)
+    if fixed:
+        warning = "Replacing cluster %s (deleting it and every node, then creating it again) because: %s" % (current["cluster_name"], "; ".join(fixed))
+        request = create_request(after)
+        return Plan("replace", after=after, request=request, changes=fixed, warnings=[warning])
+
+    changes = _group_changes(after, existing, removed)
     # Assumption for node_provisioning_mode: the docs are silent on enabling continuous provisioning on an existing EKS
     # cluster; UpdateCluster has the member (botocore's model), so it is sent there. Its one value cannot be unset.
     cluster_changed = [key for key, unused_member, unused_value in CLUSTER_MEMBERS if after[key] != current[key]]

@@ -309,11 +309,8 @@ def effective_auth_mode(params, current=None):
     return params.get("auth_mode") or (current or {}).get("auth_mode") or "SSO"
 
 
-def input_problems(params, auth_mode=None):
-    """Everything wrong with the options on their own, as sentences; empty when they can be sent.
-
-    ``auth_mode`` is ``effective_auth_mode`` once the existing domain is known.
-    """
+def _naming_problems(params):
+    """What is wrong with domain_id, team and the domain name they give, as sentences."""
     problems = []
     if params.get("domain_id") and not re.fullmatch(DOMAIN_ID_PATTERN, params["domain_id"]):
         problems.append("domain_id: %r is not a domain id (d-...)" % params["domain_id"])
@@ -322,6 +319,67 @@ def input_problems(params, auth_mode=None):
     name = domain_name(params)
     if not re.fullmatch(NAME_PATTERN, name):
         problems.append("name: %r does not match the DomainName pattern %s (at most 63 characters)" % (name, NAME_PATTERN))
+    return problems
+
+
+def _fsx_problems(fsx):
+    """What is wrong with the fsx_lustre option (when given), as sentences."""
+    problems = []
+    if not re.fullmatch(FSX_ID_PATTERN, fsx.get("file_system_id") or ""):
+        problems.append("fsx_lustre.file_system_id: %r is not an FSx file system id (fs-...)" % fsx.get("file_system_id"))
+    if fsx.get("path") and not re.fullmatch(FSX_PATH_PATTERN, fsx["path"]):
+        problems.append("fsx_lustre.path: %r must start with / and contain no white space" % fsx["path"])
+    return problems
+
+
+def _profile_name_problems(label, pname, seen):
+    """What is wrong with a user profile's name: its pattern, and whether an earlier profile (``seen``) has it."""
+    problems = []
+    if not re.fullmatch(NAME_PATTERN, pname):
+        problems.append(
+            "%s.name: %r does not match the UserProfileName pattern %s (letters, digits and inner hyphens, at most 63)" % (label, pname, NAME_PATTERN)
+        )
+    if pname in seen:
+        problems.append("%s.name: %r is listed twice" % (label, pname))
+    return problems
+
+
+def _profile_settings_problems(label, profile, pname, sso, fsx):
+    """What is wrong with a user profile's sso_user_name, execution_role and fsx_path, as sentences."""
+    problems = []
+    if profile.get("sso_user_name") and not sso:
+        problems.append("%s.sso_user_name applies only to auth_mode SSO" % label)
+    if sso and len(profile.get("sso_user_name") or pname) > MAX_SSO_USER:
+        problems.append("%s.sso_user_name: longer than %d characters" % (label, MAX_SSO_USER))
+    if profile.get("execution_role") and not re.fullmatch(ROLE_PATTERN, profile["execution_role"]):
+        problems.append("%s.execution_role: %r is not an IAM role ARN" % (label, profile["execution_role"]))
+    if profile.get("fsx_path"):
+        if not fsx:
+            problems.append("%s.fsx_path needs fsx_lustre (the file system it is on)" % label)
+        elif not re.fullmatch(FSX_PATH_PATTERN, profile["fsx_path"]):
+            problems.append("%s.fsx_path: %r must start with / and contain no white space" % (label, profile["fsx_path"]))
+    return problems
+
+
+def _user_profiles_problems(profiles, sso, fsx):
+    """What is wrong with the user_profiles option, profile by profile, as sentences."""
+    problems = []
+    seen = set()
+    for index, profile in enumerate(profiles):
+        label = "user_profiles[%d]" % index
+        pname = profile.get("name") or ""
+        problems.extend(_profile_name_problems(label, pname, seen))
+        seen.add(pname)
+        problems.extend(_profile_settings_problems(label, profile, pname, sso, fsx))
+    return problems
+
+
+def input_problems(params, auth_mode=None):
+    """Everything wrong with the options on their own, as sentences; empty when they can be sent.
+
+    ``auth_mode`` is ``effective_auth_mode`` once the existing domain is known.
+    """
+    problems = _naming_problems(params)
     if params.get("state", "present") != "present":
         return problems
     sso = (auth_mode or effective_auth_mode(params)) == "SSO"
@@ -335,32 +393,8 @@ def input_problems(params, auth_mode=None):
         problems.append("subnet_ids need vpc_id")
     fsx = params.get("fsx_lustre") or {}
     if fsx:
-        if not re.fullmatch(FSX_ID_PATTERN, fsx.get("file_system_id") or ""):
-            problems.append("fsx_lustre.file_system_id: %r is not an FSx file system id (fs-...)" % fsx.get("file_system_id"))
-        if fsx.get("path") and not re.fullmatch(FSX_PATH_PATTERN, fsx["path"]):
-            problems.append("fsx_lustre.path: %r must start with / and contain no white space" % fsx["path"])
-    seen = set()
-    for index, profile in enumerate(params.get("user_profiles") or []):
-        label = "user_profiles[%d]" % index
-        pname = profile.get("name") or ""
-        if not re.fullmatch(NAME_PATTERN, pname):
-            problems.append(
-                "%s.name: %r does not match the UserProfileName pattern %s (letters, digits and inner hyphens, at most 63)" % (label, pname, NAME_PATTERN)
-            )
-        if pname in seen:
-            problems.append("%s.name: %r is listed twice" % (label, pname))
-        seen.add(pname)
-        if profile.get("sso_user_name") and not sso:
-            problems.append("%s.sso_user_name applies only to auth_mode SSO" % label)
-        if sso and len(profile.get("sso_user_name") or pname) > MAX_SSO_USER:
-            problems.append("%s.sso_user_name: longer than %d characters" % (label, MAX_SSO_USER))
-        if profile.get("execution_role") and not re.fullmatch(ROLE_PATTERN, profile["execution_role"]):
-            problems.append("%s.execution_role: %r is not an IAM role ARN" % (label, profile["execution_role"]))
-        if profile.get("fsx_path"):
-            if not fsx:
-                problems.append("%s.fsx_path needs fsx_lustre (the file system it is on)" % label)
-            elif not re.fullmatch(FSX_PATH_PATTERN, profile["fsx_path"]):
-                problems.append("%s.fsx_path: %r must start with / and contain no white space" % (label, profile["fsx_path"]))
+        problems.extend(_fsx_problems(fsx))
+    problems.extend(_user_profiles_problems(params.get("user_profiles") or [], sso, fsx))
     return problems
 
 

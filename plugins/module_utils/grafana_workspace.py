@@ -205,6 +205,15 @@ def _same(option, a, b):
     return a == b
 
 
+def predicted_workspace(workspace, desired):
+    """DescribeWorkspace as it will read once ``desired``'s settings and tags are made (for check mode)."""
+    predicted = dict(workspace, tags=desired["tags"])
+    for option, _member, described in UPDATABLE:
+        if desired[option] is not None:
+            predicted[described] = desired[option]
+    return predicted
+
+
 def workspace_arn(partition, region, account_id, workspace_id):
     return "arn:%s:grafana:%s:%s:/workspaces/%s" % (partition, region, account_id, workspace_id)
 
@@ -350,42 +359,44 @@ class WorkspaceManager:
                                        ",".join(u["id"] for u in e["causedBy"]["users"]), e.get("message"), e.get("code"))
                 for e in errors)))
 
-    def _update(self, workspace):
+    def _refuse_create_only_changes(self, current):
+        """Raise when an option asks a change to a setting this module sets only at creation."""
         p = self.params
-        workspace_id = workspace["id"]
-        permissions_managed = p.get("permissions") is not None
-        current_permissions = self._permissions(workspace_id)
-        current = current_settings(workspace, current_permissions)
         for option, _member, api in CREATE_ONLY:
             if p.get(option) is not None and not _same(option, p[option], current[option]):
                 raise InputError(message="%s: %s is %r, not %r; this module does not call %s to change it" % (
                     self.label, option, current[option], p[option], api))
-        desired = copy.deepcopy(current)
+
+    def _settings_update(self, current, desired):
+        """The UpdateWorkspace members the options change; sets those options in ``desired``."""
+        p = self.params
         update_request = {}
         for option, member, _described in UPDATABLE:
             if p.get(option) is not None and not _same(option, p[option], current[option]):
                 desired[option] = copy.deepcopy(p[option])
                 update_request[member] = p[option]
-        to_set, to_unset = {}, []
-        if p.get("tags") is not None:
-            to_set, to_unset = compare_aws_tags(current["tags"], p["tags"], purge_tags=p.get("purge_tags", True))
-        desired["tags"] = dict((k, v) for k, v in current["tags"].items() if k not in to_unset)
-        desired["tags"].update(to_set)
-        wanted_permissions = current_permissions
-        if permissions_managed:
-            wanted_permissions = desired_permissions(current_permissions, p["permissions"], p.get("permissions_mode") or "merge")
-            if wanted_permissions != current_permissions and "AWS_SSO" not in current["authentication_providers"]:
-                raise InputError(message="%s: permissions need AWS_SSO authentication; the workspace uses %s" % (
-                    self.label, ", ".join(current["authentication_providers"])))
-        desired["permissions"] = permissions_list(wanted_permissions)
-        if desired == current:
-            return False, current, current, result(workspace, current_permissions)
-        if self.check_mode:
-            predicted = dict(workspace, tags=desired["tags"])
-            for option, _member, described in UPDATABLE:
-                if desired[option] is not None:
-                    predicted[described] = desired[option]
-            return True, current, desired, result(predicted, wanted_permissions)
+        return update_request
+
+    def _tag_changes(self, current):
+        """The tags to set and the tag keys to unset: (to_set, to_unset)."""
+        p = self.params
+        if p.get("tags") is None:
+            return {}, []
+        return compare_aws_tags(current["tags"], p["tags"], purge_tags=p.get("purge_tags", True))
+
+    def _wanted_permissions(self, current, current_permissions):
+        """The permissions the workspace is to have; raise when they change on a workspace without AWS_SSO."""
+        p = self.params
+        if p.get("permissions") is None:
+            return current_permissions
+        wanted_permissions = desired_permissions(current_permissions, p["permissions"], p.get("permissions_mode") or "merge")
+        if wanted_permissions != current_permissions and "AWS_SSO" not in current["authentication_providers"]:
+            raise InputError(message="%s: permissions need AWS_SSO authentication; the workspace uses %s" % (
+                self.label, ", ".join(current["authentication_providers"])))
+        return wanted_permissions
+
+    def _apply_update(self, workspace_id, update_request, to_set, to_unset, current_permissions, wanted_permissions):
+        """Make the planned changes: settings, then tags, then permissions; return the workspace as it reads after them."""
         if update_request:
             grafana.update_workspace(self.client, workspaceId=workspace_id, **update_request)
         if to_unset:
@@ -397,7 +408,25 @@ class WorkspaceManager:
                 self.params = dict(self.params, wait=True)
                 self.wait(workspace_id, READY)
             self._apply_permissions(workspace_id, current_permissions, wanted_permissions)
-        workspace = self.wait(workspace_id, READY) if update_request else grafana.describe_workspace(self.client, workspaceId=workspace_id)
+        return self.wait(workspace_id, READY) if update_request else grafana.describe_workspace(self.client, workspaceId=workspace_id)
+
+    def _update(self, workspace):
+        workspace_id = workspace["id"]
+        current_permissions = self._permissions(workspace_id)
+        current = current_settings(workspace, current_permissions)
+        self._refuse_create_only_changes(current)
+        desired = copy.deepcopy(current)
+        update_request = self._settings_update(current, desired)
+        to_set, to_unset = self._tag_changes(current)
+        desired["tags"] = dict((k, v) for k, v in current["tags"].items() if k not in to_unset)
+        desired["tags"].update(to_set)
+        wanted_permissions = self._wanted_permissions(current, current_permissions)
+        desired["permissions"] = permissions_list(wanted_permissions)
+        if desired == current:
+            return False, current, current, result(workspace, current_permissions)
+        if self.check_mode:
+            return True, current, desired, result(predicted_workspace(workspace, desired), wanted_permissions)
+        workspace = self._apply_update(workspace_id, update_request, to_set, to_unset, current_permissions, wanted_permissions)
         after_permissions = self._permissions(workspace_id)
         return True, current, current_settings(workspace, after_permissions), result(workspace, after_permissions)
 
