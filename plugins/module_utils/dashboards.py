@@ -161,9 +161,28 @@ def query_problems(expr, team):
 
 def dashboard_problems(dashboard, team, datasource_uid=None):
     """Everything that makes ``dashboard`` invalid Grafana dashboard JSON or lets it show another team's data."""
-    problems = []
     if not isinstance(dashboard, dict):
         return ["a dashboard is a JSON object"]
+    problems = _top_level_problems(dashboard)
+    if not isinstance(dashboard.get("panels"), list) or not dashboard.get("panels"):
+        problems.append("panels must be a non-empty list")
+        return problems
+    seen_ids = set()
+    for index, panel in enumerate(_panels(dashboard)):
+        panel_id = panel.get("id")
+        problems.extend(_panel_id_problems(panel_id, "panels[%d]" % index, seen_ids))
+        seen_ids.add(panel_id)
+        where = "panel %s" % panel_id
+        problems.extend(_panel_layout_problems(panel, where))
+        if panel.get("type") == "row":
+            continue
+        problems.extend(_panel_query_problems(panel, where, team, datasource_uid))
+    return problems
+
+
+def _top_level_problems(dashboard):
+    """What is wrong with the dashboard's own fields: the required keys, its uid, its id and its schemaVersion."""
+    problems = []
     for key in ("uid", "title", "panels", "schemaVersion"):
         if key not in dashboard:
             problems.append("missing %s" % key)
@@ -175,41 +194,47 @@ def dashboard_problems(dashboard, team, datasource_uid=None):
     schema = dashboard.get("schemaVersion")
     if not isinstance(schema, int) or isinstance(schema, bool) or schema < MIN_SCHEMA_VERSION:
         problems.append("schemaVersion %r is not an integer >= %d" % (schema, MIN_SCHEMA_VERSION))
-    if not isinstance(dashboard.get("panels"), list) or not dashboard.get("panels"):
-        problems.append("panels must be a non-empty list")
-        return problems
-    seen_ids = set()
-    for index, panel in enumerate(_panels(dashboard)):
-        where = "panels[%d]" % index
-        panel_id = panel.get("id")
-        if not isinstance(panel_id, int) or isinstance(panel_id, bool):
-            problems.append("%s: id %r is not an integer" % (where, panel_id))
-        elif panel_id in seen_ids:
-            problems.append("%s: id %d is used by another panel" % (where, panel_id))
-        seen_ids.add(panel_id)
-        where = "panel %s" % panel_id
-        if not panel.get("type"):
-            problems.append("%s: no type" % where)
-        grid = panel.get("gridPos") or {}
-        if not all(isinstance(grid.get(k), int) for k in ("x", "y", "w", "h")):
-            problems.append("%s: gridPos needs integer x, y, w and h" % where)
-        elif grid["x"] < 0 or grid["w"] < 1 or grid["x"] + grid["w"] > GRID_WIDTH:
-            problems.append("%s: gridPos does not fit the %d-column grid" % (where, GRID_WIDTH))
-        if panel.get("type") == "row":
-            continue
-        targets = panel.get("targets") or []
-        if not targets:
-            problems.append("%s: no queries" % where)
-        ref_ids = [t.get("refId") for t in targets]
-        if len(set(ref_ids)) != len(ref_ids) or not all(ref_ids):
-            problems.append("%s: refIds must be present and unique: %s" % (where, ref_ids))
-        sources = [panel.get("datasource")] + [t.get("datasource") for t in targets]
-        for source in sources:
-            if not isinstance(source, dict) or source.get("type") != "prometheus":
-                problems.append("%s: datasource %r is not a Prometheus data source" % (where, source))
-            elif datasource_uid is not None and source.get("uid") != datasource_uid:
-                problems.append("%s: datasource uid %r is not %r" % (where, source.get("uid"), datasource_uid))
-        for target in targets:
-            for problem in query_problems(target.get("expr"), team):
-                problems.append("%s query %s: %s" % (where, target.get("refId"), problem))
+    return problems
+
+
+def _panel_id_problems(panel_id, where, seen_ids):
+    """Why a panel's id is not an integer of its own among ``seen_ids``, the ids of the panels before it."""
+    if not isinstance(panel_id, int) or isinstance(panel_id, bool):
+        return ["%s: id %r is not an integer" % (where, panel_id)]
+    if panel_id in seen_ids:
+        return ["%s: id %d is used by another panel" % (where, panel_id)]
+    return []
+
+
+def _panel_layout_problems(panel, where):
+    """What is wrong with a panel's type and its place on the grid."""
+    problems = []
+    if not panel.get("type"):
+        problems.append("%s: no type" % where)
+    grid = panel.get("gridPos") or {}
+    if not all(isinstance(grid.get(k), int) for k in ("x", "y", "w", "h")):
+        problems.append("%s: gridPos needs integer x, y, w and h" % where)
+    elif grid["x"] < 0 or grid["w"] < 1 or grid["x"] + grid["w"] > GRID_WIDTH:
+        problems.append("%s: gridPos does not fit the %d-column grid" % (where, GRID_WIDTH))
+    return problems
+
+
+def _panel_query_problems(panel, where, team, datasource_uid):
+    """What is wrong with a (non-row) panel's queries: none, their refIds, their data sources, and each query's scope."""
+    problems = []
+    targets = panel.get("targets") or []
+    if not targets:
+        problems.append("%s: no queries" % where)
+    ref_ids = [t.get("refId") for t in targets]
+    if len(set(ref_ids)) != len(ref_ids) or not all(ref_ids):
+        problems.append("%s: refIds must be present and unique: %s" % (where, ref_ids))
+    sources = [panel.get("datasource")] + [t.get("datasource") for t in targets]
+    for source in sources:
+        if not isinstance(source, dict) or source.get("type") != "prometheus":
+            problems.append("%s: datasource %r is not a Prometheus data source" % (where, source))
+        elif datasource_uid is not None and source.get("uid") != datasource_uid:
+            problems.append("%s: datasource uid %r is not %r" % (where, source.get("uid"), datasource_uid))
+    for target in targets:
+        for problem in query_problems(target.get("expr"), team):
+            problems.append("%s query %s: %s" % (where, target.get("refId"), problem))
     return problems
