@@ -191,50 +191,21 @@ def collect(answers, teams, capacity, period, step=DEFAULT_STEP):
     start, _end, points = range_of(period, step)
     by_queue, by_namespace = _team_maps(teams)
     unknown = set()
+    steps = (start, points, step)
     # {(team, itype): {epoch: gpus}} per measure
-    measures = {"guaranteed": {}, "admitted": {}, "busy": {}}
-    for name in ("guaranteed", "admitted"):
-        for labels, series in answers[name]:
-            team, itype = by_queue.get(labels.get("cluster_queue")), labels.get("flavor")
-            if team is None or itype not in capacity:
-                unknown.add("%s cluster_queue=%s flavor=%s" % (name, labels.get("cluster_queue"), itype))
-                continue
-            measures[name][(team, itype)] = _points(series, start, points, step)
-    for labels, series in answers["busy"]:
-        if not labels.get("namespace"):
-            continue  # GPUs no pod holds: idle by definition, nobody's use
-        team, itype = by_namespace.get(labels.get("namespace")), labels.get("instance_type")
-        if team is None or itype not in capacity:
-            unknown.add("busy namespace=%s instance_type=%s" % (labels.get("namespace"), itype))
-            continue
-        measures["busy"][(team, itype)] = _points(series, start, points, step)
-    workloads = {}
-    for labels, series in answers["workloads"]:
-        team = by_queue.get(labels.get("cluster_queue"))
-        if team is None:
-            unknown.add("workloads cluster_queue=%s" % labels.get("cluster_queue"))
-            continue
-        workloads[team] = workloads.get(team, 0) + counter_increase(series)
+    measures = {
+        "guaranteed": _queue_measure("guaranteed", answers["guaranteed"], by_queue, capacity, steps, unknown),
+        "admitted": _queue_measure("admitted", answers["admitted"], by_queue, capacity, steps, unknown),
+        "busy": _busy_measure(answers["busy"], by_namespace, capacity, steps, unknown),
+    }
+    workloads = _workloads(answers["workloads"], by_queue, unknown)
 
     keys = sorted(set(k for m in measures.values() for k in m))
     teams_out, days = {}, {}
     for team, itype in keys:
         g, a, b = (measures[m].get((team, itype), {}) for m in ("guaranteed", "admitted", "busy"))
-        sums = dict.fromkeys(("guaranteed", "admitted", "busy", "borrowed", "lent"), Decimal(0))
-        for t in range(start, start + points * step, step):
-            guaranteed, admitted, busy = g.get(t, Decimal(0)), a.get(t, Decimal(0)), b.get(t, Decimal(0))
-            step_values = {"guaranteed": guaranteed, "admitted": admitted, "busy": busy,
-                           "borrowed": max(admitted - guaranteed, 0), "lent": max(guaranteed - admitted, 0)}
-            day = datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%d")
-            cell = days.setdefault(itype, {}).setdefault(day, dict.fromkeys(("guaranteed", "admitted", "busy"), Decimal(0)))
-            for measure, value in step_values.items():
-                sums[measure] += value
-                if measure in cell:
-                    cell[measure] += value
-        hours = dict((m, gpu_hours(v * step / 3600)) for m, v in sums.items())
-        per_instance = chargeback.ACCELERATORS.get(itype)
-        hours["instance_hours"] = gpu_hours(sums["admitted"] * step / 3600 / per_instance) if per_instance else None
-        teams_out.setdefault(team, {})[itype] = hours
+        sums = _step_sums(g, a, b, itype, days, steps)
+        teams_out.setdefault(team, {})[itype] = _hours(sums, itype, step)
     for by_day in days.values():
         for cell in by_day.values():
             for measure in list(cell):
@@ -243,6 +214,75 @@ def collect(answers, teams, capacity, period, step=DEFAULT_STEP):
         "month": period["month"], "start": period["start"], "end": period["end"], "step": step,
         "teams": teams_out, "workloads": workloads, "days": days, "unknown": sorted(unknown),
     }
+
+
+def _queue_measure(name, answer, by_queue, capacity, steps, unknown):
+    """{(team, itype): {epoch: gpus}} of a measure labelled by cluster queue and flavor (``guaranteed``, ``admitted``);
+    the series of no present team or of an instance type not in ``capacity`` are added to ``unknown``."""
+    start, points, step = steps
+    measure = {}
+    for labels, series in answer:
+        team, itype = by_queue.get(labels.get("cluster_queue")), labels.get("flavor")
+        if team is None or itype not in capacity:
+            unknown.add("%s cluster_queue=%s flavor=%s" % (name, labels.get("cluster_queue"), itype))
+            continue
+        measure[(team, itype)] = _points(series, start, points, step)
+    return measure
+
+
+def _busy_measure(answer, by_namespace, capacity, steps, unknown):
+    """{(team, itype): {epoch: gpus}} of ``busy``, labelled by namespace and instance type; the series of no present
+    team or of an instance type not in ``capacity`` are added to ``unknown``."""
+    start, points, step = steps
+    measure = {}
+    for labels, series in answer:
+        if not labels.get("namespace"):
+            continue  # GPUs no pod holds: idle by definition, nobody's use
+        team, itype = by_namespace.get(labels.get("namespace")), labels.get("instance_type")
+        if team is None or itype not in capacity:
+            unknown.add("busy namespace=%s instance_type=%s" % (labels.get("namespace"), itype))
+            continue
+        measure[(team, itype)] = _points(series, start, points, step)
+    return measure
+
+
+def _workloads(answer, by_queue, unknown):
+    """{team: workloads admitted over the month} of the ``workloads`` counter; the queues of no present team are added
+    to ``unknown``."""
+    workloads = {}
+    for labels, series in answer:
+        team = by_queue.get(labels.get("cluster_queue"))
+        if team is None:
+            unknown.add("workloads cluster_queue=%s" % labels.get("cluster_queue"))
+            continue
+        workloads[team] = workloads.get(team, 0) + counter_increase(series)
+    return workloads
+
+
+def _step_sums(g, a, b, itype, days, steps):
+    """The period's sums of one team and instance type's GPUs guaranteed (``g``), admitted (``a``), busy (``b``),
+    borrowed and lent, step by step; each step's guaranteed, admitted and busy GPUs are added to its day in ``days``."""
+    start, points, step = steps
+    sums = dict.fromkeys(("guaranteed", "admitted", "busy", "borrowed", "lent"), Decimal(0))
+    for t in range(start, start + points * step, step):
+        guaranteed, admitted, busy = g.get(t, Decimal(0)), a.get(t, Decimal(0)), b.get(t, Decimal(0))
+        step_values = {"guaranteed": guaranteed, "admitted": admitted, "busy": busy,
+                       "borrowed": max(admitted - guaranteed, 0), "lent": max(guaranteed - admitted, 0)}
+        day = datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%d")
+        cell = days.setdefault(itype, {}).setdefault(day, dict.fromkeys(("guaranteed", "admitted", "busy"), Decimal(0)))
+        for measure, value in step_values.items():
+            sums[measure] += value
+            if measure in cell:
+                cell[measure] += value
+    return sums
+
+
+def _hours(sums, itype, step):
+    """GPU-hours of each of ``sums`` (GPUs summed over steps of ``step`` seconds), and the admitted instance-hours."""
+    hours = dict((m, gpu_hours(v * step / 3600)) for m, v in sums.items())
+    per_instance = chargeback.ACCELERATORS.get(itype)
+    hours["instance_hours"] = gpu_hours(sums["admitted"] * step / 3600 / per_instance) if per_instance else None
+    return hours
 
 
 def counter_increase(series):
