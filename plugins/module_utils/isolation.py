@@ -378,6 +378,7 @@ def actions_by_kind():
 
 @functools.lru_cache(maxsize=1)
 def _actions_by_kind():
+    """``actions_by_kind``'s answer, computed once: resource kind -> its sorted actions, as a tuple."""
     kinds = dict(
         (k, set())
         for k in (
@@ -396,6 +397,18 @@ def _actions_by_kind():
             "sso_role",
         )
     )
+    _add_s3_actions(kinds)
+    _add_sagemaker_actions(kinds)
+    _add_efs_actions(kinds)
+    _add_budget_actions(kinds)
+    _add_entry_and_permission_set_actions(kinds)
+    _add_role_actions(kinds)
+    _add_shared_actions(kinds)
+    return dict((k, tuple(sorted(v))) for k, v in kinds.items())
+
+
+def _add_s3_actions(kinds):
+    """A team's objects' and its prefix's listing's S3 actions into ``kinds``."""
     for name, members in _operations("s3"):
         if "Key" in members or name == "DeleteObjects":
             action = s3_action(name)
@@ -404,6 +417,10 @@ def _actions_by_kind():
                 kinds["s3_objects"].add(action.replace("Object", "ObjectVersion", 1))
         elif name in S3_LISTINGS:
             kinds["s3_listing"].add(s3_action(name))
+
+
+def _add_sagemaker_actions(kinds):
+    """A team's SageMaker actions into ``kinds``: its domain's, user profiles', spaces', apps' and compute quota's."""
     for name, members in _operations("sagemaker"):
         action = "sagemaker:" + name
         if "ResourceArn" in members and name in ("AddTags", "DeleteTags", "ListTags"):
@@ -421,10 +438,18 @@ def _actions_by_kind():
             kinds["domain"].add(action)
         if "ComputeQuotaId" in members:
             kinds["compute_quota"].add(action)
+
+
+def _add_efs_actions(kinds):
+    """A team's Studio home EFS file system's actions (EFS_ACTIONS among them) into ``kinds``."""
     for name, members in _operations("efs"):
         if members & set(("FileSystemId", "SourceFileSystemId")) or name in ("TagResource", "UntagResource", "ListTagsForResource"):
             kinds["home_efs"].add("elasticfilesystem:" + name)
     kinds["home_efs"].update(EFS_ACTIONS)
+
+
+def _add_budget_actions(kinds):
+    """A team's budget's actions into ``kinds``."""
     for name, members in _operations("budgets"):
         if "BudgetName" in members:
             # Budget actions have IAM actions of their own; the rest is ViewBudget or ModifyBudget ("Actions defined by
@@ -433,6 +458,10 @@ def _actions_by_kind():
                 kinds["budget"].add("budgets:" + name)
             else:
                 kinds["budget"].add("budgets:ViewBudget" if name.startswith("Describe") else "budgets:ModifyBudget")
+
+
+def _add_entry_and_permission_set_actions(kinds):
+    """A team's access entry's and permission set's actions into ``kinds``, and the tagging of them and of its budget."""
     for name, members in _operations("eks"):
         if "principalArn" in members:
             kinds["access_entry"].add("eks:" + name)
@@ -443,12 +472,20 @@ def _actions_by_kind():
     # ownership marks: untagging a team's entry, permission set or budget refuses that team's next run (m4's freeze).
     for kind, service in (("access_entry", "eks"), ("permission_set", "sso"), ("budget", "budgets")):
         kinds[kind].update("%s:%s" % (service, action) for action in ("TagResource", "UntagResource", "ListTagsForResource"))
+
+
+def _add_role_actions(kinds):
+    """A team's roles' actions (ROLE_ACTIONS among them) into ``kinds``, its permission set role's the same."""
     for name, members in _operations("iam"):
         if "RoleName" in members:
             kinds["role"].add("iam:" + name)
     kinds["role"].update(ROLE_ACTIONS)
     # The team's permission set role (Identity Center's, AWSReservedSSO_<permission set>_<suffix>): a role like the others.
     kinds["sso_role"].update(kinds["role"])
+
+
+def _add_shared_actions(kinds):
+    """The actions of each of SHARED_KINDS (SHARED_EXTRA_ACTIONS among them) into ``kinds``, each service's model read once."""
     models = {}
     for kind, service, prefix, selected, tagging in SHARED_KINDS:
         if service not in models:
@@ -460,7 +497,6 @@ def _actions_by_kind():
                 found.add(action)
                 if service == "s3" and action in S3_VERSIONED:
                     found.add(action.replace("Object", "ObjectVersion", 1))
-    return dict((k, tuple(sorted(v))) for k, v in kinds.items())
 
 
 def shared_locations(bucket, teams, top_level=(), platform_folders=(), lifecycle_configs=()):
@@ -511,27 +547,11 @@ def shared_resources(found, account_id, region, partition="aws"):
     together too, and a listing per place of them (its own ``s3:prefix``, its own call).
     """
     found = dict((k, v) for k, v in found.items() if v)
-    resources = []
+    resources = _shared_s3_resources(found, partition)
 
     def add(kind, arn, context=None, requests=None):
-        resources.append({"team": SHARED_OWNER, "kind": kind, "arn": arn, "context": dict(context or {}), "shared": True, "requests": requests})
+        resources.append(_shared_resource(kind, arn, context, requests))
 
-    bucket_arn = "arn:%s:s3:::%s" % (partition, found.get("bucket"))
-    owned = [naming.s3_prefix(team) + "*" for team in found.get("teams", [])]
-    if "bucket" in found:
-        # Its s3:ListBucket is HeadBucket's, with no prefix; a listing with one is a listing kind's.
-        add("shared_bucket", bucket_arn, requests=requests_of([bucket_arn], keys={"s3:prefix": [iam_sets.ABSENT]}))
-    for bucket, prefix, keys in found.get("s3_places", []):
-        place = "arn:%s:s3:::%s/%s" % (partition, bucket, prefix)
-        # The bucket's root is every key no present team's prefix holds; a folder, every key under it.
-        but = owned if bucket == found.get("bucket") and not prefix else ()
-        objects = requests_of([place + "*"], exclude=[bucket_arn + "/" + pattern for pattern in but])
-        for key in keys:
-            add("shared_objects", place + key, requests=objects)
-        # The root's listing shows the names of its keys: every s3:prefix but one under a present team's prefix (that
-        # team's listing), asked on a prefix no team's folder holds.
-        listed = "arn:%s:s3:::%s" % (partition, bucket)
-        add("shared_listing", listed, {"s3:prefix": prefix or PROBE}, listing_requests(listed, prefix, but))
     if "eks_cluster_arn" in found:
         arn = found["eks_cluster_arn"]
         base, name = arn.split(":cluster/", 1)
@@ -554,20 +574,7 @@ def shared_resources(found, account_id, region, partition="aws"):
     if "grafana_workspace_id" in found:
         add("grafana_workspace", "arn:%s:grafana:%s:%s:/workspaces/%s" % (partition, region, account_id, found["grafana_workspace_id"]))
     for workspace in sorted(found.get("prometheus_workspace_ids", [])):
-        # arn:aws:aps:<region>:<account>:workspace/<id> (the Workspace property's pattern, AWS::APS::RuleGroupsNamespace,
-        # CloudFormation User Guide): the ARN given, wherever it is, or an ID's in the cluster's region and account. A rule
-        # groups namespace is rulegroupsnamespace/<workspace id>/<name> (its arn, RuleGroupsNamespaceDescription, AMP API
-        # Reference), an anomaly detector anomalydetector/<workspace id>/<id> (SHARED_KINDS), both beside the workspace.
-        if workspace.startswith("arn:") and ":workspace/" in workspace:
-            aps, workspace_id = workspace.split(":workspace/", 1)
-            aps += ":"
-        else:
-            aps, workspace_id = "arn:%s:aps:%s:%s:" % (partition, region, account_id), workspace
-        add("amp_workspace", "%sworkspace/%s" % (aps, workspace_id))
-        namespaces = "%srulegroupsnamespace/%s/" % (aps, workspace_id)
-        add("amp_rule_groups_namespace", namespaces + PROBE, requests=requests_of([namespaces + "*"]))
-        detectors = "%sanomalydetector/%s/" % (aps, workspace_id)
-        add("amp_anomaly_detector", detectors + "ad-" + PROBE, requests=requests_of([detectors + "*"]))
+        resources.extend(_shared_prometheus_resources(workspace, account_id, region, partition))
     if "identity_center_instance_arn" in found:
         add("identity_center", found["identity_center_instance_arn"])
     if "identity_store_id" in found:
@@ -576,10 +583,64 @@ def shared_resources(found, account_id, region, partition="aws"):
         add("identity_center_group", "arn:%s:identitystore:::group/%s" % (partition, group_id))
     for role_arn in sorted(set(found.get("platform_roles", []))):
         add("platform_role", role_arn)
+    resources.extend(_shared_platform_resources(found, account_id, partition))
+    return resources
+
+
+def _shared_resource(kind, arn, context=None, requests=None):
+    """A shared resource of ``kind`` to probe at ``arn``, owned by SHARED_OWNER."""
+    return {"team": SHARED_OWNER, "kind": kind, "arn": arn, "context": dict(context or {}), "shared": True, "requests": requests}
+
+
+def _shared_s3_resources(found, partition):
+    """``shared_resources``' data bucket (when ``found`` names it) and the objects and listing of each of its ``s3_places``."""
+    resources = []
+    bucket_arn = "arn:%s:s3:::%s" % (partition, found.get("bucket"))
+    owned = [naming.s3_prefix(team) + "*" for team in found.get("teams", [])]
+    if "bucket" in found:
+        # Its s3:ListBucket is HeadBucket's, with no prefix; a listing with one is a listing kind's.
+        resources.append(_shared_resource("shared_bucket", bucket_arn, requests=requests_of([bucket_arn], keys={"s3:prefix": [iam_sets.ABSENT]})))
+    for bucket, prefix, keys in found.get("s3_places", []):
+        place = "arn:%s:s3:::%s/%s" % (partition, bucket, prefix)
+        # The bucket's root is every key no present team's prefix holds; a folder, every key under it.
+        but = owned if bucket == found.get("bucket") and not prefix else ()
+        objects = requests_of([place + "*"], exclude=[bucket_arn + "/" + pattern for pattern in but])
+        for key in keys:
+            resources.append(_shared_resource("shared_objects", place + key, requests=objects))
+        # The root's listing shows the names of its keys: every s3:prefix but one under a present team's prefix (that
+        # team's listing), asked on a prefix no team's folder holds.
+        listed = "arn:%s:s3:::%s" % (partition, bucket)
+        resources.append(_shared_resource("shared_listing", listed, {"s3:prefix": prefix or PROBE}, listing_requests(listed, prefix, but)))
+    return resources
+
+
+def _shared_prometheus_resources(workspace, account_id, region, partition):
+    """An AMP workspace (its ID or ARN) to probe, and probes of its rule groups namespaces and anomaly detectors."""
+    # arn:aws:aps:<region>:<account>:workspace/<id> (the Workspace property's pattern, AWS::APS::RuleGroupsNamespace,
+    # CloudFormation User Guide): the ARN given, wherever it is, or an ID's in the cluster's region and account. A rule
+    # groups namespace is rulegroupsnamespace/<workspace id>/<name> (its arn, RuleGroupsNamespaceDescription, AMP API
+    # Reference), an anomaly detector anomalydetector/<workspace id>/<id> (SHARED_KINDS), both beside the workspace.
+    if workspace.startswith("arn:") and ":workspace/" in workspace:
+        aps, workspace_id = workspace.split(":workspace/", 1)
+        aps += ":"
+    else:
+        aps, workspace_id = "arn:%s:aps:%s:%s:" % (partition, region, account_id), workspace
+    namespaces = "%srulegroupsnamespace/%s/" % (aps, workspace_id)
+    detectors = "%sanomalydetector/%s/" % (aps, workspace_id)
+    return [
+        _shared_resource("amp_workspace", "%sworkspace/%s" % (aps, workspace_id)),
+        _shared_resource("amp_rule_groups_namespace", namespaces + PROBE, requests=requests_of([namespaces + "*"])),
+        _shared_resource("amp_anomaly_detector", detectors + "ad-" + PROBE, requests=requests_of([detectors + "*"])),
+    ]
+
+
+def _shared_platform_resources(found, account_id, partition):
+    """The platform's access entries on the EKS cluster and its Identity Center roles, but the present teams' own."""
     # What is no team's of the kinds the teams own one of (their permission set roles and access entries): each a set, the
     # present teams' own patterns (team_policy) left out, decided by the matrix over the set. Access Analyzer cannot be
     # told the exclusion and is asked the sample only (_analyzed_arns); the sample's name is no team's (no 16-character
     # suffix), so the teams' own reads of their role and entry are no finding.
+    resources = []
     name_prefix = found.get("name_prefix", naming.DEFAULT_PREFIX)
     teams = found.get("teams", [])
     if "eks_cluster_arn" in found:
@@ -587,12 +648,14 @@ def shared_resources(found, account_id, region, partition="aws"):
         base, name = arn.split(":cluster/", 1)
         theirs = [team_policy.own_access_entry_arn(team, account_id, arn, name_prefix) for team in teams]
         entries = requests_of(["%s:access-entry/%s/*" % (base, name)], exclude=theirs)
-        add("platform_access_entry", "%s:access-entry/%s/role/%s/%s/%s" % (base, name, account_id, PROBE, PROBE), requests=entries)
+        resources.append(
+            _shared_resource("platform_access_entry", "%s:access-entry/%s/role/%s/%s/%s" % (base, name, account_id, PROBE, PROBE), requests=entries)
+        )
     if teams:
         # Relative to the present teams: with none, no principal asks it.
         sso = "arn:%s:iam::%s:role%s" % (partition, account_id, team_policy.SSO_ROLE_PATH)
         theirs = [pattern for team in teams for pattern in team_policy.own_role_arns(team, account_id, name_prefix, partition)]
-        add("platform_sso_role", sso + "AWSReservedSSO_" + PROBE, requests=requests_of([sso + "*"], exclude=theirs))
+        resources.append(_shared_resource("platform_sso_role", sso + "AWSReservedSSO_" + PROBE, requests=requests_of([sso + "*"], exclude=theirs)))
     return resources
 
 
@@ -1156,76 +1219,10 @@ def matrix(principals, resources, decide, actions=None, keep_cells=True):
             owners_of_kind.setdefault(resource["kind"], set()).add(resource["team"])
 
     def tallied(principal):
-        """One principal's rows, counts, and cells (all, or the leaks and gaps only): no principal's asks and answers
-        are kept past its own, as they grow with the team count and the principals too."""
-        needed, permitted, asks = NEEDED.get(principal["kind"], {}), SHARED_ALLOWED.get(principal["kind"], {}), []
-        for resource in resources:
-            # Another team's resource is asked the kind's actions as they are: one list, never copied.
-            wanted = actions.get(resource["kind"], [])
-            if resource.get("shared"):
-                wanted = sorted(set(wanted) | set(permitted.get(resource["kind"], [])))
-            elif resource["team"] == principal["team"]:
-                wanted = sorted(set(wanted) | set(needed.get(resource["kind"], [])))
-            asks.append((resource, wanted))
-        grid, counts, cells, leaks, gaps = {}, {"cells": 0, "cross_team_cells": 0, "shared_cells": 0}, [], [], []
-        for (resource, wanted), decisions in zip(asks, decide(principal, asks)):
-            if not wanted:
-                continue
-            shared = resource.get("shared", False)
-            own = not shared and resource["team"] == principal["team"]
-            row = (principal["team"], principal["kind"], resource["team"] if shared or own else OTHER_TEAMS, resource["kind"])
-            if row not in grid:
-                others = len(owners_of_kind.get(resource["kind"], set()) - set([principal["team"]]))
-                grid[row] = {"allowed": 0, "denied": 0, "teams": 1 if shared or own else others}
-            counts["cells"] += len(wanted)
-            if shared or not own:
-                counts["shared_cells" if shared else "cross_team_cells"] += len(wanted)
-            # A decider may leave implicit denials out: only an allowed (or unproven) action can leak, only a needed one be a gap.
-            allowed = sum(1 for decision in decisions.values() if decision in REACHES)
-            grid[row]["allowed"] += allowed
-            grid[row]["denied"] += len(wanted) - allowed
-            if not (keep_cells or allowed or own):
-                continue
-            for action in wanted:
-                decision = _decision(decisions, action)
-                leak = decision in REACHES and (
-                    action not in permitted.get(resource["kind"], [])
-                    if shared
-                    else not own or (resource["kind"] in PLATFORM_OWNED and action not in needed.get(resource["kind"], []))
-                )
-                gap = own and decision != iam_evaluation.ALLOWED and action in needed.get(resource["kind"], [])
-                if not (keep_cells or leak or gap):
-                    continue
-                cell = {
-                    "team": principal["team"],
-                    "principal": principal["kind"],
-                    "principal_arn": principal["arn"],
-                    "owner": resource["team"],
-                    "resource_kind": resource["kind"],
-                    "resource": resource["arn"],
-                    "action": action,
-                    "decision": decision,
-                }
-                if keep_cells:
-                    cells.append(cell)
-                if leak:
-                    leaks.append(cell)
-                elif gap:
-                    gaps.append(cell)
-        return grid, counts, cells, leaks, gaps
+        return _tallied(principal, resources, decide, actions, owners_of_kind, keep_cells)
 
     # Each principal's decisions are independent of the others': a few principals are asked at once.
-    grid, counts, cells, leaks, gaps = {}, {"cells": 0, "cross_team_cells": 0, "shared_cells": 0}, [], [], []
-    for their_grid, their_counts, their_cells, their_leaks, their_gaps in each(tallied, principals):
-        for row, tally in their_grid.items():
-            merged = grid.setdefault(row, {"allowed": 0, "denied": 0, "teams": tally["teams"]})
-            merged["allowed"] += tally["allowed"]
-            merged["denied"] += tally["denied"]
-        for key, value in their_counts.items():
-            counts[key] += value
-        cells.extend(their_cells)
-        leaks.extend(their_leaks)
-        gaps.extend(their_gaps)
+    grid, counts, cells, leaks, gaps = _merged(each(tallied, principals))
     summary = dict(
         counts,
         leaks=len(leaks),
@@ -1235,6 +1232,107 @@ def matrix(principals, resources, decide, actions=None, keep_cells=True):
         shared_resources=sum(1 for r in resources if r.get("shared")),
     )
     return {"cells": cells, "grid": grid, "leaks": leaks, "gaps": gaps, "summary": summary}
+
+
+def _asks(principal, resources, actions):
+    """[(resource, the actions asked of it)] of one principal: each resource's kind's actions, and those the principal is
+    given on a shared resource (SHARED_ALLOWED) or needs of its own team's (NEEDED)."""
+    needed, permitted, asks = NEEDED.get(principal["kind"], {}), SHARED_ALLOWED.get(principal["kind"], {}), []
+    for resource in resources:
+        # Another team's resource is asked the kind's actions as they are: one list, never copied.
+        wanted = actions.get(resource["kind"], [])
+        if resource.get("shared"):
+            wanted = sorted(set(wanted) | set(permitted.get(resource["kind"], [])))
+        elif resource["team"] == principal["team"]:
+            wanted = sorted(set(wanted) | set(needed.get(resource["kind"], [])))
+        asks.append((resource, wanted))
+    return asks
+
+
+def _tallied(principal, resources, decide, actions, owners_of_kind, keep_cells):
+    """One principal's rows, counts, and cells (all, or the leaks and gaps only): no principal's asks and answers
+    are kept past its own, as they grow with the team count and the principals too."""
+    asks = _asks(principal, resources, actions)
+    grid, counts, cells, leaks, gaps = {}, {"cells": 0, "cross_team_cells": 0, "shared_cells": 0}, [], [], []
+    for (resource, wanted), decisions in zip(asks, decide(principal, asks)):
+        if not wanted:
+            continue
+        shared = resource.get("shared", False)
+        own = not shared and resource["team"] == principal["team"]
+        row = (principal["team"], principal["kind"], resource["team"] if shared or own else OTHER_TEAMS, resource["kind"])
+        if row not in grid:
+            others = len(owners_of_kind.get(resource["kind"], set()) - set([principal["team"]]))
+            grid[row] = {"allowed": 0, "denied": 0, "teams": 1 if shared or own else others}
+        counts["cells"] += len(wanted)
+        if shared or not own:
+            counts["shared_cells" if shared else "cross_team_cells"] += len(wanted)
+        # A decider may leave implicit denials out: only an allowed (or unproven) action can leak, only a needed one be a gap.
+        allowed = sum(1 for decision in decisions.values() if decision in REACHES)
+        grid[row]["allowed"] += allowed
+        grid[row]["denied"] += len(wanted) - allowed
+        if not (keep_cells or allowed or own):
+            continue
+        for action in wanted:
+            decision = _decision(decisions, action)
+            leak, gap = _leak_or_gap(principal, resource, action, decision, own)
+            if not (keep_cells or leak or gap):
+                continue
+            cell = _cell(principal, resource, action, decision)
+            if keep_cells:
+                cells.append(cell)
+            if leak:
+                leaks.append(cell)
+            elif gap:
+                gaps.append(cell)
+    return grid, counts, cells, leaks, gaps
+
+
+def _leak_or_gap(principal, resource, action, decision, own):
+    """(whether the cell is a leak, whether it is a gap): ``own`` when the resource is the principal's own team's.
+
+    A leak is an action that reaches (REACHES) a shared resource beyond what the principal is given on it
+    (SHARED_ALLOWED), another team's resource, or a resource of its own team that the platform owns (PLATFORM_OWNED)
+    beyond what it needs (NEEDED). A gap is an action the principal needs of its own team's resource that IAM does not
+    allow."""
+    needed, permitted = NEEDED.get(principal["kind"], {}), SHARED_ALLOWED.get(principal["kind"], {})
+    shared = resource.get("shared", False)
+    leak = decision in REACHES and (
+        action not in permitted.get(resource["kind"], [])
+        if shared
+        else not own or (resource["kind"] in PLATFORM_OWNED and action not in needed.get(resource["kind"], []))
+    )
+    gap = own and decision != iam_evaluation.ALLOWED and action in needed.get(resource["kind"], [])
+    return leak, gap
+
+
+def _cell(principal, resource, action, decision):
+    """The matrix's cell of one principal, resource and action."""
+    return {
+        "team": principal["team"],
+        "principal": principal["kind"],
+        "principal_arn": principal["arn"],
+        "owner": resource["team"],
+        "resource_kind": resource["kind"],
+        "resource": resource["arn"],
+        "action": action,
+        "decision": decision,
+    }
+
+
+def _merged(tallies):
+    """The matrix's grid, counts, cells, leaks and gaps from each principal's (``_tallied``), in the principals' order."""
+    grid, counts, cells, leaks, gaps = {}, {"cells": 0, "cross_team_cells": 0, "shared_cells": 0}, [], [], []
+    for their_grid, their_counts, their_cells, their_leaks, their_gaps in tallies:
+        for row, tally in their_grid.items():
+            merged = grid.setdefault(row, {"allowed": 0, "denied": 0, "teams": tally["teams"]})
+            merged["allowed"] += tally["allowed"]
+            merged["denied"] += tally["denied"]
+        for key, value in their_counts.items():
+            counts[key] += value
+        cells.extend(their_cells)
+        leaks.extend(their_leaks)
+        gaps.extend(their_gaps)
+    return grid, counts, cells, leaks, gaps
 
 
 # --- IAM Access Analyzer ----------------------------------------------------------------------------
@@ -1375,50 +1473,62 @@ def access_not_granted(analyzer, documents, principals, resources, actions=None,
     for resource in resources:
         of_kind.setdefault(resource["kind"], []).append(resource)
 
-    def analyzed_sets(principal):
-        """(kind, [(owner, ARN)], actions asked): another team's and the shared ones; the team's own that the platform owns
-        (PLATFORM_OWNED) apart, asked all but the reads the team needs of them (NEEDED)."""
-        for kind in ANALYZED_KINDS:
-            # What the team is given on a shared resource is no finding: the rest of its actions are asked.
-            permitted = SHARED_ALLOWED.get(principal["kind"], {}).get(kind, [])
-            asked_actions = [action for action in actions.get(kind, []) if action not in permitted]
-            not_own = [r for r in of_kind.get(kind, []) if not _own(principal, r)]
-            needed = NEEDED.get(principal["kind"], {}).get(kind, [])
-            platform = [r for r in not_own if needed and not r.get("shared") and r["team"] == principal["team"]]
-            others = [r for r in not_own if r not in platform]
-            yield kind, sorted(set((r["team"], arn) for r in others for arn in _analyzed_arns(r))), asked_actions
-            if platform:
-                yield kind, sorted(set((r["team"], arn) for r in platform for arn in _analyzed_arns(r))), [a for a in asked_actions if a not in needed]
-
     def analyzed(principal):
         findings = []
-        for kind, owned, asked_actions in analyzed_sets(principal):
+        for kind, owned, asked_actions in _analyzed_sets(principal, of_kind, actions):
             for policy_name, document in documents.get(principal["id"], []):
-                for first in range(0, len(owned), ANALYZER_LIMIT):
-                    batch = owned[first : first + ANALYZER_LIMIT]
-                    for start in range(0, len(asked_actions), ANALYZER_LIMIT):
-                        kind_actions = asked_actions[start : start + ANALYZER_LIMIT]
-                        if check(document, kind_actions, [arn for unused_owner, arn in batch])["result"] == "PASS":
-                            continue
-                        for owner in sorted(set(owner for owner, unused_arn in batch)):
-                            answer = check(document, kind_actions, [arn for their_owner, arn in batch if their_owner == owner])
-                            if answer["result"] != "PASS":
-                                findings.append(
-                                    {
-                                        "team": principal["team"],
-                                        "principal": principal["kind"],
-                                        "principal_arn": principal["arn"],
-                                        "policy": policy_name,
-                                        "owner": owner,
-                                        "resource_kind": kind,
-                                        "statements": [r.get("statementId") or r.get("statementIndex") for r in answer.get("reasons", [])],
-                                    }
-                                )
+                for batch, kind_actions in _batches(owned, asked_actions):
+                    if check(document, kind_actions, [arn for unused_owner, arn in batch])["result"] == "PASS":
+                        continue
+                    for owner in sorted(set(owner for owner, unused_arn in batch)):
+                        answer = check(document, kind_actions, [arn for their_owner, arn in batch if their_owner == owner])
+                        if answer["result"] != "PASS":
+                            findings.append(_finding(principal, policy_name, owner, kind, answer))
         return findings
 
     # Each principal's checks are independent of the others': a few principals are checked at once.
     done = each(analyzed, principals)
     return {"checks": asked[0], "findings": [f for found in done for f in found]}
+
+
+def _analyzed_sets(principal, of_kind, actions):
+    """(kind, [(owner, ARN)], actions asked) of each of ANALYZED_KINDS that ``access_not_granted`` asks of ``principal``
+    (``of_kind``: kind -> its resources): another team's and the shared ones; the team's own that the platform owns
+    (PLATFORM_OWNED) apart, asked all but the reads the team needs of them (NEEDED)."""
+    for kind in ANALYZED_KINDS:
+        # What the team is given on a shared resource is no finding: the rest of its actions are asked.
+        permitted = SHARED_ALLOWED.get(principal["kind"], {}).get(kind, [])
+        asked_actions = [action for action in actions.get(kind, []) if action not in permitted]
+        not_own = [r for r in of_kind.get(kind, []) if not _own(principal, r)]
+        needed = NEEDED.get(principal["kind"], {}).get(kind, [])
+        platform = [r for r in not_own if needed and not r.get("shared") and r["team"] == principal["team"]]
+        others = [r for r in not_own if r not in platform]
+        yield kind, sorted(set((r["team"], arn) for r in others for arn in _analyzed_arns(r))), asked_actions
+        if platform:
+            yield kind, sorted(set((r["team"], arn) for r in platform for arn in _analyzed_arns(r))), [a for a in asked_actions if a not in needed]
+
+
+def _batches(owned, asked_actions):
+    """(batch of ``owned``, batch of ``asked_actions``) of each check, each at most ANALYZER_LIMIT long: every batch of
+    actions for the first batch of resources, then for the next."""
+    for first in range(0, len(owned), ANALYZER_LIMIT):
+        batch = owned[first : first + ANALYZER_LIMIT]
+        for start in range(0, len(asked_actions), ANALYZER_LIMIT):
+            yield batch, asked_actions[start : start + ANALYZER_LIMIT]
+
+
+def _finding(principal, policy_name, owner, kind, answer):
+    """``access_not_granted``'s finding of a check of ``principal``'s ``policy_name`` that did not pass on ``owner``'s
+    resources of ``kind``, naming the statements Access Analyzer points at."""
+    return {
+        "team": principal["team"],
+        "principal": principal["kind"],
+        "principal_arn": principal["arn"],
+        "policy": policy_name,
+        "owner": owner,
+        "resource_kind": kind,
+        "statements": [r.get("statementId") or r.get("statementIndex") for r in answer.get("reasons", [])],
+    }
 
 
 def analyzer_decides(document, principal_documents, boundary=None):
