@@ -97,8 +97,19 @@ def validate(params):
     for group in params.get("kubernetes_groups") or []:
         if not group or group.startswith(RESERVED_PREFIXES):
             problems.append("kubernetes_groups: %r must not be empty or start with %s" % (group, ", ".join(RESERVED_PREFIXES)))
+    problems.extend(_access_policies_problems(params.get("access_policies") or []))
+    principal = params.get("principal_arn") or ""
+    if not (PRINCIPAL_ARN.fullmatch(principal) or SSO_ROLE_PATTERN.fullmatch(principal)):
+        problems.append("principal_arn %r must be an IAM role or user ARN, or an Identity Center role-name pattern AWSReservedSSO_<name>_*" % principal)
+    if problems:
+        raise InputError(message="; ".join(problems))
+
+
+def _access_policies_problems(policies):
+    """What EKS would refuse of ``access_policies``: each policy's ARN or name, a policy listed twice, the scopes."""
+    problems = []
     seen = set()
-    for index, policy in enumerate(params.get("access_policies") or []):
+    for index, policy in enumerate(policies):
         where = "access_policies[%d]" % index
         if bool(policy.get("policy_arn")) == bool(policy.get("name")):
             problems.append("%s: give exactly one of policy_arn and name" % where)
@@ -109,19 +120,21 @@ def validate(params):
         if arn in seen:
             problems.append("%s: %s is listed twice" % (where, arn))
         seen.add(arn)
-        access_scope = scope(policy.get("access_scope"))
-        if access_scope["type"] == "namespace" and not access_scope["namespaces"]:
-            problems.append("%s: a namespace scope needs namespaces" % where)
-        if access_scope["type"] == "cluster" and access_scope["namespaces"]:
-            problems.append("%s: a cluster scope takes no namespaces" % where)
-        for namespace in access_scope["namespaces"]:
-            if len(namespace) > 63 or not NAMESPACE.fullmatch(namespace):
-                problems.append("%s: %r is not a Kubernetes namespace name" % (where, namespace))
-    principal = params.get("principal_arn") or ""
-    if not (PRINCIPAL_ARN.fullmatch(principal) or SSO_ROLE_PATTERN.fullmatch(principal)):
-        problems.append("principal_arn %r must be an IAM role or user ARN, or an Identity Center role-name pattern AWSReservedSSO_<name>_*" % principal)
-    if problems:
-        raise InputError(message="; ".join(problems))
+        problems.extend(_scope_problems(where, scope(policy.get("access_scope"))))
+    return problems
+
+
+def _scope_problems(where, access_scope):
+    """What EKS would refuse of an access policy's normalized scope (``scope``)."""
+    problems = []
+    if access_scope["type"] == "namespace" and not access_scope["namespaces"]:
+        problems.append("%s: a namespace scope needs namespaces" % where)
+    if access_scope["type"] == "cluster" and access_scope["namespaces"]:
+        problems.append("%s: a cluster scope takes no namespaces" % where)
+    for namespace in access_scope["namespaces"]:
+        if len(namespace) > 63 or not NAMESPACE.fullmatch(namespace):
+            problems.append("%s: %r is not a Kubernetes namespace name" % (where, namespace))
+    return problems
 
 
 # ---------------------------------------------------------------- the calls
@@ -334,6 +347,79 @@ def check_owner(entry, principal, params, adopt=False):
         raise InputError(message=problem)
 
 
+def _entry_stale_reason(iam, principal, entry, principal_created):
+    """``stale_reason`` of the existing ``entry``; ``principal_created`` ([CreateDate or None]) is read once and kept."""
+    if principal_created[0] is None:
+        principal_created[0] = role_created(iam, principal)
+    return stale_reason(entry, principal_created[0])
+
+
+def _plan_entry(eks, iam, params, principal, entry, principal_created):
+    """(current, desired, changes) from ``entry`` (DescribeAccessEntry's answer, None: missing), its owner checked first."""
+    cluster = params["cluster_name"]
+    if entry is not None:
+        check_owner(entry, principal, params, params.get("adopt"))
+    else:
+        # An existing entry proves the cluster exists and takes access entries (EKS cannot go back to
+        # CONFIG_MAP); the cluster is read only when the entry is missing.
+        _check_cluster(eks, cluster)
+    current = current_state(entry, list_associated(eks, cluster, principal) if entry else [])
+    desired = desired_state(params, current, principal)
+    stale = _entry_stale_reason(iam, principal, entry, principal_created) if entry is not None else None
+    return current, desired, plan(current, desired, stale)
+
+
+def _plan_present(eks, iam, params, principal, check_mode):
+    """(current, desired, changes) for the entry of ``principal``, from ``known_access_entry`` when it is that principal's."""
+    cluster = params["cluster_name"]
+    known = params.get("known_access_entry")
+    copy = known if known is not None and known.get("principal_arn") == principal else None
+    # The principal's CreateDate (given, as shared_info read it, or read here once, when an entry exists to compare with).
+    principal_created = [params.get("principal_created")]
+
+    def read(fresh):
+        return describe_access_entry(eks, cluster, principal) if copy is None or fresh else copy.get("access_entry")
+
+    unused_entry, planned = engine.plan_from_copy(
+        read, lambda entry: copy is not None, lambda entry: _plan_entry(eks, iam, params, principal, entry, principal_created), check_mode,
+        writes=lambda planned: planned[2],
+    )
+    return planned
+
+
+def _create_entry(eks, principal, params, desired, recreate):
+    """CreateAccessEntry for ``desired`` (``recreate``: in place of the stale entry just deleted)."""
+    kwargs = dict(clusterName=params["cluster_name"], principalArn=principal, type=desired["type"])
+    if desired["kubernetes_groups"]:
+        kwargs["kubernetesGroups"] = desired["kubernetes_groups"]
+    # A re-created entry takes the user name the task sets; one EKS made for the old entry EKS makes again.
+    username = params.get("username") if recreate else desired["username"]
+    if username is not None:
+        kwargs["username"] = username
+    if desired["tags"]:
+        kwargs["tags"] = desired["tags"]
+    eks_api.create_access_entry(eks, **kwargs)
+
+
+def _write_changes(eks, principal, params, current, desired, changes):
+    """The writes of ``changes`` (``plan``'s), in order: re-create or create, update, tags, access policies."""
+    cluster = params["cluster_name"]
+    if changes.get("recreate"):
+        eks_api.delete_access_entry(eks, clusterName=cluster, principalArn=principal)
+    if changes.get("create"):
+        _create_entry(eks, principal, params, desired, changes.get("recreate"))
+    if changes.get("update"):
+        eks_api.update_access_entry(eks, clusterName=cluster, principalArn=principal, **changes["update"])
+    if changes.get("untag"):
+        eks_api.untag_resource(eks, resourceArn=current["access_entry_arn"], tagKeys=list(changes["untag"]))
+    if changes.get("tag"):
+        eks_api.tag_resource(eks, resourceArn=current["access_entry_arn"], tags=changes["tag"])
+    for arn in changes.get("disassociate", []):
+        eks_api.disassociate_access_policy(eks, clusterName=cluster, principalArn=principal, policyArn=arn)
+    for arn, access_scope in changes.get("associate", []):
+        eks_api.associate_access_policy(eks, clusterName=cluster, principalArn=principal, policyArn=arn, accessScope=_scope(access_scope))
+
+
 def ensure_present(eks, iam, params, check_mode):
     """(changed, before, after).
 
@@ -347,33 +433,7 @@ def ensure_present(eks, iam, params, check_mode):
     if principal is None:
         _check_cluster(eks, cluster)
         return True, {}, _public(desired_state(params, None, params["principal_arn"]))
-    known = params.get("known_access_entry")
-    copy = known if known is not None and known.get("principal_arn") == principal else None
-    # The principal's CreateDate (given, as shared_info read it, or read here once, when an entry exists to compare with).
-    principal_created = [params.get("principal_created")]
-
-    def read(fresh):
-        return describe_access_entry(eks, cluster, principal) if copy is None or fresh else copy.get("access_entry")
-
-    def plan_entry(entry):
-        if entry is not None:
-            check_owner(entry, principal, params, params.get("adopt"))
-        else:
-            # An existing entry proves the cluster exists and takes access entries (EKS cannot go back to
-            # CONFIG_MAP); the cluster is read only when the entry is missing.
-            _check_cluster(eks, cluster)
-        current = current_state(entry, list_associated(eks, cluster, principal) if entry else [])
-        desired = desired_state(params, current, principal)
-        stale = None
-        if entry is not None:
-            if principal_created[0] is None:
-                principal_created[0] = role_created(iam, principal)
-            stale = stale_reason(entry, principal_created[0])
-        return current, desired, plan(current, desired, stale)
-
-    unused_entry, (current, desired, changes) = engine.plan_from_copy(
-        read, lambda entry: copy is not None, plan_entry, check_mode, writes=lambda planned: planned[2]
-    )
+    current, desired, changes = _plan_present(eks, iam, params, principal, check_mode)
     if not changes:
         return False, _public(current), _public(current)
     before = _public(current)
@@ -382,29 +442,7 @@ def ensure_present(eks, iam, params, check_mode):
         before["recreated_because"] = changes["recreate"]
     if check_mode:
         return True, before, _public(desired)
-    if changes.get("recreate"):
-        eks_api.delete_access_entry(eks, clusterName=cluster, principalArn=principal)
-    if changes.get("create"):
-        kwargs = dict(clusterName=cluster, principalArn=principal, type=desired["type"])
-        if desired["kubernetes_groups"]:
-            kwargs["kubernetesGroups"] = desired["kubernetes_groups"]
-        # A re-created entry takes the user name the task sets; one EKS made for the old entry EKS makes again.
-        username = params.get("username") if changes.get("recreate") else desired["username"]
-        if username is not None:
-            kwargs["username"] = username
-        if desired["tags"]:
-            kwargs["tags"] = desired["tags"]
-        eks_api.create_access_entry(eks, **kwargs)
-    if changes.get("update"):
-        eks_api.update_access_entry(eks, clusterName=cluster, principalArn=principal, **changes["update"])
-    if changes.get("untag"):
-        eks_api.untag_resource(eks, resourceArn=current["access_entry_arn"], tagKeys=list(changes["untag"]))
-    if changes.get("tag"):
-        eks_api.tag_resource(eks, resourceArn=current["access_entry_arn"], tags=changes["tag"])
-    for arn in changes.get("disassociate", []):
-        eks_api.disassociate_access_policy(eks, clusterName=cluster, principalArn=principal, policyArn=arn)
-    for arn, access_scope in changes.get("associate", []):
-        eks_api.associate_access_policy(eks, clusterName=cluster, principalArn=principal, policyArn=arn, accessScope=_scope(access_scope))
+    _write_changes(eks, principal, params, current, desired, changes)
     after = current_state(describe_access_entry(eks, cluster, principal), list_associated(eks, cluster, principal))
     return True, before, _public(after)
 

@@ -224,74 +224,95 @@ def _new_budget(current, wanted):
     return new
 
 
-def ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, known=None, owner=None):
-    """Returns (changed, before, after) as views; ``known`` is read's, ``owner(tags)`` refuses a budget that is not the team's.
-
-    ``known`` spares the reads; a write is planned from a new read (``engine.plan_from_copy``)."""
-    name = wanted_budget["BudgetName"]
-    arn = budget_arn(account_id, name)
-
-    def plan(current):
-        if current is not None and owner is not None:
-            owner(current["tags"])
-        if current is None:
-            return {}, view(wanted_budget, wanted_notifications, wanted_tags), [], []
-        before = view(current["budget"], current["notifications"], current["tags"])
-        tags_to_set, tags_to_remove = compare_aws_tags(current["tags"], wanted_tags, purge_tags=purge_tags)
-        final_tags = dict((k, v) for k, v in current["tags"].items() if k not in tags_to_remove)
-        final_tags.update(tags_to_set)
-        return before, view(dict(current["budget"], **wanted_budget), wanted_notifications, final_tags), tags_to_set, tags_to_remove
-
-    current, (before, after, tags_to_set, tags_to_remove) = engine.plan_from_copy(
-        lambda fresh: read(client, account_id, name, None if fresh else known), lambda current: known is not None, plan, check_mode,
-        writes=lambda planned: planned[0] != planned[1],
-    )
-    if after == before or check_mode:
-        return after != before, before, after
+def _plan_budget(current, wanted_budget, wanted_notifications, wanted_tags, purge_tags, owner):
+    """(before, after, tags to set, tag keys to remove) from ``current`` (read's, None: missing); ``owner`` checks it first."""
+    if current is not None and owner is not None:
+        owner(current["tags"])
     if current is None:
-        budgets.create_budget(
-            client,
-            AccountId=account_id,
-            Budget=wanted_budget,
-            NotificationsWithSubscribers=[{"Notification": d, "Subscribers": s} for d, s in wanted_notifications.values()],
-            ResourceTags=budgets.tag_list(wanted_tags),
-        )
-        return True, before, after
+        return {}, view(wanted_budget, wanted_notifications, wanted_tags), [], []
+    before = view(current["budget"], current["notifications"], current["tags"])
+    tags_to_set, tags_to_remove = compare_aws_tags(current["tags"], wanted_tags, purge_tags=purge_tags)
+    final_tags = dict((k, v) for k, v in current["tags"].items() if k not in tags_to_remove)
+    final_tags.update(tags_to_set)
+    return before, view(dict(current["budget"], **wanted_budget), wanted_notifications, final_tags), tags_to_set, tags_to_remove
 
-    ids = {"AccountId": account_id, "BudgetName": name}
-    budget_fields = ("budget_type", "time_unit", "budget_limit", "cost_filters")
-    if any(before[f] != after[f] for f in budget_fields):
-        budgets.update_budget(client, AccountId=account_id, NewBudget=_new_budget(current["budget"], wanted_budget))
-    have = current["notifications"]
+
+def _create_budget(client, account_id, wanted_budget, wanted_notifications, wanted_tags):
+    """CreateBudget with its notifications, their subscribers and the tags, in one call."""
+    budgets.create_budget(
+        client,
+        AccountId=account_id,
+        Budget=wanted_budget,
+        NotificationsWithSubscribers=[{"Notification": d, "Subscribers": s} for d, s in wanted_notifications.values()],
+        ResourceTags=budgets.tag_list(wanted_tags),
+    )
+
+
+def _update_subscribers(client, ids, current_notification, details, subscribers):
+    """Make the notification ``current_notification`` ((details, subscribers) as read) send to ``subscribers``."""
+    current_details, current_subs = current_notification
+    existing = [(s["SubscriptionType"], s["Address"]) for s in current_subs]
+    wanted = [(s["SubscriptionType"], s["Address"]) for s in subscribers]
+    if not set(existing) & set(wanted):
+        # Nothing of the notification's subscribers stays: replace the notification.
+        budgets.delete_notification(client, Notification=current_details, **ids)
+        budgets.create_notification(client, Notification=details, Subscribers=subscribers, **ids)
+        return
+    # Add first: a notification must keep at least one subscriber. An SNS topic
+    # replacing another is removed first (one SNS subscriber per notification).
+    for kind, address in existing:
+        if (kind, address) not in wanted and kind == "SNS":
+            budgets.delete_subscriber(client, Notification=current_details, Subscriber=subscriber(address), **ids)
+    for kind, address in wanted:
+        if (kind, address) not in existing:
+            budgets.create_subscriber(client, Notification=current_details, Subscriber=subscriber(address), **ids)
+    for kind, address in existing:
+        if (kind, address) not in wanted and kind != "SNS":
+            budgets.delete_subscriber(client, Notification=current_details, Subscriber=subscriber(address), **ids)
+
+
+def _update_notifications(client, ids, have, wanted_notifications):
+    """Delete the notifications of ``have`` (read's) not wanted, then create or update each wanted one."""
     for key in set(have) - set(wanted_notifications):
         budgets.delete_notification(client, Notification=have[key][0], **ids)
     for key, (details, subscribers) in wanted_notifications.items():
         if key not in have:
             budgets.create_notification(client, Notification=details, Subscribers=subscribers, **ids)
-            continue
-        current_details, current_subs = have[key]
-        existing = [(s["SubscriptionType"], s["Address"]) for s in current_subs]
-        wanted = [(s["SubscriptionType"], s["Address"]) for s in subscribers]
-        if not set(existing) & set(wanted):
-            # Nothing of the notification's subscribers stays: replace the notification.
-            budgets.delete_notification(client, Notification=current_details, **ids)
-            budgets.create_notification(client, Notification=details, Subscribers=subscribers, **ids)
-            continue
-        # Add first: a notification must keep at least one subscriber. An SNS topic
-        # replacing another is removed first (one SNS subscriber per notification).
-        for kind, address in existing:
-            if (kind, address) not in wanted and kind == "SNS":
-                budgets.delete_subscriber(client, Notification=current_details, Subscriber=subscriber(address), **ids)
-        for kind, address in wanted:
-            if (kind, address) not in existing:
-                budgets.create_subscriber(client, Notification=current_details, Subscriber=subscriber(address), **ids)
-        for kind, address in existing:
-            if (kind, address) not in wanted and kind != "SNS":
-                budgets.delete_subscriber(client, Notification=current_details, Subscriber=subscriber(address), **ids)
+        else:
+            _update_subscribers(client, ids, have[key], details, subscribers)
+
+
+def _update_existing(client, account_id, current, before, after, wanted_budget, wanted_notifications, tags_to_set, tags_to_remove):
+    """The writes that take the existing budget ``current`` (read's) to ``after``, in order: budget, notifications, tags."""
+    name = wanted_budget["BudgetName"]
+    arn = budget_arn(account_id, name)
+    ids = {"AccountId": account_id, "BudgetName": name}
+    budget_fields = ("budget_type", "time_unit", "budget_limit", "cost_filters")
+    if any(before[f] != after[f] for f in budget_fields):
+        budgets.update_budget(client, AccountId=account_id, NewBudget=_new_budget(current["budget"], wanted_budget))
+    _update_notifications(client, ids, current["notifications"], wanted_notifications)
     if tags_to_remove:
         budgets.untag_resource(client, ResourceARN=arn, ResourceTagKeys=tags_to_remove)
     if tags_to_set:
         budgets.tag_resource(client, arn, tags_to_set)
+
+
+def ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, known=None, owner=None):
+    """Returns (changed, before, after) as views; ``known`` is read's, ``owner(tags)`` refuses a budget that is not the team's.
+
+    ``known`` spares the reads; a write is planned from a new read (``engine.plan_from_copy``)."""
+    name = wanted_budget["BudgetName"]
+    current, (before, after, tags_to_set, tags_to_remove) = engine.plan_from_copy(
+        lambda fresh: read(client, account_id, name, None if fresh else known), lambda current: known is not None,
+        lambda current: _plan_budget(current, wanted_budget, wanted_notifications, wanted_tags, purge_tags, owner), check_mode,
+        writes=lambda planned: planned[0] != planned[1],
+    )
+    if after == before or check_mode:
+        return after != before, before, after
+    if current is None:
+        _create_budget(client, account_id, wanted_budget, wanted_notifications, wanted_tags)
+    else:
+        _update_existing(client, account_id, current, before, after, wanted_budget, wanted_notifications, tags_to_set, tags_to_remove)
     return True, before, after
 
 

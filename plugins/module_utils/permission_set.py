@@ -131,6 +131,16 @@ def validate(params):
         if problems:
             raise InputError(message="; ".join(problems))
         return
+    problems.extend(_settings_problems(params))
+    problems.extend(_policies_problems(params))
+    problems.extend(_assignment_problems(params))
+    if problems:
+        raise InputError(message="; ".join(problems))
+
+
+def _settings_problems(params):
+    """What AWS would refuse of the description, session duration, relay state and inline policy."""
+    problems = []
     description = params.get("description")
     if description is not None and (not description or len(description) > DESCRIPTION_MAX or not re.fullmatch(DESCRIPTION_PATTERN, description)):
         problems.append("description must be 1 to %d printable Latin-1 characters" % DESCRIPTION_MAX)
@@ -144,6 +154,12 @@ def validate(params):
     policy = parse_policy(params.get("inline_policy"))
     if policy and len(json.dumps(policy, separators=(",", ":"))) > INLINE_POLICY_MAX:
         problems.append("inline_policy is longer than %d characters" % INLINE_POLICY_MAX)
+    return problems
+
+
+def _policies_problems(params):
+    """What AWS would refuse of the managed policies, the customer managed policy references and the boundary."""
+    problems = []
     for arn in params.get("managed_policies") or []:
         if not re.fullmatch(MANAGED_POLICY_ARN, arn):
             problems.append("managed_policies: %r is not an AWS managed policy ARN (arn:aws:iam::aws:policy/...)" % arn)
@@ -151,20 +167,31 @@ def validate(params):
         problems.extend(_reference_problems("customer_managed_policies", ref))
     boundary = params.get("permissions_boundary")
     if boundary:
-        given = [k for k in ("managed_policy_arn", "customer_managed_policy_reference") if boundary.get(k)]
-        if len(given) != 1:
-            problems.append("permissions_boundary needs exactly one of managed_policy_arn and customer_managed_policy_reference")
-        elif given == ["managed_policy_arn"] and not re.fullmatch(MANAGED_POLICY_ARN, boundary["managed_policy_arn"]):
-            problems.append("permissions_boundary.managed_policy_arn %r is not an AWS managed policy ARN" % boundary["managed_policy_arn"])
-        elif given == ["customer_managed_policy_reference"]:
-            problems.extend(_reference_problems("permissions_boundary.customer_managed_policy_reference", boundary["customer_managed_policy_reference"]))
+        problems.extend(_boundary_problems(boundary))
+    return problems
+
+
+def _boundary_problems(boundary):
+    """What AWS would refuse of ``permissions_boundary``: exactly one of its two kinds, and that one well formed."""
+    given = [k for k in ("managed_policy_arn", "customer_managed_policy_reference") if boundary.get(k)]
+    if len(given) != 1:
+        return ["permissions_boundary needs exactly one of managed_policy_arn and customer_managed_policy_reference"]
+    if given == ["managed_policy_arn"] and not re.fullmatch(MANAGED_POLICY_ARN, boundary["managed_policy_arn"]):
+        return ["permissions_boundary.managed_policy_arn %r is not an AWS managed policy ARN" % boundary["managed_policy_arn"]]
+    if given == ["customer_managed_policy_reference"]:
+        return _reference_problems("permissions_boundary.customer_managed_policy_reference", boundary["customer_managed_policy_reference"])
+    return []
+
+
+def _assignment_problems(params):
+    """What AWS would refuse of the accounts, and groups without accounts (or accounts without groups)."""
+    problems = []
     for account in params.get("accounts") or []:
         if not re.fullmatch(ACCOUNT_PATTERN, account):
             problems.append("accounts: %r is not a 12-digit account id" % account)
     if (params.get("groups") is None) != (params.get("accounts") is None):
         problems.append("groups and accounts go together: give both or neither")
-    if problems:
-        raise InputError(message="; ".join(problems))
+    return problems
 
 
 def _reference_problems(where, ref):
@@ -427,6 +454,18 @@ def plan(current, desired):
     for key in ("description", "session_duration", "relay_state"):
         if current and desired[key] != current.get(key):
             changes.setdefault("update", {})[key] = desired[key]
+    changes.update(_policy_changes(current, desired))
+    if current and desired["tags"] != current.get("tags"):
+        changes.update(_tag_changes(current.get("tags", {}), desired["tags"]))
+    if current.get("outdated_accounts"):
+        changes["provision"] = list(current["outdated_accounts"])
+    changes.update(_assignment_changes(current.get("assignments", []), desired["assignments"]))
+    return changes
+
+
+def _policy_changes(current, desired):
+    """``plan``'s changes of the inline policy, the managed policies, the customer managed policy references and the boundary."""
+    changes = {}
     if desired["inline_policy"] != current.get("inline_policy", {}):
         changes["inline_policy"] = desired["inline_policy"]
     before = set(current.get("managed_policies", []))
@@ -442,16 +481,23 @@ def plan(current, desired):
         changes["detach_customer"] = [r for r in before_refs if r not in after_refs]
     if "permissions_boundary" in desired and desired["permissions_boundary"] != current.get("permissions_boundary"):
         changes["boundary"] = desired["permissions_boundary"]
-    if current and desired["tags"] != current.get("tags"):
-        old, new = current.get("tags", {}), desired["tags"]
-        set_tags = dict((k, v) for k, v in new.items() if old.get(k) != v)
-        if set_tags:
-            changes["tag"] = set_tags
-        if set(old) - set(new):
-            changes["untag"] = sorted(set(old) - set(new))
-    if current.get("outdated_accounts"):
-        changes["provision"] = list(current["outdated_accounts"])
-    before_a, after_a = current.get("assignments", []), desired["assignments"]
+    return changes
+
+
+def _tag_changes(old, new):
+    """``plan``'s ``tag`` ({key: value} to set) and ``untag`` (keys to remove) from tags ``old`` to ``new``."""
+    changes = {}
+    set_tags = dict((k, v) for k, v in new.items() if old.get(k) != v)
+    if set_tags:
+        changes["tag"] = set_tags
+    if set(old) - set(new):
+        changes["untag"] = sorted(set(old) - set(new))
+    return changes
+
+
+def _assignment_changes(before_a, after_a):
+    """``plan``'s ``assign`` and ``unassign``: the assignments of ``after_a`` not in ``before_a``, and the reverse."""
+    changes = {}
     if [a for a in after_a if a not in before_a]:
         changes["assign"] = [a for a in after_a if a not in before_a]
     if [a for a in before_a if a not in after_a]:
@@ -517,22 +563,25 @@ def check_owner(params, current, adopt=False):
         raise InputError(message=problem)
 
 
-def ensure_present(client, identitystore, params, check_mode):
-    """(changed, before, after, permission set ARN)."""
-    validate(params)
-    instance_arn, store_id = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
-    group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])), params.get("identity_center_group_ids"))
-    known, outdated, known_absent = params.get("known_permission_set"), params.get("outdated_permission_sets"), params.get("known_absent")
+def _with_boundary(params):
+    """Whether the run reads (and sets) the permissions boundary."""
     # A boundary the task does not set is left as it is, so it is not read either.
-    with_boundary = params.get("permissions_boundary") is not None
+    return params.get("permissions_boundary") is not None
 
-    def read(arn, known=None, outdated=None, known_absent=False):
-        described = find_permission_set(client, instance_arn, params["name"], arn, known, known_absent)
-        if not described:
-            return None
-        # The tags shared_info read with the description, for the permission set it described.
-        known_tags = known.get("tags") if known and known.get("permission_set_arn") == described["PermissionSetArn"] else None
-        return read_current(client, instance_arn, described, params.get("accounts") or [], with_boundary, outdated, known_tags)
+
+def _read_permission_set(client, instance_arn, params, arn, known=None, outdated=None, known_absent=False):
+    """The permission set ``params["name"]`` in ``read_current``'s shape (None: missing); ``find_permission_set``'s arguments."""
+    described = find_permission_set(client, instance_arn, params["name"], arn, known, known_absent)
+    if not described:
+        return None
+    # The tags shared_info read with the description, for the permission set it described.
+    known_tags = known.get("tags") if known and known.get("permission_set_arn") == described["PermissionSetArn"] else None
+    return read_current(client, instance_arn, described, params.get("accounts") or [], _with_boundary(params), outdated, known_tags)
+
+
+def _plan_present(client, instance_arn, params, group_ids, check_mode):
+    """(current, (desired, changes)): the permission set as read, its owner checked, and what the run makes of it."""
+    known, outdated, known_absent = params.get("known_permission_set"), params.get("outdated_permission_sets"), params.get("known_absent")
 
     def plan_changes(current):
         if current:
@@ -542,36 +591,39 @@ def ensure_present(client, identitystore, params, check_mode):
 
     # Absent from shared_info's lookup: CreatePermissionSet itself tells whether another run made it since (ConflictException,
     # a lost race converged again with fresh reads, layer.converge_past_a_lost_race).
-    first = read(params.get("permission_set_arn"), known, outdated, known_absent)
+    first = _read_permission_set(client, instance_arn, params, params.get("permission_set_arn"), known, outdated, known_absent)
     # What was read earlier in the run (the description, its tags, the outdated accounts) only tells that nothing changes.
-    current, (desired, changes) = engine.plan_from_copy(
-        lambda fresh: read(first["permission_set_arn"]) if fresh else first, lambda current: bool(current and (known or outdated)),
+    return engine.plan_from_copy(
+        lambda fresh: _read_permission_set(client, instance_arn, params, first["permission_set_arn"]) if fresh else first,
+        lambda current: bool(current and (known or outdated)),
         plan_changes, check_mode, writes=lambda planned: planned[1],
     )
-    if not changes:
-        return False, _public(current), _public(current)
-    if check_mode:
-        return True, _public(current), _public(desired)
 
-    timeout = params.get("wait_timeout", 600)
-    if current is None:
-        kwargs = dict(InstanceArn=instance_arn, Name=desired["name"], SessionDuration=desired["session_duration"])
-        if desired["description"]:
-            kwargs["Description"] = desired["description"]
-        if desired["relay_state"]:
-            kwargs["RelayState"] = desired["relay_state"]
-        if desired["tags"]:
-            kwargs["Tags"] = ansible_dict_to_boto3_tag_list(desired["tags"])
-        arn = identity_center.create_permission_set(client, **kwargs)["PermissionSetArn"]
-    else:
-        arn = current["permission_set_arn"]
-    ps = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
+
+def _create_permission_set(client, instance_arn, desired):
+    """CreatePermissionSet for ``desired`` (its settings and tags); the new permission set's ARN."""
+    kwargs = dict(InstanceArn=instance_arn, Name=desired["name"], SessionDuration=desired["session_duration"])
+    if desired["description"]:
+        kwargs["Description"] = desired["description"]
+    if desired["relay_state"]:
+        kwargs["RelayState"] = desired["relay_state"]
+    if desired["tags"]:
+        kwargs["Tags"] = ansible_dict_to_boto3_tag_list(desired["tags"])
+    return identity_center.create_permission_set(client, **kwargs)["PermissionSetArn"]
+
+
+def _update_settings(client, ps, desired, changes):
+    """UpdatePermissionSet for ``plan``'s ``update`` (description, session duration, relay state)."""
     if changes.get("update"):
         kwargs = dict(ps)
         for key, member in (("description", "Description"), ("session_duration", "SessionDuration"), ("relay_state", "RelayState")):
             if key in changes["update"] and desired[key] is not None:
                 kwargs[member] = desired[key]
         identity_center.update_permission_set(client, **kwargs)
+
+
+def _write_policies(client, ps, changes):
+    """``plan``'s policy changes, in order: the inline policy, detachments, attachments, the boundary."""
     if "inline_policy" in changes:
         if changes["inline_policy"]:
             identity_center.put_inline_policy_to_permission_set(client, InlinePolicy=json.dumps(changes["inline_policy"], sort_keys=True), **ps)
@@ -594,30 +646,60 @@ def ensure_present(client, identitystore, params, check_mode):
             identity_center.put_permissions_boundary_to_permission_set(client, PermissionsBoundary=boundary_to_api(changes["boundary"]), **ps)
         else:
             identity_center.delete_permissions_boundary_from_permission_set(client, **ps)
+
+
+def _write_tags(client, instance_arn, arn, changes):
+    """``plan``'s ``untag``, then its ``tag``."""
     if changes.get("untag"):
         identity_center.untag_resource(client, InstanceArn=instance_arn, ResourceArn=arn, TagKeys=list(changes["untag"]))
     if changes.get("tag"):
         identity_center.tag_resource(client, InstanceArn=instance_arn, ResourceArn=arn, Tags=ansible_dict_to_boto3_tag_list(changes["tag"]))
 
+
+def _accounts_to_provision(current, changes):
+    """The accounts to provision the permission set to after ``changes``."""
     # The accounts that already have the role get the new content only when provisioned again.
     content_changed = any(k in changes for k in PROVISIONED_CHANGES)
-    to_provision = current["provisioned_accounts"] if current and content_changed else changes.get("provision", [])
-    if to_provision:
-        for account in to_provision:
-            # The account's role lock and a provisioning slot, held until the request settles (in_flight.py).
-            with in_flight.provisioning(account):
-                status = identity_center.provision_permission_set(client, TargetType="AWS_ACCOUNT", TargetId=account, **ps)
-                _wait_request(
-                    "provisioning of permission set %s to account %s" % (desired["name"], account),
-                    lambda request_id=status["RequestId"]: identity_center.describe_permission_set_provisioning_status(
-                        client, InstanceArn=instance_arn, ProvisionPermissionSetRequestId=request_id
-                    ),
-                    timeout,
-                )
+    return current["provisioned_accounts"] if current and content_changed else changes.get("provision", [])
+
+
+def _provision(client, instance_arn, ps, name, accounts, timeout):
+    """ProvisionPermissionSet to each account, waiting for each request."""
+    for account in accounts:
+        # The account's role lock and a provisioning slot, held until the request settles (in_flight.py).
+        with in_flight.provisioning(account):
+            status = identity_center.provision_permission_set(client, TargetType="AWS_ACCOUNT", TargetId=account, **ps)
+            _wait_request(
+                "provisioning of permission set %s to account %s" % (name, account),
+                lambda request_id=status["RequestId"]: identity_center.describe_permission_set_provisioning_status(
+                    client, InstanceArn=instance_arn, ProvisionPermissionSetRequestId=request_id
+                ),
+                timeout,
+            )
+
+
+def ensure_present(client, identitystore, params, check_mode):
+    """(changed, before, after): the permission set before and after the run, ``after`` as predicted in check mode."""
+    validate(params)
+    instance_arn, store_id = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
+    group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])), params.get("identity_center_group_ids"))
+    current, (desired, changes) = _plan_present(client, instance_arn, params, group_ids, check_mode)
+    if not changes:
+        return False, _public(current), _public(current)
+    if check_mode:
+        return True, _public(current), _public(desired)
+
+    timeout = params.get("wait_timeout", 600)
+    arn = _create_permission_set(client, instance_arn, desired) if current is None else current["permission_set_arn"]
+    ps = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
+    _update_settings(client, ps, desired, changes)
+    _write_policies(client, ps, changes)
+    _write_tags(client, instance_arn, arn, changes)
+    _provision(client, instance_arn, ps, desired["name"], _accounts_to_provision(current, changes), timeout)
     _change_assignments(client, instance_arn, arn, "assign", changes.get("assign", []), timeout)
     _change_assignments(client, instance_arn, arn, "unassign", changes.get("unassign", []), timeout)
     described = identity_center.describe_permission_set(client, **ps)
-    after = read_current(client, instance_arn, described, params.get("accounts") or [], with_boundary)
+    after = read_current(client, instance_arn, described, params.get("accounts") or [], _with_boundary(params))
     return True, _public(current), _public(after)
 
 
