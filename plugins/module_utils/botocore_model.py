@@ -79,6 +79,44 @@ def _bounds(measure, shape, path, constraint, value, found):
         found.append(Problem(path, constraint, shape, value, ("max", meta["max"])))
 
 
+def _structure_problems(shape, value, path, found, answer):
+    """A structure's required members that are missing, then each member given against its own shape."""
+    for required in shape.metadata.get("required", []):
+        if value.get(required) is None:
+            found.append(Problem(path + (required,), "null", shape))
+    for name, item in value.items():
+        if name in shape.members and item is not None:
+            problems(shape.members[name], item, path + (name,), found, answer)
+
+
+def _list_problems(shape, value, path, found, answer):
+    """A list's length (an empty list AWS answers breaks no minimum), then each item against the member shape."""
+    if value or not answer:
+        _bounds(len(value), shape, path, "length", value, found)
+    for index, item in enumerate(value):
+        problems(shape.member, item, path + (index,), found, answer)
+
+
+def _map_problems(shape, value, path, found, answer):
+    """A map's length (an empty map AWS answers breaks no minimum), then each key and value against their shapes."""
+    if value or not answer:
+        _bounds(len(value), shape, path, "length", value, found)
+    for key, item in value.items():
+        problems(shape.key, key, path + (("key", key),), found)
+        problems(shape.value, item, path + (("value", key),), found, answer)
+
+
+def _string_problems(shape, value, path, found):
+    """A string's length, its enum and its pattern."""
+    _bounds(len(value), shape, path, "length", value, found)
+    enum = getattr(shape, "enum", None)
+    if enum and value not in enum:
+        found.append(Problem(path, "enum", shape, value))
+    pattern = shape.metadata.get("pattern")
+    if pattern and not fullmatch(pattern, value):
+        found.append(Problem(path, "pattern", shape, value, pattern))
+
+
 def problems(shape, value, path=(), found=None, answer=False):
     """Every Problem of ``value`` against ``shape`` (botocore Shape), depth first, in member order.
 
@@ -93,31 +131,13 @@ def problems(shape, value, path=(), found=None, answer=False):
         found.append(Problem(path, "type", shape, value))
         return found
     if kind == "structure":
-        for required in shape.metadata.get("required", []):
-            if value.get(required) is None:
-                found.append(Problem(path + (required,), "null", shape))
-        for name, item in value.items():
-            if name in shape.members and item is not None:
-                problems(shape.members[name], item, path + (name,), found, answer)
+        _structure_problems(shape, value, path, found, answer)
     elif kind == "list":
-        if value or not answer:
-            _bounds(len(value), shape, path, "length", value, found)
-        for index, item in enumerate(value):
-            problems(shape.member, item, path + (index,), found, answer)
+        _list_problems(shape, value, path, found, answer)
     elif kind == "map":
-        if value or not answer:
-            _bounds(len(value), shape, path, "length", value, found)
-        for key, item in value.items():
-            problems(shape.key, key, path + (("key", key),), found)
-            problems(shape.value, item, path + (("value", key),), found, answer)
+        _map_problems(shape, value, path, found, answer)
     elif kind == "string":
-        _bounds(len(value), shape, path, "length", value, found)
-        enum = getattr(shape, "enum", None)
-        if enum and value not in enum:
-            found.append(Problem(path, "enum", shape, value))
-        pattern = shape.metadata.get("pattern")
-        if pattern and not fullmatch(pattern, value):
-            found.append(Problem(path, "pattern", shape, value, pattern))
+        _string_problems(shape, value, path, found)
     elif kind in ("integer", "long", "float", "double"):
         _bounds(value, shape, path, "range", value, found)
     return found

@@ -121,6 +121,42 @@ def _is_amount(value, whole=False):
     return 0 <= value <= MAX_AMOUNT
 
 
+def _add_whole_instances(amounts, count, found):
+    """Add to ``amounts`` what ``count`` whole instances take (each unit of the type's entry ``found``, when the table knows it)."""
+    if _is_amount(count, whole=True):
+        amounts["instances"] += count
+        if found:
+            for unit, _words in UNITS:
+                amounts[unit] += count * found[unit]
+
+
+def _fine_amounts_given(resource, partition_count):
+    """Which amounts beyond whole instances ``resource`` gives as numbers AWS takes (accelerators, vcpu, memory_gib, accelerator_partition)."""
+    given = [key for key in ("accelerators", "vcpu", "memory_gib") if _is_amount(resource.get(key), whole=key == "accelerators")]
+    if _is_amount(partition_count, whole=True):
+        given.append("accelerator_partition")
+    return given
+
+
+def _partition_accelerators(instance_type, found, partition, partition_count):
+    """``(accelerators, problem)``: the GPUs (a Fraction) ``partition_count`` MIG slices of ``partition``'s profile take, or why
+    the profile is not one of ``instance_type``'s (``found`` its table entry)."""
+    per_gpu = mig_profiles(instance_type).get(partition.get("type")) if isinstance(partition.get("type"), str) else None
+    if not per_gpu:
+        profiles = ", ".join(sorted(mig_profiles(instance_type))) or "none: %s cannot be partitioned" % (found["accelerator"] or "it has no GPU")
+        return None, "%r is not a MIG profile of %s (its profiles: %s)" % (partition.get("type"), instance_type, profiles)
+    return Fraction(partition_count, per_gpu), None
+
+
+def _accelerator_ratio(instance_type, found, accelerators):
+    """``(ratio, problem)``: the share of ``instance_type``'s accelerators that ``accelerators`` is, or why it has none to guarantee."""
+    if not found["accelerators"]:
+        if accelerators:
+            return None, "%s has no accelerators to guarantee" % instance_type
+        return Fraction(0), None
+    return accelerators / found["accelerators"], None
+
+
 def guaranteed(instance_type, resource):
     """``(amounts, problem)`` of one quota resource (the team file's shape: count, accelerators, vcpu, memory_gib,
     accelerator_partition {type, count}): {"instances", "accelerators", "vcpu", "memory_gib": Fraction} it takes
@@ -128,17 +164,10 @@ def guaranteed(instance_type, resource):
     (their own check names them)."""
     amounts = dict((unit, Fraction(0)) for unit in ("instances", "accelerators", "vcpu", "memory_gib"))
     found = spec(instance_type)
-    count = resource.get("count")
-    if _is_amount(count, whole=True):
-        amounts["instances"] += count
-        if found:
-            for unit, _words in UNITS:
-                amounts[unit] += count * found[unit]
+    _add_whole_instances(amounts, resource.get("count"), found)
     partition = resource.get("accelerator_partition")
     partition_count = partition.get("count") if isinstance(partition, dict) else None
-    given = [key for key in ("accelerators", "vcpu", "memory_gib") if _is_amount(resource.get(key), whole=key == "accelerators")]
-    if _is_amount(partition_count, whole=True):
-        given.append("accelerator_partition")
+    given = _fine_amounts_given(resource, partition_count)
     if not given:
         return amounts, None
     if found is None:
@@ -147,18 +176,15 @@ def guaranteed(instance_type, resource):
     ratios = {}
     accelerators = _exact(resource["accelerators"]) if "accelerators" in given else Fraction(0)
     if "accelerator_partition" in given:
-        per_gpu = mig_profiles(instance_type).get(partition.get("type")) if isinstance(partition.get("type"), str) else None
-        if not per_gpu:
-            profiles = ", ".join(sorted(mig_profiles(instance_type))) or "none: %s cannot be partitioned" % (found["accelerator"] or "it has no GPU")
-            return amounts, "%r is not a MIG profile of %s (its profiles: %s)" % (partition.get("type"), instance_type, profiles)
-        accelerators += Fraction(partition_count, per_gpu)
+        partitioned, problem = _partition_accelerators(instance_type, found, partition, partition_count)
+        if problem:
+            return amounts, problem
+        accelerators += partitioned
     if "accelerators" in given or "accelerator_partition" in given:
-        if not found["accelerators"]:
-            if accelerators:
-                return amounts, "%s has no accelerators to guarantee" % instance_type
-            ratios["accelerators"] = Fraction(0)
-        else:
-            ratios["accelerators"] = accelerators / found["accelerators"]
+        ratio, problem = _accelerator_ratio(instance_type, found, accelerators)
+        if problem:
+            return amounts, problem
+        ratios["accelerators"] = ratio
         amounts["accelerators"] += accelerators
     for unit in ("vcpu", "memory_gib"):
         if unit in given:

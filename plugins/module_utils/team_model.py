@@ -370,6 +370,45 @@ def _check_section(problems, where, team, section):
     return _fill(raw, defaults)
 
 
+def _check_resource_type(problems, where, field, instance_type, instance_types, cluster_types):
+    """A quota resource's instance_type: given, a HyperPod instance type (``instance_types``), one of the cluster's groups' (``cluster_types``)."""
+    if not isinstance(instance_type, str):
+        problems.add(where, field + ".instance_type", "is required")
+    elif instance_types is not None and instance_type not in instance_types:
+        close = difflib.get_close_matches(instance_type, sorted(instance_types), n=1)
+        hint = " (did you mean %r?)" % close[0] if close else ""
+        problems.add(where, field + ".instance_type", "%r is not a HyperPod instance type%s" % (instance_type, hint))
+    elif cluster_types is not None and instance_type not in cluster_types:
+        known = ", ".join(sorted(cluster_types)) or "none"
+        problems.add(where, field + ".instance_type", "the cluster has no %s instance group (it has: %s)" % (instance_type, known))
+
+
+def _check_resource_amounts(problems, where, field, resource):
+    """A quota resource's amounts: at least one given; count and accelerators whole numbers, vcpu and memory_gib numbers, in range."""
+    amounts = [key for key in ("count", "accelerators", "vcpu", "memory_gib", "accelerator_partition") if key in resource]
+    if not amounts:
+        problems.add(where, field, "needs count, accelerators, vcpu, memory_gib or accelerator_partition")
+    if "count" in resource:
+        _int_range(problems, where, field + ".count", resource["count"], 0, instance_table.MAX_AMOUNT)
+    if "accelerators" in resource:
+        _int_range(problems, where, field + ".accelerators", resource["accelerators"], 0, instance_table.MAX_AMOUNT)
+    for key in ("vcpu", "memory_gib"):
+        if key in resource and (not _is_number(resource[key]) or not 0 <= resource[key] <= instance_table.MAX_AMOUNT):
+            problems.add(where, "%s.%s" % (field, key), "%r must be a number from 0 to %d" % (resource[key], instance_table.MAX_AMOUNT))
+
+
+def _check_partition(problems, where, field, partition):
+    """A quota resource's accelerator_partition, when given: {type, count}, the type a MIG profile, the count in range."""
+    if partition is None:
+        return
+    if not isinstance(partition, dict) or set(partition) != {"type", "count"}:
+        problems.add(where, field + ".accelerator_partition", "must be {type: mig-..., count: N}")
+    elif not (isinstance(partition["type"], str) and partition["type"].startswith("mig-")):
+        problems.add(where, field + ".accelerator_partition.type", "%r is not a MIG profile (mig-...)" % (partition["type"],))
+    else:
+        _int_range(problems, where, field + ".accelerator_partition.count", partition["count"], 0, instance_table.MAX_AMOUNT)
+
+
 def _check_resources(problems, where, resources, instance_types, cluster_types, section="quota.resources"):
     """The entries of ``quota.resources`` (or of ``quota.absolute_borrow_limits``, which may be empty): every amount a
     whole number or a number, never text a layer would convert after the platform's limits were compared."""
@@ -381,36 +420,12 @@ def _check_resources(problems, where, resources, instance_types, cluster_types, 
     seen = set()
     for field, resource in _entries(problems, where, section, resources, RESOURCE_KEYS, "must be a mapping with instance_type and count"):
         instance_type = resource.get("instance_type")
-        if not isinstance(instance_type, str):
-            problems.add(where, field + ".instance_type", "is required")
-        elif instance_types is not None and instance_type not in instance_types:
-            close = difflib.get_close_matches(instance_type, sorted(instance_types), n=1)
-            hint = " (did you mean %r?)" % close[0] if close else ""
-            problems.add(where, field + ".instance_type", "%r is not a HyperPod instance type%s" % (instance_type, hint))
-        elif cluster_types is not None and instance_type not in cluster_types:
-            known = ", ".join(sorted(cluster_types)) or "none"
-            problems.add(where, field + ".instance_type", "the cluster has no %s instance group (it has: %s)" % (instance_type, known))
+        _check_resource_type(problems, where, field, instance_type, instance_types, cluster_types)
         if isinstance(instance_type, str) and instance_type in seen:
             problems.add(where, field + ".instance_type", "%s is listed twice" % instance_type)
         seen.add(instance_type if isinstance(instance_type, str) else None)
-        amounts = [key for key in ("count", "accelerators", "vcpu", "memory_gib", "accelerator_partition") if key in resource]
-        if not amounts:
-            problems.add(where, field, "needs count, accelerators, vcpu, memory_gib or accelerator_partition")
-        if "count" in resource:
-            _int_range(problems, where, field + ".count", resource["count"], 0, instance_table.MAX_AMOUNT)
-        if "accelerators" in resource:
-            _int_range(problems, where, field + ".accelerators", resource["accelerators"], 0, instance_table.MAX_AMOUNT)
-        for key in ("vcpu", "memory_gib"):
-            if key in resource and (not _is_number(resource[key]) or not 0 <= resource[key] <= instance_table.MAX_AMOUNT):
-                problems.add(where, "%s.%s" % (field, key), "%r must be a number from 0 to %d" % (resource[key], instance_table.MAX_AMOUNT))
-        partition = resource.get("accelerator_partition")
-        if partition is not None:
-            if not isinstance(partition, dict) or set(partition) != {"type", "count"}:
-                problems.add(where, field + ".accelerator_partition", "must be {type: mig-..., count: N}")
-            elif not (isinstance(partition["type"], str) and partition["type"].startswith("mig-")):
-                problems.add(where, field + ".accelerator_partition.type", "%r is not a MIG profile (mig-...)" % (partition["type"],))
-            else:
-                _int_range(problems, where, field + ".accelerator_partition.count", partition["count"], 0, instance_table.MAX_AMOUNT)
+        _check_resource_amounts(problems, where, field, resource)
+        _check_partition(problems, where, field, resource.get("accelerator_partition"))
 
 
 def _check_quota(problems, where, team, instance_types, cluster_types):
@@ -491,22 +506,28 @@ def _check_budget(problems, where, team):
     return budget
 
 
-def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
+def _check_platform_keys(problems, where, team):
+    """No key of the platform's (``PLATFORM_DEFAULTS``) in a team's entry: each names where the platform sets it instead."""
     for key in PLATFORM_DEFAULTS:
         if key in team:
             setting = "hyperpod_team_limits.teams.%s.%s" % (team.get("name"), key) if key in TEAM_LIMIT_DEFAULTS else "hyperpod_%s.%s" % (key, team.get("name"))
             problems.add(where, key, "is the platform's decision, not the team's: the platform lists it in the cluster file's "
                          "%s (docs/isolation.md)" % setting)
-    _unknown_keys(problems, where, "", dict((k, v) for k, v in team.items() if k not in PLATFORM_DEFAULTS), TEAM_DEFAULTS)
-    normalized = _fill(team, TEAM_DEFAULTS)
+
+
+def _check_required_text(problems, where, team):
+    """The team's name and identity_center_group: given, and text."""
     for key in ("name", "identity_center_group"):
         value = team.get(key)
         if value is None or value == "":
             problems.add(where, key, "is required")
         elif not isinstance(value, str):
             problems.add(where, key, "%r is not text%s" % (value, yaml_hint(value)))
-    _choice(problems, where, "state", normalized["state"], CHOICES["state"])
-    normalized["members"] = _check_members(problems, where, normalized["members"])
+
+
+def _check_optional_text(problems, where, team, normalized, tag_keys):
+    """The team's cost_center and description: text when given (the description defaults from ``team``'s name); the cost
+    center a value its tag can carry."""
     for key in ("cost_center", "description"):
         if normalized[key] is not None and not isinstance(normalized[key], str):
             problems.add(where, key, "must be text%s" % yaml_hint(normalized[key]))
@@ -515,27 +536,31 @@ def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
     if isinstance(normalized["cost_center"], str):
         for problem in naming.tag_problems({tag_keys["cost_center"]: normalized["cost_center"]}):
             problems.add(where, "cost_center", problem)
-    tags = normalized["tags"]
+
+
+def _check_tags(problems, where, tags, tag_keys):
+    """The team's tags: a mapping of at most ``MAX_TEAM_TAGS`` text values AWS takes, none on a key the collection sets."""
     if not isinstance(tags, dict):
         problems.add(where, "tags", "must map tag keys to text values")
-    else:
-        if len(tags) > MAX_TEAM_TAGS:
-            problems.add(where, "tags", "has %d tags; a team takes at most %d: its S3 ownership mark carries them beside the collection's "
-                         "five, and S3 takes at most 10 tags on an object" % (len(tags), MAX_TEAM_TAGS))
-        reserved = {tag_keys["team"].lower(): "the team's name", tag_keys["cost_center"].lower(): "cost_center",
-                    naming.MANAGED_BY_TAG[0].lower(): "the collection"}
-        for key, value in tags.items():
-            if not isinstance(value, str):
-                problems.add(where, "tags.%s" % key, "%r must be text%s" % (value, yaml_hint(value)))
-                continue
-            for problem in naming.tag_problems({key: value}):
-                problems.add(where, "tags.%s" % key, problem)
-            if key.lower() in reserved:
-                problems.add(where, "tags.%s" % key, "is set from %s on every team resource; a team cannot set it (nor a key that differs "
-                             "only in case)" % reserved[key.lower()])
-    normalized["quota"] = _check_quota(problems, where, team, instance_types, cluster_types)
-    normalized["budget"] = _check_budget(problems, where, team)
-    # The sections every team has (a mapping by default); their keys' rules, then their switches, section by section.
+        return
+    if len(tags) > MAX_TEAM_TAGS:
+        problems.add(where, "tags", "has %d tags; a team takes at most %d: its S3 ownership mark carries them beside the collection's "
+                     "five, and S3 takes at most 10 tags on an object" % (len(tags), MAX_TEAM_TAGS))
+    reserved = {tag_keys["team"].lower(): "the team's name", tag_keys["cost_center"].lower(): "cost_center",
+                naming.MANAGED_BY_TAG[0].lower(): "the collection"}
+    for key, value in tags.items():
+        if not isinstance(value, str):
+            problems.add(where, "tags.%s" % key, "%r must be text%s" % (value, yaml_hint(value)))
+            continue
+        for problem in naming.tag_problems({key: value}):
+            problems.add(where, "tags.%s" % key, problem)
+        if key.lower() in reserved:
+            problems.add(where, "tags.%s" % key, "is set from %s on every team resource; a team cannot set it (nor a key that differs "
+                         "only in case)" % reserved[key.lower()])
+
+
+def _check_always_sections(problems, where, team, normalized):
+    """The sections every team has (a mapping by default), into ``normalized``: their keys' rules, then their switches, section by section."""
     always = [section for section in SECTION_DEFAULTS if TEAM_DEFAULTS[section] is not None]
     for section in always:
         normalized[section] = _check_section(problems, where, dict(team, **{section: team.get(section) or {}}), section)
@@ -543,6 +568,20 @@ def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
         _check_declared(problems, where, section, normalized[section])
     for section in always:
         _check_switches(problems, where, section, normalized[section])
+
+
+def _check_team(problems, where, team, instance_types, cluster_types, tag_keys):
+    _check_platform_keys(problems, where, team)
+    _unknown_keys(problems, where, "", dict((k, v) for k, v in team.items() if k not in PLATFORM_DEFAULTS), TEAM_DEFAULTS)
+    normalized = _fill(team, TEAM_DEFAULTS)
+    _check_required_text(problems, where, team)
+    _choice(problems, where, "state", normalized["state"], CHOICES["state"])
+    normalized["members"] = _check_members(problems, where, normalized["members"])
+    _check_optional_text(problems, where, team, normalized, tag_keys)
+    _check_tags(problems, where, normalized["tags"], tag_keys)
+    normalized["quota"] = _check_quota(problems, where, team, instance_types, cluster_types)
+    normalized["budget"] = _check_budget(problems, where, team)
+    _check_always_sections(problems, where, team, normalized)
     return normalized
 
 
@@ -627,6 +666,56 @@ def _cluster_module_problems(problems, cluster, data_bucket):
         problems.add("cluster", "", "CreateCluster would refuse %s" % cluster_rules.option_path(problem, "CreateCluster", request))
 
 
+def _check_group_mig(problems, where, field, group, types):
+    """An instance group's mig_config, when given with usable ``types``: a layout its type takes; the layout
+    (instance_table.mig_layout), or None when the group declares none or it is refused."""
+    if group.get("mig_config") is None or not types:
+        return None
+    problem = cluster_rules.mig_config_problem(types, group["mig_config"])
+    if problem:
+        problems.add(where, field + ".mig_config", problem)
+        return None
+    return instance_table.mig_layout(group["mig_config"])
+
+
+def _check_group_lifecycle(problems, where, field, group, data_bucket):
+    """An instance group's lifecycle scripts, which every node runs as root: nowhere a team's policy reaches (cluster_rules.lifecycle_uri_problem)."""
+    lifecycle = group.get("lifecycle_config")
+    lifecycle_problem = cluster_rules.lifecycle_uri_problem(lifecycle.get("source_s3_uri"), data_bucket) if isinstance(lifecycle, dict) else None
+    if lifecycle_problem:
+        problems.add(where, field + ".lifecycle_config.source_s3_uri", lifecycle_problem)
+
+
+def _check_scheduler(problems, where, cluster):
+    """The cluster's scheduler: a mapping of known keys, its switches true or false, its priority classes."""
+    scheduler = cluster.get("scheduler") or {}
+    if not isinstance(scheduler, dict):
+        problems.add(where, "scheduler", "must be a mapping")
+        scheduler = {}
+    _unknown_keys(problems, where, "scheduler.", scheduler, SCHEDULER_KEYS)
+    for key in ("fair_share", "idle_resource_sharing"):
+        # As for the team booleans: a quoted 'yes' is text, and text is not taken for true.
+        if key in scheduler and not isinstance(scheduler[key], bool):
+            problems.add(where, "scheduler." + key, "%r must be true or false (unquoted)" % (scheduler[key],))
+    _check_priority_classes(problems, where, scheduler.get("priority_classes") or [])
+
+
+def _check_priority_classes(problems, where, classes):
+    """The scheduler's priority classes: at most ``MAX_PRIORITY_CLASSES``, each a distinct valid name and a weight from 0 to 100."""
+    if len(classes) > MAX_PRIORITY_CLASSES:
+        problems.add(where, "scheduler.priority_classes", "has %d entries; Task Governance accepts at most %d" % (len(classes), MAX_PRIORITY_CLASSES))
+    class_names = set()
+    for index, priority in enumerate(classes):
+        field = "scheduler.priority_classes[%d]" % index
+        priority_name = priority.get("name") if isinstance(priority, dict) else None
+        if not isinstance(priority_name, str) or len(priority_name) > 40 or not re.fullmatch(PRIORITY_CLASS_PATTERN, priority_name):
+            problems.add(where, field + ".name", "%r must match %s, at most 40 characters" % (priority_name, PRIORITY_CLASS_PATTERN))
+        elif priority_name in class_names:
+            problems.add(where, field + ".name", "%r is used twice" % priority_name)
+        class_names.add(priority_name)
+        _int_range(problems, where, field + ".weight", (priority or {}).get("weight") if isinstance(priority, dict) else None, 0, 100)
+
+
 def _check_cluster(problems, cluster, instance_types, data_bucket=None):
     """The cluster's instance groups as the capacity check counts them: [{name, types, instances, mig}] (None when the
     cluster is unusable); ``mig`` is the group's MIG layout (instance_table.mig_layout) or None when it declares none."""
@@ -657,42 +746,11 @@ def _check_cluster(problems, cluster, instance_types, data_bucket=None):
         count = group.get("count")
         _int_range(problems, where, field + ".count", count, 0, 10000000)
         instances = _check_group_scaling(problems, where, field, group, autoscaling is True)
-        layout = None
-        if group.get("mig_config") is not None and types:
-            problem = cluster_rules.mig_config_problem(types, group["mig_config"])
-            if problem:
-                problems.add(where, field + ".mig_config", problem)
-            else:
-                layout = instance_table.mig_layout(group["mig_config"])
+        layout = _check_group_mig(problems, where, field, group, types)
         if types and _is_int(instances):
             supply.append(dict(name=str(group.get("name")), types=types, instances=instances, mig=layout))
-        # Scripts every node runs as root, nowhere a team's policy reaches (cluster_rules.lifecycle_uri_problem).
-        lifecycle = group.get("lifecycle_config")
-        lifecycle_problem = cluster_rules.lifecycle_uri_problem(lifecycle.get("source_s3_uri"), data_bucket) if isinstance(lifecycle, dict) else None
-        if lifecycle_problem:
-            problems.add(where, field + ".lifecycle_config.source_s3_uri", lifecycle_problem)
-    scheduler = cluster.get("scheduler") or {}
-    if not isinstance(scheduler, dict):
-        problems.add(where, "scheduler", "must be a mapping")
-        scheduler = {}
-    _unknown_keys(problems, where, "scheduler.", scheduler, SCHEDULER_KEYS)
-    for key in ("fair_share", "idle_resource_sharing"):
-        # As for the team booleans: a quoted 'yes' is text, and text is not taken for true.
-        if key in scheduler and not isinstance(scheduler[key], bool):
-            problems.add(where, "scheduler." + key, "%r must be true or false (unquoted)" % (scheduler[key],))
-    classes = scheduler.get("priority_classes") or []
-    if len(classes) > MAX_PRIORITY_CLASSES:
-        problems.add(where, "scheduler.priority_classes", "has %d entries; Task Governance accepts at most %d" % (len(classes), MAX_PRIORITY_CLASSES))
-    class_names = set()
-    for index, priority in enumerate(classes):
-        field = "scheduler.priority_classes[%d]" % index
-        priority_name = priority.get("name") if isinstance(priority, dict) else None
-        if not isinstance(priority_name, str) or len(priority_name) > 40 or not re.fullmatch(PRIORITY_CLASS_PATTERN, priority_name):
-            problems.add(where, field + ".name", "%r must match %s, at most 40 characters" % (priority_name, PRIORITY_CLASS_PATTERN))
-        elif priority_name in class_names:
-            problems.add(where, field + ".name", "%r is used twice" % priority_name)
-        class_names.add(priority_name)
-        _int_range(problems, where, field + ".weight", (priority or {}).get("weight") if isinstance(priority, dict) else None, 0, 100)
+        _check_group_lifecycle(problems, where, field, group, data_bucket)
+    _check_scheduler(problems, where, cluster)
     _cluster_module_problems(problems, cluster, data_bucket)
     return supply
 
@@ -1162,6 +1220,45 @@ def _check_units(problems, instance_type, guarantees, instances):
         )
 
 
+def _check_team_name(problems, where, index, name, name_prefix, reserved, seen):
+    """Team #``index``'s name: one AWS names take under ``name_prefix``, not ``reserved`` for the platform, no other team's
+    (``seen``: each name's first team index, which this adds to)."""
+    for reason in naming.name_problems(name, name_prefix):
+        problems.add(where, "name", reason)
+    if name in reserved:
+        problems.add(where, "name", "%r is reserved for the platform (%s): a team of that name would take over what the platform "
+                     "names so" % (name, naming.RESERVED_TEAM_NAMES.get(name, "hyperpod_team_limits.reserved_names")))
+    if name in seen:
+        problems.add(where, "name", "is used by team #%d and team #%d" % (seen[name] + 1, index + 1))
+    seen.setdefault(name, index)
+
+
+def _check_settings_name_teams(problems, limits, inherit, adopt, seen):
+    """Every team the platform's settings name (hyperpod_team_limits.teams, hyperpod_inherit, hyperpod_adopt) is one of
+    the team file's (``seen``)."""
+    named = dict((team, "hyperpod_team_limits.teams.%s" % team) for team in limits["teams"])
+    named.update((team, "hyperpod_inherit.%s" % team) for team in (inherit if isinstance(inherit, dict) else {}))
+    named.update((team, "hyperpod_adopt.%s" % team) for team in adopt)
+    for team, field in sorted(named.items()):
+        if team in seen:
+            continue
+        problems.add("settings", field, "names no team of the team file (teams: %s)" % (", ".join(sorted(seen)) or "none"))
+
+
+def _check_groups_not_shared(problems, normalized):
+    """No Identity Center group is the group of two teams (present or offboarding)."""
+    groups = {}
+    for team in normalized:
+        group = team.get("identity_center_group")
+        # A team being offboarded keeps its group until it is gone: a present team taking it would be granted what the
+        # offboarding revokes, and its members what the team still holds.
+        if isinstance(group, str):
+            groups.setdefault(group, []).append(team.get("name"))
+    for group, owners in sorted(groups.items()):
+        if len(owners) > 1:
+            problems.add("teams", "identity_center_group", "%s is the group of %s: a group belongs to one team" % (group, " and ".join(map(str, owners))))
+
+
 def check_team_file(teams, cluster, name_prefix=naming.DEFAULT_PREFIX, instance_types=None, tag_keys=None, data_bucket=None,
                     identity_center_connection=None, adopt=None, team_limits=None, inherit=None):
     """Return (problems, normalized teams, capacity per instance type); ``problems_with_places`` also says where."""
@@ -1200,14 +1297,7 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
         where = "team %r" % name if isinstance(name, str) and name else "team #%d" % (index + 1)
         problems.team_index = index
         if isinstance(name, str) and name:
-            for reason in naming.name_problems(name, name_prefix if prefix_usable else naming.DEFAULT_PREFIX):
-                problems.add(where, "name", reason)
-            if name in reserved:
-                problems.add(where, "name", "%r is reserved for the platform (%s): a team of that name would take over what the platform "
-                             "names so" % (name, naming.RESERVED_TEAM_NAMES.get(name, "hyperpod_team_limits.reserved_names")))
-            if name in seen:
-                problems.add(where, "name", "is used by team #%d and team #%d" % (seen[name] + 1, index + 1))
-            seen.setdefault(name, index)
+            _check_team_name(problems, where, index, name, name_prefix if prefix_usable else naming.DEFAULT_PREFIX, reserved, seen)
         checked = _check_team(problems, where, team, instance_types, cluster_types, tag_keys)
         checked["adopt"] = list(adopt.get(name, [])) if isinstance(name, str) else []
         own_limits = limits_for(limits, name)
@@ -1218,23 +1308,8 @@ def check_team_file_with_places(teams, cluster, name_prefix=naming.DEFAULT_PREFI
             _check_choices(problems, where, checked, own_limits)
         normalized.append(checked)
         problems.team_index = None
-    named = dict((team, "hyperpod_team_limits.teams.%s" % team) for team in limits["teams"])
-    named.update((team, "hyperpod_inherit.%s" % team) for team in (inherit if isinstance(inherit, dict) else {}))
-    named.update((team, "hyperpod_adopt.%s" % team) for team in adopt)
-    for team, field in sorted(named.items()):
-        if team in seen:
-            continue
-        problems.add("settings", field, "names no team of the team file (teams: %s)" % (", ".join(sorted(seen)) or "none"))
-    groups = {}
-    for team in normalized:
-        group = team.get("identity_center_group")
-        # A team being offboarded keeps its group until it is gone: a present team taking it would be granted what the
-        # offboarding revokes, and its members what the team still holds.
-        if isinstance(group, str):
-            groups.setdefault(group, []).append(team.get("name"))
-    for group, owners in sorted(groups.items()):
-        if len(owners) > 1:
-            problems.add("teams", "identity_center_group", "%s is the group of %s: a group belongs to one team" % (group, " and ".join(map(str, owners))))
+    _check_settings_name_teams(problems, limits, inherit, adopt, seen)
+    _check_groups_not_shared(problems, normalized)
     _check_across_teams(problems, normalized)
     if capacity:
         _check_capacity(problems, normalized, capacity, supply)
