@@ -23,8 +23,9 @@ Scoping, where the service supports it:
 - S3: the data bucket only, objects only under the platform's prefix ``_hyperpod/`` (``naming``: marks and ledger);
 - Budgets: budgets named ``<prefix>-*`` (``naming.budget_name``);
 - EKS: the cluster file's EKS cluster for the calls EKS authorizes on the cluster; ``*`` for those on an access
-  entry's or association's own ARN (assumption: narrower on AWS with the access-entry and podidentityassociation ARNs,
-  which the sandbox cannot name, so it could not prove such a statement);
+  entry's or association's own ARN (assumption: narrower on AWS with the access-entry and podidentityassociation ARNs;
+  the sandbox names an access entry's since issue 40, not yet an association's: narrowing the entries' part to
+  ``access-entry/<cluster>/*`` is left to do);
 - Identity Center, Identity Store, Cost Explorer, Access Analyzer, EC2, FSx reads and IAM's account-wide reads: ``*``
   (their resources are the instance, the store or the account; the sandbox authorizes them on ``*``).
 
