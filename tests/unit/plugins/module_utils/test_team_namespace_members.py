@@ -54,16 +54,14 @@ class Context:
         raise AssertionError(f"no AWS call expected, asked for {service}")
 
 
-class Member(KubeApi):
-    """The API server as a user of the given group by impersonation (which the admin may use): for the identities that come
-    in through no EKS token (a pod's service account, a controller)."""
+class Caller(KubeApi):
+    """The API server as someone other than its admin: the headers ``_identity`` gives say who."""
 
-    def __init__(self, directory, username="alice", group=GROUP) -> None:
-        super().__init__(directory)
-        self.username, self.group = username, group
+    def _identity(self) -> dict:
+        raise NotImplementedError
 
     def _send(self, method, path, body, content_type):
-        headers = {"Content-Type": content_type, "Accept": "application/json", "Impersonate-User": self.username, "Impersonate-Group": self.group}
+        headers = {"Content-Type": content_type, "Accept": "application/json", **self._identity()}
         request = urllib.request.Request(self.server + path, data=json.dumps(body).encode() if body is not None else None, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, context=self._context, timeout=30) as answer:
@@ -72,7 +70,19 @@ class Member(KubeApi):
             raise KubeError(error.code, json.loads(error.read()).get("message", error.reason)) from None
 
 
-class TokenMember(KubeApi):
+class Member(Caller):
+    """The API server as a user of the given group by impersonation (which the admin may use): for the identities that come
+    in through no EKS token (a pod's service account, a controller)."""
+
+    def __init__(self, directory, username="alice", group=GROUP) -> None:
+        super().__init__(directory)
+        self.username, self.group = username, group
+
+    def _identity(self) -> dict:
+        return {"Impersonate-User": self.username, "Impersonate-Group": self.group}
+
+
+class TokenMember(Caller):
     """The API server as a member of the team the way EKS lets one in (issue 40): the bearer token ``aws eks get-token``
     makes for a session of the team's permission set role (tests/eks_tokens.py), authenticated by the API server's
     TokenReview webhook through the role's access entry (its username and the team's group), authorized by RBAC and
@@ -84,14 +94,8 @@ class TokenMember(KubeApi):
         self.token = token
         self._context = ssl.create_default_context(cadata=self.ca)
 
-    def _send(self, method, path, body, content_type):
-        headers = {"Content-Type": content_type, "Accept": "application/json", "Authorization": f"Bearer {self.token}"}
-        request = urllib.request.Request(self.server + path, data=json.dumps(body).encode() if body is not None else None, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(request, context=self._context, timeout=30) as answer:
-                return json.loads(answer.read() or b"null")
-        except urllib.error.HTTPError as error:
-            raise KubeError(error.code, json.loads(error.read()).get("message", error.reason)) from None
+    def _identity(self) -> dict:
+        return {"Authorization": f"Bearer {self.token}"}
 
 
 SSO_PATH = "/aws-reserved/sso.amazonaws.com/"
