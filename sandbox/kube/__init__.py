@@ -46,6 +46,8 @@ CONTROLLERS = (
 )  # fmt: skip
 ADMIN_USER = "kubernetes-admin"
 CONTROLLER_MANAGER_USER = "system:kube-controller-manager"
+# The file under the cluster's directory that holds the URL of the controller manager's metrics.
+CONTROLLER_MANAGER_METRICS = "controller-manager-metrics.url"
 # The audit log (``audit.log``, one JSON event per line) records every request but the controller
 # manager's and the API server's own, at Metadata level: who asked, as which groups, for what, and what the server answered.
 # Tests read it to prove what a playbook asked of the cluster.
@@ -276,11 +278,18 @@ class KubeCluster:
         controller_kubeconfig = write_kubeconfig(self.directory / "controller-manager.kubeconfig", self.server, pki, user="controller-manager")
         self._record()
         self._wait_ready(timeout)
+        metrics_port = _free_port()
         self._spawn("kube-controller-manager", [
             str(binaries / "kube-controller-manager"), "--kubeconfig", str(controller_kubeconfig),
-            "--controllers", ",".join(CONTROLLERS), "--leader-elect=false", "--secure-port=0",
+            "--controllers", ",".join(CONTROLLERS), "--leader-elect=false",
             "--use-service-account-credentials=false", "--concurrent-namespace-syncs=5",
+            # Its /metrics, read without credentials on loopback, say when no namespace deletion is under way
+            # (KubeApi.wait_namespace_controller_idle); served with the API server's certificate (127.0.0.1 too).
+            "--bind-address", "127.0.0.1", "--secure-port", str(metrics_port),
+            "--tls-cert-file", str(pki / "apiserver.crt"), "--tls-private-key-file", str(pki / "apiserver.key"),
+            "--authorization-always-allow-paths", "/healthz,/readyz,/livez,/metrics",
         ])  # fmt: skip
+        (self.directory / CONTROLLER_MANAGER_METRICS).write_text(f"https://127.0.0.1:{metrics_port}/metrics")
         self._record()
         return self
 

@@ -19,6 +19,8 @@ from urllib.parse import quote
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_namespace import RESOURCES as COLLECTION_RESOURCES
 
+from sandbox.kube import CONTROLLER_MANAGER_METRICS
+
 # Where each kind the sandbox writes is served: kind -> (API path prefix, plural, namespaced); the collection's
 # kinds as the collection's table says, and those only the sandbox's controllers write.
 RESOURCES = {
@@ -48,6 +50,7 @@ class KubeApi:
         self.ca = (directory / "pki" / "ca.crt").read_text()
         self._context = ssl.create_default_context(cadata=self.ca)
         self._context.load_cert_chain(str(directory / "pki" / "admin.crt"), str(directory / "pki" / "admin.key"))
+        self.controller_metrics = (directory / CONTROLLER_MANAGER_METRICS).read_text().strip()
 
     @property
     def ssl_context(self) -> ssl.SSLContext:
@@ -190,6 +193,33 @@ class KubeApi:
                 except KubeError as error:
                     if error.status != 409:  # 409: the namespace controller changed it meanwhile; read it again
                         raise
+
+    def namespace_syncs_under_way(self) -> int:
+        """How many namespaces the namespace controller is working on now: the items its work queue handed out
+        (``workqueue_queue_duration_seconds_count``, counted when taken) less those it is done with
+        (``workqueue_work_duration_seconds_count``, counted when done), from client-go's workqueue metrics."""
+        with urllib.request.urlopen(self.controller_metrics, context=self._context, timeout=10) as answer:
+            text = answer.read().decode()
+        counts = {}
+        for line in text.splitlines():
+            for metric in ("workqueue_queue_duration_seconds_count", "workqueue_work_duration_seconds_count"):
+                if line.startswith(metric + '{name="namespace"}'):
+                    counts[metric] = int(float(line.rsplit(" ", 1)[1]))
+        return counts.get("workqueue_queue_duration_seconds_count", 0) - counts.get("workqueue_work_duration_seconds_count", 0)
+
+    def wait_namespace_controller_idle(self, timeout: float = 60) -> None:
+        """Wait until no namespace deletion of the namespace controller is under way.
+
+        A pass that began before the sandbox finalized a namespace goes on deleting every kind in the namespace of
+        that name, without asking for its UID (k8s pkg/controller/namespace/deletion/namespaced_resources_deleter.go,
+        deleteCollection): a test that makes the namespace again meanwhile loses what it wrote there (once in CI, a
+        team's NetworkPolicy). A pass that begins once the namespace is gone reads it afresh and does nothing.
+        """
+        deadline = time.monotonic() + timeout
+        while self.namespace_syncs_under_way() > 0:
+            if time.monotonic() > deadline:
+                raise KubeError(504, f"the namespace controller was still deleting after {timeout:.0f} s")
+            time.sleep(0.05)
 
     def wait_established(self, crd_name: str, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

@@ -278,6 +278,7 @@ def reset() -> None:
             api.delete(kind, item["metadata"]["name"])
     # Volumes go once the protection controller sees their claims gone.
     api.wait_gone("Namespace", namespaces)
+    api.wait_namespace_controller_idle()
     api.wait_gone("PersistentVolume", volumes)
     global _kueue_active
     _kueue_active = False

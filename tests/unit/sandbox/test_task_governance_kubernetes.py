@@ -6,6 +6,10 @@ Through boto3 only, as the collection calls AWS; then read back from the API ser
 from __future__ import annotations
 
 import base64
+import http.server
+import json
+import ssl
+import threading
 import time
 
 import pytest
@@ -221,3 +225,89 @@ def test_reset_empties_a_namespace_that_is_already_terminating(sandbox, kube_clu
     sandbox.reset()
 
     assert api.get("Namespace", NAMESPACE) is None
+
+
+class HeldControllerDeletes:
+    """A validating webhook that holds the namespace controller's deletes of ConfigMaps in ``NAMESPACE`` until
+    ``release()``, so a test can act while the controller's pass over the namespace is under way; others pass at once."""
+
+    NAME = "tests-hold-controller-deletes"
+
+    def __init__(self, api: KubeApi, kube_cluster):
+        self.api, self.arrived, self.released = api, threading.Event(), threading.Event()
+        self.answered_at = None
+        held = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if review["request"]["userInfo"]["username"] == "system:kube-controller-manager":
+                    held.arrived.set()
+                    held.released.wait(30)
+                    held.answered_at = time.monotonic()
+                body = json.dumps(
+                    {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": review["request"]["uid"], "allowed": True}}
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        # The API server's own certificate names 127.0.0.1 and is signed by the cluster's CA.
+        context.load_cert_chain(str(kube_cluster.pki / "apiserver.crt"), str(kube_cluster.pki / "apiserver.key"))
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.api.request("POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {
+            "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration", "metadata": {"name": self.NAME},
+            "webhooks": [{
+                "name": "hold.tests.hyperpod.tenancy", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                "failurePolicy": "Ignore", "timeoutSeconds": 30,
+                "clientConfig": {"url": f"https://127.0.0.1:{self.server.server_port}/",
+                                 "caBundle": base64.b64encode((kube_cluster.pki / "ca.crt").read_bytes()).decode()},
+                "rules": [{"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+                "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NAMESPACE}},
+            }],
+        })  # fmt: skip
+
+    def release(self) -> float:
+        self.released.set()
+        return time.monotonic()
+
+    def close(self) -> None:
+        self.released.set()
+        self.api.request("DELETE", f"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{self.NAME}")
+        self.server.shutdown()
+
+
+def test_reset_waits_for_a_namespace_deletion_under_way(sandbox, kube_cluster):
+    """The namespace controller's pass over a deleted namespace deletes each kind in the namespace of that name, not of
+    that UID: the reset returns only once a pass under way is over, or the next test's namespace of the same name loses
+    what it writes (once in CI, a team's NetworkPolicy)."""
+    api = KubeApi(kube_cluster.directory)
+    api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "left-behind"}, "data": {"k": "v"}}
+    api.request("POST", f"/api/v1/namespaces/{NAMESPACE}/configmaps", configmap)
+    held = HeldControllerDeletes(api, kube_cluster)
+    try:
+        api.request("DELETE", f"/api/v1/namespaces/{NAMESPACE}")
+        # The controller starts 5 s after the deletion (namespaceDeletionGracePeriod); its delete of the ConfigMap waits.
+        assert held.arrived.wait(30), "the namespace controller did not start deleting"
+        assert api.namespace_syncs_under_way() == 1
+        reset_done = []
+        resetting = threading.Thread(target=lambda: (sandbox.reset(), reset_done.append(time.monotonic())))
+        resetting.start()
+        resetting.join(3)
+        released_at = held.release()
+        resetting.join(60)
+        answered_at = held.answered_at
+        assert answered_at is not None and reset_done, "the reset returned during the controller's pass"
+        assert reset_done[0] > answered_at >= released_at
+        assert api.namespace_syncs_under_way() == 0
+    finally:
+        held.close()
