@@ -653,7 +653,7 @@ def _shared_platform_resources(found, account_id, partition):
         )
     if teams:
         # Relative to the present teams: with none, no principal asks it.
-        sso = "arn:%s:iam::%s:role%s" % (partition, account_id, team_policy.SSO_ROLE_PATH)
+        sso = "arn:%s:iam::%s:role%s" % (partition, account_id, iam_calls.SSO_ROLE_PATH)
         theirs = [pattern for team in teams for pattern in team_policy.own_role_arns(team, account_id, name_prefix, partition)]
         resources.append(_shared_resource("platform_sso_role", sso + "AWSReservedSSO_" + PROBE, requests=requests_of([sso + "*"], exclude=theirs)))
     return resources

@@ -46,6 +46,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.iam import SSO_ROLE_PATH
 
 POLICY_VERSION = "2012-10-17"
 
@@ -54,9 +55,6 @@ EKS_READ_ACTIONS = ["eks:DescribeCluster"]
 # What hyp set-cluster-context reads of the caller's own role and access entry (the module's docstring).
 OWN_ACCESS_ENTRY_ACTIONS = ["eks:DescribeAccessEntry"]
 OWN_ROLE_ACTIONS = ["iam:GetRole"]
-# Identity Center's roles are under this path (sandbox/services/sso_admin.py makes them there); a Region's directory under
-# it is matched too ("*/"), an assumption: no AWS page read here states which of the two a given account's roles use.
-SSO_ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
 # Identity Center's role names end with "_" and 16 hexadecimal characters (AWSReservedSSO_<permission set>_0123456789abcdef,
 # as the roles in real accounts and the User Guide's examples show; an assumption: no AWS page states the length). Were it
 # another, the team's own reads would be refused and verify_isolation reports the gap on its first run.
@@ -88,9 +86,10 @@ def own_role_name(team, prefix=naming.DEFAULT_PREFIX):
 
 
 def own_role_arns(team, account_id, prefix=naming.DEFAULT_PREFIX, partition="aws"):
-    """The ARN patterns of the role Identity Center makes for ``team``'s permission set, with its path."""
-    base = "arn:%s:iam::%s:role%s" % (partition, account_id, SSO_ROLE_PATH)
-    return [base + own_role_name(team, prefix), base + "*/" + own_role_name(team, prefix)]
+    """The ARN patterns of the role Identity Center makes for ``team``'s permission set, with its path (iam.SSO_ROLE_PATH),
+    or a Region's directory under it ("*/": an assumption, no AWS page read here states which an account's roles use)."""
+    base, name = "arn:%s:iam::%s:role%s" % (partition, account_id, SSO_ROLE_PATH), own_role_name(team, prefix)
+    return [base + name, base + "*/" + name]
 
 
 def own_access_entry_arn(team, account_id, eks_cluster_arn, prefix=naming.DEFAULT_PREFIX):
