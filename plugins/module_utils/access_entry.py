@@ -9,7 +9,8 @@ without AWS; ``ensure_present`` / ``ensure_absent`` drive the ``eks`` and ``iam`
 
 The principal can be given as the role-name pattern of an Identity Center permission set
 (``AWSReservedSSO_<name>_*``): the role's suffix is random, so the pattern is resolved through
-IAM ``ListRoles`` under ``/aws-reserved/sso.amazonaws.com/`` and must match exactly one role. The
+IAM ``ListRoles`` under ``/aws-reserved/sso.amazonaws.com/`` to the one role of permission set ``<name>``
+(``naming.sso_role_permission_set``: the whole name, not a glob, which would take ``<name>_Admins``'s too). The
 access entry is made for the role's full ARN, path included (EKS refuses the ARN without it).
 
 With ``team`` and ``principal: execution_role`` the principal is the team's Studio execution role
@@ -23,7 +24,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
-import fnmatch
 import re
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import compare
@@ -37,7 +37,6 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import sn
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
 POLICY_ARN_PREFIX = "arn:aws:eks::aws:cluster-access-policy/"
-SSO_ROLE_PATTERN = re.compile(r"AWSReservedSSO_[\w+=,.@-]+_\*")
 PRINCIPAL_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:(role|user)(/[\x21-\x7e]*)?/[\w+=,.@-]+")
 TYPES = ("STANDARD", "FARGATE_LINUX", "EC2_LINUX", "EC2_WINDOWS", "EC2", "HYBRID_LINUX", "HYPERPOD_LINUX")
 RESERVED_PREFIXES = ("system:", "eks:", "aws:", "amazon:", "iam:")
@@ -99,7 +98,7 @@ def validate(params):
             problems.append("kubernetes_groups: %r must not be empty or start with %s" % (group, ", ".join(RESERVED_PREFIXES)))
     problems.extend(_access_policies_problems(params.get("access_policies") or []))
     principal = params.get("principal_arn") or ""
-    if not (PRINCIPAL_ARN.fullmatch(principal) or SSO_ROLE_PATTERN.fullmatch(principal)):
+    if not (PRINCIPAL_ARN.fullmatch(principal) or naming.sso_role_pattern_permission_set(principal)):
         problems.append("principal_arn %r must be an IAM role or user ARN, or an Identity Center role-name pattern AWSReservedSSO_<name>_*" % principal)
     if problems:
         raise InputError(message="; ".join(problems))
@@ -209,9 +208,10 @@ def resolve_principal(iam, principal, check_mode=False):
     In check mode a pattern that matches no role yet gives None: the permission set may be
     created earlier in the same (checked) run, so its role cannot exist before the real run.
     """
-    if not SSO_ROLE_PATTERN.fullmatch(principal):
+    permission_set = naming.sso_role_pattern_permission_set(principal)
+    if permission_set is None:
         return principal
-    matches = sorted(r["Arn"] for r in iam_api.sso_roles(iam) if fnmatch.fnmatchcase(r["RoleName"], principal))
+    matches = sorted(r["Arn"] for r in iam_api.sso_roles(iam) if naming.sso_role_permission_set(r["RoleName"]) == permission_set)
     if not matches and check_mode:
         return None
     if len(matches) != 1:
@@ -457,8 +457,10 @@ def ensure_absent(eks, iam, params, check_mode):
     if eks_api.describe_cluster(eks, name=cluster) is None:
         return False, {}, {}
     principal = params["principal_arn"]
-    if SSO_ROLE_PATTERN.fullmatch(principal):
-        matches = [arn for arn in eks_api.list_access_entries(eks, clusterName=cluster) if fnmatch.fnmatchcase(arn.rsplit("/", 1)[-1], principal)]
+    permission_set = naming.sso_role_pattern_permission_set(principal)
+    if permission_set is not None:
+        entries = eks_api.list_access_entries(eks, clusterName=cluster)
+        matches = [arn for arn in entries if naming.sso_role_permission_set(arn.rsplit("/", 1)[-1]) == permission_set]
         if len(matches) > 1:
             raise InputError(message="principal_arn %s matches several access entries: %s" % (principal, ", ".join(sorted(matches))))
         if not matches:

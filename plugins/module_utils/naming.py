@@ -82,14 +82,43 @@ budget_name = _prefixed("-monthly")
 studio_execution_role_name = _prefixed("-studio-execution", "The IAM role the team's SageMaker domain runs as.")
 
 
+# Identity Center names the role it makes for a permission set in each account AWSReservedSSO_<permission set>_<suffix>,
+# the suffix 16 hexadecimal characters (as the roles in real accounts and the User Guide's examples show; an assumption: no
+# AWS page states the length). A permission set's name may hold "_", so only the whole shape tells a role's permission set:
+# the role of a set the platform names <prefix>-<team>_Admins is not the team's.
+SSO_ROLE_SUFFIX_LENGTH = 16
+_SSO_ROLE_NAME = re.compile(r"AWSReservedSSO_([\w+=,.@-]+)_[0-9a-f]{%d}\Z" % SSO_ROLE_SUFFIX_LENGTH)
+# How a module option names "the role of permission set <name>" before the role exists (eks_access_entry's principal_arn).
+_SSO_ROLE_NAME_PATTERN = re.compile(r"AWSReservedSSO_([\w+=,.@-]+)_\*\Z")
+
+
 def sso_role_name_pattern(team, prefix=DEFAULT_PREFIX):
     """The IAM role Identity Center creates in each account for the team's permission set."""
     return sso_role_name_pattern_of(permission_set_name(team, prefix))
 
 
 def sso_role_name_pattern_of(permission_set):
-    """The IAM role Identity Center creates in each account for the permission set named ``permission_set``."""
+    """The IAM role Identity Center creates in each account for the permission set named ``permission_set``, as a module
+    option names it (``AWSReservedSSO_<name>_*``): ``sso_role_permission_set`` tells which roles it stands for."""
     return "AWSReservedSSO_%s_*" % permission_set
+
+
+def sso_role_name_wildcard(team, prefix=DEFAULT_PREFIX):
+    """The name of the role of ``team``'s permission set in an IAM policy: its suffix as ``?`` wildcards, one a character
+    (with ``*``, it would match the role of a permission set named ``<prefix>-<team>_<anything>``)."""
+    return "AWSReservedSSO_%s_%s" % (permission_set_name(team, prefix), "?" * SSO_ROLE_SUFFIX_LENGTH)
+
+
+def sso_role_permission_set(role_name):
+    """The name of the permission set Identity Center made the role ``role_name`` for, or None for any other role."""
+    match = _SSO_ROLE_NAME.match(role_name)
+    return match.group(1) if match else None
+
+
+def sso_role_pattern_permission_set(pattern):
+    """The permission set that the pattern ``AWSReservedSSO_<name>_*`` names, or None when ``pattern`` is not one."""
+    match = _SSO_ROLE_NAME_PATTERN.match(pattern)
+    return match.group(1) if match else None
 
 
 def scheduler_policy_name(cluster_name):

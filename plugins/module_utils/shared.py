@@ -24,7 +24,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
 from collections import Counter
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import boto3_tag_list_to_ansible_dict
@@ -125,9 +124,9 @@ def sso_roles_found(client, names):
     (the role's access entry must not be older than it, access_entry.stale_reason)."""
     by_name = {}
     for role in iam.sso_roles(client):
-        match = re.match(r"AWSReservedSSO_(.+)_[0-9a-f]+$", role["RoleName"])
-        if match and match.group(1) in names:
-            by_name.setdefault(match.group(1), []).append(role)
+        set_name = naming.sso_role_permission_set(role["RoleName"])
+        if set_name in names:
+            by_name.setdefault(set_name, []).append(role)
     # Two roles for one permission set (a stale one left behind) are for eks_access_entry to report.
     found = dict((name, roles[0]) for name, roles in by_name.items() if len(roles) == 1)
     return {"sso_role_arns": dict((name, role["Arn"]) for name, role in found.items()),

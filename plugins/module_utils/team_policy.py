@@ -55,10 +55,6 @@ EKS_READ_ACTIONS = ["eks:DescribeCluster"]
 # What hyp set-cluster-context reads of the caller's own role and access entry (the module's docstring).
 OWN_ACCESS_ENTRY_ACTIONS = ["eks:DescribeAccessEntry"]
 OWN_ROLE_ACTIONS = ["iam:GetRole"]
-# Identity Center's role names end with "_" and 16 hexadecimal characters (AWSReservedSSO_<permission set>_0123456789abcdef,
-# as the roles in real accounts and the User Guide's examples show; an assumption: no AWS page states the length). Were it
-# another, the team's own reads would be refused and verify_isolation reports the gap on its first run.
-SSO_ROLE_SUFFIX_LENGTH = 16
 LIST_CLUSTERS_ACTIONS = ["eks:ListClusters", "sagemaker:ListClusters"]
 STUDIO_ACTIONS = [
     "sagemaker:CreatePresignedDomainUrl",
@@ -79,23 +75,17 @@ def _studio_arns(partition, region, account_id):
     return [base + "app/*", base + "domain/*", base + "space/*", base + "user-profile/*"]
 
 
-def own_role_name(team, prefix=naming.DEFAULT_PREFIX):
-    """The name of the role Identity Center makes for ``team``'s permission set, its suffix as ``?`` wildcards: with ``*``
-    it would match the role of a permission set the platform names ``<prefix>-<team>_<anything>`` (names allow ``_``)."""
-    return "AWSReservedSSO_%s_%s" % (naming.permission_set_name(team, prefix), "?" * SSO_ROLE_SUFFIX_LENGTH)
-
-
 def own_role_arns(team, account_id, prefix=naming.DEFAULT_PREFIX, partition="aws"):
     """The ARN patterns of the role Identity Center makes for ``team``'s permission set, with its path (iam.SSO_ROLE_PATH),
     or a Region's directory under it ("*/": an assumption, no AWS page read here states which an account's roles use)."""
-    base, name = "arn:%s:iam::%s:role%s" % (partition, account_id, SSO_ROLE_PATH), own_role_name(team, prefix)
+    base, name = "arn:%s:iam::%s:role%s" % (partition, account_id, SSO_ROLE_PATH), naming.sso_role_name_wildcard(team, prefix)
     return [base + name, base + "*/" + name]
 
 
 def own_access_entry_arn(team, account_id, eks_cluster_arn, prefix=naming.DEFAULT_PREFIX):
     """The ARN pattern of the access entry of ``team``'s permission set role on the EKS cluster ``eks_cluster_arn``."""
     head, cluster = eks_cluster_arn.split(":cluster/", 1)
-    return "%s:access-entry/%s/role/%s/%s/*" % (head, cluster, account_id, own_role_name(team, prefix))
+    return "%s:access-entry/%s/role/%s/%s/*" % (head, cluster, account_id, naming.sso_role_name_wildcard(team, prefix))
 
 
 def render_team_policy(

@@ -20,8 +20,10 @@ description:
     disassociated when O(access_policies) is given.
   - O(principal_arn) also takes the role-name pattern of an IAM Identity Center permission set,
     V(AWSReservedSSO_<name>_*), which M(hyperpod.tenancy.identity_center_permission_set) returns as
-    C(role_name_pattern). The role is found with IAM C(ListRoles) under C(/aws-reserved/sso.amazonaws.com/) and must be the
-    only match. In check mode, a pattern that matches no role yet (its permission set is created earlier in
+    C(role_name_pattern). It stands for the role Identity Center made for the permission set named C(<name>),
+    C(AWSReservedSSO_<name>_) and a suffix of 16 hexadecimal characters, not for every name the glob would match (the role of
+    a permission set named C(<name>_Admins) is not C(<name>)'s). The role is found with IAM C(ListRoles) under
+    C(/aws-reserved/sso.amazonaws.com/) and must be the only one. In check mode, a pattern that matches no role yet (its permission set is created earlier in
     the same run) is reported as a change.
   - The cluster's authentication mode must be V(API) or V(API_AND_CONFIG_MAP). Input EKS would refuse
     fails before any call that writes; so does a change of O(type), which EKS cannot make in place.

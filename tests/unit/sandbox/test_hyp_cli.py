@@ -34,17 +34,16 @@ import boto3
 import pytest
 import yaml
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 
 from sandbox.kube.api import KubeApi, KubeError
 from tests.unit.sandbox.aws_errors import refused
-from tests.unit.sandbox.test_sagemaker_cluster import NAME, create_request, group
+from tests.unit.sandbox.permission_set_roles import permission_set_roles
+from tests.unit.sandbox.test_sagemaker_cluster import NAME
 
 ROOT = Path(__file__).resolve().parents[3]
 AWS = str(Path(sys.executable).with_name("aws"))
 TEAM, OTHER = "vision", "nlp"
 OWN, OTHERS = naming.namespace(TEAM), naming.namespace(OTHER)
-SSO_PATH = "/aws-reserved/sso.amazonaws.com/"
 CRD = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",
@@ -77,27 +76,15 @@ def hyp_venv() -> Path:
     return Path(found.stdout.strip())
 
 
-def _role(iam, team: str, trust: str) -> dict:
-    return iam.create_role(RoleName=f"AWSReservedSSO_{naming.permission_set_name(team)}_0123456789abcdef", Path=SSO_PATH, AssumeRolePolicyDocument=trust)[
-        "Role"
-    ]
-
-
 @pytest.fixture
 def member(seeded, kube_cluster, hyp_venv, tmp_path):
     """Two teams set up as the collection leaves them; the member of the first's environment, with nothing of the admin's."""
     client, seed = seeded
-    region, account = seed["region"], seed["account_id"]
-    iam, eks, sts, sagemaker = (client.boto3_client(s, region) for s in ("iam", "eks", "sts", "sagemaker"))
-    hyperpod_arn = sagemaker.create_cluster(**create_request(seed, [group(seed, "a", 1)]))["ClusterArn"]
-    eks_name = seed["eks_cluster_arn"].split("/")[-1]
-    trust = json.dumps({"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{account}:root"}, "Action": "sts:AssumeRole"}]})  # fmt: skip
-    roles = {}
-    for team in (TEAM, OTHER):
-        role = roles[team] = _role(iam, team, trust)
-        policy = render_team_policy(team, account, region, seed["data_bucket"], hyperpod_arn, seed["eks_cluster_arn"])
-        iam.put_role_policy(RoleName=role["RoleName"], PolicyName="AwsSSOInlinePolicy", PolicyDocument=json.dumps(policy))
+    region = seed["region"]
+    eks, sts = client.boto3_client("eks", region), client.boto3_client("sts", region)
+    roles, eks_name = permission_set_roles(client, seed, [naming.permission_set_name(team) for team in (TEAM, OTHER)], (TEAM, OTHER))
+    roles = {team: roles[naming.permission_set_name(team)] for team in (TEAM, OTHER)}
+    for team, role in roles.items():
         eks.create_access_entry(clusterName=eks_name, principalArn=role["Arn"], kubernetesGroups=[naming.kubernetes_group(team)])
         for policy in access_entry.team_access_policies(dict(access_entry.TEAM_FILE_SECTION), naming.namespace(team)):
             eks.associate_access_policy(

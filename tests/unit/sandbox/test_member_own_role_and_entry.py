@@ -5,36 +5,26 @@ permission set named after the team."""
 
 from __future__ import annotations
 
-import json
+import fnmatch
 
 import boto3
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import access_entry, naming, shared
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.iam import SSO_ROLE_PATH
 
 from tests.unit.sandbox.aws_errors import refused
-from tests.unit.sandbox.test_sagemaker_cluster import create_request, group
-
-SSO_PATH = "/aws-reserved/sso.amazonaws.com/"
+from tests.unit.sandbox.permission_set_roles import permission_set_roles
 
 
 @pytest.fixture
 def teams(seeded):
     client, seed = seeded
     region, account = seed["region"], seed["account_id"]
-    iam, eks, sts, sagemaker = (client.boto3_client(s, region) for s in ("iam", "eks", "sts", "sagemaker"))
-    hyperpod_arn = sagemaker.create_cluster(**create_request(seed, [group(seed, "a", 1)]))["ClusterArn"]
-    eks_name = seed["eks_cluster_arn"].split("/")[-1]
-    trust = json.dumps({"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{account}:root"}, "Action": "sts:AssumeRole"}]})  # fmt: skip
-    roles = {}
+    eks, sts = client.boto3_client("eks", region), client.boto3_client("sts", region)
     # vis is a prefix of vision; "vision_Admins" is a permission set the platform might name "<prefix>-<team>_...".
-    for name in ("hyperpod-vision", "hyperpod-vis", "hyperpod-vision_Admins", "PlatformAdmins"):
-        role = iam.create_role(RoleName=f"AWSReservedSSO_{name}_0123456789abcdef", Path=SSO_PATH, AssumeRolePolicyDocument=trust)["Role"]
-        roles[name] = role
+    roles, eks_name = permission_set_roles(client, seed, ("hyperpod-vision", "hyperpod-vis", "hyperpod-vision_Admins", "PlatformAdmins"), ("vision", "vis"))
+    for name, role in roles.items():
         eks.create_access_entry(clusterName=eks_name, principalArn=role["Arn"], kubernetesGroups=[name.replace("_", "-").lower()], tags={"team": name})
-    for team in ("vision", "vis"):
-        policy = render_team_policy(team, account, region, seed["data_bucket"], hyperpod_arn, seed["eks_cluster_arn"])
-        iam.put_role_policy(RoleName=roles[f"hyperpod-{team}"]["RoleName"], PolicyName="AwsSSOInlinePolicy", PolicyDocument=json.dumps(policy))
     credentials = sts.assume_role(RoleArn=roles["hyperpod-vision"]["Arn"], RoleSessionName="alice")["Credentials"]
     session = boto3.session.Session(
         region_name=region,
@@ -75,7 +65,33 @@ def test_the_sandbox_logs_the_entry_arn_it_authorized(teams):
     member, roles, eks_name, client = teams["member"], teams["roles"], teams["eks_name"], teams["client"]
     client.clear_requests()
     member["eks"].describe_access_entry(clusterName=eks_name, principalArn=roles["hyperpod-vision"]["Arn"])
-    missing = f"arn:aws:iam::{teams['account']}:role{SSO_PATH}AWSReservedSSO_hyperpod-vision_ffffffffffffffff"
+    missing = f"arn:aws:iam::{teams['account']}:role{SSO_ROLE_PATH}AWSReservedSSO_hyperpod-vision_ffffffffffffffff"
     assert refused(member["eks"].describe_access_entry, clusterName=eks_name, principalArn=missing) == "ResourceNotFoundException"
     nopath = f"arn:aws:iam::{teams['account']}:role/AWSReservedSSO_hyperpod-vis_0123456789abcdef"
     assert refused(member["eks"].describe_access_entry, clusterName=eks_name, principalArn=nopath) == "AccessDeniedException"
+
+
+def test_the_collection_takes_the_teams_role_alone_beside_a_platform_set_named_after_the_team(teams):
+    """The pattern AWSReservedSSO_<set>_* stands for the role of that permission set only (naming.sso_role_permission_set):
+    matched as a glob, it took the platform set's role too, and the team's access entry run stopped ("must match exactly one")."""
+    iam, roles = teams["client"].boto3_client("iam", teams["region"]), teams["roles"]
+    assert access_entry.resolve_principal(iam, naming.sso_role_name_pattern("vision")) == roles["hyperpod-vision"]["Arn"]
+    assert shared.sso_role_arns(iam, {"hyperpod-vision", "hyperpod-vision_Admins"}) == {
+        name: roles[name]["Arn"] for name in ("hyperpod-vision", "hyperpod-vision_Admins")
+    }
+
+
+@pytest.mark.parametrize("role_name, permission_set", [
+    ("AWSReservedSSO_hyperpod-vision_0123456789abcdef", "hyperpod-vision"),
+    ("AWSReservedSSO_hyperpod-vision_Admins_0123456789abcdef", "hyperpod-vision_Admins"),
+    # Not a suffix Identity Center gives (its 16 hexadecimal characters): not a permission set's role.
+    ("AWSReservedSSO_hyperpod-vision_Admins", None),
+    ("AWSReservedSSO_hyperpod-vision_0123456789abcde", None),
+    ("AWSReservedSSO_hyperpod-vision_0123456789ABCDEF", None),
+    ("AWSReservedSSO_hyperpod-vision_0123456789abcdef0", None),
+    ("hyperpod-vision-studio-execution", None),
+])  # fmt: skip
+def test_a_roles_permission_set_is_read_from_its_whole_name(role_name, permission_set):
+    assert naming.sso_role_permission_set(role_name) == permission_set
+    if permission_set is not None:  # the policy's wildcard: of the roles Identity Center names, the team's alone
+        assert fnmatch.fnmatchcase(role_name, naming.sso_role_name_wildcard("vision")) is (permission_set == "hyperpod-vision")
