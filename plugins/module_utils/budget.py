@@ -25,6 +25,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets, engine, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
 
 # AWS Budgets: "A budget can have up to five notifications, and each notification can have one SNS subscriber and up to
 # 10 email subscribers" (CreateBudget, AWS Budgets API Reference; NotificationWithSubscribers: "for a total of 11
@@ -297,35 +298,70 @@ def _update_existing(client, account_id, current, before, after, wanted_budget, 
         budgets.tag_resource(client, arn, tags_to_set)
 
 
-def ensure_present(client, account_id, wanted_budget, wanted_notifications, wanted_tags, purge_tags, check_mode, known=None, owner=None):
-    """Returns (changed, before, after) as views; ``known`` is read's, ``owner(tags)`` refuses a budget that is not the team's.
+class Budget(engine.Resource):
+    """The team's budget as the engine converges it: ``raw`` is read's (the budget, its notifications with their
+    subscribers, its tags), and what a write makes is known without reading it back (Budgets' writes take effect at once).
 
-    ``known`` spares the reads; a write is planned from a new read (``engine.plan_from_copy``)."""
-    name = wanted_budget["BudgetName"]
-    current, (before, after, tags_to_set, tags_to_remove) = engine.plan_from_copy(
-        lambda fresh: read(client, account_id, name, None if fresh else known), lambda current: known is not None,
-        lambda current: _plan_budget(current, wanted_budget, wanted_notifications, wanted_tags, purge_tags, owner), check_mode,
-        writes=lambda planned: planned[0] != planned[1],
-    )
-    if after == before or check_mode:
-        return after != before, before, after
-    if current is None:
-        _create_budget(client, account_id, wanted_budget, wanted_notifications, wanted_tags)
-    else:
-        _update_existing(client, account_id, current, before, after, wanted_budget, wanted_notifications, tags_to_set, tags_to_remove)
-    return True, before, after
+    ``wanted`` is ``desired``'s (budget, notifications), None to delete; ``known`` is read's earlier in the run
+    (``list_account_budgets``, shared_info's copy); ``owner(tags)`` refuses a budget that is not the team's.
+    """
 
+    label = "budget"
 
-def ensure_absent(client, account_id, name, check_mode, owner=None):
-    current = read(client, account_id, name)
-    if current is None:
-        return False, {}, {}
-    if owner is not None:
-        owner(current["tags"])
-    before = view(current["budget"], current["notifications"], current["tags"])
-    if not check_mode:
-        budgets.delete_budget(client, AccountId=account_id, BudgetName=name)
-    return True, before, {}
+    def __init__(self, client, account_id, name, check_mode, wanted=None, tags=None, purge_tags=False, known=None, owner=None):
+        super(Budget, self).__init__(client, {"wait": False}, check_mode)
+        self.account_id, self.name, self.known, self.owner = account_id, name, known, owner
+        self.wanted_budget, self.wanted_notifications = wanted or (None, None)
+        self.wanted_tags, self.purge_tags = tags or {}, purge_tags
+
+    def read(self, fresh=False):
+        return read(self.client, self.account_id, self.name, None if fresh else self.known)
+
+    def copied(self, raw):
+        # The copy's "missing" too: a budget another run created since is read before this one creates it.
+        return self.known is not None
+
+    def owned(self, raw):
+        if self.owner is not None:
+            self.owner(raw["tags"])
+
+    def view(self, raw):
+        return view(raw["budget"], raw["notifications"], raw["tags"])
+
+    def _planned(self, raw):
+        """``raw`` as it reads once written: the wanted budget over it (what it holds beyond keeps), the wanted
+        notifications, its tags with the wanted ones."""
+        if raw is None:
+            return {"budget": self.wanted_budget, "notifications": self.wanted_notifications, "tags": self.wanted_tags}
+        to_set, to_remove = compare_aws_tags(raw["tags"], self.wanted_tags, purge_tags=self.purge_tags)
+        tags = dict((k, v) for k, v in raw["tags"].items() if k not in to_remove)
+        tags.update(to_set)
+        return {"budget": dict(raw["budget"], **self.wanted_budget), "notifications": self.wanted_notifications, "tags": tags}
+
+    def desired(self, raw):
+        return self.view(self._planned(raw))
+
+    def predict(self, raw, desired):
+        return self._planned(raw)
+
+    def create(self, desired):
+        _create_budget(self.client, self.account_id, self.wanted_budget, self.wanted_notifications, self.wanted_tags)
+
+    def update(self, raw, desired):
+        to_set, to_remove = compare_aws_tags(raw["tags"], self.wanted_tags, purge_tags=self.purge_tags)
+        _update_existing(self.client, self.account_id, raw, self.view(raw), desired, self.wanted_budget, self.wanted_notifications, to_set, to_remove)
+        return False
+
+    def read_back(self, handle, settle):
+        # handle: None after a create, the budget as read before an update.
+        return self._planned(handle)
+
+    def delete(self, raw):
+        budgets.delete_budget(self.client, AccountId=self.account_id, BudgetName=self.name)
+        return True
+
+    def result(self, raw):
+        return self.view(raw)
 
 
 # The keyword arguments of team_budget's AnsibleAWSModule (and of team_resources' budget).
@@ -372,16 +408,13 @@ def converge(context, params):
             raise InputError(message=problem)
 
     if p["state"] == "absent":
-        changed, before, after = ensure_absent(client, account_id, name, context.check_mode, owner=owner)
+        outcome = engine.ensure_absent(Budget(client, account_id, name, context.check_mode, owner=owner), context.check_mode)
     else:
         tag_keys = naming.tag_keys_with_defaults(p["tag_keys"])
-        wanted_budget, wanted_notifications = desired(
-            p["team"], p["name_prefix"], tag_keys["team"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"]
-        )
+        wanted = desired(p["team"], p["name_prefix"], tag_keys["team"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"])
         tags = naming.team_tags(p["team"], p["cost_center"], tag_keys, p["tags"])
-        changed, before, after = ensure_present(
-            # Without O(tags) only the team tags are ensured; other tags are left alone.
-            client, account_id, wanted_budget, wanted_notifications, tags, p["purge_tags"] and p["tags"] is not None, context.check_mode,
-            p["known_budget"], owner=lambda tags: owner(tags, p["adopt"]),
-        )
-    return dict(changed=changed, budget=after, diff={"before": before, "after": after})
+        # Without O(tags) only the team tags are ensured; other tags are left alone.
+        resource = Budget(client, account_id, name, context.check_mode, wanted, tags, p["purge_tags"] and p["tags"] is not None, p["known_budget"],
+                          owner=lambda tags: owner(tags, p["adopt"]))
+        outcome = engine.ensure_present(resource, context.check_mode)
+    return result(outcome.changed, outcome.before, outcome.after, budget=outcome.result)

@@ -51,8 +51,13 @@ class Resource(Manager):
         raise NotImplementedError
 
     def copied(self, raw):
-        """Whether ``raw`` came from the run-wide copy rather than a read of this run (re-read before writing)."""
+        """Whether ``raw`` came from the run-wide copy rather than a read of this run (re-read before writing); ``raw``
+        None too: a copy that says the resource is missing is read past before the resource is created."""
         return False
+
+    def owned(self, raw):
+        """Raise when ``raw`` is not this run's to change or delete (another team's, or not the collection's); before
+        anything is planned from it."""
 
     def view(self, raw):
         """The normalized, comparable settings of ``raw`` (what the diff shows)."""
@@ -102,6 +107,8 @@ class Resource(Manager):
 
 
 def _plan(resource, raw):
+    if raw is not None:
+        resource.owned(raw)
     desired = resource.desired(raw)
     if raw is not None:
         resource.refuse(raw, desired)
@@ -139,7 +146,7 @@ def _desire(resource, raw):
 def ensure_present(resource, check_mode=False):
     """Create or update ``resource`` to what it desires; an Outcome."""
     raw, (desired, moves) = plan_from_copy(
-        resource.read, lambda raw: raw is not None and resource.copied(raw), lambda raw: _desire(resource, raw), check_mode,
+        resource.read, resource.copied, lambda raw: _desire(resource, raw), check_mode,
         writes=lambda planned: planned[1],
     )
     if not moves:
@@ -162,6 +169,7 @@ def ensure_absent(resource, check_mode=False):
     if raw is None:
         resource.missing()
         return NOTHING
+    resource.owned(raw)
     before = resource.view(raw)
     if check_mode:
         return Outcome(True, before, {}, {})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget, engine
 
 ACCOUNT = "123456789012"
 TAGS = {"team": "vision"}
@@ -12,9 +12,10 @@ def wanted(monthly_usd=100):
     return budget.desired("vision", "hyperpod", "team", monthly_usd, [80, 100], [100], ["finops@example.com"])
 
 
-def converge(client, check_mode, monthly_usd=100, known=None):
-    wanted_budget, notifications = wanted(monthly_usd)
-    return budget.ensure_present(client, ACCOUNT, wanted_budget, notifications, TAGS, False, check_mode, known)
+def converge(client, check_mode, monthly_usd=100, known=None, owner=None):
+    """(changed, before, after)."""
+    resource = budget.Budget(client, ACCOUNT, "hyperpod-vision-monthly", check_mode, wanted(monthly_usd), TAGS, False, known, owner)
+    return engine.ensure_present(resource, check_mode)[:3]
 
 
 def operations(sandbox):
@@ -77,8 +78,7 @@ def test_tags_read_earlier_in_the_run_are_not_read_again_and_decide_the_owner(sa
     assert "ListTagsForResource" not in operations(sandbox)
     # The owner check sees the tags it is given; the layer's and shared_info's check are one rule.
     refused = []
-    wanted_budget, notifications = wanted()
-    budget.ensure_present(client, ACCOUNT, wanted_budget, notifications, TAGS, False, True, dict(known, tags={"owner": "finops"}), owner=refused.append)
+    converge(client, True, known=dict(known, tags={"owner": "finops"}), owner=refused.append)
     assert refused == [{"owner": "finops"}] and "ListTagsForResource" not in operations(sandbox)
     problem = budget.owner_problem("vision", "hyperpod-vision-monthly", ACCOUNT, {"owner": "finops"}, None, False)
     assert problem.startswith("budget hyperpod-vision-monthly (account %s) exists and was not made by hyperpod.tenancy for team vision" % ACCOUNT)

@@ -24,7 +24,7 @@ class Thing(engine.Resource):
         return copy.deepcopy(self.live)
 
     def copied(self, raw):
-        return bool(raw.get("copied"))
+        return bool((raw or {}).get("copied"))
 
     def view(self, raw):
         return {"size": raw["Size"]}
@@ -155,3 +155,21 @@ def test_absent_deletes_once_and_check_mode_deletes_nothing():
     assert engine.ensure_absent(thing) == (True, {"size": 1}, {}, {})
     assert engine.ensure_absent(thing) == engine.NOTHING
     assert thing.writes == [("delete",)]
+
+
+class OthersThing(Thing):
+    """A thing another team owns: ``owned`` refuses it."""
+
+    def owned(self, raw):
+        raise PermissionError("thing is another team's")
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+@pytest.mark.parametrize("converge", [engine.ensure_present, engine.ensure_absent])
+def test_what_is_not_the_runs_is_refused_before_it_is_planned_from_or_deleted(converge, check_mode):
+    thing = OthersThing(2, live={"Name": "t", "Size": 1})
+    with pytest.raises(PermissionError):
+        converge(thing, check_mode)
+    assert thing.writes == []
+    # Nothing exists: nothing is anyone's, and a new one is made.
+    assert engine.ensure_present(OthersThing(2)).changed
