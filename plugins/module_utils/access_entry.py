@@ -35,6 +35,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
 
 POLICY_ARN_PREFIX = "arn:aws:eks::aws:cluster-access-policy/"
 PRINCIPAL_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:(role|user)(/[\x21-\x7e]*)?/[\w+=,.@-]+")
@@ -347,46 +348,6 @@ def check_owner(entry, principal, params, adopt=False):
         raise InputError(message=problem)
 
 
-def _entry_stale_reason(iam, principal, entry, principal_created):
-    """``stale_reason`` of the existing ``entry``; ``principal_created`` ([CreateDate or None]) is read once and kept."""
-    if principal_created[0] is None:
-        principal_created[0] = role_created(iam, principal)
-    return stale_reason(entry, principal_created[0])
-
-
-def _plan_entry(eks, iam, params, principal, entry, principal_created):
-    """(current, desired, changes) from ``entry`` (DescribeAccessEntry's answer, None: missing), its owner checked first."""
-    cluster = params["cluster_name"]
-    if entry is not None:
-        check_owner(entry, principal, params, params.get("adopt"))
-    else:
-        # An existing entry proves the cluster exists and takes access entries (EKS cannot go back to
-        # CONFIG_MAP); the cluster is read only when the entry is missing.
-        _check_cluster(eks, cluster)
-    current = current_state(entry, list_associated(eks, cluster, principal) if entry else [])
-    desired = desired_state(params, current, principal)
-    stale = _entry_stale_reason(iam, principal, entry, principal_created) if entry is not None else None
-    return current, desired, plan(current, desired, stale)
-
-
-def _plan_present(eks, iam, params, principal, check_mode):
-    """(current, desired, changes) for the entry of ``principal``, from ``known_access_entry`` when it is that principal's."""
-    cluster = params["cluster_name"]
-    known = params.get("known_access_entry")
-    copy = known if known is not None and known.get("principal_arn") == principal else None
-    # The principal's CreateDate (given, as shared_info read it, or read here once, when an entry exists to compare with).
-    principal_created = [params.get("principal_created")]
-
-    def read(fresh):
-        return describe_access_entry(eks, cluster, principal) if copy is None or fresh else copy.get("access_entry")
-
-    unused_entry, planned = engine.plan_from_copy(
-        read, lambda entry: copy is not None, lambda entry: _plan_entry(eks, iam, params, principal, entry, principal_created), check_mode,
-        writes=lambda planned: planned[2],
-    )
-    return planned
-
-
 def _create_entry(eks, principal, params, desired, recreate):
     """CreateAccessEntry for ``desired`` (``recreate``: in place of the stale entry just deleted)."""
     kwargs = dict(clusterName=params["cluster_name"], principalArn=principal, type=desired["type"])
@@ -420,61 +381,134 @@ def _write_changes(eks, principal, params, current, desired, changes):
         eks_api.associate_access_policy(eks, clusterName=cluster, principalArn=principal, policyArn=arn, accessScope=_scope(access_scope))
 
 
-def ensure_present(eks, iam, params, check_mode):
-    """(changed, before, after).
+class AccessEntry(engine.Resource):
+    """The access entry of one principal on one cluster, as the engine converges it.
 
+    ``raw`` is ``{"entry": DescribeAccessEntry's answer, "current": current_state}``, ``current`` filled when first
+    asked (after the owner check: another team's entry's policies are not listed). With ``state: present``,
     ``known_access_entry`` (``{"principal_arn": ..., "access_entry": DescribeAccessEntry's answer or None}``, read earlier
-    in the run) spares the entry's DescribeAccessEntry when it is of the principal resolved here; a write is planned from
-    a new read (``engine.plan_from_copy``).
+    in the run) spares the DescribeAccessEntry when it is of the principal resolved here; ``principal`` is None in check
+    mode for a role-name pattern whose role does not exist yet (resolve_principal). With ``state: absent``, a role-name
+    pattern is matched against the cluster's access entries, not IAM: the entry of a role that Identity Center has
+    already deleted is still found and removed.
     """
-    validate(params)
-    cluster = params["cluster_name"]
-    principal = resolve_principal(iam, params["principal_arn"], check_mode)
-    if principal is None:
-        _check_cluster(eks, cluster)
-        return True, {}, _public(desired_state(params, None, params["principal_arn"]))
-    current, desired, changes = _plan_present(eks, iam, params, principal, check_mode)
-    if not changes:
-        return False, _public(current), _public(current)
-    before = _public(current)
-    if changes.get("recreate"):
-        # The diff says why an entry that looks as desired changes (its ARN and dates will).
-        before["recreated_because"] = changes["recreate"]
-    if check_mode:
-        return True, before, _public(desired)
-    _write_changes(eks, principal, params, current, desired, changes)
-    after = current_state(describe_access_entry(eks, cluster, principal), list_associated(eks, cluster, principal))
-    return True, before, _public(after)
 
+    label = "access entry"
 
-def ensure_absent(eks, iam, params, check_mode):
-    """(changed, before, after).
+    def __init__(self, eks, iam, params, check_mode, principal=None):
+        super(AccessEntry, self).__init__(eks, params, check_mode)
+        # EKS's access-entry writes take effect at once: nothing to wait for.
+        self.iam, self.principal, self.waiting = iam, principal, False
+        self.present = params["state"] == "present"
+        known = params.get("known_access_entry")
+        self.copy = known if self.present and known is not None and known.get("principal_arn") == principal else None
+        # The principal's CreateDate (given, as shared_info read it, or read here once, when an entry exists to compare with).
+        self.principal_created = params.get("principal_created")
+        self.wanted = None
 
-    A role-name pattern is matched against the cluster's access entries, not IAM: the entry of a
-    role that Identity Center has already deleted is still found and removed.
-    """
-    cluster = params["cluster_name"]
-    if eks_api.describe_cluster(eks, name=cluster) is None:
-        return False, {}, {}
-    principal = params["principal_arn"]
-    permission_set = naming.sso_role_pattern_permission_set(principal)
-    if permission_set is not None:
-        entries = eks_api.list_access_entries(eks, clusterName=cluster)
+    def read(self, fresh=False):
+        cluster = self.params["cluster_name"]
+        if not self.present:
+            if eks_api.describe_cluster(self.client, name=cluster) is None:
+                return None
+            self.principal = self._entry_of_pattern(cluster)
+        if self.principal is None:
+            return None
+        from_copy = self.copy is not None and not fresh
+        entry = self.copy.get("access_entry") if from_copy else describe_access_entry(self.client, cluster, self.principal)
+        return None if entry is None else {"entry": entry, "current": None}
+
+    def _entry_of_pattern(self, cluster):
+        """The principal of the entry a role-name pattern names (None: no entry); the principal as given otherwise."""
+        given = self.params["principal_arn"]
+        permission_set = naming.sso_role_pattern_permission_set(given)
+        if permission_set is None:
+            return given
+        entries = eks_api.list_access_entries(self.client, clusterName=cluster)
         matches = [arn for arn in entries if naming.sso_role_permission_set(arn.rsplit("/", 1)[-1]) == permission_set]
         if len(matches) > 1:
-            raise InputError(message="principal_arn %s matches several access entries: %s" % (principal, ", ".join(sorted(matches))))
-        if not matches:
-            return False, {}, {}
-        principal = matches[0]
-    entry = describe_access_entry(eks, cluster, principal)
-    if entry is None:
-        return False, {}, {}
-    # Offboarding by team deletes only the entry this collection made (or adopted, and so marked) for the team.
-    check_owner(entry, principal, params)
-    current = current_state(entry, list_associated(eks, cluster, principal))
-    if not check_mode:
-        eks_api.delete_access_entry(eks, clusterName=cluster, principalArn=principal)
-    return True, _public(current), {}
+            raise InputError(message="principal_arn %s matches several access entries: %s" % (given, ", ".join(sorted(matches))))
+        return matches[0] if matches else None
+
+    def copied(self, raw):
+        return self.copy is not None
+
+    def owned(self, raw):
+        # Offboarding by team deletes only the entry this collection made (or adopted, and so marked) for the team.
+        check_owner(raw["entry"], self.principal, self.params, self.present and self.params.get("adopt"))
+
+    def _current(self, raw):
+        if raw["current"] is None:
+            raw["current"] = current_state(raw["entry"], list_associated(self.client, self.params["cluster_name"], self.principal))
+        return raw["current"]
+
+    def _stale(self, raw):
+        if not self.present or raw["entry"] is None:
+            return None
+        if self.principal_created is None:
+            self.principal_created = role_created(self.iam, self.principal)
+        return stale_reason(raw["entry"], self.principal_created)
+
+    def view(self, raw):
+        public = _public(self._current(raw))
+        stale = self._stale(raw)
+        if stale:
+            # The diff says why an entry that looks as desired changes (its ARN and dates will).
+            public["recreated_because"] = stale
+        return public
+
+    def desired(self, raw):
+        if raw is None:
+            # An existing entry proves the cluster exists and takes access entries (EKS cannot go back to
+            # CONFIG_MAP); the cluster is read only when the entry is missing.
+            _check_cluster(self.client, self.params["cluster_name"])
+        self.wanted = desired_state(self.params, None if raw is None else self._current(raw), self.principal or self.params["principal_arn"])
+        return _public(self.wanted)
+
+    def refuse(self, raw, desired):
+        current = self._current(raw)
+        if self.wanted["type"] != current["type"]:
+            # Also before a re-create: an adopted entry of another type is the platform's to delete, not this module's to retype.
+            raise InputError(
+                message="access entry %s is of type %s, not %s; the type cannot be changed in place (delete the entry first)"
+                % (current["principal_arn"], current["type"], self.wanted["type"])
+            )
+
+    def predict(self, raw, desired):
+        return {"entry": None, "current": self.wanted}
+
+    def _write(self, raw):
+        current = None if raw is None else self._current(raw)
+        stale = None if raw is None else self._stale(raw)
+        _write_changes(self.client, self.principal, self.params, current, self.wanted, plan(current, self.wanted, stale))
+
+    def create(self, desired):
+        self._write(None)
+
+    def update(self, raw, desired):
+        self._write(raw)
+        return False
+
+    def read_back(self, handle, settle):
+        cluster = self.params["cluster_name"]
+        entry = describe_access_entry(self.client, cluster, self.principal)
+        return {"entry": entry, "current": current_state(entry, list_associated(self.client, cluster, self.principal))}
+
+    def delete(self, raw):
+        eks_api.delete_access_entry(self.client, clusterName=self.params["cluster_name"], principalArn=self.principal)
+        return True
+
+    def result(self, raw):
+        return _public(self._current(raw))
+
+
+def converge_entry(eks, iam, params, check_mode):
+    """engine.Outcome of the entry ``params`` describe, by their ``state``."""
+    if params["state"] == "absent":
+        return engine.ensure_absent(AccessEntry(eks, iam, params, check_mode), check_mode)
+    validate(params)
+    principal = resolve_principal(iam, params["principal_arn"], check_mode)
+    return engine.ensure_present(AccessEntry(eks, iam, params, check_mode, principal), check_mode)
 
 
 _SCOPE = dict(type=dict(type="str", choices=["cluster", "namespace"], required=True), namespaces=dict(type="list", elements="str"))
@@ -542,8 +576,7 @@ def check(params):
 def converge(context, params):
     """The result of eks_access_entry: the access entry after the run."""
     apply_team(params, context.account_id)
-    ensure = ensure_present if params["state"] == "present" else ensure_absent
-    changed, before, after = ensure(context.client("eks"), context.client("iam"), params, context.check_mode)
-    if before.get("recreated_because"):
-        context.warn("access entry of %s: %s" % (before["principal_arn"], before["recreated_because"]))
-    return dict(changed=changed, access_entry=after, diff={"before": before, "after": after})
+    outcome = converge_entry(context.client("eks"), context.client("iam"), params, context.check_mode)
+    if outcome.before.get("recreated_because"):
+        context.warn("access entry of %s: %s" % (outcome.before["principal_arn"], outcome.before["recreated_because"]))
+    return result(outcome.changed, outcome.before, outcome.after, access_entry=outcome.result)

@@ -45,7 +45,7 @@ def studio_entry(seeded):
               "type": "STANDARD", "tags": {"cost-center": "CC-1001"}, "purge_tags": True, "adopt": False}
 
     def converge(check_mode=False, **more):
-        return access_entry.ensure_present(eks, iam, access_entry.apply_team(dict(params, **more)), check_mode)
+        return access_entry.converge_entry(eks, iam, access_entry.apply_team(dict(params, **more)), check_mode)[:3]
 
     changed, unused_before, made = converge()
     assert changed and sandbox.access_entry_works(cluster, role["Arn"])
