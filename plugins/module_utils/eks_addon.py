@@ -207,16 +207,7 @@ class AddonManager(engine.Resource):
     def result(self, raw):
         return result(raw)
 
-    # what the module calls
-
-    def ensure_present(self):
-        """engine.Outcome (changed, before, after, result)."""
+    def prepare(self, state):
         self.check()
-        if eks.describe_cluster(self.client, name=self.cluster_name) is None:
+        if state == "present" and eks.describe_cluster(self.client, name=self.cluster_name) is None:
             raise InputError(message="EKS cluster %s was not found" % self.cluster_name)
-        return engine.ensure_present(self, self.check_mode)
-
-    def ensure_absent(self):
-        """engine.Outcome (changed, before, after, result)."""
-        self.check()
-        return engine.ensure_absent(self, self.check_mode)

@@ -55,6 +55,10 @@ class Resource(Manager):
         None too: a copy that says the resource is missing is read past before the resource is created."""
         return False
 
+    def prepare(self, state):
+        """Check what needs no read of the resource (the module's input, a cluster it needs), before anything is read;
+        ``state`` is the module's. Raise to refuse."""
+
     def owned(self, raw):
         """Raise when ``raw`` is not this run's to change or delete (another team's, or not the collection's); before
         anything is planned from it."""
@@ -66,6 +70,10 @@ class Resource(Manager):
     def desired(self, raw):
         """The settings wanted, over ``raw``'s (None when creating): an option left unset keeps its value."""
         raise NotImplementedError
+
+    def moves(self, raw, desired):
+        """Whether ``raw`` must be written to reach ``desired`` (settings that differ, or a write that failed and is sent again)."""
+        return self.view(raw) != desired
 
     def refuse(self, raw, desired):
         """Raise when ``raw`` cannot be brought to ``desired`` in place (a failed resource, an immutable member)."""
@@ -140,7 +148,7 @@ def plan_from_copy(read, copied, plan, check_mode=False, writes=bool):
 def _desire(resource, raw):
     """(desired, whether ``raw`` must be written to get there)."""
     desired = _plan(resource, raw)
-    return desired, raw is None or resource.view(raw) != desired
+    return desired, raw is None or resource.moves(raw, desired)
 
 
 def ensure_present(resource, check_mode=False):
@@ -176,3 +184,10 @@ def ensure_absent(resource, check_mode=False):
     if resource.delete(raw) and resource.waiting:
         resource.wait_gone(raw)
     return Outcome(True, before, {}, {})
+
+
+def converge(resource, state, check_mode=False):
+    """``ensure_present`` or ``ensure_absent`` of ``resource`` by the module's ``state``, once ``resource.prepare(state)``
+    found nothing to refuse; an Outcome."""
+    resource.prepare(state)
+    return ensure_present(resource, check_mode) if state == "present" else ensure_absent(resource, check_mode)

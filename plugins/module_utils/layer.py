@@ -32,7 +32,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.botocore import get_aws
 from ansible_collections.amazon.aws.plugins.module_utils.common import get_collection_info
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import identity_center, rates, sts
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, identity_center, rates, sts
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, error_code
 
 
@@ -176,13 +176,12 @@ def result(changed, before, after, **keys):
 
 
 def converge_by_state(key, manager):
-    """The ``converge`` of a module whose manager (``manager(context, params)``) has ``ensure_present`` and
-    ``ensure_absent``, each returning ``(changed, before, after, resource)``: the resource is returned as ``key``."""
+    """The ``converge`` of a module whose resource (``manager(context, params)``, an ``engine.Resource``) the engine
+    converges by ``state``: the resource is returned as ``key``."""
 
     def converge(context, params):
-        made = manager(context, params)
-        changed, before, after, resource = made.ensure_present() if params["state"] == "present" else made.ensure_absent()
-        return result(changed, before, after, **{key: resource})
+        outcome = engine.converge(manager(context, params), params["state"], context.check_mode)
+        return result(outcome.changed, outcome.before, outcome.after, **{key: outcome.result})
 
     return converge
 

@@ -239,14 +239,5 @@ class WorkspaceManager(engine.Resource):
     def result(self, raw):
         return result(raw)
 
-    # what the module calls
-
-    def ensure_present(self):
-        """engine.Outcome (changed, before, after, result)."""
+    def prepare(self, state):
         self.check()
-        return engine.ensure_present(self, self.check_mode)
-
-    def ensure_absent(self):
-        """engine.Outcome (changed, before, after, result)."""
-        self.check()
-        return engine.ensure_absent(self, self.check_mode)

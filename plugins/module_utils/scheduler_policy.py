@@ -153,13 +153,18 @@ def update_config(client, **request):
 # ---------------------------------------------------------------- the resource
 
 
-class SchedulerPolicyManager(engine.Manager):
-    """The scheduler config of one HyperPod cluster. ``params`` are the module's options."""
+class SchedulerPolicyManager(engine.Resource):
+    """The scheduler config of one HyperPod cluster, as the engine converges it. ``params`` are the module's options;
+    ``raw`` is DescribeClusterSchedulerConfig's answer."""
+
+    label = "cluster scheduler config"
 
     def __init__(self, client, params, check_mode=False, warn=None):
         super(SchedulerPolicyManager, self).__init__(client, params, check_mode, warn)
         self.cluster = None
         self.name = params.get("name")
+        # The settings wanted (desired_settings), and the config a re-create made (read back in its place).
+        self.settings, self.created_id = None, None
 
     # reads
 
@@ -202,121 +207,111 @@ class SchedulerPolicyManager(engine.Manager):
             "cluster scheduler config %s" % self.name, self.params.get("wait", True), ready, FAILED, self.timeout,
         )
 
-    @staticmethod
-    def result(config):
-        return snake(config) if config else {}
+    # what the engine asks
 
-    # present
-
-    def ensure_present(self):
+    def prepare(self, state):
         problems = input_problems(self.params)
         if problems:
             raise InputError(message="task governance policy: %s" % "; ".join(problems))
+        if state == "absent":
+            return
         if self.read_cluster() is None:
             raise InputError(message="HyperPod cluster %s was not found" % self.params["cluster"])
         problems = name_problems(self.name, "derived name (give name)") if not self.params.get("name") else []
         if problems:
             raise InputError(message="task governance policy: %s" % "; ".join(problems))
-        config = self.find()
-        if config is not None and config["Status"] in CREATE_FAILED:
-            return self._recreate(config)
-        if config is None:
-            return self._create({})
-        return self._update(config)
 
-    def _create(self, before):
-        desired = desired_settings(self.params)
-        arn = self.cluster["ClusterArn"]
-        after = comparable(desired, self.name, arn)
-        if self.check_mode:
-            predicted = dict(copy.deepcopy(desired), Name=self.name, ClusterArn=arn, Status="Created", ClusterSchedulerConfigVersion=1)
-            return True, before, after, self.result(predicted)
+    def read(self, fresh=False):
+        if self.cluster is None and self.read_cluster() is None:
+            return None
+        return self.find()
+
+    def view(self, raw):
+        before = comparable(current_settings(raw), raw["Name"], raw["ClusterArn"])
+        if raw["Status"] in CREATE_FAILED:
+            # The failed config is in the diff with its status: that is what the run replaces.
+            before.update(status=raw["Status"], failure_reason=raw.get("FailureReason"))
+        return before
+
+    def desired(self, raw):
+        # A config that failed to create cannot be updated: it is made anew from the options alone.
+        current = None if raw is None or raw["Status"] in CREATE_FAILED else current_settings(raw)
+        self.settings = desired_settings(self.params, current)
+        return comparable(self.settings, self.name, self.cluster["ClusterArn"])
+
+    def moves(self, raw, desired):
+        # A failed update is sent again though the settings match.
+        return self.view(raw) != desired or raw["Status"] not in SETTLED
+
+    def refuse(self, raw, desired):
+        if raw["Status"] in CREATE_FAILED:
+            self.warn(
+                "cluster scheduler config %s is %s (%s); deleting it and creating it again"
+                % (raw["Name"], raw["Status"], raw.get("FailureReason") or "no reason given")
+            )
+        elif raw["Status"] in FAILED:
+            self.warn("cluster scheduler config %s is %s: %s" % (self.name, raw["Status"], raw.get("FailureReason") or "no reason given"))
+
+    def predict(self, raw, desired):
+        if raw is None or raw["Status"] in CREATE_FAILED:
+            return dict(copy.deepcopy(self.settings), Name=self.name, ClusterArn=self.cluster["ClusterArn"], Status="Created", ClusterSchedulerConfigVersion=1)
+        predicted = dict(copy.deepcopy(raw), **copy.deepcopy(self.settings))
+        predicted["Status"] = "Updated"
+        predicted["ClusterSchedulerConfigVersion"] = raw["ClusterSchedulerConfigVersion"] + 1
+        return predicted
+
+    def create(self, desired):
         request = dict(
-            copy.deepcopy(desired), Name=self.name, ClusterArn=arn, Tags=sagemaker.tag_list(dict([naming.MANAGED_BY_TAG]))
+            copy.deepcopy(self.settings), Name=self.name, ClusterArn=self.cluster["ClusterArn"], Tags=sagemaker.tag_list(dict([naming.MANAGED_BY_TAG]))
         )
-        created = sagemaker.create_cluster_scheduler_config(self.client, **request)
-        config = self.wait(created["ClusterSchedulerConfigId"], SETTLED)
-        return True, before, comparable(current_settings(config), self.name, arn), self.result(config)
+        return sagemaker.create_cluster_scheduler_config(self.client, **request)["ClusterSchedulerConfigId"]
 
-    def _recreate(self, config):
-        """A config that failed to create cannot be updated: delete it and create it again."""
-        self.warn(
-            "cluster scheduler config %s is %s (%s); deleting it and creating it again"
-            % (config["Name"], config["Status"], config.get("FailureReason") or "no reason given")
-        )
-        # The failed config is in the diff with its status: that is what the run replaces.
-        before = comparable(current_settings(config), config["Name"], config["ClusterArn"])
-        before.update(status=config["Status"], failure_reason=config.get("FailureReason"))
-        if self.check_mode:
-            return self._create(before)
-        # One config per cluster: the next one can only be created once this one is Deleted.
-        self._delete(config, wait=True)
-        return self._create(before)
-
-    def _update(self, config):
-        if config["Status"] in FAILED:
-            self.warn("cluster scheduler config %s is %s: %s" % (self.name, config["Status"], config.get("FailureReason") or "no reason given"))
-        current = current_settings(config)
-        desired = desired_settings(self.params, current)
-        arn = config["ClusterArn"]
-        before = comparable(current, self.name, arn)
-        if current == desired and config["Status"] in SETTLED:
-            return False, before, before, self.result(config)
-        if self.check_mode:
-            predicted = dict(copy.deepcopy(config), **copy.deepcopy(desired))
-            predicted["Status"] = "Updated"
-            predicted["ClusterSchedulerConfigVersion"] = config["ClusterSchedulerConfigVersion"] + 1
-            return True, before, comparable(desired, self.name, arn), self.result(predicted)
-        config_id = config["ClusterSchedulerConfigId"]
+    def update(self, raw, desired):
+        if raw["Status"] in CREATE_FAILED:
+            # One config per cluster: the next one can only be created once this one is Deleted.
+            self.delete(raw)
+            self.wait_gone(raw)
+            self.created_id = self.create(desired)
+            return True
         try:
-            self._write(config, desired)
+            self._write(raw, self.settings)
         except ConflictError:
             # Another writer moved the version between our read and our write: read once more.
-            config = self.settle(config_id)
+            config = self.settle(raw["ClusterSchedulerConfigId"])
             if config is None:
                 raise InputError(message="cluster scheduler config %s was deleted while it was being updated" % self.name)
             current = current_settings(config)
-            desired = desired_settings(self.params, current)
-            if current != desired or config["Status"] not in SETTLED:
-                self._write(config, desired)
-        config = self.wait(config_id, SETTLED)
-        return True, before, comparable(current_settings(config), self.name, arn), self.result(config)
+            settings = desired_settings(self.params, current)
+            if current != settings or config["Status"] not in SETTLED:
+                self._write(config, settings)
+        return True
 
-    def _write(self, config, desired):
+    def _write(self, config, settings):
         request = dict(
             ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"],
             TargetVersion=config["ClusterSchedulerConfigVersion"],
-            SchedulerConfig=copy.deepcopy(desired["SchedulerConfig"]),
+            SchedulerConfig=copy.deepcopy(settings["SchedulerConfig"]),
         )
-        if desired.get("Description") is not None:
-            request["Description"] = desired["Description"]
+        if settings.get("Description") is not None:
+            request["Description"] = settings["Description"]
         update_config(self.client, **request)
 
-    # absent
+    def read_back(self, handle, settle):
+        config_id = self.created_id or (handle["ClusterSchedulerConfigId"] if isinstance(handle, dict) else handle)
+        return self.wait(config_id, SETTLED)
 
-    def ensure_absent(self):
-        problems = input_problems(self.params)
-        if problems:
-            raise InputError(message="task governance policy: %s" % "; ".join(problems))
-        if self.read_cluster() is None:
-            return False, {}, {}, {}
-        config = self.find()
-        if config is None:
-            return False, {}, {}, {}
-        before = comparable(current_settings(config), self.name, config["ClusterArn"])
-        if self.check_mode:
-            return True, before, {}, {}
-        self._delete(config, wait=self.params.get("wait", True))
-        return True, before, {}, {}
+    def delete(self, raw):
+        sagemaker.delete_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=raw["ClusterSchedulerConfigId"])
+        return True
 
-    def _delete(self, config, wait):
-        """Delete ``config`` (``find`` named the manager after it) and, when ``wait``, wait until it is Deleted."""
-        sagemaker.delete_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"])
-        if wait:
-            wait_for_status(
-                lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=config["ClusterSchedulerConfigId"]),
-                "cluster scheduler config %s" % self.name,
-                ready=(DELETED, GONE),
-                failed=("DeleteFailed", "DeleteRollbackFailed"),
-                timeout=self.timeout,
-            )
+    def wait_gone(self, raw):
+        wait_for_status(
+            lambda: sagemaker.describe_cluster_scheduler_config(self.client, ClusterSchedulerConfigId=raw["ClusterSchedulerConfigId"]),
+            "cluster scheduler config %s" % self.name,
+            ready=(DELETED, GONE),
+            failed=("DeleteFailed", "DeleteRollbackFailed"),
+            timeout=self.timeout,
+        )
+
+    def result(self, raw):
+        return snake(raw) if raw else {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import scheduler_policy as sp
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.modules import task_governance_policy
@@ -14,6 +15,12 @@ from tests.unit.plugins.module_utils.module_params import module_params
 
 ADDON = sp.TASK_GOVERNANCE_ADDON
 TRUST = '{"Version": "2012-10-17", "Statement": []}'
+
+
+def converge(client, module_params_, check_mode=False, warn=None):
+    """The engine's run of the module's resource by its ``state``: (changed, before, after, config)."""
+    manager = sp.SchedulerPolicyManager(client, module_params_, check_mode, warn)
+    return engine.converge(manager, module_params_["state"], check_mode)
 
 
 def params(**overrides):
@@ -136,12 +143,12 @@ CLASSES = [{"name": "inference", "weight": 100}, {"name": "training", "weight": 
 
 def test_create_then_no_change(cluster, sandbox):
     sm, _eks, described = cluster
-    changed, before, after, config = sp.SchedulerPolicyManager(sm, params(priority_classes=CLASSES, fair_share=True)).ensure_present()
+    changed, before, after, config = converge(sm, params(priority_classes=CLASSES, fair_share=True))
     assert changed and before == {}
     assert config["name"] == "ml-shared-scheduler" and config["status"] == "Created"
     assert after["cluster_arn"] == described["ClusterArn"]
     sandbox.clear_requests()
-    changed, before, after, again = sp.SchedulerPolicyManager(sm, params(priority_classes=list(reversed(CLASSES)))).ensure_present()
+    changed, before, after, again = converge(sm, params(priority_classes=list(reversed(CLASSES))))
     assert not changed and before == after and again == config
     assert sandbox.writes() == []
 
@@ -149,25 +156,25 @@ def test_create_then_no_change(cluster, sandbox):
 def test_check_mode_predicts_without_writing(cluster, sandbox):
     sm = cluster[0]
     sandbox.clear_requests()
-    changed, _before, after, config = sp.SchedulerPolicyManager(sm, params(priority_classes=CLASSES), check_mode=True).ensure_present()
+    changed, _before, after, config = converge(sm, params(priority_classes=CLASSES), check_mode=True)
     assert changed and config["status"] == "Created"
     assert sandbox.writes() == []
-    _c, _b, real_after, _config = sp.SchedulerPolicyManager(sm, params(priority_classes=CLASSES)).ensure_present()
+    _c, _b, real_after, _config = converge(sm, params(priority_classes=CLASSES))
     assert after == real_after
 
 
 def test_bad_input_makes_no_call(cluster, sandbox):
     sandbox.clear_requests()
     with pytest.raises(InputError) as excinfo:
-        sp.SchedulerPolicyManager(cluster[0], params(priority_classes=[{"name": "x%d" % i, "weight": 1} for i in range(11)])).ensure_present()
+        converge(cluster[0], params(priority_classes=[{"name": "x%d" % i, "weight": 1} for i in range(11)]))
     assert "at most 10 priority classes" in excinfo.value.message
     assert sandbox.requests() == []
 
 
 def test_missing_cluster_is_an_input_error(sandbox):
     with pytest.raises(InputError):
-        sp.SchedulerPolicyManager(sandbox.boto3_client("sagemaker"), params(cluster="nowhere")).ensure_present()
-    assert sp.SchedulerPolicyManager(sandbox.boto3_client("sagemaker"), params(cluster="nowhere", state="absent")).ensure_absent()[0] is False
+        converge(sandbox.boto3_client("sagemaker"), params(cluster="nowhere"))
+    assert converge(sandbox.boto3_client("sagemaker"), params(cluster="nowhere", state="absent"))[0] is False
 
 
 class InterleavingClient:
@@ -196,9 +203,9 @@ class InterleavingClient:
 
 def test_conflict_is_read_again_and_retried_once(cluster):
     sm = cluster[0]
-    sp.SchedulerPolicyManager(sm, params(priority_classes=CLASSES, fair_share=True)).ensure_present()
+    converge(sm, params(priority_classes=CLASSES, fair_share=True))
     racing = InterleavingClient(sm, ["changed by another writer"])
-    changed, _before, _after, config = sp.SchedulerPolicyManager(racing, params(fair_share=False)).ensure_present()
+    changed, _before, _after, config = converge(racing, params(fair_share=False))
     assert changed
     assert config["scheduler_config"]["fair_share"] == "Disabled"
     # The other writer's change was kept: the retry applied ours on top of it.
@@ -208,10 +215,10 @@ def test_conflict_is_read_again_and_retried_once(cluster):
 
 def test_second_conflict_fails(cluster):
     sm = cluster[0]
-    sp.SchedulerPolicyManager(sm, params(priority_classes=CLASSES)).ensure_present()
+    converge(sm, params(priority_classes=CLASSES))
     racing = InterleavingClient(sm, ["first", "second"])
     with pytest.raises(ConflictError):
-        sp.SchedulerPolicyManager(racing, params(fair_share=False)).ensure_present()
+        converge(racing, params(fair_share=False))
 
 
 def test_create_failed_is_deleted_and_created_again(cluster):
@@ -223,13 +230,13 @@ def test_create_failed_is_deleted_and_created_again(cluster):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     with pytest.raises(HyperPodError) as excinfo:
-        sp.SchedulerPolicyManager(sm, params(priority_classes=CLASSES)).ensure_present()
+        converge(sm, params(priority_classes=CLASSES))
     assert "CreateFailed" in excinfo.value.message and ADDON in excinfo.value.message
     failed_id = sm.list_cluster_scheduler_configs()["ClusterSchedulerConfigSummaries"][0]["ClusterSchedulerConfigId"]
     eks.create_addon(clusterName="ml-eks", addonName=ADDON)
     _wait_addon(eks, "ml-eks")
     warnings = []
-    changed, before, _after, config = sp.SchedulerPolicyManager(sm, params(priority_classes=CLASSES), warn=warnings.append).ensure_present()
+    changed, before, _after, config = converge(sm, params(priority_classes=CLASSES), warn=warnings.append)
     assert changed and config["status"] == "Created"
     assert config["cluster_scheduler_config_id"] != failed_id
     assert before["name"] == "ml-shared-scheduler" and before["status"] == "CreateFailed"
@@ -239,18 +246,18 @@ def test_create_failed_is_deleted_and_created_again(cluster):
 
 def test_renaming_is_refused_before_any_write(cluster, sandbox):
     sm = cluster[0]
-    sp.SchedulerPolicyManager(sm, params(priority_classes=CLASSES)).ensure_present()
+    converge(sm, params(priority_classes=CLASSES))
     sandbox.clear_requests()
     with pytest.raises(InputError) as excinfo:
-        sp.SchedulerPolicyManager(sm, params(name="other-name")).ensure_present()
+        converge(sm, params(name="other-name"))
     assert "ml-shared-scheduler" in excinfo.value.message
     assert sandbox.writes() == []
 
 
 def test_absent_deletes_and_is_then_unchanged(cluster):
     sm = cluster[0]
-    sp.SchedulerPolicyManager(sm, params(priority_classes=CLASSES)).ensure_present()
-    changed, before, after, config = sp.SchedulerPolicyManager(sm, params(state="absent")).ensure_absent()
+    converge(sm, params(priority_classes=CLASSES))
+    changed, before, after, config = converge(sm, params(state="absent"))
     assert changed and before["name"] == "ml-shared-scheduler" and after == {} and config == {}
     assert [s["Status"] for s in sm.list_cluster_scheduler_configs()["ClusterSchedulerConfigSummaries"]] == ["Deleted"]
-    assert sp.SchedulerPolicyManager(sm, params(state="absent")).ensure_absent()[0] is False
+    assert converge(sm, params(state="absent"))[0] is False
