@@ -24,6 +24,7 @@ import re
 from ansible.module_utils.common.dict_transformations import camel_dict_to_snake_dict
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import managed_grafana as grafana
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import GrafanaError, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
@@ -229,17 +230,19 @@ def partition_of(region):
 # ---------------------------------------------------------------- the resource
 
 
-class WorkspaceManager:
+class WorkspaceManager(engine.Resource):
+    """A Managed Grafana workspace with its Identity Center permissions, as the engine converges it: ``raw`` is
+    ``{"workspace": DescribeWorkspace's answer, "permissions": normalize_permissions' of ListPermissions}``, the
+    permissions listed when first asked."""
+
     def __init__(self, client, params, check_mode=False, account_id=None, region=None, warn=None, resolve_groups=None):
-        self.client = client
+        super(WorkspaceManager, self).__init__(client, params, check_mode, warn, timeout=1200)
         self.resolve_groups = resolve_groups
-        self.params = params
-        self.check_mode = check_mode
         self.account_id = account_id
         self.region = region or client.meta.region_name
-        self.warn = warn or (lambda message: None)
-        self.timeout = params.get("wait_timeout") or 1200
         self.label = "Grafana workspace %s" % (params.get("workspace_id") or params.get("name"))
+        # The writes planned from the read (_plan_create's or _plan_update's), and the workspace as the write left it (raw).
+        self.planned, self.written = None, None
 
     def check(self):
         problems = input_problems(self.params)
@@ -257,6 +260,7 @@ class WorkspaceManager:
         return grafana.describe_workspace(self.client, workspaceId=named[0]["id"]) if named else None
 
     def settle(self, workspace):
+        """``workspace`` once settled; None once gone (one being deleted is waited for)."""
         if workspace is None or workspace["status"] in SETTLED:
             return workspace
         return wait_for_status(lambda: grafana.describe_workspace(self.client, workspaceId=workspace["id"]), self.label,
@@ -274,26 +278,50 @@ class WorkspaceManager:
     def arn(self, workspace_id):
         return workspace_arn(partition_of(self.region), self.region, self.account_id, workspace_id)
 
-    # present
+    def _permissions(self, workspace_id):
+        return normalize_permissions(grafana.list_permissions(self.client, workspaceId=workspace_id))
 
-    def ensure_present(self):
+    def _listed(self, raw):
+        if raw["permissions"] is None:
+            raw["permissions"] = self._permissions(raw["workspace"]["id"])
+        return raw["permissions"]
+
+    def _apply_permissions(self, workspace_id, current, desired):
+        errors = []
+        for batch in permission_batches(current, desired):
+            errors.extend(grafana.update_permissions(self.client, workspaceId=workspace_id, updateInstructionBatch=batch).get("errors") or [])
+        if errors:
+            raise GrafanaError(message="%s: UpdatePermissions failed for %s" % (self.label, "; ".join(
+                "%s %s %s: %s (%s)" % (e["causedBy"]["action"], e["causedBy"]["role"],
+                                       ",".join(u["id"] for u in e["causedBy"]["users"]), e.get("message"), e.get("code"))
+                for e in errors)))
+
+    # what the engine asks
+
+    def prepare(self, state):
         self.check()
-        if self.params.get("permissions"):
-            resolved = resolve_principals(self.params["permissions"], self.resolve_groups)
-            self.params = dict(self.params, permissions=resolved)
-            problems = input_problems(self.params)
-            if problems:
-                raise InputError(message="%s: %s" % (self.label, "; ".join(problems)))
-        workspace = self.settle(self.find())
-        if workspace is not None and workspace["status"] in FAILED:
-            raise HyperPodError(message="%s (%s) is %s; delete it (state=absent) and create it again" % (self.label, workspace["id"], workspace["status"]))
-        if workspace is None:
-            if self.params.get("workspace_id"):
-                raise InputError(message="%s was not found; a workspace is created by name, not by id" % self.label)
-            return self._create()
-        return self._update(workspace)
+        if state == "present" and self.params.get("permissions"):
+            self.params = dict(self.params, permissions=resolve_principals(self.params["permissions"], self.resolve_groups))
+            self.check()
 
-    def _create(self):
+    def read(self, fresh=False):
+        workspace = self.settle(self.find())
+        return None if workspace is None else {"workspace": workspace, "permissions": None}
+
+    def view(self, raw):
+        return current_settings(raw["workspace"], self._listed(raw))
+
+    def desired(self, raw):
+        if raw is None:
+            return self._plan_create()
+        workspace = raw["workspace"]
+        if workspace["status"] in FAILED:
+            raise HyperPodError(message="%s (%s) is %s; delete it (state=absent) and create it again" % (self.label, workspace["id"], workspace["status"]))
+        return self._plan_update(self.view(raw), raw["permissions"])
+
+    def _plan_create(self):
+        if self.params.get("workspace_id"):
+            raise InputError(message="%s was not found; a workspace is created by name, not by id" % self.label)
         p = self.params
         settings = {
             "name": p["name"],
@@ -310,54 +338,8 @@ class WorkspaceManager:
         permissions = desired_permissions({}, p.get("permissions"), p.get("permissions_mode") or "merge")
         if permissions and "AWS_SSO" not in settings["authentication_providers"]:
             raise InputError(message="%s: permissions need AWS_SSO in authentication_providers" % self.label)
-        after = dict(settings, permissions=permissions_list(permissions))
-        if self.check_mode:
-            predicted = {
-                "name": settings["name"], "status": "ACTIVE", "accountAccessType": settings["account_access_type"],
-                "permissionType": settings["permission_type"], "authentication": {"providers": settings["authentication_providers"]},
-                "dataSources": settings["data_sources"], "notificationDestinations": settings["notification_destinations"],
-                "tags": settings["tags"],
-            }
-            for key, member in (("description", "description"), ("role_arn", "workspaceRoleArn"), ("grafana_version", "grafanaVersion")):
-                if settings[key] is not None:
-                    predicted[member] = settings[key]
-            return True, {}, after, result(predicted, permissions)
-        request = dict(
-            workspaceName=settings["name"],
-            accountAccessType=settings["account_access_type"],
-            permissionType=settings["permission_type"],
-            authenticationProviders=settings["authentication_providers"],
-        )
-        for key, member in (("description", "workspaceDescription"), ("role_arn", "workspaceRoleArn"), ("grafana_version", "grafanaVersion")):
-            if settings[key] is not None:
-                request[member] = settings[key]
-        if settings["data_sources"]:
-            request["workspaceDataSources"] = settings["data_sources"]
-        if settings["notification_destinations"]:
-            request["workspaceNotificationDestinations"] = settings["notification_destinations"]
-        if settings["tags"]:
-            request["tags"] = settings["tags"]
-        created = grafana.create_workspace(self.client, **request)
-        if permissions:
-            # Permissions can only be granted once the workspace is ACTIVE, whatever wait says.
-            self.params = dict(self.params, wait=True)
-        workspace = self.wait(created["id"], READY)
-        self._apply_permissions(created["id"], {}, permissions)
-        current = self._permissions(created["id"]) if permissions else {}
-        return True, {}, current_settings(workspace, current), result(workspace, current)
-
-    def _permissions(self, workspace_id):
-        return normalize_permissions(grafana.list_permissions(self.client, workspaceId=workspace_id))
-
-    def _apply_permissions(self, workspace_id, current, desired):
-        errors = []
-        for batch in permission_batches(current, desired):
-            errors.extend(grafana.update_permissions(self.client, workspaceId=workspace_id, updateInstructionBatch=batch).get("errors") or [])
-        if errors:
-            raise GrafanaError(message="%s: UpdatePermissions failed for %s" % (self.label, "; ".join(
-                "%s %s %s: %s (%s)" % (e["causedBy"]["action"], e["causedBy"]["role"],
-                                       ",".join(u["id"] for u in e["causedBy"]["users"]), e.get("message"), e.get("code"))
-                for e in errors)))
+        self.planned = {"settings": settings, "permissions": permissions}
+        return dict(settings, permissions=permissions_list(permissions))
 
     def _refuse_create_only_changes(self, current):
         """Raise when an option asks a change to a setting this module sets only at creation."""
@@ -395,25 +377,7 @@ class WorkspaceManager:
                 self.label, ", ".join(current["authentication_providers"])))
         return wanted_permissions
 
-    def _apply_update(self, workspace_id, update_request, to_set, to_unset, current_permissions, wanted_permissions):
-        """Make the planned changes: settings, then tags, then permissions; return the workspace as it reads after them."""
-        if update_request:
-            grafana.update_workspace(self.client, workspaceId=workspace_id, **update_request)
-        if to_unset:
-            grafana.untag_resource(self.client, resourceArn=self.arn(workspace_id), tagKeys=list(to_unset))
-        if to_set:
-            grafana.tag_resource(self.client, resourceArn=self.arn(workspace_id), tags=to_set)
-        if wanted_permissions != current_permissions:
-            if update_request:
-                self.params = dict(self.params, wait=True)
-                self.wait(workspace_id, READY)
-            self._apply_permissions(workspace_id, current_permissions, wanted_permissions)
-        return self.wait(workspace_id, READY) if update_request else grafana.describe_workspace(self.client, workspaceId=workspace_id)
-
-    def _update(self, workspace):
-        workspace_id = workspace["id"]
-        current_permissions = self._permissions(workspace_id)
-        current = current_settings(workspace, current_permissions)
+    def _plan_update(self, current, current_permissions):
         self._refuse_create_only_changes(current)
         desired = copy.deepcopy(current)
         update_request = self._settings_update(current, desired)
@@ -422,31 +386,80 @@ class WorkspaceManager:
         desired["tags"].update(to_set)
         wanted_permissions = self._wanted_permissions(current, current_permissions)
         desired["permissions"] = permissions_list(wanted_permissions)
-        if desired == current:
-            return False, current, current, result(workspace, current_permissions)
-        if self.check_mode:
-            return True, current, desired, result(predicted_workspace(workspace, desired), wanted_permissions)
-        workspace = self._apply_update(workspace_id, update_request, to_set, to_unset, current_permissions, wanted_permissions)
-        after_permissions = self._permissions(workspace_id)
-        return True, current, current_settings(workspace, after_permissions), result(workspace, after_permissions)
+        self.planned = {"update_request": update_request, "to_set": to_set, "to_unset": to_unset, "permissions": wanted_permissions}
+        return desired
 
-    # absent
+    def predict(self, raw, desired):
+        if raw is not None:
+            return {"workspace": predicted_workspace(raw["workspace"], desired), "permissions": self.planned["permissions"]}
+        settings = self.planned["settings"]
+        predicted = {
+            "name": settings["name"], "status": "ACTIVE", "accountAccessType": settings["account_access_type"],
+            "permissionType": settings["permission_type"], "authentication": {"providers": settings["authentication_providers"]},
+            "dataSources": settings["data_sources"], "notificationDestinations": settings["notification_destinations"],
+            "tags": settings["tags"],
+        }
+        for key, member in (("description", "description"), ("role_arn", "workspaceRoleArn"), ("grafana_version", "grafanaVersion")):
+            if settings[key] is not None:
+                predicted[member] = settings[key]
+        return {"workspace": predicted, "permissions": self.planned["permissions"]}
 
-    def ensure_absent(self):
-        self.check()
-        workspace = self.settle(self.find())
-        if workspace is None:
-            return False, {}, {}, {}
-        permissions = self._permissions(workspace["id"])
-        before = current_settings(workspace, permissions)
-        if workspace["status"] == "DELETING":
-            if self.params.get("wait", True):
-                self.wait(workspace["id"], (GONE,))
-            return False, before, {}, {}
-        if self.check_mode:
-            return True, before, {}, {}
-        grafana.delete_workspace(self.client, workspaceId=workspace["id"])
-        if self.params.get("wait", True):
-            wait_for_status(lambda: grafana.describe_workspace(self.client, workspaceId=workspace["id"]), self.label, ready=(GONE,),
-                            failed=FAILED, timeout=self.timeout, status_key="status")
-        return True, before, {}, {}
+    def create(self, desired):
+        settings, permissions = self.planned["settings"], self.planned["permissions"]
+        request = dict(
+            workspaceName=settings["name"],
+            accountAccessType=settings["account_access_type"],
+            permissionType=settings["permission_type"],
+            authenticationProviders=settings["authentication_providers"],
+        )
+        for key, member in (("description", "workspaceDescription"), ("role_arn", "workspaceRoleArn"), ("grafana_version", "grafanaVersion")):
+            if settings[key] is not None:
+                request[member] = settings[key]
+        if settings["data_sources"]:
+            request["workspaceDataSources"] = settings["data_sources"]
+        if settings["notification_destinations"]:
+            request["workspaceNotificationDestinations"] = settings["notification_destinations"]
+        if settings["tags"]:
+            request["tags"] = settings["tags"]
+        created = grafana.create_workspace(self.client, **request)
+        if permissions:
+            # Permissions can only be granted once the workspace is ACTIVE, whatever wait says.
+            self.params = dict(self.params, wait=True)
+        workspace = self.wait(created["id"], READY)
+        self._apply_permissions(created["id"], {}, permissions)
+        # A workspace made without permissions has none: nothing to list.
+        self.written = {"workspace": workspace, "permissions": None if permissions else {}}
+
+    def update(self, raw, desired):
+        workspace_id, planned = raw["workspace"]["id"], self.planned
+        update_request, current_permissions, wanted_permissions = planned["update_request"], raw["permissions"], planned["permissions"]
+        if update_request:
+            grafana.update_workspace(self.client, workspaceId=workspace_id, **update_request)
+        if planned["to_unset"]:
+            grafana.untag_resource(self.client, resourceArn=self.arn(workspace_id), tagKeys=list(planned["to_unset"]))
+        if planned["to_set"]:
+            grafana.tag_resource(self.client, resourceArn=self.arn(workspace_id), tags=planned["to_set"])
+        if wanted_permissions != current_permissions:
+            if update_request:
+                self.params = dict(self.params, wait=True)
+                self.wait(workspace_id, READY)
+            self._apply_permissions(workspace_id, current_permissions, wanted_permissions)
+        workspace = self.wait(workspace_id, READY) if update_request else grafana.describe_workspace(self.client, workspaceId=workspace_id)
+        self.written = {"workspace": workspace, "permissions": None}
+        return False
+
+    def read_back(self, handle, settle):
+        # The workspace as the write read it (create and update wait for it); its permissions listed now.
+        self._listed(self.written)
+        return self.written
+
+    def delete(self, raw):
+        grafana.delete_workspace(self.client, workspaceId=raw["workspace"]["id"])
+        return True
+
+    def wait_gone(self, raw):
+        wait_for_status(lambda: grafana.describe_workspace(self.client, workspaceId=raw["workspace"]["id"]), self.label, ready=(GONE,),
+                        failed=FAILED, timeout=self.timeout, status_key="status")
+
+    def result(self, raw):
+        return result(raw["workspace"], raw["permissions"])
