@@ -34,6 +34,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import instance_t
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, TEAM_TAGS, options, team_section, wait
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, read_settled, wait_for_status
 
 SHARING = {"lend": "Lend", "dont_lend": "DontLend", "lend_and_borrow": "LendAndBorrow"}
@@ -391,8 +392,9 @@ def team_quotas(summaries):
 # ---------------------------------------------------------------- the resource
 
 
-class QuotaManager(engine.Manager):
-    """One team's quota on one cluster. ``params`` are the module's options."""
+class QuotaManager(engine.Resource):
+    """One team's quota on one cluster, as the engine converges it. ``params`` are the module's options; ``raw`` is
+    DescribeComputeQuota's answer with its ``Tags``."""
 
     def __init__(self, client, params, check_mode=False, warn=None):
         super(QuotaManager, self).__init__(client, params, check_mode, warn)
@@ -402,6 +404,10 @@ class QuotaManager(engine.Manager):
         self.cluster_arn = None
         self.capacity = None
         self.deleting = None
+        # The quota as described this run (only its tags come from shared_info's copy), the settings wanted over it,
+        # the tag changes planned, and whether a write moved the settings (read back once settled).
+        self.described, self.settings, self.tag_delta, self.settles = None, None, None, False
+        self.warned = False
 
     def model_enums(self):
         """botocore's ClusterInstanceType and MIGProfileType values, or (None, None)."""
@@ -447,7 +453,7 @@ class QuotaManager(engine.Manager):
             self.warn("team %s's compute quota on this cluster is named %s, not %s; managing it as it is" % (self.team, ours["Name"], self.name))
         return ours, others
 
-    def read(self, quota_id, settle=False, known_tags=None):
+    def describe(self, quota_id, settle=False, known_tags=None):
         """DescribeComputeQuota (after it leaves a transitional status when ``settle``) plus its tags.
 
         ``known_tags`` ({quota id: tags}, read earlier in the run: shared_info's, for its owner check) spares the
@@ -475,8 +481,6 @@ class QuotaManager(engine.Manager):
         purge = bool(self.params.get("purge_tags")) and self.params.get("tags") is not None
         return compare_aws_tags(current_tags or {}, self.desired_tags(), purge_tags=purge)
 
-    # results
-
     def result(self, quota):
         if not quota:
             return {}
@@ -490,8 +494,6 @@ class QuotaManager(engine.Manager):
             "compute quota %s" % self.name, self.params.get("wait", True), SETTLED, FAILED, self.timeout,
         )
 
-    # present
-
     def leaves_as_listed(self, quota, others):
         """Whether the run leaves ``quota`` as it is and it fits beside what ``others`` guarantee: shared_info's listing of
         the cluster's quotas (``known_listing``) then answers for them; otherwise (a change, a refusal) they are listed afresh."""
@@ -503,50 +505,83 @@ class QuotaManager(engine.Manager):
         return current == desired and not (to_set or to_unset or input_problems(self.params, current, *self.model_enums())
                                            or capacity_problems(self.cluster_label, self.capacity, desired, others))
 
-    def ensure_present(self):
-        self.read_cluster()
-        known_tags = self.params.get("known_tags")
-        listed = self.params.get("known_listing")
-        quota = self.read(listed["compute_quota_id"], settle=True, known_tags=known_tags) if listed else None
-        others = {"the other quotas": listed["others_guaranteed"]} if listed else None
-        if not listed or not self.leaves_as_listed(quota, others):
-            summary, by_team = self.read_quotas()
-            others = dict((team, guaranteed_counts(settings)) for team, settings in by_team.items())
-            if (summary or {}).get("ComputeQuotaId") != (quota or {}).get("ComputeQuotaId"):
-                quota = self.read(summary["ComputeQuotaId"], settle=True, known_tags=known_tags) if summary else None
-        current = current_settings(quota)
-        problems = input_problems(self.params, current, *self.model_enums())
-        desired = desired_settings(self.params, current)
-        problems.extend(capacity_problems(self.cluster_label, self.capacity, desired, others))
-        if problems:
-            raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
-        if quota is None:
-            return self._create(desired)
-        described = quota
-
-        def plan(quota):
-            self.check_owner(quota, self.params.get("adopt"))
-            return self.tag_changes(quota["Tags"])
-
-        # Only the tags may come from the copy (the settings were described now): they are what is read again.
-        quota, unused_changes = engine.plan_from_copy(
-            lambda fresh: dict(described, Tags=sagemaker.list_tags(self.client, described["ComputeQuotaArn"])) if fresh else described,
-            lambda quota: bool(known_tags), plan, self.check_mode, writes=any,
-        )
-        return self._update(quota, current, desired)
-
     def check_owner(self, quota, adopt=False):
         """Refuse a compute quota this collection did not make for the team (``owner_problem``)."""
         problem = owner_problem(self.team, quota.get("Name") or self.name, quota["ComputeQuotaId"], quota["Tags"], self.params.get("tag_keys"), adopt)
         if problem:
             raise InputError(message=problem)
 
-    def _create(self, desired):
-        tags = self.desired_tags()
-        after = comparable(desired, tags)
-        if self.check_mode:
-            predicted = dict(desired, Name=self.name, ClusterArn=self.cluster_arn, Tags=tags)
-            return True, {}, after, self.result(predicted)
+    def _refuse(self, problems):
+        if problems:
+            raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
+
+    # what the engine asks
+
+    def prepare(self, state):
+        if state == "absent":
+            self._refuse(input_problems(self.params))
+        self.read_cluster()
+
+    def read(self, fresh=False):
+        if self.params["state"] == "absent":
+            return self._read_to_delete()
+        if fresh:
+            # Only the tags may come from the copy (the settings were described now): they are what is read again.
+            return dict(self.described, Tags=sagemaker.list_tags(self.client, self.described["ComputeQuotaArn"]))
+        known_tags = self.params.get("known_tags")
+        listed = self.params.get("known_listing")
+        quota = self.describe(listed["compute_quota_id"], settle=True, known_tags=known_tags) if listed else None
+        others = {"the other quotas": listed["others_guaranteed"]} if listed else None
+        if not listed or not self.leaves_as_listed(quota, others):
+            summary, by_team = self.read_quotas()
+            others = dict((team, guaranteed_counts(settings)) for team, settings in by_team.items())
+            if (summary or {}).get("ComputeQuotaId") != (quota or {}).get("ComputeQuotaId"):
+                quota = self.describe(summary["ComputeQuotaId"], settle=True, known_tags=known_tags) if summary else None
+        # What the options ask is checked against the quota as it is and the others' guarantees, before its owner.
+        current = current_settings(quota)
+        problems = input_problems(self.params, current, *self.model_enums())
+        self.settings = desired_settings(self.params, current)
+        self._refuse(problems + capacity_problems(self.cluster_label, self.capacity, self.settings, others))
+        self.described = quota
+        return quota
+
+    def _read_to_delete(self):
+        summary, _others = self.read_quotas()
+        return self.describe(summary["ComputeQuotaId"], settle=not self.check_mode) if summary else None
+
+    def copied(self, raw):
+        # Only the tags come from the copy: it matters when tags are to be written from it.
+        return bool(self.params.get("known_tags")) and raw is not None and any(self.tag_delta)
+
+    def owned(self, raw):
+        self.check_owner(raw, self.params["state"] == "present" and self.params.get("adopt"))
+
+    def view(self, raw):
+        return comparable(current_settings(raw), raw["Tags"])
+
+    def desired(self, raw):
+        if raw is None:
+            self.tag_delta = ({}, [])
+            return comparable(self.settings, self.desired_tags())
+        self.tag_delta = to_set, to_unset = self.tag_changes(raw["Tags"])
+        tags = dict((k, v) for k, v in raw["Tags"].items() if k not in to_unset)
+        tags.update(to_set)
+        return comparable(self.settings, tags)
+
+    def refuse(self, raw, desired):
+        # Once, though the tags may be read again and the quota planned twice.
+        if raw["Status"] in FAILED and not self.warned:
+            self.warned = True
+            self.warn("compute quota %s is %s: %s" % (self.name, raw["Status"], raw.get("FailureReason") or "no reason given"))
+
+    def predict(self, raw, desired):
+        if raw is None:
+            return dict(self.settings, Name=self.name, ClusterArn=self.cluster_arn, Tags=self.desired_tags())
+        predicted = dict(copy.deepcopy(raw), **self.settings)
+        predicted["Tags"] = desired["tags"]
+        return predicted
+
+    def create(self, desired):
         if self.deleting:
             wait_for_status(
                 lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=self.deleting),
@@ -555,37 +590,27 @@ class QuotaManager(engine.Manager):
                 failed=FAILED,
                 timeout=self.timeout,
             )
-        request = dict(copy.deepcopy(desired), Name=self.name, ClusterArn=self.cluster_arn, Tags=sagemaker.tag_list(tags))
-        created = sagemaker.create_compute_quota(self.client, **request)
-        self.wait(created["ComputeQuotaId"])
-        quota = self.read(created["ComputeQuotaId"])
-        return True, {}, comparable(current_settings(quota), quota["Tags"]), self.result(quota)
+        request = dict(copy.deepcopy(self.settings), Name=self.name, ClusterArn=self.cluster_arn, Tags=sagemaker.tag_list(self.desired_tags()))
+        self.settles = True
+        return sagemaker.create_compute_quota(self.client, **request)["ComputeQuotaId"]
 
-    def _update(self, quota, current, desired):
-        if quota["Status"] in FAILED:
-            self.warn("compute quota %s is %s: %s" % (self.name, quota["Status"], quota.get("FailureReason") or "no reason given"))
-        to_set, to_unset = self.tag_changes(quota["Tags"])
-        before = comparable(current, quota["Tags"])
-        settings_change = current != desired
-        if not settings_change and not to_set and not to_unset:
-            return False, before, before, self.result(quota)
-        tags_after = dict((k, v) for k, v in quota["Tags"].items() if k not in to_unset)
-        tags_after.update(to_set)
-        if self.check_mode:
-            predicted = dict(copy.deepcopy(quota), **desired)
-            predicted["Tags"] = tags_after
-            return True, before, comparable(desired, tags_after), self.result(predicted)
-        quota_id = quota["ComputeQuotaId"]
-        if settings_change:
-            self._write_settings(quota, desired)
+    def update(self, raw, desired):
+        to_set, to_unset = self.tag_delta
+        self.settles = current_settings(raw) != self.settings
+        if self.settles:
+            self._write_settings(raw, self.settings)
         if to_unset:
-            sagemaker.delete_tags(self.client, quota["ComputeQuotaArn"], to_unset)
+            sagemaker.delete_tags(self.client, raw["ComputeQuotaArn"], to_unset)
         if to_set:
-            sagemaker.add_tags(self.client, quota["ComputeQuotaArn"], to_set)
-        if settings_change:
+            sagemaker.add_tags(self.client, raw["ComputeQuotaArn"], to_set)
+        return self.settles
+
+    def read_back(self, handle, settle):
+        quota_id = handle["ComputeQuotaId"] if isinstance(handle, dict) else handle
+        # A write that moved the settings is waited for as the module's wait says (read_settled), tags alone are not.
+        if self.settles:
             self.wait(quota_id)
-        quota = self.read(quota_id)
-        return True, before, comparable(current_settings(quota), quota["Tags"]), self.result(quota)
+        return self.describe(quota_id)
 
     def _write_settings(self, quota, desired):
         """UpdateComputeQuota at the version we read; on a version conflict read once more and retry."""
@@ -596,7 +621,7 @@ class QuotaManager(engine.Manager):
             if not sagemaker.is_conflict(e):
                 raise
             first = e
-        fresh = self.read(quota["ComputeQuotaId"], settle=True)
+        fresh = self.describe(quota["ComputeQuotaId"], settle=True)
         if fresh is None:
             raise ConflictError(message="compute quota %s was deleted while it was being updated" % self.name, exception=first.exception)
         desired = desired_settings(self.params, current_settings(fresh))
@@ -614,33 +639,18 @@ class QuotaManager(engine.Manager):
                 )
             raise
 
-    # absent
+    def delete(self, raw):
+        sagemaker.delete_compute_quota(self.client, ComputeQuotaId=raw["ComputeQuotaId"])
+        return True
 
-    def ensure_absent(self):
-        problems = input_problems(self.params)
-        if problems:
-            raise InputError(message="compute quota %s for team %s: %s" % (self.name, self.team, "; ".join(problems)))
-        self.read_cluster()
-        summary, _others = self.read_quotas()
-        if summary is None:
-            return False, {}, {}, {}
-        quota = self.read(summary["ComputeQuotaId"], settle=not self.check_mode)
-        if quota is None:
-            return False, {}, {}, {}
-        self.check_owner(quota)
-        before = comparable(current_settings(quota), quota["Tags"])
-        if self.check_mode:
-            return True, before, {}, {}
-        sagemaker.delete_compute_quota(self.client, ComputeQuotaId=quota["ComputeQuotaId"])
-        if self.params.get("wait", True):
-            wait_for_status(
-                lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=quota["ComputeQuotaId"]),
-                "deletion of compute quota %s" % self.name,
-                ready=DELETED,
-                failed=FAILED,
-                timeout=self.timeout,
-            )
-        return True, before, {}, {}
+    def wait_gone(self, raw):
+        wait_for_status(
+            lambda: sagemaker.describe_compute_quota(self.client, ComputeQuotaId=raw["ComputeQuotaId"]),
+            "deletion of compute quota %s" % self.name,
+            ready=DELETED,
+            failed=FAILED,
+            timeout=self.timeout,
+        )
 
 
 def _resource_spec():
@@ -699,14 +709,6 @@ def check(params):
 def converge(context, params):
     """The result of task_governance_quota: the quota after the run and the team's Kueue names."""
     manager = QuotaManager(context.client("sagemaker"), params, check_mode=context.check_mode, warn=context.warn)
-    if params["state"] == "present":
-        changed, before, after, quota = manager.ensure_present()
-    else:
-        changed, before, after, quota = manager.ensure_absent()
-    return dict(
-        changed=changed,
-        quota=quota,
-        namespace=naming.namespace(params["team"]),
-        local_queue=naming.local_queue(params["team"]),
-        diff={"before": before, "after": after},
-    )
+    outcome = engine.converge(manager, params["state"], context.check_mode)
+    return result(outcome.changed, outcome.before, outcome.after, quota=outcome.result,
+                  namespace=naming.namespace(params["team"]), local_queue=naming.local_queue(params["team"]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback, instance_types, quota
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import chargeback, engine, instance_types, quota
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file
 
@@ -110,10 +110,10 @@ def test_the_quota_layer_that_describes_the_cluster_itself_counts_by_the_limit_t
     nodes) and would refuse every guarantee ("exceeds the 0 instances") without the limits shared_info hands on."""
     options = quota_stub.params(resources=[{"instance_type": P5, "count": 2}], adopt=False)
     with pytest.raises(InputError, match="exceeds the 0 instances"):
-        quota.QuotaManager(ScaledDownCluster(), options).ensure_present()
+        engine.converge(quota.QuotaManager(ScaledDownCluster(), options), "present")
     client = ScaledDownCluster()
     with pytest.raises(RuntimeError, match="stop after the capacity check"):
-        quota.QuotaManager(client, dict(options, scale_limits={"p5": 4})).ensure_present()
+        engine.converge(quota.QuotaManager(client, dict(options, scale_limits={"p5": 4})), "present")
     assert client.creates[0]["ComputeQuotaConfig"]["ComputeQuotaResources"] == [{"InstanceType": P5, "Count": 2}]
 
 

@@ -5,12 +5,18 @@ from __future__ import annotations
 import copy
 
 import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import quota as q
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import differences
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, InputError
 from botocore.exceptions import ClientError
 
 CLUSTER_ARN = "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcdefabcdef"
+
+
+def converged(manager):
+    """The engine's run of ``manager`` by its ``state``: (changed, before, after, quota)."""
+    return engine.converge(manager, manager.params["state"], manager.check_mode)
 
 
 def params(**overrides):
@@ -354,7 +360,7 @@ def other_writer_sets_description(quota):
 def test_a_version_conflict_is_read_again_and_retried_once():
     client = StubSageMaker(described(), update_failures=[conflict()], after_failure=other_writer_sets_description)
     manager = q.QuotaManager(client, params(fair_share_weight=40))
-    changed, before, after, result = manager.ensure_present()
+    changed, before, after, result = converged(manager)
     assert changed
     assert [u["TargetVersion"] for u in client.updates] == [3, 4]
     # The retry is computed from what the other writer left: its description stays.
@@ -368,7 +374,7 @@ def test_a_version_conflict_is_read_again_and_retried_once():
 def test_a_second_conflict_fails_with_conflict_error():
     client = StubSageMaker(described(), update_failures=[conflict(), conflict()], after_failure=other_writer_sets_description)
     with pytest.raises(ConflictError, match="changed again"):
-        q.QuotaManager(client, params(fair_share_weight=40)).ensure_present()
+        converged(q.QuotaManager(client, params(fair_share_weight=40)))
     assert len(client.updates) == 2
 
 
@@ -378,7 +384,7 @@ def test_no_retry_when_the_other_writer_already_made_our_change():
         quota["ComputeQuotaTarget"] = {"TeamName": "vision", "FairShareWeight": 40}
 
     client = StubSageMaker(described(), update_failures=[conflict()], after_failure=other_writer_does_our_change)
-    changed, _before, _after, result = q.QuotaManager(client, params(fair_share_weight=40)).ensure_present()
+    changed, _before, _after, result = converged(q.QuotaManager(client, params(fair_share_weight=40)))
     assert changed and len(client.updates) == 1
     assert result["compute_quota_target"]["fair_share_weight"] == 40
 
@@ -386,14 +392,14 @@ def test_no_retry_when_the_other_writer_already_made_our_change():
 def test_other_errors_are_not_retried():
     client = StubSageMaker(described(), update_failures=[ClientError({"Error": {"Code": "ValidationException", "Message": "no"}}, "UpdateComputeQuota")])
     with pytest.raises(HyperPodError) as excinfo:
-        q.QuotaManager(client, params(fair_share_weight=40)).ensure_present()
+        converged(q.QuotaManager(client, params(fair_share_weight=40)))
     assert not isinstance(excinfo.value, ConflictError)
     assert len(client.updates) == 1
 
 
 def test_check_mode_predicts_without_writing():
     client = StubSageMaker(described())
-    changed, before, after, result = q.QuotaManager(client, params(borrow_limit=80), check_mode=True).ensure_present()
+    changed, before, after, result = converged(q.QuotaManager(client, params(borrow_limit=80), check_mode=True))
     assert changed and client.updates == []
     assert after["compute_quota_config"]["resource_sharing_config"] == {"strategy": "LendAndBorrow", "borrow_limit": 80}
     assert result["compute_quota_config"]["resource_sharing_config"]["borrow_limit"] == 80
@@ -401,7 +407,7 @@ def test_check_mode_predicts_without_writing():
 
 def test_unchanged_quota_makes_no_call():
     client = StubSageMaker(described())
-    changed, before, after, _result = q.QuotaManager(client, params()).ensure_present()
+    changed, before, after, _result = converged(q.QuotaManager(client, params()))
     assert not changed and before == after and client.updates == []
 
 
@@ -433,7 +439,7 @@ LISTED = {"compute_quota_id": "q1q1q1q1q1q1", "others_guaranteed": {"ml.p5.48xla
 
 def test_a_run_that_changes_nothing_takes_the_runs_listing_of_the_quotas_instead_of_listing_them_again():
     client = ListingCounted(described())
-    changed, before, after, _result = q.QuotaManager(client, params(known_listing=LISTED)).ensure_present()
+    changed, before, after, _result = converged(q.QuotaManager(client, params(known_listing=LISTED)))
     assert not changed and before == after and client.updates == []
     assert "list_compute_quotas" not in client.calls
 
@@ -452,7 +458,7 @@ def test_a_run_that_changes_nothing_takes_the_runs_listing_of_the_quotas_instead
 )
 def test_the_quotas_are_listed_again_when_the_runs_listing_does_not_tell_that_nothing_changes(overrides, listed):
     client = ListingCounted(described())
-    changed, _before, _after, _result = q.QuotaManager(client, params(known_listing=listed, **overrides)).ensure_present()
+    changed, _before, _after, _result = converged(q.QuotaManager(client, params(known_listing=listed, **overrides)))
     assert client.calls.count("list_compute_quotas") == 1
     assert changed == bool(overrides) and len(client.updates) == int(bool(overrides))
     # Before any write the quota is described once, and again after the listing only when that found another quota.
@@ -474,13 +480,13 @@ def test_failed_status_is_reported_with_its_reason():
 
     client.update_compute_quota = fail
     with pytest.raises(HyperPodError, match="UpdateFailed: Kueue rejected the ClusterQueue"):
-        q.QuotaManager(client, params(fair_share_weight=5)).ensure_present()
+        converged(q.QuotaManager(client, params(fair_share_weight=5)))
 
 
 def test_over_capacity_is_refused_before_any_write():
     client = StubSageMaker(None)
     with pytest.raises(InputError, match="team vision 9 = 9 exceeds the 8 instances"):
-        q.QuotaManager(client, params(resources=[{"instance_type": "ml.p5.48xlarge", "count": 9}])).ensure_present()
+        converged(q.QuotaManager(client, params(resources=[{"instance_type": "ml.p5.48xlarge", "count": 9}])))
     assert client.updates == []
 
 
@@ -500,7 +506,7 @@ def test_a_quota_still_being_deleted_is_waited_for_before_creating():
 
     client.describe_compute_quota = describe
     client.create_compute_quota = create
-    changed, before, _after, result = q.QuotaManager(client, params()).ensure_present()
+    changed, before, _after, result = converged(q.QuotaManager(client, params()))
     assert changed and before == {}
     assert describes[0] == "q1q1q1q1q1q1"  # waited for the old one to be gone first
     assert client.created["Name"] == "hyperpod-vision-quota"
@@ -525,7 +531,7 @@ def test_a_deleted_quota_still_listed_is_not_waited_for_and_a_new_one_is_created
 
     client.create_compute_quota = create
     client.describe_compute_quota = describe_new
-    changed, before, _after, result = q.QuotaManager(client, params(wait_timeout=1)).ensure_present()
+    changed, before, _after, result = converged(q.QuotaManager(client, params(wait_timeout=1)))
     assert changed and before == {} and client.created["Name"] == "hyperpod-vision-quota"
     assert "q1q1q1q1q1q1" not in describes and result["compute_quota_id"] == "n2n2n2n2n2n2"
 
@@ -548,7 +554,7 @@ def test_absent_ends_when_the_quota_is_gone_or_listed_as_deleted(after_delete):
 
     client.delete_compute_quota = delete_compute_quota
     client.describe_compute_quota = describe_after
-    changed, unused, after, unused_result = q.QuotaManager(client, params(state="absent", resources=None, wait_timeout=2)).ensure_absent()
+    changed, unused, after, unused_result = converged(q.QuotaManager(client, params(state="absent", resources=None, wait_timeout=2)))
     assert changed and deleted == ["q1q1q1q1q1q1"] and after == {}
 
 
@@ -558,7 +564,7 @@ def test_absent_with_a_bad_team_name_fails_before_any_call():
             raise AssertionError("called %s" % name)
 
     with pytest.raises(InputError, match="team 'Vision'"):
-        q.QuotaManager(NoCalls(), params(state="absent", team="Vision")).ensure_absent()
+        converged(q.QuotaManager(NoCalls(), params(state="absent", team="Vision")))
 
 
 def test_absent_deletes_only_this_teams_quota():
@@ -582,7 +588,7 @@ def test_absent_deletes_only_this_teams_quota():
         return describe(ComputeQuotaId=ComputeQuotaId)
 
     client.describe_compute_quota = describe_until_deleted
-    changed, before, after, _result = q.QuotaManager(client, params(state="absent", resources=None)).ensure_absent()
+    changed, before, after, _result = converged(q.QuotaManager(client, params(state="absent", resources=None)))
     assert changed and deleted == ["q1q1q1q1q1q1"]
     assert before["compute_quota_target"]["team_name"] == "vision" and after == {}
 
@@ -612,7 +618,7 @@ def test_given_capacity(overrides, expected, problem):
 
 def test_a_given_capacity_replaces_describe_cluster():
     client = StubSageMaker(described())
-    changed, before, after, _result = q.QuotaManager(client, params(cluster=CLUSTER_ARN, cluster_capacity=P5_ONLY)).ensure_present()
+    changed, before, after, _result = converged(q.QuotaManager(client, params(cluster=CLUSTER_ARN, cluster_capacity=P5_ONLY)))
     assert not changed and before == after
     assert getattr(client, "cluster_reads", 0) == 0
 
@@ -627,7 +633,7 @@ def test_a_given_capacity_replaces_describe_cluster():
 def test_a_given_capacity_still_refuses_before_any_write(resources, message):
     client = StubSageMaker(None)
     with pytest.raises(InputError, match=message):
-        q.QuotaManager(client, params(cluster=CLUSTER_ARN, cluster_capacity=P5_ONLY, resources=resources)).ensure_present()
+        converged(q.QuotaManager(client, params(cluster=CLUSTER_ARN, cluster_capacity=P5_ONLY, resources=resources)))
     assert client.updates == [] and getattr(client, "cluster_reads", 0) == 0
 
 
@@ -637,13 +643,13 @@ def test_a_given_capacity_needs_the_cluster_arn_before_any_call():
             raise AssertionError("called %s" % name)
 
     with pytest.raises(InputError, match="must be the cluster's ARN"):
-        q.QuotaManager(NoCalls(), params(cluster="ml-shared", cluster_capacity=P5_ONLY)).ensure_present()
+        converged(q.QuotaManager(NoCalls(), params(cluster="ml-shared", cluster_capacity=P5_ONLY)))
 
 
 def test_check_mode_with_a_given_capacity_predicts_the_same_as_with_describe_cluster():
-    described_run = q.QuotaManager(StubSageMaker(described()), params(borrow_limit=80), check_mode=True).ensure_present()
+    described_run = converged(q.QuotaManager(StubSageMaker(described()), params(borrow_limit=80), check_mode=True))
     given = params(borrow_limit=80, cluster=CLUSTER_ARN, cluster_capacity=P5_ONLY)
-    given_run = q.QuotaManager(StubSageMaker(described()), given, check_mode=True).ensure_present()
+    given_run = converged(q.QuotaManager(StubSageMaker(described()), given, check_mode=True))
     assert given_run == described_run
 
 
@@ -665,7 +671,7 @@ def test_tags_read_earlier_in_the_run_spare_list_tags_and_a_tag_to_change_is_rea
     def run(known_tags):
         client = TagCounting(copy.deepcopy(quota))
         # tags={} with purge_tags: the quota's tags are to be exactly the team's.
-        changed = q.QuotaManager(client, params(tags={}, known_tags=known_tags), warn=lambda _m: None).ensure_present()[0]
+        changed = converged(q.QuotaManager(client, params(tags={}, known_tags=known_tags), warn=lambda _m: None))[0]
         return changed, client.tag_reads
 
     assert run(None) == (False, 1)
