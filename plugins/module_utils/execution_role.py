@@ -41,6 +41,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import compare, engine, iam, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
 
 TEAM_DATA_POLICY = "team-data"
 CLUSTER_POLICY = "hyperpod-cluster"
@@ -538,34 +539,77 @@ def check_owner(before, params, adopt=False):
         raise InputError(message=problem)
 
 
-def ensure_present(client, want, check_mode, account_id=None, owner=None, before=None, known=None):
-    """(changed, before, after). ``account_id`` is a callable, asked only for a new role's ARN in check mode;
-    ``owner(before)`` refuses an existing role that is not the team's; ``before``, the role's ``view`` when the caller
-    already read it ({} for none), is not read again. ``known`` (``read``'s) spares GetRole; a write is planned from a
-    new read (``engine.plan_from_copy``)."""
-    name = want["role_name"]
-    given = before
+class ExecutionRole(engine.Resource):
+    """An IAM role of the team's (Studio's execution role, its pods' role), as the engine converges it: ``raw`` is the
+    role's ``view`` (None when there is none), and what a write makes is known without reading it back (``predict``).
 
-    def read_role(fresh):
-        return given if given is not None and not fresh else view(read(client, name, None if fresh else known))
+    ``want`` is ``desired``'s (None to delete); ``account_id`` a callable, asked only for a new role's ARN in check
+    mode; ``owner(view)`` refuses an existing role that is not the team's; ``before``, the role's ``view`` when the
+    caller already read it ({} for none), is not read again. ``known`` (``read``'s) spares GetRole; a write is planned
+    from a new read. Deleting refuses, before any write, a role that is in an instance profile: instance profiles
+    belong to whoever made them, this module never removes the role from one, and IAM refuses to delete a role that is
+    still in one (DeleteConflict).
+    """
 
-    def plan(before):
-        if before and owner is not None:
-            owner(before)
-        return plan_present(before, want)
+    label = "IAM role"
 
-    before, actions = engine.plan_from_copy(read_role, lambda before: known is not None, plan, check_mode)
-    if not actions:
-        return False, before, before
-    arn = before.get("arn")
-    if check_mode:
-        if not before:
-            arn = role_arn(account_id(), name)
-        return True, before, predict(before, actions, arn)
-    created = apply(client, name, actions)
-    if created is not None:
-        arn = created["Arn"]
-    return True, before, predict(before, actions, arn)
+    def __init__(self, client, name, check_mode, want=None, account_id=None, owner=None, before=None, known=None):
+        super(ExecutionRole, self).__init__(client, {"wait": False}, check_mode)
+        self.name, self.want, self.account_id, self.owner, self.given, self.known = name, want, account_id, owner, before, known
+        # The writes planned (plan_present's), the role as they leave it, and CreateRole's answer.
+        self.actions, self.wanted, self.created = [], None, None
+
+    def read(self, fresh=False):
+        if self.given is not None and not fresh:
+            return self.given or None
+        return view(read(self.client, self.name, None if fresh else self.known)) or None
+
+    def copied(self, raw):
+        return self.known is not None
+
+    def owned(self, raw):
+        if self.owner is not None:
+            self.owner(raw)
+        if self.want is None:
+            profiles = iam.list_instance_profiles_for_role(self.client, RoleName=self.name)
+            if profiles:
+                raise InputError(
+                    message="team_execution_role: role %s is in instance profile(s) %s; IAM cannot delete it until it is removed from them"
+                    % (self.name, ", ".join(sorted(p["InstanceProfileName"] for p in profiles)))
+                )
+
+    def view(self, raw):
+        return raw
+
+    def desired(self, raw):
+        self.actions = plan_present(raw or {}, self.want)
+        # A new role's ARN: predicted in check mode, CreateRole's answer otherwise (read_back).
+        new_arn = role_arn(self.account_id(), self.name) if raw is None and self.check_mode else None
+        self.wanted = predict(raw or {}, self.actions, raw["arn"] if raw is not None else new_arn)
+        return self.wanted
+
+    def moves(self, raw, desired):
+        return bool(self.actions)
+
+    def predict(self, raw, desired):
+        return desired
+
+    def create(self, desired):
+        self.created = apply(self.client, self.name, self.actions)
+
+    def update(self, raw, desired):
+        apply(self.client, self.name, self.actions)
+        return False
+
+    def read_back(self, handle, settle):
+        return dict(self.wanted, arn=self.created["Arn"]) if self.created else self.wanted
+
+    def delete(self, raw):
+        apply(self.client, self.name, plan_absent(raw))
+        return True
+
+    def result(self, raw):
+        return raw
 
 
 def plan_revoke(before):
@@ -597,27 +641,6 @@ def ensure_revoked(client, name, check_mode, owner=None, before=None):
     if not check_mode:
         apply(client, name, actions)
     return True, before, predict(before, actions)
-
-
-def ensure_absent(client, name, check_mode, owner=None, before=None):
-    """(changed, before, after). Refuses, before any write, a role that is in an instance profile.
-
-    Instance profiles belong to whoever made them: this module never removes the role from one,
-    and IAM refuses to delete a role that is still in one (DeleteConflict). ``before`` as for ``ensure_present``.
-    """
-    before = _owned_view(client, name, owner, before)
-    if not before:
-        return False, {}, {}
-    profiles = iam.list_instance_profiles_for_role(client, RoleName=name)
-    if profiles:
-        raise InputError(
-            message="team_execution_role: role %s is in instance profile(s) %s; IAM cannot delete it until it is removed from them"
-            % (name, ", ".join(sorted(p["InstanceProfileName"] for p in profiles)))
-        )
-    actions = plan_absent(before)
-    if not check_mode:
-        apply(client, name, actions)
-    return True, before, {}
 
 
 # The keyword arguments of team_execution_role's AnsibleAWSModule (and of team_resources' execution_role).
@@ -656,12 +679,14 @@ def converge(context, params):
             client, role_name(params["team"], params["name_prefix"]), context.check_mode, owner=lambda before: check_owner(before, params)
         )
     elif params["state"] == "absent":
-        changed, before, after = ensure_absent(
-            client, role_name(params["team"], params["name_prefix"]), context.check_mode, owner=lambda before: check_owner(before, params)
+        name = role_name(params["team"], params["name_prefix"])
+        changed, before, after, _ = engine.ensure_absent(
+            ExecutionRole(client, name, context.check_mode, owner=lambda before: check_owner(before, params)), context.check_mode
         )
     else:
-        changed, before, after = ensure_present(
-            client, desired(params), context.check_mode, account_id=lambda: params["account_id"] or context.account_id(),
+        want = desired(params)
+        changed, before, after, _ = engine.ensure_present(ExecutionRole(
+            client, want["role_name"], context.check_mode, want, account_id=lambda: params["account_id"] or context.account_id(),
             owner=lambda before: check_owner(before, params, params["adopt"]), known=params["known_role"],
-        )
-    return dict(changed=changed, role=after, diff={"before": before, "after": after})
+        ), context.check_mode)
+    return result(changed, before, after, role=after)

@@ -6,6 +6,7 @@ import json
 from urllib.parse import quote
 
 import pytest
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role as er
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
@@ -35,6 +36,17 @@ WORKSPACE_POLICY = {
         },
     ],
 }
+
+
+def present(client, want, check_mode, **options):
+    """(changed, before, after) of the role ``want`` describes, as the engine converges it."""
+    return tuple(engine.ensure_present(er.ExecutionRole(client, want["role_name"], check_mode, want, **options), check_mode)[:3])
+
+
+def absent(client, name, check_mode, **options):
+    """(changed, before, after) of deleting the role ``name``."""
+    return tuple(engine.ensure_absent(er.ExecutionRole(client, name, check_mode, **options), check_mode)[:3])
+
 
 
 def params(**overrides):
@@ -361,7 +373,7 @@ def workspace_role():
 
 def test_a_no_op_run_reads_four_times_and_writes_nothing():
     client = workspace_role()
-    changed, before, after = er.ensure_present(client, er.desired(params()), check_mode=False, account_id=pytest.fail)
+    changed, before, after = present(client, er.desired(params()), check_mode=False, account_id=pytest.fail)
     assert not changed
     assert before == after == existing()
     assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "ListAttachedRolePolicies"]
@@ -369,10 +381,10 @@ def test_a_no_op_run_reads_four_times_and_writes_nothing():
 
 def test_check_mode_predicts_a_new_role_with_its_policy_and_the_run_agrees():
     check_client = FakeIam()
-    check = er.ensure_present(check_client, er.desired(params()), check_mode=True, account_id=lambda: ACCOUNT)
+    check = present(check_client, er.desired(params()), check_mode=True, account_id=lambda: ACCOUNT)
     assert check_client.calls == ["GetRole"]
     client = FakeIam()
-    run = er.ensure_present(client, er.desired(params()), check_mode=False, account_id=pytest.fail)
+    run = present(client, er.desired(params()), check_mode=False, account_id=pytest.fail)
     assert client.calls == ["GetRole", "CreateRole", "PutRolePolicy"]
     assert check == run
     assert run[0] is True and run[1] == {} and run[2]["team_data_policy"] == WORKSPACE_POLICY
@@ -382,7 +394,7 @@ def test_absent_refuses_a_role_in_an_instance_profile_before_any_write():
     client = workspace_role()
     client.profiles = ["someone-elses-profile"]
     with pytest.raises(InputError) as caught:
-        er.ensure_absent(client, NAME, check_mode=False)
+        absent(client, NAME, check_mode=False)
     assert "someone-elses-profile" in caught.value.message
     assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "ListAttachedRolePolicies", "ListInstanceProfilesForRole"]
 
@@ -390,10 +402,10 @@ def test_absent_refuses_a_role_in_an_instance_profile_before_any_write():
 def test_absent_deletes_policies_then_the_role_and_then_has_nothing_to_do():
     client = workspace_role()
     client.attached = ["arn:aws:iam::%s:policy/p" % ACCOUNT]
-    changed, before, after = er.ensure_absent(client, NAME, check_mode=False)
+    changed, before, after = absent(client, NAME, check_mode=False)
     assert changed and before["role_name"] == NAME and after == {}
     assert client.calls[-3:] == ["DeleteRolePolicy", "DetachRolePolicy", "DeleteRole"]
-    assert er.ensure_absent(client, NAME, check_mode=False) == (False, {}, {})
+    assert absent(client, NAME, check_mode=False) == (False, {}, {})
 
 
 # --- the HyperPod cluster from Studio ------------------------------------------------
@@ -442,12 +454,12 @@ def test_cluster_arns_are_refused_before_any_call(given, problem):
 def test_a_role_without_the_cluster_policy_gets_it_and_then_reads_five_times():
     want = er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS))
     client = workspace_role()
-    changed, before, after = er.ensure_present(client, want, check_mode=False, account_id=pytest.fail)
+    changed, before, after = present(client, want, check_mode=False, account_id=pytest.fail)
     assert changed and before["cluster_policy"] is None
     assert client.calls[-1] == "PutRolePolicy" and client.inline["hyperpod-cluster"] == want["cluster_policy"]
     assert after["inline_policies"] == ["hyperpod-cluster", "team-data"] and after["cluster_policy"] == want["cluster_policy"]
     client.calls = []
-    assert er.ensure_present(client, want, check_mode=False, account_id=pytest.fail) == (False, after, after)
+    assert present(client, want, check_mode=False, account_id=pytest.fail) == (False, after, after)
     assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "GetRolePolicy", "ListAttachedRolePolicies"]
 
 
@@ -462,13 +474,13 @@ def test_the_role_read_earlier_in_the_run_spares_get_role_and_a_difference_reads
     known = er.known_role(dict(client.role, CreateDate="2026-12-02"))
     # The creation date goes with the copy (as text: it crosses processes), for the access entry's age (access_entry.stale_reason).
     assert known["role"]["CreateDate"] == "2026-12-02"
-    changed, _before, _after = er.ensure_present(client, er.desired(params()), check_mode=False, account_id=pytest.fail, known=known)
+    changed, _before, _after = present(client, er.desired(params()), check_mode=False, account_id=pytest.fail, known=known)
     assert not changed and client.calls == ["ListRolePolicies", "GetRolePolicy", "ListAttachedRolePolicies"]
     # The copy says the role is missing: check mode predicts from it, a real run reads the role again and finds it unchanged.
     client.calls = []
-    assert er.ensure_present(client, er.desired(params()), check_mode=True, account_id=lambda: ACCOUNT, known={"role": None})[0] is True
+    assert present(client, er.desired(params()), check_mode=True, account_id=lambda: ACCOUNT, known={"role": None})[0] is True
     assert client.calls == []
-    assert er.ensure_present(client, er.desired(params()), check_mode=False, account_id=pytest.fail, known={"role": None})[0] is False
+    assert present(client, er.desired(params()), check_mode=False, account_id=pytest.fail, known={"role": None})[0] is False
     assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "ListAttachedRolePolicies"]
 
 
@@ -556,11 +568,11 @@ def test_a_member_tags_the_teams_spaces_with_the_teams_own_values_only(tags, dec
 def test_a_role_without_the_studio_policy_gets_it_and_then_reads_six_times():
     want = er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS, domain_arn=DOMAIN_ARN))
     client = workspace_role()
-    changed, before, after = er.ensure_present(client, want, check_mode=False, account_id=pytest.fail)
+    changed, before, after = present(client, want, check_mode=False, account_id=pytest.fail)
     assert changed and before["studio_policy"] is None and client.inline["team-studio"] == want["studio_policy"]
     assert after["inline_policies"] == ["hyperpod-cluster", "team-data", "team-studio"] and after["studio_policy"] == want["studio_policy"]
     client.calls = []
-    assert er.ensure_present(client, want, check_mode=False, account_id=pytest.fail) == (False, after, after)
+    assert present(client, want, check_mode=False, account_id=pytest.fail) == (False, after, after)
     assert client.calls == ["GetRole", "ListRolePolicies", "GetRolePolicy", "GetRolePolicy", "GetRolePolicy", "ListAttachedRolePolicies"]
     # Without the domain's ARN (a caller that did not find the domain) the policy is left as it is: team_resources gives
     # the ARN once the domain layer returns it; a new role has none.
@@ -657,7 +669,7 @@ def test_revoke_only_takes_every_policy_away_and_keeps_the_role():
     """Red team H4(b): offboarding's first step on the role; check mode predicts it, a second run changes nothing."""
     want = er.desired(params(hyperpod_cluster_arn=HYPERPOD, eks_cluster_arn=EKS, domain_arn=DOMAIN_ARN))
     client = workspace_role()
-    er.ensure_present(client, want, check_mode=False, account_id=pytest.fail)
+    present(client, want, check_mode=False, account_id=pytest.fail)
     client.calls = []
     predicted = er.ensure_revoked(client, NAME, check_mode=True)
     assert [c for c in client.calls if not c.startswith(("Get", "List"))] == []
