@@ -31,6 +31,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, identity_center, in_flight, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
@@ -579,27 +580,6 @@ def _read_permission_set(client, instance_arn, params, arn, known=None, outdated
     return read_current(client, instance_arn, described, params.get("accounts") or [], _with_boundary(params), outdated, known_tags)
 
 
-def _plan_present(client, instance_arn, params, group_ids, check_mode):
-    """(current, (desired, changes)): the permission set as read, its owner checked, and what the run makes of it."""
-    known, outdated, known_absent = params.get("known_permission_set"), params.get("outdated_permission_sets"), params.get("known_absent")
-
-    def plan_changes(current):
-        if current:
-            check_owner(params, current, adopt=params.get("adopt"))
-        desired = desired_state(params, current, group_ids)
-        return desired, plan(current, desired)
-
-    # Absent from shared_info's lookup: CreatePermissionSet itself tells whether another run made it since (ConflictException,
-    # a lost race converged again with fresh reads, layer.converge_past_a_lost_race).
-    first = _read_permission_set(client, instance_arn, params, params.get("permission_set_arn"), known, outdated, known_absent)
-    # What was read earlier in the run (the description, its tags, the outdated accounts) only tells that nothing changes.
-    return engine.plan_from_copy(
-        lambda fresh: _read_permission_set(client, instance_arn, params, first["permission_set_arn"]) if fresh else first,
-        lambda current: bool(current and (known or outdated)),
-        plan_changes, check_mode, writes=lambda planned: planned[1],
-    )
-
-
 def _create_permission_set(client, instance_arn, desired):
     """CreatePermissionSet for ``desired`` (its settings and tags); the new permission set's ARN."""
     kwargs = dict(InstanceArn=instance_arn, Name=desired["name"], SessionDuration=desired["session_duration"])
@@ -678,47 +658,97 @@ def _provision(client, instance_arn, ps, name, accounts, timeout):
             )
 
 
-def ensure_present(client, identitystore, params, check_mode):
-    """(changed, before, after): the permission set before and after the run, ``after`` as predicted in check mode."""
-    validate(params)
-    instance_arn, store_id = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
-    group_ids = resolve_groups(identitystore, store_id, instance_arn, sorted(set(params.get("groups") or [])), params.get("identity_center_group_ids"))
-    current, (desired, changes) = _plan_present(client, instance_arn, params, group_ids, check_mode)
-    if not changes:
-        return False, _public(current), _public(current)
-    if check_mode:
-        return True, _public(current), _public(desired)
+class PermissionSet(engine.Resource):
+    """An Identity Center permission set with its policies, tags, provisioning and assignments, as the engine converges
+    it: ``raw`` is ``read_current``'s. What shared_info read earlier in the run (``known_permission_set``, its tags,
+    ``outdated_permission_sets``) only tells that nothing changes: a write is planned from a new read."""
 
-    timeout = params.get("wait_timeout", 600)
-    arn = _create_permission_set(client, instance_arn, desired) if current is None else current["permission_set_arn"]
-    ps = dict(InstanceArn=instance_arn, PermissionSetArn=arn)
-    _update_settings(client, ps, desired, changes)
-    _write_policies(client, ps, changes)
-    _write_tags(client, instance_arn, arn, changes)
-    _provision(client, instance_arn, ps, desired["name"], _accounts_to_provision(current, changes), timeout)
-    _change_assignments(client, instance_arn, arn, "assign", changes.get("assign", []), timeout)
-    _change_assignments(client, instance_arn, arn, "unassign", changes.get("unassign", []), timeout)
-    described = identity_center.describe_permission_set(client, **ps)
-    after = read_current(client, instance_arn, described, params.get("accounts") or [], _with_boundary(params))
-    return True, _public(current), _public(after)
+    label = "permission set"
 
+    def __init__(self, client, identitystore, params, check_mode):
+        super(PermissionSet, self).__init__(client, {"wait": False}, check_mode)
+        self.identitystore, self.params = identitystore, params
+        self.present = params["state"] == "present"
+        self.instance_arn, self.group_ids, self.first = None, None, None
+        # What the run makes of the permission set (desired_state's), and plan's changes to get there.
+        self.wanted, self.changes = None, {}
 
-def ensure_absent(client, params, check_mode):
-    """(changed, before, after): the permission set's assignments, then the permission set."""
-    validate(params)
-    instance_arn, _store = resolve_instance(client, params.get("instance_arn"), params.get("identity_store_id"))
-    described = find_permission_set(client, instance_arn, params["name"], params.get("permission_set_arn"))
-    if described is None:
-        return False, {}, {}
-    current = read_current(client, instance_arn, described)
-    check_owner(params, current)
-    if check_mode:
-        return True, _public(current), {}
-    arn = current["permission_set_arn"]
-    timeout = params.get("wait_timeout", 600)
-    _change_assignments(client, instance_arn, arn, "unassign", current["assignments"], timeout)
-    identity_center.delete_permission_set(client, InstanceArn=instance_arn, PermissionSetArn=arn)
-    return True, _public(current), {}
+    def prepare(self, state):
+        validate(self.params)
+        p = self.params
+        self.instance_arn, store_id = resolve_instance(self.client, p.get("instance_arn"), p.get("identity_store_id"))
+        if state == "present":
+            groups = sorted(set(p.get("groups") or []))
+            self.group_ids = resolve_groups(self.identitystore, store_id, self.instance_arn, groups, p.get("identity_center_group_ids"))
+
+    def read(self, fresh=False):
+        p = self.params
+        if not self.present:
+            described = find_permission_set(self.client, self.instance_arn, p["name"], p.get("permission_set_arn"))
+            return None if described is None else read_current(self.client, self.instance_arn, described)
+        if fresh:
+            return _read_permission_set(self.client, self.instance_arn, p, self.first["permission_set_arn"])
+        # Absent from shared_info's lookup: CreatePermissionSet itself tells whether another run made it since
+        # (ConflictException, a lost race converged again with fresh reads, layer.converge_past_a_lost_race).
+        self.first = _read_permission_set(
+            self.client, self.instance_arn, p, p.get("permission_set_arn"), p.get("known_permission_set"), p.get("outdated_permission_sets"),
+            p.get("known_absent"),
+        )
+        return self.first
+
+    def copied(self, raw):
+        return bool(raw and (self.params.get("known_permission_set") or self.params.get("outdated_permission_sets")))
+
+    def owned(self, raw):
+        check_owner(self.params, raw, adopt=self.present and self.params.get("adopt"))
+
+    def view(self, raw):
+        return _public(raw)
+
+    def desired(self, raw):
+        self.wanted = desired_state(self.params, raw, self.group_ids)
+        self.changes = plan(raw, self.wanted)
+        return _public(self.wanted)
+
+    def moves(self, raw, desired):
+        return bool(self.changes)
+
+    def predict(self, raw, desired):
+        return self.wanted
+
+    def _write(self, current, arn):
+        """``plan``'s changes, in order: settings, policies, tags, provisioning, assignments."""
+        changes, timeout = self.changes, self.params.get("wait_timeout", 600)
+        ps = dict(InstanceArn=self.instance_arn, PermissionSetArn=arn)
+        _update_settings(self.client, ps, self.wanted, changes)
+        _write_policies(self.client, ps, changes)
+        _write_tags(self.client, self.instance_arn, arn, changes)
+        _provision(self.client, self.instance_arn, ps, self.wanted["name"], _accounts_to_provision(current, changes), timeout)
+        _change_assignments(self.client, self.instance_arn, arn, "assign", changes.get("assign", []), timeout)
+        _change_assignments(self.client, self.instance_arn, arn, "unassign", changes.get("unassign", []), timeout)
+        return arn
+
+    def create(self, desired):
+        return self._write(None, _create_permission_set(self.client, self.instance_arn, self.wanted))
+
+    def update(self, raw, desired):
+        self._write(raw, raw["permission_set_arn"])
+        return False
+
+    def read_back(self, handle, settle):
+        arn = handle["permission_set_arn"] if isinstance(handle, dict) else handle
+        described = identity_center.describe_permission_set(self.client, InstanceArn=self.instance_arn, PermissionSetArn=arn)
+        return read_current(self.client, self.instance_arn, described, self.params.get("accounts") or [], _with_boundary(self.params))
+
+    def delete(self, raw):
+        """The permission set's assignments, then the permission set."""
+        arn = raw["permission_set_arn"]
+        _change_assignments(self.client, self.instance_arn, arn, "unassign", raw["assignments"], self.params.get("wait_timeout", 600))
+        identity_center.delete_permission_set(self.client, InstanceArn=self.instance_arn, PermissionSetArn=arn)
+        return True
+
+    def result(self, raw):
+        return _public(raw)
 
 
 _POLICY_REFERENCE = dict(name=dict(type="str", required=True), path=dict(type="str", default="/"))
@@ -784,17 +814,9 @@ def converge(context, params):
     """The result of identity_center_permission_set: the permission set after the run, and the team's names."""
     params = apply_team(params)
     client = context.client("sso-admin")
-    if params["state"] == "present":
-        changed, before, after = ensure_present(client, context.client("identitystore"), params, context.check_mode)
-    else:
-        changed, before, after = ensure_absent(client, params, context.check_mode)
-    result = dict(
-        changed=changed,
-        permission_set=after,
-        permission_set_arn=after.get("permission_set_arn") or "",
-        role_name_pattern=role_name_pattern(params["name"]),
-        diff={"before": before, "after": after},
+    outcome = engine.converge(PermissionSet(client, context.client("identitystore"), params, context.check_mode), params["state"], context.check_mode)
+    names = dict(team_names=team_names(params["team"], params["name_prefix"])) if params.get("team") else {}
+    return result(
+        outcome.changed, outcome.before, outcome.after, permission_set=outcome.after,
+        permission_set_arn=outcome.after.get("permission_set_arn") or "", role_name_pattern=role_name_pattern(params["name"]), **names
     )
-    if params.get("team"):
-        result["team_names"] = team_names(params["team"], params["name_prefix"])
-    return result

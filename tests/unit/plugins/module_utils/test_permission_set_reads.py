@@ -6,7 +6,7 @@ import json
 import time
 
 import pytest
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import layer
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, layer
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import permission_set as ps
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, error_code
 
@@ -50,8 +50,8 @@ def converge(assigned, check_mode=True, **overrides):
         purge_managed_policies=True,
         wait_timeout=30,
     )
-    params.update(overrides)
-    return ps.ensure_present(sso, store, params, check_mode)
+    params.update(overrides, state="present")
+    return tuple(engine.converge(ps.PermissionSet(sso, store, params, check_mode), "present", check_mode)[:3])
 
 
 def reads(sandbox, operation):
