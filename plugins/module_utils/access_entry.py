@@ -443,7 +443,8 @@ class AccessEntry(engine.Resource):
         return raw["current"]
 
     def _stale(self, raw):
-        if not self.present or raw["entry"] is None:
+        # An entry read back after this run's write is not: its role was read before it was made.
+        if not self.present or raw["entry"] is None or raw.get("written"):
             return None
         if self.principal_created is None:
             self.principal_created = role_created(self.iam, self.principal)
@@ -492,7 +493,7 @@ class AccessEntry(engine.Resource):
     def read_back(self, handle, settle):
         cluster = self.params["cluster_name"]
         entry = describe_access_entry(self.client, cluster, self.principal)
-        return {"entry": entry, "current": current_state(entry, list_associated(self.client, cluster, self.principal))}
+        return {"entry": entry, "current": current_state(entry, list_associated(self.client, cluster, self.principal)), "written": True}
 
     def delete(self, raw):
         eks_api.delete_access_entry(self.client, clusterName=self.params["cluster_name"], principalArn=self.principal)

@@ -109,3 +109,17 @@ def test_a_stale_entry_of_another_type_is_refused_not_retyped_by_a_re_create():
     desired = dict(current, type="STANDARD")
     with pytest.raises(access_entry.InputError, match="is of type EC2_LINUX, not STANDARD"):
         access_entry.plan(current, desired, stale="older than its IAM role")
+
+
+def test_an_entry_made_by_the_run_is_not_compared_with_its_role(seeded):
+    """The role's CreateDate is asked only of an entry that existed before the run: one read back after its creation is
+    new (a GetRole for each team's entries, caught by python -m bench's cold run)."""
+    sandbox, seed = seeded
+    eks, iam = sandbox.boto3_client("eks"), sandbox.boto3_client("iam")
+    role = iam.create_role(RoleName=ROLE_NAME, AssumeRolePolicyDocument=TRUST)["Role"]
+    params = {"cluster_name": seed["eks_cluster_arn"].rsplit("/", 1)[1], "state": "present", "principal_arn": role["Arn"], "type": "STANDARD",
+              "kubernetes_groups": ["hyperpod-ns-vision-namespace-level-group"], "access_policies": None, "tags": None, "purge_tags": True}
+    sandbox.clear_requests()
+    changed, _before, after, _result = access_entry.converge_entry(eks, iam, params, False)
+    assert changed and after["principal_arn"] == role["Arn"]
+    assert [r["operation"] for r in sandbox.requests() if r["operation"] == "GetRole"] == []
