@@ -680,13 +680,13 @@ def converge(context, params):
         )
     elif params["state"] == "absent":
         name = role_name(params["team"], params["name_prefix"])
-        changed, before, after, _ = engine.ensure_absent(
+        changed, before, after = engine.ensure_absent(
             ExecutionRole(client, name, context.check_mode, owner=lambda before: check_owner(before, params)), context.check_mode
-        )
+        )[:3]
     else:
         want = desired(params)
-        changed, before, after, _ = engine.ensure_present(ExecutionRole(
+        changed, before, after = engine.ensure_present(ExecutionRole(
             client, want["role_name"], context.check_mode, want, account_id=lambda: params["account_id"] or context.account_id(),
             owner=lambda before: check_owner(before, params, params["adopt"]), known=params["known_role"],
-        ), context.check_mode)
+        ), context.check_mode)[:3]
     return result(changed, before, after, role=after)

@@ -481,12 +481,12 @@ class QuotaManager(engine.Resource):
         purge = bool(self.params.get("purge_tags")) and self.params.get("tags") is not None
         return compare_aws_tags(current_tags or {}, self.desired_tags(), purge_tags=purge)
 
-    def result(self, quota):
-        if not quota:
+    def result(self, raw):
+        if not raw:
             return {}
-        result = snake(dict((k, v) for k, v in quota.items() if k != "ResponseMetadata"))
-        result["tags"] = quota.get("Tags", {})
-        return result
+        snaked = snake(dict((k, v) for k, v in raw.items() if k != "ResponseMetadata"))
+        snaked["tags"] = raw.get("Tags", {})
+        return snaked
 
     def wait(self, quota_id):
         return read_settled(

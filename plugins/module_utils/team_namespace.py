@@ -867,9 +867,9 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found,
             changed = True
             if not check_mode:
                 eks_api.delete_pod_identity_association(eks, clusterName=cluster_name, associationId=current["associationId"])
-        role_changed, before["role"], after_role, _ = engine.ensure_absent(
+        role_changed, before["role"], after_role = engine.ensure_absent(
             execution_role.ExecutionRole(iam, pod_role_name(team, prefix), check_mode, before=role_before), check_mode
-        )
+        )[:3]
         return changed or role_changed, before, {"association": {}, "role": after_role}
     account_id = pod_identity.get("account_id") or context.account_id()
     want = {
@@ -880,9 +880,9 @@ def ensure_pod_identity(context, team, prefix, pod_identity, tags, state, found,
         "tags": dict((k, "" if v is None else str(v)) for k, v in tags.items()),
         "purge_tags": False,
     }
-    role_changed, before["role"], role, _ = engine.ensure_present(
+    role_changed, before["role"], role = engine.ensure_present(
         execution_role.ExecutionRole(iam, want["role_name"], check_mode, want, account_id=lambda: account_id, before=role_before), check_mode
-    )
+    )[:3]
     wanted = {"cluster_name": cluster_name, "namespace": n["namespace"], "service_account": n["service_account"], "role_arn": role["arn"]}
     if current is None:
         after = dict(wanted, association_id=None, association_arn=None, tags=dict(want["tags"]))

@@ -48,7 +48,6 @@ def absent(client, name, check_mode, **options):
     return tuple(engine.ensure_absent(er.ExecutionRole(client, name, check_mode, **options), check_mode)[:3])
 
 
-
 def params(**overrides):
     given = {"team": "vision", "description": "SageMaker Studio execution role of team vision", "data_bucket": "ml-data", "cost_center": "CC-1001"}
     return module_params(er.MODULE_OPTIONS, **dict(given, **overrides))

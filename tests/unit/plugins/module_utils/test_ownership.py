@@ -157,7 +157,7 @@ def test_offboarding_deletes_only_an_access_entry_marked_for_the_team(seeded):
         assert "its tags: owner=platform-admins" in refused.value.message
     assert eks.describe_access_entry(clusterName=cluster, principalArn=role["Arn"])["accessEntry"]["accessEntryArn"] == entry["accessEntryArn"]
     eks.tag_resource(resourceArn=entry["accessEntryArn"], tags={"managed-by": "hyperpod.tenancy", "team": "platform"})
-    changed, before, after, _ = access_entry.converge_entry(eks, iam, params, False)
+    changed, before, after = access_entry.converge_entry(eks, iam, params, False)[:3]
     assert changed and after == {}
     assert not [p for p in eks.list_access_entries(clusterName=cluster)["accessEntries"] if p == role["Arn"]]
 
