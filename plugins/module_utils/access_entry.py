@@ -384,7 +384,7 @@ def _write_changes(eks, principal, params, current, desired, changes):
 class AccessEntry(engine.Resource):
     """The access entry of one principal on one cluster, as the engine converges it.
 
-    ``raw`` is ``{"entry": DescribeAccessEntry's answer, "current": current_state}``, ``current`` filled when first
+    ``raw`` is ``{"entry": DescribeAccessEntry's answer, "current": current_state}``, ``current`` added when first
     asked (after the owner check: another team's entry's policies are not listed). With ``state: present``,
     ``known_access_entry`` (``{"principal_arn": ..., "access_entry": DescribeAccessEntry's answer or None}``, read earlier
     in the run) spares the DescribeAccessEntry when it is of the principal resolved here; ``principal`` is None in check
@@ -403,7 +403,7 @@ class AccessEntry(engine.Resource):
         known = params.get("known_access_entry")
         self.copy = known if self.present and known is not None and known.get("principal_arn") == principal else None
         # The principal's CreateDate (given, as shared_info read it, or read here once, when an entry exists to compare with).
-        self.principal_created = params.get("principal_created")
+        self.principal_created, self.role_asked = params.get("principal_created"), False
         self.wanted = None
 
     def read(self, fresh=False):
@@ -416,7 +416,7 @@ class AccessEntry(engine.Resource):
             return None
         from_copy = self.copy is not None and not fresh
         entry = self.copy.get("access_entry") if from_copy else describe_access_entry(self.client, cluster, self.principal)
-        return None if entry is None else {"entry": entry, "current": None}
+        return None if entry is None else {"entry": entry}
 
     def _entry_of_pattern(self, cluster):
         """The principal of the entry a role-name pattern names (None: no entry); the principal as given otherwise."""
@@ -438,7 +438,7 @@ class AccessEntry(engine.Resource):
         check_owner(raw["entry"], self.principal, self.params, self.present and self.params.get("adopt"))
 
     def _current(self, raw):
-        if raw["current"] is None:
+        if "current" not in raw:
             raw["current"] = current_state(raw["entry"], list_associated(self.client, self.params["cluster_name"], self.principal))
         return raw["current"]
 
@@ -446,8 +446,9 @@ class AccessEntry(engine.Resource):
         # An entry read back after this run's write is not: its role was read before it was made.
         if not self.present or raw["entry"] is None or raw.get("written"):
             return None
-        if self.principal_created is None:
-            self.principal_created = role_created(self.iam, self.principal)
+        if self.principal_created is None and not self.role_asked:
+            # Asked once: a role that does not exist (None) is not asked again.
+            self.role_asked, self.principal_created = True, role_created(self.iam, self.principal)
         return stale_reason(raw["entry"], self.principal_created)
 
     def view(self, raw):

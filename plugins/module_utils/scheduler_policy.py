@@ -227,6 +227,8 @@ class SchedulerPolicyManager(engine.Resource):
         return self.find()
 
     def view(self, raw):
+        if raw is None:  # read back after it was deleted meanwhile (or with wait off, gone)
+            return {}
         before = comparable(current_settings(raw), raw["Name"], raw["ClusterArn"])
         if raw["Status"] in CREATE_FAILED:
             # The failed config is in the diff with its status: that is what the run replaces.

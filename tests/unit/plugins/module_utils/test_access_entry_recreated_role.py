@@ -123,3 +123,17 @@ def test_an_entry_made_by_the_run_is_not_compared_with_its_role(seeded):
     changed, _before, after, _result = access_entry.converge_entry(eks, iam, params, False)
     assert changed and after["principal_arn"] == role["Arn"]
     assert [r["operation"] for r in sandbox.requests() if r["operation"] == "GetRole"] == []
+
+
+def test_a_role_that_is_gone_is_asked_for_once(seeded):
+    """The stale check asks GetRole once a run, also when the role no longer exists (its answer None is kept)."""
+    sandbox, seed = seeded
+    eks, iam = sandbox.boto3_client("eks"), sandbox.boto3_client("iam")
+    role = iam.create_role(RoleName=ROLE_NAME, AssumeRolePolicyDocument=TRUST)["Role"]
+    params = {"cluster_name": seed["eks_cluster_arn"].rsplit("/", 1)[1], "state": "present", "principal_arn": role["Arn"], "type": "STANDARD",
+              "kubernetes_groups": ["hyperpod-ns-vision-namespace-level-group"], "access_policies": None, "tags": None, "purge_tags": True}
+    assert access_entry.converge_entry(eks, iam, dict(params), False).changed
+    iam.delete_role(RoleName=ROLE_NAME)
+    sandbox.clear_requests()
+    assert not access_entry.converge_entry(eks, iam, dict(params), False).changed
+    assert [r["operation"] for r in sandbox.requests()].count("GetRole") == 1
