@@ -225,19 +225,6 @@ def _new_budget(current, wanted):
     return new
 
 
-def _plan_budget(current, wanted_budget, wanted_notifications, wanted_tags, purge_tags, owner):
-    """(before, after, tags to set, tag keys to remove) from ``current`` (read's, None: missing); ``owner`` checks it first."""
-    if current is not None and owner is not None:
-        owner(current["tags"])
-    if current is None:
-        return {}, view(wanted_budget, wanted_notifications, wanted_tags), [], []
-    before = view(current["budget"], current["notifications"], current["tags"])
-    tags_to_set, tags_to_remove = compare_aws_tags(current["tags"], wanted_tags, purge_tags=purge_tags)
-    final_tags = dict((k, v) for k, v in current["tags"].items() if k not in tags_to_remove)
-    final_tags.update(tags_to_set)
-    return before, view(dict(current["budget"], **wanted_budget), wanted_notifications, final_tags), tags_to_set, tags_to_remove
-
-
 def _create_budget(client, account_id, wanted_budget, wanted_notifications, wanted_tags):
     """CreateBudget with its notifications, their subscribers and the tags, in one call."""
     budgets.create_budget(
