@@ -10,6 +10,7 @@ import pytest
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import EksError, IamError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import AWSModule, ModuleFailure, converge_by_state, result, run_module
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, options, wait
@@ -30,25 +31,39 @@ def warnings(out):
     return [warning["event"]["msg"] if isinstance(warning, dict) else warning for warning in out.get("warnings", [])]
 
 
-class Manager:
-    """Records which ensure_* ran, with what it was made from."""
+class Thing(engine.Resource):
+    """A resource recording what it was made from and which state the engine prepared it for; it exists when deleted."""
 
     def __init__(self, context, params):
+        super(Thing, self).__init__(None, params, context.check_mode)
         self.made = (context.check_mode, params["name"], params["name_prefix"], params["wait_timeout"])
+        self.prepared = None
 
-    def ensure_present(self):
-        return True, None, {"name": "x"}, {"made": list(self.made), "ran": "present"}
+    def prepare(self, state):
+        self.prepared = state
 
-    def ensure_absent(self):
-        return False, None, None, {"made": list(self.made), "ran": "absent"}
+    def read(self, fresh=False):
+        return {"name": "x"} if self.prepared == "absent" else None
+
+    def view(self, raw):
+        return dict(raw)
+
+    def desired(self, raw):
+        return {"name": self.params["name"]}
+
+    def predict(self, raw, desired):
+        return dict(desired, made=list(self.made), prepared=self.prepared)
+
+    def result(self, raw):
+        return raw
 
 
-@pytest.mark.parametrize("state, changed", [("present", True), ("absent", False)])
-def test_converge_by_state_runs_the_state_s_ensure_and_returns_one_result_shape(state, changed, capsys):
-    out = run(converge_by_state("thing", Manager), {"name": "x", "state": state, "_ansible_check_mode": True}, capsys)
-    assert out["changed"] is changed
-    assert out["thing"] == {"made": [True, "x", "hyperpod", 60], "ran": state}
-    assert out["diff"] == {"before": None, "after": {"name": "x"} if state == "present" else None}
+@pytest.mark.parametrize("state, before, after", [("present", {}, {"name": "x"}), ("absent", {"name": "x"}, {})])
+def test_converge_by_state_runs_the_engine_by_state_and_returns_one_result_shape(state, before, after, capsys):
+    out = run(converge_by_state("thing", Thing), {"name": "x", "state": state, "_ansible_check_mode": True}, capsys)
+    assert out["changed"] is True
+    assert out["diff"] == {"before": before, "after": after}
+    assert out["thing"] == ({"name": "x", "made": [True, "x", "hyperpod", 60], "prepared": "present"} if state == "present" else {})
 
 
 def test_result_puts_the_keys_beside_changed_and_the_diff():
