@@ -300,6 +300,7 @@ class Budget(engine.Resource):
         self.account_id, self.name, self.known, self.owner = account_id, name, known, owner
         self.wanted_budget, self.wanted_notifications = wanted or (None, None)
         self.wanted_tags, self.purge_tags = tags or {}, purge_tags
+        self.planned, self.tag_delta = None, None
 
     def read(self, fresh=False):
         return read(self.client, self.account_id, self.name, None if fresh else self.known)
@@ -315,33 +316,33 @@ class Budget(engine.Resource):
     def view(self, raw):
         return view(raw["budget"], raw["notifications"], raw["tags"])
 
-    def _planned(self, raw):
-        """``raw`` as it reads once written: the wanted budget over it (what it holds beyond keeps), the wanted
-        notifications, its tags with the wanted ones."""
-        if raw is None:
-            return {"budget": self.wanted_budget, "notifications": self.wanted_notifications, "tags": self.wanted_tags}
-        to_set, to_remove = compare_aws_tags(raw["tags"], self.wanted_tags, purge_tags=self.purge_tags)
-        tags = dict((k, v) for k, v in raw["tags"].items() if k not in to_remove)
-        tags.update(to_set)
-        return {"budget": dict(raw["budget"], **self.wanted_budget), "notifications": self.wanted_notifications, "tags": tags}
-
     def desired(self, raw):
-        return self.view(self._planned(raw))
+        # Planned once a read: ``planned`` is the budget as it reads once written (the wanted budget over what it holds
+        # beyond, the wanted notifications, its tags with the wanted ones); ``tag_delta`` the tag writes to get there.
+        if raw is None:
+            self.tag_delta = ({}, [])
+            self.planned = {"budget": self.wanted_budget, "notifications": self.wanted_notifications, "tags": self.wanted_tags}
+        else:
+            self.tag_delta = to_set, to_remove = compare_aws_tags(raw["tags"], self.wanted_tags, purge_tags=self.purge_tags)
+            tags = dict((k, v) for k, v in raw["tags"].items() if k not in to_remove)
+            tags.update(to_set)
+            self.planned = {"budget": dict(raw["budget"], **self.wanted_budget), "notifications": self.wanted_notifications, "tags": tags}
+        return self.view(self.planned)
 
     def predict(self, raw, desired):
-        return self._planned(raw)
+        return self.planned
 
     def create(self, desired):
         _create_budget(self.client, self.account_id, self.wanted_budget, self.wanted_notifications, self.wanted_tags)
 
     def update(self, raw, desired):
-        to_set, to_remove = compare_aws_tags(raw["tags"], self.wanted_tags, purge_tags=self.purge_tags)
+        to_set, to_remove = self.tag_delta
         _update_existing(self.client, self.account_id, raw, self.view(raw), desired, self.wanted_budget, self.wanted_notifications, to_set, to_remove)
         return False
 
     def read_back(self, handle, settle):
-        # handle: None after a create, the budget as read before an update.
-        return self._planned(handle)
+        # Budgets' writes take effect at once: the budget reads as planned.
+        return self.planned
 
     def delete(self, raw):
         budgets.delete_budget(self.client, AccountId=self.account_id, BudgetName=self.name)
