@@ -56,8 +56,8 @@ INSTANCE_RESOURCES = {
     "ml.t3.medium": (2, 4, 0),
 }
 GPU = "nvidia.com/gpu"
-# Seconds the API server is given to drop Kueue's deleted CRDs (it can take over a minute on a loaded machine)
-# and to establish each new one.
+# Seconds the API server is given to drop Kueue's deleted CRDs (its finalizer lists a CRD's objects every 5 s, and
+# can drop a CRD: KubeApi.wait_crds_gone) and to establish each new one.
 CRD_REMOVAL_TIMEOUT = 180
 CRD_ESTABLISH_TIMEOUT = 30
 # How long the add-on's installing or removing of Kueue takes at most, so its CREATING, UPDATING or DELETING:
@@ -71,7 +71,7 @@ def namespace_of(team: str) -> str:
 
 def install_kueue(api: KubeApi) -> None:
     # A CRD still being deleted (an earlier add-on, a reset) has to be gone before it can be made again.
-    api.wait_gone("CustomResourceDefinition", [crd["metadata"]["name"] for crd in CRDS if _terminating(api, crd)], timeout=CRD_REMOVAL_TIMEOUT)
+    api.wait_crds_gone([crd["metadata"]["name"] for crd in CRDS if _terminating(api, crd)], timeout=CRD_REMOVAL_TIMEOUT)
     for crd in CRDS:
         api.apply(crd, MANAGER)
     for crd in CRDS:
@@ -97,7 +97,7 @@ def remove_kueue(api: KubeApi) -> None:
     names = [crd["metadata"]["name"] for crd in CRDS]
     for name in names:
         api.delete("CustomResourceDefinition", name)
-    api.wait_gone("CustomResourceDefinition", names, timeout=CRD_REMOVAL_TIMEOUT)
+    api.wait_crds_gone(names, timeout=CRD_REMOVAL_TIMEOUT)
 
 
 def _quantities(resource: dict) -> dict:

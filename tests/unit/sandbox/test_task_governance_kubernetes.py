@@ -15,7 +15,7 @@ import time
 import pytest
 
 from sandbox.kube import task_governance
-from sandbox.kube.api import KubeApi
+from sandbox.kube.api import KubeApi, KubeError
 from tests.unit.sandbox.aws_errors import refused
 from tests.unit.sandbox.polling import wait_until
 from tests.unit.sandbox.test_sagemaker_scheduler import ADDON, EKS_ROLE, create_hyperpod_cluster, wait_addon_active
@@ -311,3 +311,68 @@ def test_reset_waits_for_a_namespace_deletion_under_way(sandbox, kube_cluster):
         assert api.namespace_syncs_under_way() == 0
     finally:
         held.close()
+
+
+HOLDS_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "holds.tests.hyperpod.tenancy"},
+    "spec": {
+        "group": "tests.hyperpod.tenancy", "scope": "Cluster", "names": {"plural": "holds", "singular": "hold", "kind": "Hold"},
+        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {"type": "object"}}}],
+    },
+}  # fmt: skip
+
+
+def test_a_deleted_crd_the_api_servers_finalizer_dropped_still_goes(kube_cluster):
+    """The API server's CRD finalizer returns without an error when its status write conflicts, trusting to be called
+    again, but its informer calls it only for a change outside the CRD's Terminating condition (managed fields count): a
+    CRD dropped so stays until the informer's resync, 5 minutes on. A CI run's Task Governance add-on stayed DELETING for
+    the 180 s the sandbox gives Kueue to go. ``wait_crds_gone`` touches the CRD, a change the finalizer is called for.
+
+    The test makes the drop. The finalizer's field manager already owns a Terminating condition as the finalizer writes
+    it, so the finalizer's first write changes nothing; while it waits for an object the test's finalizer holds, the test
+    changes that condition's message as the same manager in the same second, so the managed fields stay as they were.
+    """
+    api = KubeApi(kube_cluster.directory)
+    name = HOLDS_CRD["metadata"]["name"]
+    crd_status = f"{api.path('CustomResourceDefinition', name)}/status?fieldManager=kube-apiserver"
+    holds = "/apis/tests.hyperpod.tenancy/v1/holds"
+    held = {"apiVersion": "tests.hyperpod.tenancy/v1", "kind": "Hold", "metadata": {"name": "held", "finalizers": [HOLD]}}
+    def made_the_drop() -> bool:
+        api.apply(HOLDS_CRD, "tests")
+        api.wait_established(name)
+        api.request("POST", holds, held)
+        time.sleep(1.02 - time.time() % 1)  # early in a second, so the test's two writes can fall in it
+        crd = api.get("CustomResourceDefinition", name)
+        terminating = {"type": "Terminating", "status": "True", "lastTransitionTime": crd["metadata"]["creationTimestamp"],
+                       "reason": "InstanceDeletionInProgress", "message": "CustomResource deletion is in progress"}  # fmt: skip
+        crd["status"]["conditions"].append(terminating)
+        api.request("PUT", crd_status, crd)
+        api.delete("CustomResourceDefinition", name)
+        time.sleep(0.1)  # the finalizer's first write
+        crd = api.get("CustomResourceDefinition", name)
+        next(c for c in crd["status"]["conditions"] if c["type"] == "Terminating")["message"] = "changed by the test"
+        try:
+            written = api.request("PUT", crd_status, crd)
+        except KubeError as error:
+            if error.status != 409:  # the finalizer wrote after the test read
+                raise
+            return False
+        finally:
+            api.request("PATCH", f"{holds}/held", {"metadata": {"finalizers": None}}, "application/merge-patch+json")
+        return written["metadata"]["managedFields"] == crd["metadata"]["managedFields"]
+
+    for _attempt in range(5):
+        if made_the_drop():
+            break
+        api.wait_crds_gone([name], timeout=60)  # the finalizer was called again
+    else:
+        pytest.fail("the test's writes never fell in one second, after the finalizer's")
+
+    # The finalizer's next listing, 5 s on, finds no object and its last write conflicts; the touch comes 6 s on.
+    api.wait_crds_gone([name], timeout=30)
+
+    assert api.get("CustomResourceDefinition", name) is None
+
+
+def terminating_reason(crd):
+    return next((c["reason"] for c in (crd.get("status") or {}).get("conditions") or [] if c["type"] == "Terminating"), None)
