@@ -8,7 +8,7 @@
 ListTags) give the same snake_case shape; ``plan_cluster`` compares them and says what
 to do: create, update (one UpdateCluster with only what changed), replace, nothing,
 or refuse with a reason per field. Everything up to the plan makes no call, so it is
-unit-tested without AWS; ``ensure_present``/``ensure_absent`` run the plan.
+unit-tested without AWS; ``Cluster`` runs the plan through the engine.
 
 What UpdateCluster can change in place: an instance group's instance type, count and
 lifecycle configuration ("For each instance group, you can change the instance type, the
@@ -55,7 +55,7 @@ import re
 
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, instance_types, naming, sagemaker
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks, engine, instance_types, naming, sagemaker
 # request_problems: team_model checks a team file's cluster request with it too.
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.botocore_model import request_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
@@ -814,99 +814,111 @@ def resolve_eks_cluster(client, eks_cluster):
 # ---------------------------------------------------------------- running the plan
 
 
-class ClusterManager(object):
-    """Runs a plan against SageMaker: ``ensure_present``/``ensure_absent`` return (changed, before, after, cluster, warnings)."""
+class Cluster(engine.Resource):
+    """The cluster as the engine converges it: ``raw`` is ``{"description": DescribeCluster, "tags": ListTags}``.
 
-    def __init__(self, sagemaker, check_mode=False, wait=True, wait_timeout=3600):
-        self.client = sagemaker
-        self.check_mode = check_mode
-        self.wait = wait
-        self.wait_timeout = wait_timeout
+    ``wanted`` is ``normalize_desired``'s; ``params`` the module's (``name``, ``wait``, ``wait_timeout``,
+    ``allow_replacement``, ``allow_instance_group_removal``, ``purge_tags``). A transition another run started is
+    waited out before anything is planned, so the plan compares settled states.
+    """
 
-    def describe(self, name):
-        return sagemaker.describe_cluster(self.client, ClusterName=name)
+    label = "cluster"
 
-    def tags(self, description):
-        return sagemaker.list_tags(self.client, description["ClusterArn"]) if description else {}
+    def __init__(self, client, params, check_mode=False, warn=None, wanted=None):
+        super(Cluster, self).__init__(client, params, check_mode, warn, timeout=3600)
+        self.name = params["name"]
+        self.wanted = wanted
+        self.state = "present"
+        self.plan = None
 
-    def wait_for(self, name, ready, failed=("Failed",), what=None):
-        return wait_for_status(
-            lambda: self.describe(name), what or "cluster %s" % name, ready, failed=failed, timeout=self.wait_timeout,
-            status_key="ClusterStatus", reason_key="FailureMessage",
-        )
-
-    def _check_name(self, name):
-        problems = request_problems(self.client.meta.service_model, "CreateCluster", {"ClusterName": name})
+    def prepare(self, state):
+        self.state = state
+        problems = request_problems(self.client.meta.service_model, "CreateCluster", {"ClusterName": self.name})
         if problems:
             raise InputError(message="name: %s" % "; ".join(option_path(p, "CreateCluster", {}) for p in problems))
 
-    def _settle_first(self, name, description):
-        """Wait out a transition another run started, so the plan compares settled states."""
-        if self.check_mode or not self.wait or description is None or description.get("ClusterStatus") not in TRANSITIONAL:
-            return description
-        if description["ClusterStatus"] == "Deleting":
-            return self.wait_for(name, (GONE,), failed=())
-        return self.wait_for(name, ("InService", "Failed"), failed=())
+    def describe(self):
+        return sagemaker.describe_cluster(self.client, ClusterName=self.name)
 
-    def ensure_present(self, desired, allow_replacement=False, allow_instance_group_removal=False, purge_tags=True):
-        name = desired["cluster_name"]
-        self._check_name(name)
-        description = self._settle_first(name, self.describe(name))
-        if description is not None and description.get("ClusterStatus") == "Deleting":
-            if not (self.check_mode and self.wait):
-                raise InputError(message="Cannot create cluster %s while the previous one is Deleting; run again with wait: true, or later" % name)
-            description = None  # check mode with wait: the real run waits for it to go, then creates
-        current_tags = self.tags(description)
-        plan = plan_cluster(desired, description, current_tags, allow_replacement, allow_instance_group_removal, purge_tags)
+    def wait_for(self, ready, failed=("Failed",)):
+        return wait_for_status(
+            self.describe, "cluster %s" % self.name, ready, failed=failed, timeout=self.timeout, status_key="ClusterStatus", reason_key="FailureMessage",
+        )
+
+    def read(self, fresh=False):
+        description = self.describe()
+        if description is not None and description.get("ClusterStatus") in TRANSITIONAL and self.waiting and not self.check_mode:
+            description = self.wait_for((GONE,) if description["ClusterStatus"] == "Deleting" else ("InService", "Failed"), failed=())
+        deleting = description is not None and description.get("ClusterStatus") == "Deleting"
+        if self.state == "present" and deleting:
+            if not (self.check_mode and self.waiting):
+                raise InputError(message="Cannot create cluster %s while the previous one is Deleting; run again with wait: true, or later" % self.name)
+            return None  # check mode with wait: the real run waits for it to go, then creates
+        if description is None:
+            return None
+        return {"description": description, "tags": sagemaker.list_tags(self.client, description["ClusterArn"])}
+
+    def going(self, raw):
+        return raw["description"].get("ClusterStatus") == "Deleting"
+
+    def view(self, raw):
+        return normalize_current(raw["description"], raw["tags"]) or {}
+
+    def desired(self, raw):
+        description, tags = (raw["description"], raw["tags"]) if raw else (None, {})
+        p = self.params
+        self.plan = plan = plan_cluster(self.wanted, description, tags, p["allow_replacement"], p["allow_instance_group_removal"], p["purge_tags"])
         if plan.action == "refuse":
-            raise InputError(message="Cannot apply cluster %s: %s" % (name, "; ".join(plan.refusals)))
+            raise InputError(message="Cannot apply cluster %s: %s" % (self.name, "; ".join(plan.refusals)))
         operation = {"create": "CreateCluster", "replace": "CreateCluster", "update": "UpdateCluster"}.get(plan.action)
         if operation:
             problems = [option_path(p, operation, plan.request) for p in request_problems(self.client.meta.service_model, operation, plan.request)]
             if problems:
                 raise InputError(message="%s would be rejected: %s" % (operation, "; ".join(problems)))
         status = (description or {}).get("ClusterStatus")
-        if plan.action == "update" and status != "InService" and not (self.check_mode and self.wait):
+        if plan.action == "update" and status != "InService" and not (self.check_mode and self.waiting):
             raise InputError(
-                message="Cannot update cluster %s while it is %s (UpdateCluster needs InService); run again with wait: true, or later" % (name, status)
+                message="Cannot update cluster %s while it is %s (UpdateCluster needs InService); run again with wait: true, or later" % (self.name, status)
             )
-        before = normalize_current(description, current_tags) or {}
-        if not plan.changed:
-            return False, before, before, cluster_result(description, current_tags), []
-        if self.check_mode:
-            return True, before, plan.after, cluster_result(predicted_description(plan.after, description, plan.action), plan.after["tags"]), plan.warnings
+        if plan.changed:
+            for warning in plan.warnings:
+                self.warn(warning)
+        return plan.after
 
+    def moves(self, raw, desired):
+        return self.plan.changed
+
+    def predict(self, raw, desired):
+        return {"description": predicted_description(desired, raw and raw["description"], self.plan.action), "tags": desired["tags"]}
+
+    def create(self, desired):
+        sagemaker.create_cluster(self.client, **self.plan.request)
+
+    def update(self, raw, desired):
+        plan, arn = self.plan, raw["description"]["ClusterArn"]
         if plan.action == "replace":
-            sagemaker.delete_cluster(self.client, ClusterName=name)
-            self.wait_for(name, (GONE,), failed=())
-        if plan.action in ("create", "replace"):
+            sagemaker.delete_cluster(self.client, ClusterName=self.name)
+            self.wait_for((GONE,), failed=())
             sagemaker.create_cluster(self.client, **plan.request)
         elif plan.action == "update":
             sagemaker.update_cluster(self.client, **plan.request)
-        if plan.action == "none" or plan.action == "update":
+        if plan.action in ("none", "update"):
             if plan.tags_to_remove:
-                sagemaker.delete_tags(self.client, description["ClusterArn"], plan.tags_to_remove)
+                sagemaker.delete_tags(self.client, arn, plan.tags_to_remove)
             if plan.tags_to_add:
-                sagemaker.add_tags(self.client, description["ClusterArn"], plan.tags_to_add)
-        settle = self.wait and plan.action != "none"
-        description = self.wait_for(name, ("InService",), failed=("Failed", "RollingBack")) if settle else self.describe(name)
-        tags = self.tags(description)
-        return True, before, normalize_current(description, tags), cluster_result(description, tags), plan.warnings
+                sagemaker.add_tags(self.client, arn, plan.tags_to_add)
+        return plan.action != "none"
 
-    def ensure_absent(self, name):
-        self._check_name(name)
-        description = self._settle_first(name, self.describe(name))
-        if description is None:
-            return False, {}, {}, {}, []
-        tags = self.tags(description)
-        before = normalize_current(description, tags)
-        if description.get("ClusterStatus") == "Deleting":
-            if self.wait and not self.check_mode:
-                self.wait_for(name, (GONE,), failed=())
-            return False, before, {}, {}, []
-        if self.check_mode:
-            return True, before, {}, {}, []
-        sagemaker.delete_cluster(self.client, ClusterName=name)
-        if self.wait:
-            self.wait_for(name, (GONE,), failed=())
-        return True, before, {}, {}, []
+    def read_back(self, handle, settle):
+        description = self.wait_for(("InService",), failed=("Failed", "RollingBack")) if settle else self.describe()
+        return {"description": description, "tags": sagemaker.list_tags(self.client, description["ClusterArn"]) if description else {}}
+
+    def delete(self, raw):
+        sagemaker.delete_cluster(self.client, ClusterName=self.name)
+        return True
+
+    def wait_gone(self, raw):
+        self.wait_for((GONE,), failed=())
+
+    def result(self, raw):
+        return cluster_result(raw["description"], raw["tags"]) if raw else {}

@@ -106,6 +106,10 @@ class Resource(Manager):
     def missing(self):
         """Called by ensure_absent when there is nothing to delete (a deletion in progress may be waited for)."""
 
+    def going(self, raw):
+        """Whether ``raw`` is being deleted already: ensure_absent changes nothing, and waits for it to go when waiting."""
+        return False
+
     def wait_gone(self, raw):
         raise NotImplementedError
 
@@ -179,6 +183,10 @@ def ensure_absent(resource, check_mode=False):
         return NOTHING
     resource.owned(raw)
     before = resource.view(raw)
+    if resource.going(raw):
+        if resource.waiting and not check_mode:
+            resource.wait_gone(raw)
+        return Outcome(False, before, {}, {})
     if check_mode:
         return Outcome(True, before, {}, {})
     if resource.delete(raw) and resource.waiting:

@@ -382,7 +382,8 @@ diff:
       type: dict
 """
 
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import ClusterManager
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import Cluster
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import MODULE_OPTIONS
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import lifecycle_problems
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.cluster import normalize_desired
@@ -393,25 +394,16 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import resu
 
 
 def converge(context, params):
+    wanted = None
     if params["state"] == "present":
         problems = lifecycle_problems(params) + option_problems(params)
         if problems:
             raise InputError(message="; ".join(problems))
-    manager = ClusterManager(context.client("sagemaker"), check_mode=context.check_mode, wait=params["wait"], wait_timeout=params["wait_timeout"])
-    if params["state"] == "absent":
-        changed, before, after, cluster, warnings = manager.ensure_absent(params["name"])
-    else:
         eks = context.client("eks") if params["eks_cluster"] else None
-        desired = normalize_desired(params, resolve_eks_cluster(eks, params["eks_cluster"]))
-        changed, before, after, cluster, warnings = manager.ensure_present(
-            desired,
-            allow_replacement=params["allow_replacement"],
-            allow_instance_group_removal=params["allow_instance_group_removal"],
-            purge_tags=params["purge_tags"],
-        )
-    for warning in warnings:
-        context.warn(warning)
-    return result(changed, before, after, cluster=cluster)
+        wanted = normalize_desired(params, resolve_eks_cluster(eks, params["eks_cluster"]))
+    cluster = Cluster(context.client("sagemaker"), params, context.check_mode, context.warn, wanted)
+    outcome = engine.converge(cluster, params["state"], context.check_mode)
+    return result(outcome.changed, outcome.before, outcome.after, cluster=outcome.result)
 
 
 def main():

@@ -7,6 +7,7 @@ import copy
 import botocore.session
 import pytest
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import cluster as cl
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 
 ROLE = "arn:aws:iam::123456789012:role/HyperPodClusterExecution"
@@ -262,10 +263,18 @@ class RecordingClient:
         raise AssertionError("unexpected call %s" % name)
 
 
+def converge(client, state="present", check_mode=False, wait=True, **overrides):
+    """The engine's converge of the cluster ``params(**overrides)`` names: its Outcome and the warnings given."""
+    options = dict(params(**overrides), state=state, wait=wait, wait_timeout=60, allow_replacement=False, allow_instance_group_removal=False, purge_tags=True)
+    warnings = []
+    wanted = cl.normalize_desired(options, EKS) if state == "present" else None
+    outcome = engine.converge(cl.Cluster(client, options, check_mode, warnings.append, wanted), state, check_mode)
+    return outcome, warnings
+
+
 def test_check_mode_makes_no_write_and_predicts_the_update():
     client = RecordingClient(described())
-    manager = cl.ClusterManager(client, check_mode=True)
-    changed, before, after, cluster, warnings = manager.ensure_present(cl.normalize_desired(params(**with_group(0, count=4)), EKS))
+    (changed, before, after, cluster), warnings = converge(client, check_mode=True, **with_group(0, count=4))
     assert changed
     assert set(client.calls) == {"DescribeCluster", "ListTags"}
     assert [g["count"] for g in before["instance_groups"]] == [1, 2]
@@ -277,19 +286,26 @@ def test_check_mode_makes_no_write_and_predicts_the_update():
 
 def test_refusal_raises_input_error_before_any_write():
     client = RecordingClient(described())
-    manager = cl.ClusterManager(client, check_mode=False)
     with pytest.raises(InputError) as excinfo:
-        manager.ensure_present(cl.normalize_desired(params(**with_group(0, execution_role=OTHER_ROLE)), EKS))
+        converge(client, **with_group(0, execution_role=OTHER_ROLE))
     assert "instance_groups[a].execution_role" in excinfo.value.message
     assert set(client.calls) == {"DescribeCluster", "ListTags"}
 
 
 def test_update_while_updating_without_wait_is_refused_before_any_write():
     client = RecordingClient(described(status="Updating"))
-    manager = cl.ClusterManager(client, check_mode=False, wait=False)
     with pytest.raises(InputError) as excinfo:
-        manager.ensure_present(cl.normalize_desired(params(**with_group(0, count=4)), EKS))
+        converge(client, wait=False, **with_group(0, count=4))
     assert "while it is Updating" in excinfo.value.message
+
+
+@pytest.mark.parametrize("check_mode", [False, True])
+def test_a_cluster_being_deleted_is_left_to_go_and_nothing_is_deleted_again(check_mode):
+    client = RecordingClient(described(status="Deleting"))
+    (changed, before, after, cluster), _warnings = converge(client, state="absent", check_mode=check_mode, wait=False)
+    assert (changed, after, cluster) == (False, {}, {})
+    assert [g["count"] for g in before["instance_groups"]] == [1, 2]
+    assert set(client.calls) == {"DescribeCluster", "ListTags"}
 
 
 def test_model_problems_are_reported_with_the_group_name():
@@ -304,11 +320,7 @@ def test_model_problems_are_reported_with_the_group_name():
 @pytest.mark.parametrize("state", ["present", "absent"])
 def test_a_name_aws_rejects_fails_before_any_call(state):
     client = RecordingClient(None)
-    manager = cl.ClusterManager(client)
     with pytest.raises(InputError) as excinfo:
-        if state == "present":
-            manager.ensure_present(cl.normalize_desired(params(name="bad_name"), EKS))
-        else:
-            manager.ensure_absent("bad_name")
+        converge(client, state=state, name="bad_name")
     assert excinfo.value.message.startswith("name: ClusterName: 'bad_name' does not match")
     assert client.calls == []
