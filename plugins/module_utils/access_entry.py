@@ -32,7 +32,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import execution_role
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, options, team_section
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, known_value, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
@@ -153,7 +153,7 @@ def describe_access_entry(eks, cluster, principal):
 
 
 # What ``current_state`` takes from DescribeAccessEntry's answer, and ``createdAt`` (``stale_reason``): what a caller hands on
-# as ``known_access_entry``.
+# as the layer's ``known.access_entry``.
 ENTRY_FIELDS = ("clusterName", "principalArn", "accessEntryArn", "type", "username", "kubernetesGroups", "tags", "createdAt")
 
 
@@ -167,7 +167,7 @@ def when(value):
 
 
 def known_entry(principal, entry):
-    """DescribeAccessEntry's answer (or None) for ``principal`` as ``known_access_entry`` takes it."""
+    """DescribeAccessEntry's answer (or None) for ``principal`` as the layer's ``known.access_entry`` takes it."""
     return {"principal_arn": principal, "access_entry": dict((key, compare.iso_date(entry[key])) for key in ENTRY_FIELDS if key in entry) if entry else None}
 
 
@@ -386,7 +386,7 @@ class AccessEntry(engine.Resource):
 
     ``raw`` is ``{"entry": DescribeAccessEntry's answer, "current": current_state}``, ``current`` added when first
     asked (after the owner check: another team's entry's policies are not listed). With ``state: present``,
-    ``known_access_entry`` (``{"principal_arn": ..., "access_entry": DescribeAccessEntry's answer or None}``, read earlier
+    the layer's ``known.access_entry`` (``{"principal_arn": ..., "access_entry": DescribeAccessEntry's answer or None}``, read earlier
     in the run) spares the DescribeAccessEntry when it is of the principal resolved here; ``principal`` is None in check
     mode for a role-name pattern whose role does not exist yet (resolve_principal). With ``state: absent``, a role-name
     pattern is matched against the cluster's access entries, not IAM: the entry of a role that Identity Center has
@@ -400,10 +400,10 @@ class AccessEntry(engine.Resource):
         # EKS's access-entry writes take effect at once: nothing to wait for.
         self.iam, self.principal, self.waiting = iam, principal, False
         self.present = params["state"] == "present"
-        known = params.get("known_access_entry")
+        known = known_value(params, "access_entry")
         self.copy = known if self.present and known is not None and known.get("principal_arn") == principal else None
         # The principal's CreateDate (given, as shared_info read it, or read here once, when an entry exists to compare with).
-        self.principal_created, self.role_asked = params.get("principal_created"), False
+        self.principal_created, self.role_asked = known_value(params, "principal_created"), False
         self.wanted = None
 
     def read(self, fresh=False):
@@ -533,12 +533,13 @@ MODULE_OPTIONS = options(
         ),
         tag_keys=dict(type="dict", no_log=False),
         adopt=dict(type="bool", default=False),
-        known_access_entry=dict(type="dict"),
-        principal_created=dict(type="str"),
     ),
     STATE, NAME_PREFIX, TAGS,
     required_one_of=[["principal_arn", "team"]],
 )
+# What shared_info read of the entry earlier in the run (team_resources' ``known``): DescribeAccessEntry's answer for the
+# principal (``known_entry``'s shape) and the role's CreateDate.
+KNOWN = dict(access_entry=dict(type="dict"), principal_created=dict(type="str"))
 
 # access.policies in the team file -> HyperPod's EKS access policies, scoped to the team namespace.
 ACCESS_POLICY_NAMES = {

@@ -23,7 +23,7 @@ from decimal import Decimal, InvalidOperation
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_aws_tags
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import budgets, engine, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, options, team_section
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, known_value, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
 
@@ -364,12 +364,15 @@ MODULE_OPTIONS = options(
         tag_keys=dict(type="dict", default=dict(naming.DEFAULT_TAG_KEYS), no_log=False),
         account_id=dict(type="str"),
         adopt=dict(type="bool", default=False),
-        known_budget=dict(
-            type="dict",
-            options=dict(budget=dict(type="dict"), notifications=dict(type="list", elements="dict", default=[]), tags=dict(type="dict", no_log=False)),
-        ),
     ),
     STATE, NAME_PREFIX, TAGS,
+)
+# What shared_info read of the budget earlier in the run (team_resources' ``known``): ``read``'s answer.
+KNOWN = dict(
+    budget=dict(
+        type="dict",
+        options=dict(budget=dict(type="dict"), notifications=dict(type="list", elements="dict", default=[]), tags=dict(type="dict", no_log=False)),
+    )
 )
 # The team file's budget section (docs/team-file.md): the module's defaults, but monthly_usd, which a team must give.
 TEAM_FILE_SECTION = team_section("budget", MODULE_OPTIONS, ("monthly_usd", "notify", "thresholds", "forecast_thresholds"), monthly_usd=REQUIRED)
@@ -402,7 +405,7 @@ def converge(context, params):
         wanted = desired(p["team"], p["name_prefix"], tag_keys["team"], p["monthly_usd"], p["thresholds"], p["forecast_thresholds"], p["notify"])
         tags = naming.team_tags(p["team"], p["cost_center"], tag_keys, p["tags"])
         # Without O(tags) only the team tags are ensured; other tags are left alone.
-        resource = Budget(client, account_id, name, context.check_mode, wanted, tags, p["purge_tags"] and p["tags"] is not None, p["known_budget"],
+        resource = Budget(client, account_id, name, context.check_mode, wanted, tags, p["purge_tags"] and p["tags"] is not None, known_value(p, "budget"),
                           owner=lambda tags: owner(tags, p["adopt"]))
         outcome = engine.ensure_present(resource, context.check_mode)
     return result(outcome.changed, outcome.before, outcome.after, budget=outcome.result)

@@ -35,7 +35,7 @@ from urllib.parse import urlencode
 from ansible_collections.amazon.aws.plugins.module_utils.tagging import ansible_dict_to_boto3_tag_list, boto3_tag_list_to_ansible_dict
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, fsx, naming, retired_names, s3
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.calls import each
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TEAM_TAGS, options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import STATE, TEAM_TAGS, known_value, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError, S3Error
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
@@ -507,7 +507,6 @@ PREFIX_MODULE_OPTIONS = options(
         confirm_delete=dict(type="str"),
         tags=dict(type="dict"),
         adopt=dict(type="bool", default=False),
-        known_marker=dict(type="dict"),
         identity=dict(type="dict", options=dict(identity_center_group_id=dict(type="str"), gid=dict(type="int"))),
         retire=dict(
             type="dict",
@@ -522,6 +521,8 @@ PREFIX_MODULE_OPTIONS = options(
     ),
     STATE, TEAM_TAGS,
 )
+# What shared_info read of the prefix earlier in the run (team_resources' ``known``): its mark.
+KNOWN = dict(marker=dict(type="dict"))
 
 
 def check_prefix(params):
@@ -563,7 +564,7 @@ def converge_prefix(context, params):
     if p["state"] == "present":
         tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
         # The mark as read earlier in the run (shared_info's), when it is this bucket's.
-        known = p["known_marker"] if (p["known_marker"] or {}).get("bucket") == p["bucket"] else None
+        known = known_value(p, "marker") if (known_value(p, "marker") or {}).get("bucket") == p["bucket"] else None
         identity = identity_tags(**(p.get("identity") or {}))
         changed, before, after = ensure_prefix_present(
             client, p["bucket"], p["team"], tags, context.check_mode, p["tag_keys"], p["adopt"], known, identity,

@@ -37,7 +37,7 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, id
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, HyperPodError, InputError, error_code
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import (
-    IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, team_section,
+    IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, TEAM_TAGS, known_value, options, team_section,
 )
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import GONE, wait_for_status
 
@@ -697,8 +697,8 @@ class DomainManager:
         domain_id, described = self.find()
         # shared_info listed the profiles and the tags of the domain it resolved, not of one found since.
         resolved = not fresh and domain_id and domain_id == self.params.get("domain_id")
-        listed = self.params.get("known_user_profiles") if resolved else None
-        known_tags = self.params.get("known_tags") if resolved else None
+        listed = known_value(self.params, "user_profiles") if resolved else None
+        known_tags = known_value(self.params, "tags") if resolved else None
         domain, tags, profiles, group_ids = self.read(domain_id, described, listed, known_tags) if domain_id else (None, {}, {}, [])
         if domain is None and self.params.get("domain_id"):
             raise InputError(message="domain %s (%s) was deleted while this run read it; run again" % (self.name, self.params["domain_id"]))
@@ -1092,8 +1092,6 @@ MODULE_OPTIONS = options(
         identity_store_id=dict(type="str"),
         identity_center_group_ids=dict(type="dict"),
         domain_id=dict(type="str"),
-        known_user_profiles=dict(type="list", elements="dict"),
-        known_tags=dict(type="dict", no_log=False),
         retain_home_efs=dict(type="bool", default=True),
         revoke_only=dict(type="bool", default=False),
         adopt=dict(type="bool", default=False),
@@ -1102,6 +1100,8 @@ MODULE_OPTIONS = options(
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS, IDENTITY_CENTER,
 )
+# What shared_info read of the domain earlier in the run (team_resources' ``known``): its user profiles and its tags.
+KNOWN = dict(user_profiles=dict(type="list", elements="dict"), tags=dict(type="dict", no_log=False))
 # The team file's workspace section (docs/team-file.md) but enabled (team_execution_role's). A team gets SSO and VpcOnly,
 # where the module leaves a domain's as they are; retain_home_efs is for offboarding, which the workspace role runs.
 TEAM_FILE_SECTION = team_section(

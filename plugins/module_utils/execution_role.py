@@ -39,7 +39,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import (
 )
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import compare, engine, iam, naming
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, options, team_section
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TAGS, TEAM_TAGS, known_value, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
 
@@ -361,12 +361,12 @@ def policy_document(document):
 
 
 # What ``read`` and ``view`` take from GetRole's answer, and ``CreateDate`` (as ISO 8601, for the role's access entry,
-# access_entry.stale_reason): what a caller hands on as ``known_role``.
+# access_entry.stale_reason): what team_resources hands on as the layer's ``known.role``.
 ROLE_FIELDS = ("RoleName", "Arn", "Description", "AssumeRolePolicyDocument", "Tags", "CreateDate")
 
 
 def known_role(role):
-    """GetRole's answer (or None) as ``known_role`` takes it: ``{"role": its ROLE_FIELDS or None}``."""
+    """GetRole's answer (or None) as the layer's ``known.role`` takes it: ``{"role": its ROLE_FIELDS or None}``."""
     return {"role": dict((key, compare.iso_date(role[key])) for key in ROLE_FIELDS if key in role) if role else None}
 
 
@@ -656,11 +656,12 @@ MODULE_OPTIONS = options(
         studio_owners=dict(type="list", elements="str"),
         account_id=dict(type="str"),
         adopt=dict(type="bool", default=False),
-        known_role=dict(type="dict"),
         revoke_only=dict(type="bool", default=False),
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS,
 )
+# What shared_info read of the role earlier in the run (team_resources' ``known``): ``known_role``'s answer.
+KNOWN = dict(role=dict(type="dict"))
 # The team file's workspace.enabled (docs/team-file.md): whether the team has a Studio, this role first, then the domain
 # and Studio's access entry (team_layer_args); sagemaker_domain declares the section's other keys.
 TEAM_FILE_SECTION = team_section("workspace", MODULE_OPTIONS, ("enabled",), own=dict(enabled=dict(type="bool", default=True)))
@@ -687,6 +688,6 @@ def converge(context, params):
         want = desired(params)
         changed, before, after = engine.ensure_present(ExecutionRole(
             client, want["role_name"], context.check_mode, want, account_id=lambda: params["account_id"] or context.account_id(),
-            owner=lambda before: check_owner(before, params, params["adopt"]), known=params["known_role"],
+            owner=lambda before: check_owner(before, params, params["adopt"]), known=known_value(params, "role"),
         ), context.check_mode)[:3]
     return result(changed, before, after, role=after)

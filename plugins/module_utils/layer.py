@@ -209,7 +209,7 @@ def converge_past_a_lost_race(converge, context, params, attempts=3):
 
     Two runs converging one team at once (an onboarding while the scheduled correction runs) both find a resource
     missing and both create it; the second create is refused. Converging again reads what the other run made, past
-    any copy read earlier in the run (the ``known_*`` options), and takes it only as the first read would have: a
+    any copy read earlier in the run (a layer's ``known``), and takes it only as the first read would have: a
     resource the collection did not make for the team is still refused. A layer makes several resources, so the
     other run may win the next one too; ``attempts`` bounds the rounds.
     """
@@ -222,7 +222,7 @@ def converge_past_a_lost_race(converge, context, params, attempts=3):
             code = error_code(e)
             reason = "%s: %s" % (e.message, code) if code else e.message
             context.warn("another run wrote what this run was writing (%s); converging from what it made" % reason)
-        params = dict((key, None if key.startswith("known_") else value) for key, value in params.items())
+        params = dict(params, known=None)
 
 
 def run_layer_module(module, converge):

@@ -51,6 +51,13 @@ REPORT = dict(
 )
 
 
+def known_value(params, key):
+    """``key`` of the layer's ``known``: what ``shared_info`` read earlier in the run and ``team_resources`` hands on
+    (None when it handed nothing; a layer's own module takes no ``known``). It only tells that nothing changes: a write
+    is planned from a new read (``engine.plan_from_copy``)."""
+    return (params.get("known") or {}).get(key)
+
+
 def wait(timeout):
     """``wait`` and ``wait_timeout`` (seconds, ``timeout`` by default); documented in each module: what it waits for differs."""
     return dict(wait=dict(type="bool", default=True), wait_timeout=dict(type="int", default=timeout))

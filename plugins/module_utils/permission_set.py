@@ -32,7 +32,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, identity_center, in_flight, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, options
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import IDENTITY_CENTER, NAME_PREFIX, STATE, TAGS, known_value, options
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_policy import render_team_policy
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.waiters import wait_for_status
 
@@ -315,7 +315,7 @@ DESCRIBED_FIELDS = (
 
 
 def known_from_described(described, tags=None):
-    """The ``known_permission_set`` option for a DescribePermissionSet answer (and the permission set's tags, when read)."""
+    """The layer's ``known.permission_set`` for a DescribePermissionSet answer (and the permission set's tags, when read)."""
     known = dict((option, described.get(member)) for option, member in DESCRIBED_FIELDS)
     if tags is not None:
         known["tags"] = tags
@@ -660,8 +660,8 @@ def _provision(client, instance_arn, ps, name, accounts, timeout):
 
 class PermissionSet(engine.Resource):
     """An Identity Center permission set with its policies, tags, provisioning and assignments, as the engine converges
-    it: ``raw`` is ``read_current``'s. What shared_info read earlier in the run (``known_permission_set``, its tags,
-    ``outdated_permission_sets``) only tells that nothing changes: a write is planned from a new read."""
+    it: ``raw`` is ``read_current``'s. What shared_info read earlier in the run (the layer's ``known``: the permission set,
+    its tags, the outdated accounts) only tells that nothing changes: a write is planned from a new read."""
 
     label = "permission set"
 
@@ -691,13 +691,13 @@ class PermissionSet(engine.Resource):
         # Absent from shared_info's lookup: CreatePermissionSet itself tells whether another run made it since
         # (ConflictException, a lost race converged again with fresh reads, layer.converge_past_a_lost_race).
         self.first = _read_permission_set(
-            self.client, self.instance_arn, p, p.get("permission_set_arn"), p.get("known_permission_set"), p.get("outdated_permission_sets"),
-            p.get("known_absent"),
+            self.client, self.instance_arn, p, p.get("permission_set_arn"), known_value(p, "permission_set"), known_value(p, "outdated_permission_sets"),
+            known_value(p, "absent"),
         )
         return self.first
 
     def copied(self, raw):
-        return bool(raw and (self.params.get("known_permission_set") or self.params.get("outdated_permission_sets")))
+        return bool(raw and (known_value(self.params, "permission_set") or known_value(self.params, "outdated_permission_sets")))
 
     def owned(self, raw):
         check_owner(self.params, raw, adopt=self.present and self.params.get("adopt"))
@@ -752,7 +752,7 @@ class PermissionSet(engine.Resource):
 
 
 _POLICY_REFERENCE = dict(name=dict(type="str", required=True), path=dict(type="str", default="/"))
-# The permission set's own settings: options of the module and what known_permission_set carries of a described one.
+# The permission set's own settings: options of the module and what the layer's known.permission_set carries of a described one.
 _SETTINGS = dict(description=dict(type="str"), session_duration=dict(type="str"), relay_state=dict(type="str"))
 
 # The keyword arguments of identity_center_permission_set's AnsibleAWSModule (and of team_resources' permission_set).
@@ -762,14 +762,6 @@ MODULE_OPTIONS = options(
         identity_store_id=dict(type="str"),
         identity_center_group_ids=dict(type="dict"),
         permission_set_arn=dict(type="str"),
-        outdated_permission_sets=dict(type="dict"),
-        known_absent=dict(type="bool", default=False),
-        known_permission_set=dict(
-            type="dict",
-            options=dict(
-                permission_set_arn=dict(type="str", required=True), name=dict(type="str", required=True), tags=dict(type="dict", no_log=False), **_SETTINGS
-            ),
-        ),
         name=dict(type="str"),
         team=dict(type="str"),
         team_policy=dict(
@@ -802,6 +794,19 @@ MODULE_OPTIONS = options(
     required_together=[["groups", "accounts"]],
     required_one_of=[["name", "team"]],
     mutually_exclusive=[["name", "team"], ["inline_policy", "team_policy"]],
+)
+# What shared_info read earlier in the run (team_resources' ``known``): the permission set (``known_from_described``'s
+# shape), whether it found none of its name after describing every one (``absent``), the accounts each permission set is
+# outdated in (``outdated_accounts``).
+KNOWN = dict(
+    permission_set=dict(
+        type="dict",
+        options=dict(
+            permission_set_arn=dict(type="str", required=True), name=dict(type="str", required=True), tags=dict(type="dict", no_log=False), **_SETTINGS
+        ),
+    ),
+    absent=dict(type="bool", default=False),
+    outdated_permission_sets=dict(type="dict"),
 )
 
 

@@ -31,7 +31,9 @@ from ansible_collections.amazon.aws.plugins.module_utils.tagging import compare_
 
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, naming, sagemaker
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import instance_types as instance_table
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, REQUIRED, STATE, TAGS, TEAM_TAGS, options, team_section, wait
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import (
+    NAME_PREFIX, REQUIRED, STATE, TAGS, TEAM_TAGS, known_value, options, team_section, wait,
+)
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.compare import snake, without
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import ConflictError, InputError, SageMakerError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import result
@@ -456,7 +458,7 @@ class QuotaManager(engine.Resource):
     def describe(self, quota_id, settle=False, known_tags=None):
         """DescribeComputeQuota (after it leaves a transitional status when ``settle``) plus its tags.
 
-        ``known_tags`` ({quota id: tags}, read earlier in the run: shared_info's, for its owner check) spares the
+        ``known_tags`` (the layer's ``known.tags``: {quota id: tags}, read earlier in the run: shared_info's, for its owner check) spares the
         ListTags of that quota.
         """
         if settle:
@@ -496,7 +498,7 @@ class QuotaManager(engine.Resource):
 
     def leaves_as_listed(self, quota, others):
         """Whether the run leaves ``quota`` as it is and it fits beside what ``others`` guarantee: shared_info's listing of
-        the cluster's quotas (``known_listing``) then answers for them; otherwise (a change, a refusal) they are listed afresh."""
+        the cluster's quotas (the layer's ``known.listing``) then answers for them; otherwise (a change, a refusal) they are listed afresh."""
         if quota is None or quota["Status"] in FAILED:
             return False
         current = current_settings(quota)
@@ -528,8 +530,8 @@ class QuotaManager(engine.Resource):
         if fresh:
             # Only the tags may come from the copy (the settings were described now): they are what is read again.
             return dict(self.described, Tags=sagemaker.list_tags(self.client, self.described["ComputeQuotaArn"]))
-        known_tags = self.params.get("known_tags")
-        listed = self.params.get("known_listing")
+        known_tags = known_value(self.params, "tags")
+        listed = known_value(self.params, "listing")
         quota = self.describe(listed["compute_quota_id"], settle=True, known_tags=known_tags) if listed else None
         others = {"the other quotas": listed["others_guaranteed"]} if listed else None
         if not listed or not self.leaves_as_listed(quota, others):
@@ -551,7 +553,7 @@ class QuotaManager(engine.Resource):
 
     def copied(self, raw):
         # Only the tags come from the copy: it matters when tags are to be written from it.
-        return bool(self.params.get("known_tags")) and raw is not None and any(self.tag_delta)
+        return bool(known_value(self.params, "tags")) and raw is not None and any(self.tag_delta)
 
     def owned(self, raw):
         self.check_owner(raw, self.params["state"] == "present" and self.params.get("adopt"))
@@ -683,10 +685,14 @@ MODULE_OPTIONS = options(
         adopt=dict(type="bool", default=False),
         cluster_capacity=dict(type="dict"),
         scale_limits=dict(type="dict"),
-        known_tags=dict(type="dict", no_log=False),
-        known_listing=dict(type="dict", options=dict(compute_quota_id=dict(type="str", required=True), others_guaranteed=dict(type="dict", required=True))),
     ),
     STATE, NAME_PREFIX, TEAM_TAGS, TAGS, wait(900),
+)
+# What shared_info read earlier in the run (team_resources' ``known``): the quota's tags by its id, and its id with what the
+# cluster's other quotas guarantee (``listing``).
+KNOWN = dict(
+    tags=dict(type="dict", no_log=False),
+    listing=dict(type="dict", options=dict(compute_quota_id=dict(type="str", required=True), others_guaranteed=dict(type="dict", required=True))),
 )
 # The team file's quota section (docs/team-file.md): a team gets these defaults, the module leaves an unset option alone.
 TEAM_FILE_SECTION = team_section(

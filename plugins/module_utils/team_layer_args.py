@@ -30,6 +30,11 @@ def _given(**options):
     return {key: value for key, value in options.items() if value is not None}
 
 
+def _known(**copies):
+    """``known``, what shared_info read for a layer earlier in the run (team_resources hands it on), when it read any."""
+    return _given(known=_given(**copies) or None)
+
+
 def _section(team, declared):
     """The team-file keys a layer declares (its ``TEAM_FILE_SECTION``) that are set, as the options they set.
 
@@ -102,10 +107,6 @@ def _permission_set(t):
         instance_arn=t.shared.get("identity_center_instance_arn") or None,
         identity_store_id=t.shared.get("identity_store_id") or None,
         identity_center_group_ids=t.group_ids,
-        known_permission_set=(t.shared.get("permission_sets") or {}).get(naming.permission_set_name(t.name, t.prefix)),
-        # shared_info described every permission set of the instance when one it looked for is missing.
-        known_absent="permission_sets" in t.shared and naming.permission_set_name(t.name, t.prefix) not in t.shared["permission_sets"],
-        outdated_permission_sets=t.shared.get("outdated_permission_sets") or None,
         team=t.name,
         name_prefix=t.prefix,
         # Identity Center takes printable Latin-1 only; the quota takes the description as written.
@@ -125,6 +126,12 @@ def _permission_set(t):
         accounts=[t.need("account_id")],
         tags=t.tags,
         wait_timeout=t.settings.get("identity_wait_timeout"),
+        **_known(
+            permission_set=(t.shared.get("permission_sets") or {}).get(naming.permission_set_name(t.name, t.prefix)),
+            # shared_info described every permission set of the instance when one it looked for is missing.
+            absent=("permission_sets" in t.shared and naming.permission_set_name(t.name, t.prefix) not in t.shared["permission_sets"]) or None,
+            outdated_permission_sets=t.shared.get("outdated_permission_sets") or None,
+        )
     )
 
 
@@ -142,16 +149,17 @@ def _kubectl_access(t, names):
     )
 
 
-def _known_entry(t, principal):
-    """The entry of ``principal`` as shared_info read it (to check its owner before the run's first write), if it did."""
-    return _given(known_access_entry=(t.shared.get("access_entries") or {}).get(principal))
+def _known_entry(t, principal, created):
+    """The entry of ``principal`` as shared_info read it (to check its owner before the run's first write), and when its
+    role was created, if it read them."""
+    return _known(access_entry=(t.shared.get("access_entries") or {}).get(principal), principal_created=created)
 
 
 def _access_entry(t):
     names = access_names(t.name, t.prefix)
     principal = (t.shared.get("sso_role_arns") or {}).get(names["permission_set"]) or names["role_name_pattern"]
     created = (t.shared.get("sso_role_created") or {}).get(names["permission_set"])
-    return dict(_kubectl_access(t, names), principal_arn=principal, **dict(_given(principal_created=created), **_known_entry(t, principal)))
+    return dict(_kubectl_access(t, names), principal_arn=principal, **_known_entry(t, principal, created))
 
 
 def _studio_access_entry(t):
@@ -165,7 +173,7 @@ def _studio_access_entry(t):
     role = ((t.shared.get("execution_roles") or {}).get(execution_role.role_name(t.name, t.prefix)) or {}).get("role") or {}
     return dict(
         _kubectl_access(t, access_names(t.name, t.prefix)), principal="execution_role",
-        **dict(_given(account_id=account, principal_created=role.get("CreateDate")), **_known_entry(t, principal))
+        **dict(_given(account_id=account), **_known_entry(t, principal, role.get("CreateDate")))
     )
 
 
@@ -208,9 +216,9 @@ def _execution_role(t):
                 # team's current members' profiles only (the domain layer, after this one, removes the others).
                 studio_instance_types=list(t.team.get("studio_instance_types") or team_model.TEAM_LIMIT_DEFAULTS["studio_instance_types"]),
                 studio_owners=[member["name"] for member in t.team["members"]],
-                # shared_info read it (GetRole) to check its owner before the run's first write.
-                known_role=(t.shared.get("execution_roles") or {}).get(execution_role.role_name(t.name, t.prefix)),
-            )
+            ),
+            # shared_info read it (GetRole) to check its owner before the run's first write.
+            **_known(role=(t.shared.get("execution_roles") or {}).get(execution_role.role_name(t.name, t.prefix)))
         )
     )
 
@@ -245,9 +253,11 @@ def _domain(t):
             wait_timeout=t.settings.get("workspace_wait_timeout"),
             # shared_info listed the domains and their profiles once per run: the module describes this one instead.
             domain_id=domain_id,
-            known_user_profiles=(t.shared.get("user_profiles") or {}).get(domain_id) if domain_id else None,
+        ),
+        **_known(
+            user_profiles=(t.shared.get("user_profiles") or {}).get(domain_id) if domain_id else None,
             # ... and read its tags, to check its owner before the run's first write.
-            known_tags=(t.shared.get("domain_tags") or {}).get(domain_id) if domain_id else None,
+            tags=(t.shared.get("domain_tags") or {}).get(domain_id) if domain_id else None,
         )
     )
 
@@ -274,12 +284,13 @@ def _quota(t):
             t.tag_options,
             **dict(
                 _section(t.team, quota.TEAM_FILE_SECTION),
-                **_given(
-                    wait_timeout=t.settings.get("quota_wait_timeout"),
-                    cluster_capacity=capacity,
-                    scale_limits=t.shared.get("scale_limits") or None,
-                    known_tags={known["compute_quota_id"]: known["tags"]} if known else None,
-                    known_listing=listed,
+                **dict(
+                    _given(
+                        wait_timeout=t.settings.get("quota_wait_timeout"),
+                        cluster_capacity=capacity,
+                        scale_limits=t.shared.get("scale_limits") or None,
+                    ),
+                    **_known(tags={known["compute_quota_id"]: known["tags"]} if known else None, listing=listed)
                 )
             )
         )
@@ -294,8 +305,8 @@ def _s3_prefix(t):
     inherit = _given(retired=retired, gid=t.team["storage"].get("gid"), identity_center_group=t.group) if retired else None
     # Who the team is beyond its name, recorded on its mark: its Identity Center group's id (shared_info's) and its gid.
     identity = _given(identity_center_group_id=(t.group_ids or {}).get(t.group), gid=t.team["storage"].get("gid")) or None
-    return dict(team=t.name, bucket=t.need("data_bucket"), **dict(t.tag_options, **_given(
-        tags=t.extra_tags, known_marker=known, inherit=inherit, identity=identity)))
+    return dict(team=t.name, bucket=t.need("data_bucket"), **dict(t.tag_options, **dict(_given(
+        tags=t.extra_tags, inherit=inherit, identity=identity), **_known(marker=known))))
 
 
 def _directories(t):
@@ -341,9 +352,9 @@ def _namespace(t):
                 priority_classes=t.settings.get("priority_classes"),
                 ingress_namespaces=t.settings.get("ingress_namespaces"),
                 volume=dict(file_system_id=file_system_id) if file_system_id else None,
-                # shared_info read the pod role and association for its owner check: the layer takes them.
-                known_pod_identity=(t.shared.get("pod_identities") or {}).get(t.name),
-            )
+            ),
+            # shared_info read the pod role and association for its owner check: the layer takes them.
+            **_known(pod_identity=(t.shared.get("pod_identities") or {}).get(t.name))
         )
     )
 
@@ -363,8 +374,8 @@ def _budget(t):
                 tag_keys=t.settings.get("budget_tag_keys") or t.shared.get("tag_keys") or None,
                 tags=t.extra_tags,
                 account_id=account,
-                known_budget=known,
-            )
+            ),
+            **_known(budget=known)
         )
     )
 

@@ -69,7 +69,7 @@ except ImportError:
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import eks as eks_api
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import engine, execution_role, fsx, naming
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import iam as iam_api
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TEAM_TAGS, options, team_section
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.module_options import NAME_PREFIX, STATE, TEAM_TAGS, known_value, options, team_section
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 
 FIELD_MANAGER = "hyperpod-tenancy"
@@ -808,7 +808,7 @@ def _current_association(eks, cluster_name, namespace, service_account):
 
 
 def read_known_pod_identity(iam, eks, team, prefix, cluster_name):
-    """What shared_info hands the namespace layer as ``known_pod_identity``: the pod role's GetRole answer and the
+    """What shared_info hands the namespace layer as ``known.pod_identity``: the pod role's GetRole answer and the
     service account's association as described, each None when missing (two or three reads)."""
     n = names(team, prefix)
     role = iam_api.get_role(iam, RoleName=pod_role_name(team, prefix))
@@ -928,7 +928,6 @@ MODULE_OPTIONS = options(
         priority_classes=dict(type="list", elements="str", default=[]),
         ingress_namespaces=dict(type="list", elements="str", default=list(INGRESS_NAMESPACES)),
         adopt_pod_role=dict(type="bool", default=False),
-        known_pod_identity=dict(type="dict"),
         volume=dict(
             type="dict",
             options=dict(
@@ -942,6 +941,8 @@ MODULE_OPTIONS = options(
     ),
     STATE, NAME_PREFIX, TEAM_TAGS,
 )
+# What shared_info read earlier in the run (team_resources' ``known``): ``read_known_pod_identity``'s answer.
+KNOWN = dict(pod_identity=dict(type="dict"))
 # The team file's access.pod_security (docs/team-file.md); access_entry declares the section's other keys.
 TEAM_FILE_SECTION = team_section("access", MODULE_OPTIONS, ("pod_security",))
 
@@ -983,7 +984,7 @@ def converge(context, params):
     if p.get("pod_identity"):
         # The pod role and its association are checked before anything is written, in the cluster or in AWS.
         adopt = p["state"] == "present" and p["adopt_pod_role"]
-        known = p.get("known_pod_identity")
+        known = known_value(p, "pod_identity")
         # Read earlier in the run, the copy only tells that nothing changes: a change is planned from a new read.
         found, unused_found = engine.plan_from_copy(
             lambda fresh: read_pod_identity(context, p["team"], p["name_prefix"], p["pod_identity"], p.get("tag_keys"), adopt, None if fresh else known),

@@ -33,24 +33,26 @@ from ansible_collections.hyperpod.tenancy.plugins.module_utils import (
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import converge_past_a_lost_race, os_error_message
 
-# A layer: its option of team_resources, the module it stands for, that module's options, its check and converge.
-Layer = namedtuple("Layer", ["option", "module", "options", "check", "converge"])
+# A layer: its option of team_resources, the module it stands for, that module's options, its check and converge, and
+# what shared_info may hand it (the layer's ``known``, which its module does not take: the spec of each key).
+Layer = namedtuple("Layer", ["option", "module", "options", "check", "converge", "known"])
 
 # In the order a team is built: the access entry names the permission set's role, the domain runs as the execution role,
 # the namespace layer adds to what the quota's Task Governance makes.
 LAYERS = tuple(Layer(*layer) for layer in (
-    ("permission_set", "identity_center_permission_set", permission_set.MODULE_OPTIONS, permission_set.check, permission_set.converge),
-    ("access_entry", "eks_access_entry", access_entry.MODULE_OPTIONS, access_entry.check, access_entry.converge),
-    ("execution_role", "team_execution_role", execution_role.MODULE_OPTIONS, execution_role.check, execution_role.converge),
+    ("permission_set", "identity_center_permission_set", permission_set.MODULE_OPTIONS, permission_set.check, permission_set.converge, permission_set.KNOWN),
+    ("access_entry", "eks_access_entry", access_entry.MODULE_OPTIONS, access_entry.check, access_entry.converge, access_entry.KNOWN),
+    ("execution_role", "team_execution_role", execution_role.MODULE_OPTIONS, execution_role.check, execution_role.converge, execution_role.KNOWN),
     # Studio reaches the cluster as the execution role: its access entry once the role exists.
-    ("studio_access_entry", "eks_access_entry", access_entry.MODULE_OPTIONS, access_entry.check, access_entry.converge),
-    ("domain", "sagemaker_domain", domain.MODULE_OPTIONS, domain.check, domain.converge),
-    ("quota", "task_governance_quota", quota.MODULE_OPTIONS, quota.check, quota.converge),
+    ("studio_access_entry", "eks_access_entry", access_entry.MODULE_OPTIONS, access_entry.check, access_entry.converge, access_entry.KNOWN),
+    ("domain", "sagemaker_domain", domain.MODULE_OPTIONS, domain.check, domain.converge, domain.KNOWN),
+    ("quota", "task_governance_quota", quota.MODULE_OPTIONS, quota.check, quota.converge, quota.KNOWN),
     # In the namespace the quota's Task Governance makes.
-    ("namespace", "team_namespace", team_namespace.MODULE_OPTIONS, team_namespace.check, team_namespace.converge),
-    ("s3_prefix", "s3_team_prefix", data_repository.PREFIX_MODULE_OPTIONS, data_repository.check_prefix, data_repository.converge_prefix),
-    ("directories", "fsx_team_dir", team_dirs.MODULE_OPTIONS, team_dirs.check, team_dirs.converge),
-    ("budget", "team_budget", budget.MODULE_OPTIONS, budget.check, budget.converge),
+    ("namespace", "team_namespace", team_namespace.MODULE_OPTIONS, team_namespace.check, team_namespace.converge, team_namespace.KNOWN),
+    ("s3_prefix", "s3_team_prefix", data_repository.PREFIX_MODULE_OPTIONS, data_repository.check_prefix, data_repository.converge_prefix,
+     data_repository.KNOWN),
+    ("directories", "fsx_team_dir", team_dirs.MODULE_OPTIONS, team_dirs.check, team_dirs.converge, {}),
+    ("budget", "team_budget", budget.MODULE_OPTIONS, budget.check, budget.converge, budget.KNOWN),
 ))
 # The layer each layer needs converged before it starts (what the comments above say); the others need none, and
 # converge at once, each in a thread of its own, so a team's independent reads wait on AWS's latency together.
@@ -87,6 +89,13 @@ def _no_log_values(checked):
     return values
 
 
+def with_known(layer):
+    """The layer's module options and ``known``, what shared_info hands the layer (the module itself does not take it)."""
+    if not layer.known:
+        return layer.options
+    return dict(layer.options, argument_spec=dict(layer.options["argument_spec"], known=dict(type="dict", options=layer.known)))
+
+
 def validated_layers(team, given, no_log_values):
     """Every given layer's parameters, checked against its module's options and by its ``check`` before any layer runs.
 
@@ -99,7 +108,7 @@ def validated_layers(team, given, no_log_values):
         if given.get(option) is None:
             continue
         params = _with_team(layer.options, given[option], team)
-        checked = ArgumentSpecValidator(**layer.options).validate(params)
+        checked = ArgumentSpecValidator(**with_known(layer)).validate(params)
         no_log_values.update(_no_log_values(checked))
         problems.extend(
             # An unsupported option's message is only its name; basic.py puts the words in front of it.
@@ -173,7 +182,7 @@ def _studio_policy_of_the_domain(context, layers, done, diff):
             )
         return None
     # The role the first pass wrote: read it again, not the copy shared_info read before the run's writes.
-    again = dict(role_params, domain_arn=domain_arn, known_role=None)
+    again = dict(role_params, domain_arn=domain_arn, known=None)
     result, layer_diff, error = _converge_layer(context, "execution_role", converge, again, None)
     if error is not None:
         return error

@@ -25,6 +25,10 @@ description:
     a permission set named C(<name>_Admins) is not C(<name>)'s). The role is found with IAM C(ListRoles) under
     C(/aws-reserved/sso.amazonaws.com/) and must be the only one. In check mode, a pattern that matches no role yet (its permission set is created earlier in
     the same run) is reported as a change.
+  - An access entry older than its role was made for a role since deleted and created again by name; the EKS API
+    reference (C(AccessEntry.principalArn)) says such an entry "won't work", so the module deletes the entry and creates
+    it again, with the same groups, user name, tags and access policies, and says why in the diff (C(recreated_because))
+    and a warning. It reads the role's creation date (C(iam:GetRole)) when the entry exists.
   - The cluster's authentication mode must be V(API) or V(API_AND_CONFIG_MAP). Input EKS would refuse
     fails before any call that writes; so does a change of O(type), which EKS cannot make in place.
 author:
@@ -103,25 +107,6 @@ options:
             description: The namespaces, for a V(namespace) scope.
             type: list
             elements: str
-  known_access_entry:
-    description:
-      - The access entry as C(DescribeAccessEntry) returned it earlier in the run, as C(principal_arn) and
-        C(access_entry) (null when it did not exist), as
-        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.access_entries) returns it by principal ARN
-        (M(hyperpod.tenancy.shared_info) reads it to check every team's access entries' owner before the run's first write).
-      - The module takes it instead of describing the entry when C(principal_arn) is the principal it resolves. It only
-        tells that nothing changes; outside check mode, a difference makes the module describe the entry again and
-        plan its writes from that. Used with O(state=present).
-    type: dict
-  principal_created:
-    description:
-      - When the IAM role O(principal_arn) names was created (its C(CreateDate), ISO 8601), as read earlier in the run.
-      - An access entry older than its role was made for a role since deleted and created again by name; the EKS API
-        reference (C(AccessEntry.principalArn)) says such an entry "won't work", so the module deletes the entry and
-        creates it again, with the same groups, user name, tags and access policies, and says why in the diff
-        (C(recreated_because)) and a warning.
-      - When it is not given and the entry exists, the module reads the role (C(iam:GetRole)). Used with O(state=present).
-    type: str
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
   - hyperpod.tenancy.resource

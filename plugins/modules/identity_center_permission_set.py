@@ -50,61 +50,9 @@ options:
   permission_set_arn:
     description:
       - The permission set's ARN when already known.
-        Identity Center has no lookup by name, so without it (or O(known_permission_set)) every permission
+        Identity Center has no lookup by name, so without it every permission
         set of the instance may be described to find this one. An ARN whose permission set has another name is ignored.
     type: str
-  known_absent:
-    description:
-      - Every permission set of the instance was described earlier in the run (by M(hyperpod.tenancy.shared_info)) and
-        none has this name, so the module does not describe them all again; C(team_resources) sets it for a team whose
-        permission set shared_info did not find.
-      - One made since by another run is found when creating it conflicts, and the module then reads them all and
-        converges again.
-    type: bool
-    default: false
-  known_permission_set:
-    description:
-      - The permission set as C(DescribePermissionSet) returned it earlier in the run, as
-        M(hyperpod.tenancy.shared_info) returns it (RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.permission_sets)).
-      - The module compares against it instead of describing the permission set again, and against its
-        C(tags) when given; everything else (policies, assignments, provisioning) it reads itself. One of another
-        name is ignored.
-      - It only tells that nothing changes; outside check mode, a difference makes the module read the
-        permission set again and plan its writes from that.
-    type: dict
-    suboptions:
-      permission_set_arn:
-        description: The ARN.
-        type: str
-        required: true
-      name:
-        description: The name.
-        type: str
-        required: true
-      description:
-        description: The description.
-        type: str
-      session_duration:
-        description: The session duration (ISO 8601).
-        type: str
-      relay_state:
-        description: The relay state.
-        type: str
-      tags:
-        description:
-          - The permission set's tags as C(ListTagsForResource) returned them earlier in the run
-            (M(hyperpod.tenancy.shared_info) reads them to check every team's permission set's owner before the run's first write).
-          - When omitted the module reads them.
-        type: dict
-  outdated_permission_sets:
-    description:
-      - The permission sets whose latest version is not provisioned, by account, as
-        M(hyperpod.tenancy.shared_info) lists them once per run for all teams (account id to a list of
-        permission set ARNs).
-      - For the accounts it covers, the module takes the outdated accounts from it instead of asking
-        Identity Center; any other account the permission set is provisioned to makes the module ask.
-        Like O(known_permission_set), it only tells that nothing changes.
-    type: dict
   name:
     description:
       - The permission set's name, unique in the instance; at most 32 characters.

@@ -63,16 +63,6 @@ options:
       - Extra tags on the mark. S3 allows at most 10 tags on an object, team tags included.
       - The mark's tags are set to exactly the team tags plus these.
     type: dict
-  known_marker:
-    description:
-      - The team's ownership mark as read earlier in the run, as RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.s3_markers)
-        returns it by team (M(hyperpod.tenancy.shared_info) reads it to check every team's prefix's owner before the run's
-        first write) - C(bucket), C(tags) (its tags, null without a mark), C(legacy) (the tags are the old mark's,
-        C(<team>/)) and C(objects) (whether a prefix without a mark holds objects, else null).
-      - The module takes it instead of reading the mark's tags (and listing the prefix) when C(bucket) is O(bucket). It
-        only tells that nothing changes; outside check mode, a difference makes the module read the mark again and
-        plan its write from that. Used with O(state=present).
-    type: dict
   identity:
     description:
       - O(state=present) only. Who the team is beyond its name, recorded as tags of its ownership mark

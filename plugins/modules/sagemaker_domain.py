@@ -59,25 +59,6 @@ options:
         named C(<name_prefix>-<team>) (or O(name)); it never creates a second domain. With
         O(state=absent), a domain that no longer exists is no change.
     type: str
-  known_user_profiles:
-    description:
-      - The user profiles of the domain O(domain_id) as C(ListUserProfiles) returned them earlier in the run
-        (C(DomainId), C(UserProfileName), C(Status) each), as
-        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.user_profiles) returns them by domain id.
-      - The module takes them instead of listing the domain's profiles. It still describes a profile
-        whose settings it compares. Used only with O(domain_id).
-      - They only tell that nothing changes; outside check mode, a difference makes the module read the
-        domain again and plan its writes from that.
-    type: list
-    elements: dict
-  known_tags:
-    description:
-      - The tags of the domain O(domain_id) as C(ListTags) returned them earlier in the run, as
-        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.domain_tags) returns them by domain id
-        (M(hyperpod.tenancy.shared_info) reads them to check every team's domain's owner before the run's first write).
-      - The module takes them instead of listing the domain's tags. Used only with O(domain_id); like
-        O(known_user_profiles), they only tell that nothing changes.
-    type: dict
   auth_mode:
     description:
       - How users sign in. V(SSO) is IAM Identity Center; cannot change on an existing domain.

@@ -212,8 +212,8 @@ hyperpod_shared:
       description:
         - Each team's permission set that exists, by name, as C(DescribePermissionSet) returned it
           (Identity Center finds a permission set by name only by describing them), with its C(tags) for a present team.
-        - M(hyperpod.tenancy.identity_center_permission_set) takes one as
-          O(hyperpod.tenancy.identity_center_permission_set#module:known_permission_set) and does not describe it again.
+        - The team's permission set layer of M(hyperpod.tenancy.team_resources) takes one as C(known.permission_set) and does not
+          describe it again.
       type: dict
     sso_role_arns:
       description: The IAM role Identity Center made in this account for each team's permission set, by permission set name.
@@ -221,13 +221,13 @@ hyperpod_shared:
     sso_role_created:
       description:
         - The C(CreateDate) (ISO 8601) of each role in RV(hyperpod_shared.sso_role_arns), by permission set name, from the same listing.
-        - M(hyperpod.tenancy.eks_access_entry) takes it as O(hyperpod.tenancy.eks_access_entry#module:principal_created).
+        - The team's access entry layer of M(hyperpod.tenancy.team_resources) takes it as C(known.principal_created).
       type: dict
     outdated_permission_sets:
       description:
         - The ARNs of the permission sets whose latest version is not provisioned to this account
           (C(ListPermissionSetsProvisionedToAccount)), under the account id.
-        - M(hyperpod.tenancy.identity_center_permission_set) takes them as O(hyperpod.tenancy.identity_center_permission_set#module:outdated_permission_sets).
+        - The team's permission set layer of M(hyperpod.tenancy.team_resources) takes them as C(known.outdated_permission_sets).
       type: dict
       sample: {"123456789012": ["arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-0123456789abcdef"]}
     domain_ids:
@@ -242,13 +242,13 @@ hyperpod_shared:
       description:
         - The user profiles of each domain of RV(hyperpod_shared.domain_ids), by domain id, from one C(ListUserProfiles)
           of every domain (C(DomainId), C(UserProfileName), C(Status) each).
-        - M(hyperpod.tenancy.sagemaker_domain) takes a domain's as O(hyperpod.tenancy.sagemaker_domain#module:known_user_profiles).
+        - The team's domain layer of M(hyperpod.tenancy.team_resources) takes a domain's as C(known.user_profiles).
       returned: when a present team has a workspace
       type: dict
     domain_tags:
       description:
         - The tags of each domain of RV(hyperpod_shared.domain_ids), by domain id, from one C(ListTags) each.
-        - M(hyperpod.tenancy.sagemaker_domain) takes a domain's as O(hyperpod.tenancy.sagemaker_domain#module:known_tags).
+        - The team's domain layer of M(hyperpod.tenancy.team_resources) takes a domain's as C(known.tags).
       returned: when a present team has a workspace
       type: dict
       sample: {"d-a1b2c3d4e5f6": {"managed-by": "hyperpod.tenancy", "team": "vision"}}
@@ -257,8 +257,8 @@ hyperpod_shared:
         - Each present team's budget (C(<name_prefix>-<team>-monthly)) with its notifications, by budget name, from one
           C(DescribeBudgets) and one C(DescribeBudgetNotificationsForAccount) for the account; C(budget) is null for
           a budget that does not exist yet.
-        - M(hyperpod.tenancy.team_budget) takes one as O(hyperpod.tenancy.team_budget#module:known_budget), with the
-          C(tags) of a budget that exists.
+        - The team's budget layer of M(hyperpod.tenancy.team_resources) takes one as C(known.budget), with the C(tags) of a
+          budget that exists.
       returned: when a present team has a budget
       type: dict
     execution_roles:
@@ -266,7 +266,7 @@ hyperpod_shared:
         - Each present team's Studio execution role (C(<name_prefix>-<team>-studio-execution)) by role name, as
           a mapping whose key C(role) holds what C(GetRole) returned (its name, ARN, description, trust policy and tags)
           or null for a role that does not exist.
-        - M(hyperpod.tenancy.team_execution_role) takes one as O(hyperpod.tenancy.team_execution_role#module:known_role).
+        - The team's execution role layer of M(hyperpod.tenancy.team_resources) takes one as C(known.role).
       returned: when a present team has a workspace
       type: dict
     access_entries:
@@ -274,7 +274,7 @@ hyperpod_shared:
         - The EKS access entries of each present team's permission set role (when Identity Center made it) and of its
           Studio execution role, by principal ARN, each as C(principal_arn) and C(access_entry) (what
           C(DescribeAccessEntry) returned, or null for an entry that does not exist).
-        - M(hyperpod.tenancy.eks_access_entry) takes one as O(hyperpod.tenancy.eks_access_entry#module:known_access_entry).
+        - The team's access entry layers of M(hyperpod.tenancy.team_resources) take one as C(known.access_entry).
       returned: when a present team exists and the EKS cluster exists
       type: dict
     s3_markers:
@@ -282,7 +282,7 @@ hyperpod_shared:
         - Each present team's S3 prefix ownership mark (the object C(_hyperpod/owners/<team>) in the data bucket) by team, as
           C(bucket), C(tags) (null without a mark), C(legacy) (the tags are those of the old mark C(<team>/), which the
           prefix layer moves) and C(objects) (for a prefix without a mark, whether it holds objects).
-        - M(hyperpod.tenancy.s3_team_prefix) takes one as O(hyperpod.tenancy.s3_team_prefix#module:known_marker).
+        - The team's S3 prefix layer of M(hyperpod.tenancy.team_resources) takes one as C(known.marker).
       returned: when a present team exists and the data bucket exists
       type: dict
       sample: {"vision": {"bucket": "hyperpod-team-data", "tags": {"managed-by": "hyperpod.tenancy", "team": "vision"}, "legacy": false,
@@ -307,8 +307,8 @@ hyperpod_shared:
         - Each present team's compute quota on the HyperPod cluster, by team, from one C(ListComputeQuotas) (those deleted or
           being deleted left out), with C(name), C(compute_quota_id), C(tags) (one C(ListTags) each) and C(guaranteed)
           (the instances it guarantees, by instance type).
-        - M(hyperpod.tenancy.task_governance_quota) takes the tags as O(hyperpod.tenancy.task_governance_quota#module:known_tags),
-          and what the others guarantee as O(hyperpod.tenancy.task_governance_quota#module:known_listing).
+        - The team's quota layer of M(hyperpod.tenancy.team_resources) takes the tags as C(known.tags), and what the others
+          guarantee as C(known.listing).
       returned: when a present team has a quota and the HyperPod cluster exists
       type: dict
     compute_quota_guaranteed:
@@ -322,7 +322,7 @@ hyperpod_shared:
         - With O(pod_roles), each present team's Pod Identity role and association, by team, as a mapping whose key
           C(role) holds what C(GetRole) returned (null when the role does not exist) and C(association) what
           C(DescribePodIdentityAssociation) returned for the team's service account (null when it has none).
-        - M(hyperpod.tenancy.team_namespace) takes one as O(hyperpod.tenancy.team_namespace#module:known_pod_identity).
+        - The team's namespace layer of M(hyperpod.tenancy.team_resources) takes one as C(known.pod_identity).
       returned: with O(pod_roles), when a present team has a quota and the EKS cluster exists
       type: dict
 """

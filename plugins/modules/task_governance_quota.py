@@ -63,34 +63,6 @@ options:
         Such a group of the described cluster counts by it, not by its C(TargetCount), which Karpenter moves from 0 with the
         pending pods. M(hyperpod.tenancy.shared_info) returns it as RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.scale_limits).
     type: dict
-  known_tags:
-    description:
-      - The tags of the team's quota as C(ListTags) returned them earlier in the run, by compute quota id, as
-        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.compute_quotas) gives them
-        (M(hyperpod.tenancy.shared_info) reads them to check every team's quota's owner before the run's first write).
-      - The module takes them instead of listing the tags of the quota with that id; it still describes its own quota.
-        They only tell that nothing changes; outside check mode, a tag to change makes the module list the tags again and
-        plan its writes from that. Used with O(state=present).
-    type: dict
-  known_listing:
-    description:
-      - What a C(ListComputeQuotas) of the cluster earlier in the run showed (M(hyperpod.tenancy.shared_info) makes one to
-        check every team's quota's owner before the run's first write), as the team's layer in M(hyperpod.tenancy.team_resources)
-        gets it from RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.compute_quotas) and
-        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.compute_quota_guaranteed).
-      - When the team's quota, described now, changes in nothing and still fits beside what the other quotas guarantee,
-        the module answers without listing the cluster's quotas again. Any other case (a change, a quota that would
-        not fit, another quota id) lists them again and checks the capacity against what they are now.
-    type: dict
-    suboptions:
-      compute_quota_id:
-        description: The team's quota in that listing.
-        type: str
-        required: true
-      others_guaranteed:
-        description: The instances the cluster's other quotas guarantee, by instance type (a fraction for fine-grained quotas).
-        type: dict
-        required: true
   resources:
     description:
       - What the team is guaranteed, per instance type (at most 15).

@@ -60,29 +60,6 @@ options:
   account_id:
     description: The account that holds the budget; by default the caller's account (STS).
     type: str
-  known_budget:
-    description:
-      - The budget and its notifications as M(hyperpod.tenancy.shared_info) listed them earlier in the run for
-        every budget of the account (C(DescribeBudgets) and C(DescribeBudgetNotificationsForAccount)), as
-        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.budgets) returns them.
-      - The module compares against it instead of describing the budget and its notifications (and its tags, when
-        given); it still reads each notification's subscribers. It only tells that nothing changes; outside check
-        mode, a difference makes the module read the budget again and plan its writes from that.
-    type: dict
-    suboptions:
-      budget:
-        description: The budget (C(BudgetName), C(BudgetType), C(TimeUnit), C(BudgetLimit), C(CostFilters)); null when it did not exist.
-        type: dict
-      notifications:
-        description: Its notifications, as the API returns them.
-        type: list
-        elements: dict
-        default: []
-      tags:
-        description:
-          - The budget's tags, as M(hyperpod.tenancy.shared_info) read them to check every team's budget's owner before the
-            run's first write. When omitted the module reads them.
-        type: dict
 extends_documentation_fragment:
   - hyperpod.tenancy.ownership
   - hyperpod.tenancy.attributes

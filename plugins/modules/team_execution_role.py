@@ -114,15 +114,6 @@ options:
       - The role's account, used only to predict the ARN of a role that does not exist yet in check mode.
       - When unset and needed, the module asks STS (C(GetCallerIdentity)).
     type: str
-  known_role:
-    description:
-      - The role as C(GetRole) returned it earlier in the run, under C(role) (null when it did not exist), as
-        RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.execution_roles) returns it by role name
-        (M(hyperpod.tenancy.shared_info) reads it to check every team's role's owner before the run's first write).
-      - The module takes it instead of reading the role (C(GetRole)); it still reads the role's policies. It only tells
-        that nothing changes; outside check mode, a difference makes the module read the role again and plan its writes
-        from that. Used with O(state=present).
-    type: dict
 notes:
   - The role always carries the team tags (team, cost-center, managed-by) besides O(tags);
     O(purge_tags) removes other tags only when O(tags) is given. Tag keys starting with C(aws:) are never removed.

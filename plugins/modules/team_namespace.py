@@ -141,13 +141,6 @@ options:
         is refused even then, and so is an unmarked one with O(state=absent).
     type: bool
     default: false
-  known_pod_identity:
-    description:
-      - The pod role's C(GetRole) answer (key C(role), null when missing) and the service account's association as
-        C(DescribePodIdentityAssociation) answered it (key C(association), null when missing), read earlier in the run,
-        as RV(hyperpod.tenancy.shared_info#module:hyperpod_shared.pod_identities) holds them for the team. Neither is read
-        again; outside check mode, a change makes the module read both again and plan its writes from that.
-    type: dict
   volume:
     description: The team's FSx for Lustre directory as a PersistentVolume and claim; without it the team has no volume.
     type: dict

@@ -43,6 +43,19 @@ description:
   - When a layer fails, the layers that need it do not run, and the others run to their end; the failure names the
     first failed layer in the order above and reports every layer that converged in RV(layers) and their C(diff).
   - A layer's warnings start with its option name.
+  - "A layer's options may also hold C(known): what M(hyperpod.tenancy.shared_info) read of the layer's resources earlier
+    in the run (its RV(hyperpod.tenancy.shared_info#module:hyperpod_shared)), which the layer then takes instead of reading
+    them again. The team roles hand it on (filter P(hyperpod.tenancy.team_layer_args#filter)); the layers' own modules do
+    not take it. It only tells that nothing changes: before a write planned from it, the layer reads the resource again
+    and plans again (never in check mode), and when another run wrote first, the layer converges again without it.
+    Its keys, by layer: O(permission_set) C(permission_set) (as C(hyperpod_shared.permission_sets) holds it), C(absent)
+    (shared_info described every permission set and none has the name) and C(outdated_permission_sets);
+    O(access_entry) and O(studio_access_entry) C(access_entry) (as C(hyperpod_shared.access_entries) holds it) and
+    C(principal_created) (the role's C(CreateDate)); O(execution_role) C(role) (C(hyperpod_shared.execution_roles));
+    O(domain) C(user_profiles) and C(tags) (C(hyperpod_shared.user_profiles), C(hyperpod_shared.domain_tags));
+    O(quota) C(tags) (by quota id) and C(listing) (the quota's id and what the cluster's other quotas guarantee);
+    O(namespace) C(pod_identity) (C(hyperpod_shared.pod_identities)); O(s3_prefix) C(marker) (C(hyperpod_shared.s3_markers));
+    O(budget) C(budget) (C(hyperpod_shared.budgets))."
   - With O(refused), fails before any layer runs, naming the team and every reason. The team roles pass what
     M(hyperpod.tenancy.shared_info) found (C(hyperpod_shared.team_problems)), so that a team it refuses changes nothing
     while the run's other teams converge.

@@ -15,7 +15,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.hyperpod.tenancy.plugins.filter.team import team_layer_args, team_summary
 from ansible_collections.hyperpod.tenancy.plugins.module_utils import quota
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_model import check_team_file
-from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS
+from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS, with_known
 
 ROOT = Path(__file__).resolve().parents[4]
 SAMPLE = yaml.safe_load((ROOT / "teams/teams.yml").read_text())["hyperpod_teams"]
@@ -54,8 +54,13 @@ SHARED = {
     "name_prefix": "hyperpod",
     "tag_keys": {"team": "team", "cost_center": "cost-center"},
 }
-OPTIONS = {layer.option: layer.options for layer in LAYERS}
+OPTIONS = {layer.option: with_known(layer) for layer in LAYERS}
 CHECKS = {layer.option: layer.check for layer in LAYERS}
+
+
+def known(layers, layer, key):
+    """``key`` of what the layer's options hand on of shared_info's reads (its ``known``), None when not handed."""
+    return layers[layer].get("known", {}).get(key)
 
 
 def normalized(teams=None, adopt=None):
@@ -83,20 +88,20 @@ def test_every_layer_of_every_sample_team_is_valid_for_its_module(name):
 def test_what_shared_info_resolved_is_passed_for_the_team_alone():
     vision = team_layer_args(normalized()["vision"], SHARED)
     assert vision["permission_set"]["identity_center_group_ids"] == {"TeamVision": "g-vision"}
-    assert vision["permission_set"]["known_permission_set"] == SHARED["permission_sets"]["hyperpod-vision"]
-    assert vision["permission_set"]["outdated_permission_sets"] == SHARED["outdated_permission_sets"]
+    assert known(vision, "permission_set", "permission_set") == SHARED["permission_sets"]["hyperpod-vision"]
+    assert known(vision, "permission_set", "outdated_permission_sets") == SHARED["outdated_permission_sets"]
     assert vision["access_entry"]["principal_arn"] == SHARED["sso_role_arns"]["hyperpod-vision"]
     assert vision["domain"]["identity_center_group_ids"] == {"TeamVision": "g-vision"}
     research = team_layer_args(normalized()["research"], SHARED)
     # Not resolved yet (a new team): the modules look it up, and the access entry names the role by pattern.
     assert "identity_center_group_ids" not in research["permission_set"]
-    assert "known_permission_set" not in research["permission_set"]
+    assert known(research, "permission_set", "permission_set") is None
     assert research["access_entry"]["principal_arn"] == "AWSReservedSSO_hyperpod-research_*"
     # shared_info looked for every present team's permission set: one it did not find is known to be absent, so the
     # team's run does not describe every permission set again; without that lookup, nothing is known.
-    assert (vision["permission_set"]["known_absent"], research["permission_set"]["known_absent"]) == (False, True)
+    assert (known(vision, "permission_set", "absent"), known(research, "permission_set", "absent")) == (None, True)
     unlooked = team_layer_args(normalized()["research"], {k: v for k, v in SHARED.items() if k != "permission_sets"})
-    assert unlooked["permission_set"]["known_absent"] is False
+    assert known(unlooked, "permission_set", "absent") is None
 
 
 def test_access_policies_follow_the_team_file():
@@ -212,12 +217,12 @@ def test_a_resolved_domain_id_is_passed_for_the_team_domain_alone():
     prefixed = team_layer_args(teams["vision"], dict(SHARED, name_prefix="ml", domain_ids={"ml-vision": "d-ml1234567"}))["domain"]
     assert prefixed["domain_id"] == "d-ml1234567"
     # The profiles shared_info listed go with the domain id they were listed for.
-    assert team_layer_args(teams["vision"], SHARED)["domain"]["known_user_profiles"] == SHARED["user_profiles"]["d-vision123456"]
-    assert "known_user_profiles" not in team_layer_args(teams["nlp"], SHARED)["domain"] and "known_user_profiles" not in prefixed
+    assert known(team_layer_args(teams["vision"], SHARED), "domain", "user_profiles") == SHARED["user_profiles"]["d-vision123456"]
+    assert known(team_layer_args(teams["nlp"], SHARED), "domain", "user_profiles") is None and "known" not in prefixed
     # So do the tags it read to check the domain's owner.
     tagged = dict(SHARED, domain_tags={"d-vision123456": {"team": "vision"}})
-    assert team_layer_args(teams["vision"], tagged)["domain"]["known_tags"] == {"team": "vision"}
-    assert "known_tags" not in team_layer_args(teams["nlp"], tagged)["domain"] and "known_tags" not in team_layer_args(teams["vision"], SHARED)["domain"]
+    assert known(team_layer_args(teams["vision"], tagged), "domain", "tags") == {"team": "vision"}
+    assert known(team_layer_args(teams["nlp"], tagged), "domain", "tags") is None and known(team_layer_args(teams["vision"], SHARED), "domain", "tags") is None
 
 
 def test_the_execution_role_gets_the_teams_own_domain_for_its_studio_policy():
@@ -246,11 +251,11 @@ def test_what_the_other_quotas_guarantee_is_the_listings_total_less_the_teams_ow
         compute_quota_guaranteed={"ml.p5.48xlarge": 5, "ml.g5.12xlarge": 1},
     )
     options = team_layer_args(normalized()["vision"], listed)["quota"]
-    assert options["known_listing"] == {"compute_quota_id": "q-vision", "others_guaranteed": {"ml.p5.48xlarge": 3, "ml.g5.12xlarge": 1}}
+    assert options["known"]["listing"] == {"compute_quota_id": "q-vision", "others_guaranteed": {"ml.p5.48xlarge": 3, "ml.g5.12xlarge": 1}}
     assert ArgumentSpecValidator(**OPTIONS["quota"]).validate(options).error_messages == []
     # A team without a quota in the listing, or another cluster's quota, lists the quotas itself.
-    assert "known_listing" not in team_layer_args(normalized()["nlp"], listed)["quota"]
-    assert "known_listing" not in team_layer_args(normalized()["vision"], listed, {"quota_cluster": "ml-other"})["quota"]
+    assert known(team_layer_args(normalized()["nlp"], listed), "quota", "listing") is None
+    assert known(team_layer_args(normalized()["vision"], listed, {"quota_cluster": "ml-other"}), "quota", "listing") is None
 
 
 def test_another_cluster_or_no_capacity_leaves_the_module_to_describe_the_cluster():
@@ -289,9 +294,9 @@ def test_the_cost_roles_names_and_account_apply_to_the_budget():
 
 def test_a_budget_shared_info_listed_is_passed_only_for_its_account_and_names():
     vision = normalized()["vision"]
-    assert team_layer_args(vision, SHARED)["budget"]["known_budget"] == {"budget": None, "notifications": []}
+    assert known(team_layer_args(vision, SHARED), "budget", "budget") == {"budget": None, "notifications": []}
     for settings in ({"budget_name_prefix": "finops"}, {"budget_account_id": "210987654321"}):
-        assert "known_budget" not in team_layer_args(vision, SHARED, settings)["budget"]
+        assert "known" not in team_layer_args(vision, SHARED, settings)["budget"]
 
 
 def test_the_adopt_list_sets_each_layers_adopt_option_and_user_profiles_the_domains_own():
@@ -314,13 +319,13 @@ def test_adopting_the_pod_role_sets_the_namespace_layers_own_option():
 
 
 def test_the_pod_identity_shared_info_read_goes_to_the_team_s_namespace_layer_alone():
-    known = {"vision": {"role": None, "association": None}, "nlp": {"role": {"Arn": "arn:aws:iam::123456789012:role/hyperpod-nlp-pods"}, "association": None}}
+    read = {"vision": {"role": None, "association": None}, "nlp": {"role": {"Arn": "arn:aws:iam::123456789012:role/hyperpod-nlp-pods"}, "association": None}}
     teams = normalized()
-    vision = team_layer_args(teams["vision"], dict(SHARED, pod_identities=known), {"kubeconfig": "/kube/config"})
-    assert vision["namespace"]["known_pod_identity"] == known["vision"]
+    vision = team_layer_args(teams["vision"], dict(SHARED, pod_identities=read), {"kubeconfig": "/kube/config"})
+    assert known(vision, "namespace", "pod_identity") == read["vision"]
     assert ArgumentSpecValidator(**OPTIONS["namespace"]).validate(vision["namespace"]).error_messages == []
     # A run whose shared_info read none (no pod_roles) leaves the layer to read its own.
-    assert "known_pod_identity" not in team_layer_args(teams["vision"], SHARED, {"kubeconfig": "/kube/config"})["namespace"]
+    assert "known" not in team_layer_args(teams["vision"], SHARED, {"kubeconfig": "/kube/config"})["namespace"]
 
 
 def test_the_resources_shared_info_read_for_their_owners_go_to_their_layers_for_the_team_alone():
@@ -335,20 +340,20 @@ def test_the_resources_shared_info_read_for_their_owners_go_to_their_layers_for_
         compute_quotas={"vision": {"name": "hyperpod-vision-quota", "compute_quota_id": "q-1", "tags": {"team": "vision"}}},
     )
     vision = team_layer_args(teams["vision"], read)
-    assert vision["execution_role"]["known_role"] == read["execution_roles"]["hyperpod-vision-studio-execution"]
-    assert vision["access_entry"]["known_access_entry"] == read["access_entries"][sso]
-    assert vision["studio_access_entry"]["known_access_entry"] == read["access_entries"][studio]
-    assert vision["s3_prefix"]["known_marker"] == read["s3_markers"]["vision"]
-    assert vision["quota"]["known_tags"] == {"q-1": {"team": "vision"}}
+    assert known(vision, "execution_role", "role") == read["execution_roles"]["hyperpod-vision-studio-execution"]
+    assert known(vision, "access_entry", "access_entry") == read["access_entries"][sso]
+    assert known(vision, "studio_access_entry", "access_entry") == read["access_entries"][studio]
+    assert known(vision, "s3_prefix", "marker") == read["s3_markers"]["vision"]
+    assert known(vision, "quota", "tags") == {"q-1": {"team": "vision"}}
     for option, params in vision.items():
         if option != "team":
             assert ArgumentSpecValidator(**OPTIONS[option]).validate(params).error_messages == [], option
     nlp = team_layer_args(teams["nlp"], read)
-    known = ("known_role", "known_access_entry", "known_marker", "known_tags")
-    assert not [(option, key) for option, params in nlp.items() if option != "team" for key in known if key in params and option != "domain"]
+    copies = ("role", "access_entry", "marker", "tags")
+    assert not [(option, key) for option, params in nlp.items() if option not in ("team", "domain") for key in copies if key in params.get("known", {})]
     # A quota on another cluster than the shared one is its layer's to read.
     elsewhere = team_layer_args(teams["vision"], read, {"quota_cluster": "other-cluster"})
-    assert "known_tags" not in elsewhere["quota"]
+    assert known(elsewhere, "quota", "tags") is None
 
 
 # Run in a fresh interpreter: Ansible's collection loader must be installed before anything imports the collection.

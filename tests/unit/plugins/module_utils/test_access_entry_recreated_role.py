@@ -93,11 +93,11 @@ def test_the_roles_date_read_earlier_in_the_run_spares_reading_the_role(studio_e
     sandbox, _eks, iam, _cluster, _arn, _made, converge = studio_entry
     created = iam.get_role(RoleName=ROLE_NAME)["Role"]["CreateDate"].isoformat()
     sandbox.clear_requests()
-    assert converge(check_mode=True, principal_created=created)[0] is True
+    assert converge(check_mode=True, known={"principal_created": created})[0] is True
     assert "GetRole" not in [r["operation"] for r in sandbox.requests()]
     # Given a date the entry is not older than, it is left as it is (and the role is not read either).
     sandbox.clear_requests()
-    assert converge(check_mode=True, principal_created="2000-01-01T00:00:00Z")[0] is False
+    assert converge(check_mode=True, known={"principal_created": "2000-01-01T00:00:00Z"})[0] is False
     assert "GetRole" not in [r["operation"] for r in sandbox.requests()]
 
 

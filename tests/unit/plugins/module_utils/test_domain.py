@@ -579,7 +579,7 @@ def test_a_resolved_domain_id_replaces_the_name_lookup_and_is_described_once():
 def test_profiles_listed_earlier_in_the_run_are_not_listed_again_and_are_compared():
     fake = FakePresentAws(domain=described_domain(), profiles=[profile("alice"), profile("bob")], assignments=["g-1"])
     listed = [{"DomainId": DOMAIN_ID, "UserProfileName": "alice", "Status": "InService"}]
-    wanted = params(domain_id=DOMAIN_ID, known_user_profiles=listed, user_profiles=[{"name": "alice"}, {"name": "bob"}])
+    wanted = params(domain_id=DOMAIN_ID, known={"user_profiles": listed}, user_profiles=[{"name": "alice"}, {"name": "bob"}])
     changed, before, after, unused = d.DomainManager(fake, wanted, check_mode=True).ensure_present()
     assert _calls(fake, "list_user_profiles") == []
     # The list is what the run compares against: bob, missing from it, is a profile to create.
@@ -589,7 +589,7 @@ def test_profiles_listed_earlier_in_the_run_are_not_listed_again_and_are_compare
     assert not changed and _writes(fake) == [] and _calls(fake, "list_user_profiles") == [{"DomainIdEquals": DOMAIN_ID}]
     fake.calls.clear()
     # Listed for another domain id than the one found: the module lists this domain's itself.
-    d.DomainManager(fake, params(known_user_profiles=listed, user_profiles=[{"name": "alice"}, {"name": "bob"}]), check_mode=True).ensure_present()
+    d.DomainManager(fake, params(known={"user_profiles": listed}, user_profiles=[{"name": "alice"}, {"name": "bob"}]), check_mode=True).ensure_present()
     assert _calls(fake, "list_user_profiles") == [{"DomainIdEquals": DOMAIN_ID}]
 
 
@@ -598,20 +598,20 @@ def test_tags_listed_earlier_in_the_run_are_not_listed_again_and_decide_the_owne
     listed_tags = []
     live = fake.list_tags
     fake.list_tags = lambda ResourceArn: listed_tags.append(ResourceArn) or live(ResourceArn=ResourceArn)  # noqa: N803 - botocore's name
-    changed, before, unused_after, unused_result = d.DomainManager(fake, params(domain_id=DOMAIN_ID, known_tags=dict(TAGS))).ensure_present()
+    changed, before, unused_after, unused_result = d.DomainManager(fake, params(domain_id=DOMAIN_ID, known={"tags": dict(TAGS)})).ensure_present()
     assert not changed and before["tags"] == TAGS and listed_tags == []
     # What shared_info read is what the owner check sees: unmarked tags are refused without a read (adopt takes them over).
     with pytest.raises(InputError, match=r"SageMaker domain hyperpod-vision \(%s\) exists and was not made by hyperpod.tenancy" % DOMAIN_ID):
-        d.DomainManager(fake, params(domain_id=DOMAIN_ID, known_tags={"owner": "someone"}), check_mode=True).ensure_present()
+        d.DomainManager(fake, params(domain_id=DOMAIN_ID, known={"tags": {"owner": "someone"}}), check_mode=True).ensure_present()
     assert listed_tags == []
-    changed = d.DomainManager(fake, params(domain_id=DOMAIN_ID, known_tags={}, adopt=True), check_mode=True).ensure_present()[0]
+    changed = d.DomainManager(fake, params(domain_id=DOMAIN_ID, known={"tags": {}}, adopt=True), check_mode=True).ensure_present()[0]
     assert changed and listed_tags == []
     # Outside check mode a difference is planned from live tags (they are the team's: nothing to write).
-    changed = d.DomainManager(fake, params(domain_id=DOMAIN_ID, known_tags={"team": "vision", "managed-by": "hyperpod.tenancy"})).ensure_present()[0]
+    changed = d.DomainManager(fake, params(domain_id=DOMAIN_ID, known={"tags": {"team": "vision", "managed-by": "hyperpod.tenancy"}})).ensure_present()[0]
     assert not changed and _writes(fake) == [] and listed_tags == [described_domain()["DomainArn"]]
     # Tags for another domain id than the one found: the module lists this domain's itself.
     listed_tags.clear()
-    d.DomainManager(fake, params(known_tags={"owner": "someone"}), check_mode=True).ensure_present()
+    d.DomainManager(fake, params(known={"tags": {"owner": "someone"}}), check_mode=True).ensure_present()
     assert listed_tags == [described_domain()["DomainArn"]]
 
 

@@ -421,12 +421,12 @@ def test_the_access_entry_read_earlier_in_the_run_is_checked_and_spares_describi
 
     params = {"team": "platform", "name_prefix": "hyperpod", "cluster_name": cluster, "state": "present", "principal_arn": role["Arn"],
               "kubernetes_groups": None, "access_policies": None, "type": "STANDARD", "tags": None, "purge_tags": True, "adopt": True,
-              "known_access_entry": read}
+              "known": {"access_entry": read}}
     # The copy is checked as the entry is: marked for nlp, never taken over, and not described again.
     with pytest.raises(InputError, match="belongs to team nlp"):
         access_entry.converge_entry(Counting(), iam, access_entry.apply_team(dict(params)), True)
     assert Counting.described == 0
     # A copy of another principal's entry is not taken.
     with pytest.raises(InputError, match="belongs to team nlp"):
-        access_entry.converge_entry(Counting(), iam, access_entry.apply_team(dict(params, known_access_entry=dict(read, principal_arn="x"))), True)
+        access_entry.converge_entry(Counting(), iam, access_entry.apply_team(dict(params, known={"access_entry": dict(read, principal_arn="x")})), True)
     assert Counting.described == 1

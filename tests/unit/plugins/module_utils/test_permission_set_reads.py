@@ -80,24 +80,24 @@ def test_outdated_accounts_come_from_the_run_wide_list_for_the_accounts_it_cover
     assert listed == {ACCOUNT: [arn]}
     sandbox.clear_requests()
 
-    changed, before, after = converge(assigned, inline_policy=POLICY, outdated_permission_sets=listed)
+    changed, before, after = converge(assigned, inline_policy=POLICY, known={"outdated_permission_sets": listed})
     assert changed and before["outdated_accounts"] == [ACCOUNT]
     # The accounts it is provisioned to are read; which of them are outdated is not asked again.
     assert len(reads(sandbox, "ListAccountsForProvisionedPermissionSet")) == 1
 
     # An account the run-wide list does not cover is asked about.
     sandbox.clear_requests()
-    assert converge(assigned, inline_policy=POLICY, outdated_permission_sets={"210987654321": []})[1]["outdated_accounts"] == [ACCOUNT]
+    assert converge(assigned, inline_policy=POLICY, known={"outdated_permission_sets": {"210987654321": []}})[1]["outdated_accounts"] == [ACCOUNT]
     assert len(reads(sandbox, "ListAccountsForProvisionedPermissionSet")) == 2
 
     # Provisioned again, the run converges; the list made before it is not used for what it reads after.
-    changed, unused_before, after = converge(assigned, check_mode=False, inline_policy=POLICY, outdated_permission_sets=listed)
+    changed, unused_before, after = converge(assigned, check_mode=False, inline_policy=POLICY, known={"outdated_permission_sets": listed})
     assert changed and after["outdated_accounts"] == []
     assert ps.list_provisioned_to_account(sso, instance["InstanceArn"], ACCOUNT, outdated=True) == []
 
 
 def test_a_run_wide_list_that_says_up_to_date_is_believed_for_its_accounts(assigned):
-    changed, before, unused_after = converge(assigned, outdated_permission_sets={ACCOUNT: []})
+    changed, before, unused_after = converge(assigned, known={"outdated_permission_sets": {ACCOUNT: []}})
     assert not changed and before["outdated_accounts"] == []
 
 
@@ -105,14 +105,14 @@ def test_a_permission_set_described_earlier_in_the_run_is_not_described_again(as
     sandbox, sso, unused_store, instance, arn, unused_group = assigned
     known = ps.known_from_described(sso.describe_permission_set(InstanceArn=instance["InstanceArn"], PermissionSetArn=arn)["PermissionSet"])
     sandbox.clear_requests()
-    changed, before, unused_after = converge(assigned, known_permission_set=known)
+    changed, before, unused_after = converge(assigned, known={"permission_set": known})
     assert not changed and before["session_duration"] == "PT8H"
     assert reads(sandbox, "DescribePermissionSet") == []
     # What it says is compared: a description it lacks is a change to make.
-    assert converge(assigned, known_permission_set=known, description="Team vision")[0] is True
+    assert converge(assigned, known={"permission_set": known}, description="Team vision")[0] is True
     # One of another name is not taken for this one.
     sandbox.clear_requests()
-    converge(assigned, known_permission_set=dict(known, name="hyperpod-nlp"))
+    converge(assigned, known={"permission_set": dict(known, name="hyperpod-nlp")})
     assert len(reads(sandbox, "DescribePermissionSet")) == 1
 
 
@@ -121,8 +121,8 @@ def test_a_run_writes_from_live_reads_not_from_what_was_read_earlier(assigned):
     stale = ps.known_from_described(sso.describe_permission_set(InstanceArn=instance["InstanceArn"], PermissionSetArn=arn)["PermissionSet"])
     sso.update_permission_set(InstanceArn=instance["InstanceArn"], PermissionSetArn=arn, Description="Team vision")
     sandbox.clear_requests()
-    assert converge(assigned, known_permission_set=stale, description="Team vision")[0] is True
-    changed, before, unused_after = converge(assigned, check_mode=False, known_permission_set=stale, description="Team vision")
+    assert converge(assigned, known={"permission_set": stale}, description="Team vision")[0] is True
+    changed, before, unused_after = converge(assigned, check_mode=False, known={"permission_set": stale}, description="Team vision")
     # The live read has the description; what is left is provisioning the account the hand-made update left outdated.
     assert changed and before["description"] == "Team vision" and before["outdated_accounts"] == [ACCOUNT]
     assert [w["operation"] for w in sandbox.writes()] == ["ProvisionPermissionSet"]
@@ -135,32 +135,32 @@ def test_tags_read_earlier_in_the_run_are_not_read_again_and_decide_the_owner(as
     sso.tag_resource(InstanceArn=instance["InstanceArn"], ResourceArn=arn, Tags=[{"Key": k, "Value": v} for k, v in marked.items()])
     known = ps.known_from_described(described, ps.read_tags(sso, instance["InstanceArn"], arn))
     sandbox.clear_requests()
-    changed, before, unused_after = converge(assigned, known_permission_set=known, tags=marked)
+    changed, before, unused_after = converge(assigned, known={"permission_set": known}, tags=marked)
     assert not changed and before["tags"] == marked
     assert reads(sandbox, "ListTagsForResource") == []
     # The team's check takes the tags it is given: unmarked ones are refused without a read.
     with pytest.raises(ps.InputError, match="exists and was not made by hyperpod.tenancy for team vision"):
-        converge(assigned, team="vision", known_permission_set=dict(known, tags={}))
+        converge(assigned, team="vision", known={"permission_set": dict(known, tags={})})
     assert reads(sandbox, "ListTagsForResource") == []
     # A tag to change: written from a live read of them.
-    changed, unused_before, after = converge(assigned, check_mode=False, known_permission_set=known, tags=dict(marked, extra="1"))
+    changed, unused_before, after = converge(assigned, check_mode=False, known={"permission_set": known}, tags=dict(marked, extra="1"))
     assert changed and after["tags"] == dict(marked, extra="1")
     assert len(reads(sandbox, "ListTagsForResource")) >= 1
 
 
 def test_a_permission_set_the_runs_lookup_did_not_find_is_made_without_describing_every_one_again(assigned):
-    """shared_info described every permission set and none had the name (known_absent): the team's run creates it
+    """shared_info described every permission set and none had the name (known.absent): the team's run creates it
     without listing and describing them all again, which made a cold run's reads grow with the square of the teams.
     One another run made since is found by the conflict of creating it: a lost race, converged again with fresh reads."""
     sandbox, sso, unused_store, instance, unused_arn, unused_group = assigned
     for index in range(5):
         sso.create_permission_set(InstanceArn=instance["InstanceArn"], Name=f"hyperpod-other{index}")
     sandbox.clear_requests()
-    changed, unused_before, after = converge(assigned, check_mode=False, name="hyperpod-nlp", permission_set_arn=None, known_absent=True)
+    changed, unused_before, after = converge(assigned, check_mode=False, name="hyperpod-nlp", permission_set_arn=None, known={"absent": True})
     assert changed and after["name"] == "hyperpod-nlp"
     assert reads(sandbox, "ListPermissionSets") == [] and len(reads(sandbox, "DescribePermissionSet")) <= 1
     with pytest.raises(HyperPodError) as raced:
-        converge(assigned, check_mode=False, name="hyperpod-nlp", permission_set_arn=None, known_absent=True)
+        converge(assigned, check_mode=False, name="hyperpod-nlp", permission_set_arn=None, known={"absent": True})
     assert error_code(raced.value) == "ConflictException" and layer.lost_a_race(raced.value)
     # Converged again as the lost race is, without what the run knew: found, and nothing left to change.
     assert converge(assigned, check_mode=False, name="hyperpod-nlp", permission_set_arn=None)[0] is False

@@ -439,7 +439,7 @@ LISTED = {"compute_quota_id": "q1q1q1q1q1q1", "others_guaranteed": {"ml.p5.48xla
 
 def test_a_run_that_changes_nothing_takes_the_runs_listing_of_the_quotas_instead_of_listing_them_again():
     client = ListingCounted(described())
-    changed, before, after, _result = converged(q.QuotaManager(client, params(known_listing=LISTED)))
+    changed, before, after, _result = converged(q.QuotaManager(client, params(known={"listing": LISTED})))
     assert not changed and before == after and client.updates == []
     assert "list_compute_quotas" not in client.calls
 
@@ -458,7 +458,7 @@ def test_a_run_that_changes_nothing_takes_the_runs_listing_of_the_quotas_instead
 )
 def test_the_quotas_are_listed_again_when_the_runs_listing_does_not_tell_that_nothing_changes(overrides, listed):
     client = ListingCounted(described())
-    changed, _before, _after, _result = converged(q.QuotaManager(client, params(known_listing=listed, **overrides)))
+    changed, _before, _after, _result = converged(q.QuotaManager(client, params(known={"listing": listed}, **overrides)))
     assert client.calls.count("list_compute_quotas") == 1
     assert changed == bool(overrides) and len(client.updates) == int(bool(overrides))
     # Before any write the quota is described once, and again after the listing only when that found another quota.
@@ -671,7 +671,7 @@ def test_tags_read_earlier_in_the_run_spare_list_tags_and_a_tag_to_change_is_rea
     def run(known_tags):
         client = TagCounting(copy.deepcopy(quota))
         # tags={} with purge_tags: the quota's tags are to be exactly the team's.
-        changed = converged(q.QuotaManager(client, params(tags={}, known_tags=known_tags), warn=lambda _m: None))[0]
+        changed = converged(q.QuotaManager(client, params(tags={}, known={"tags": known_tags}), warn=lambda _m: None))[0]
         return changed, client.tag_reads
 
     assert run(None) == (False, 1)

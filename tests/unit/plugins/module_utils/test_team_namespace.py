@@ -314,13 +314,13 @@ def test_a_pod_identity_read_earlier_is_not_read_again_and_a_change_is_planned_f
     read_again = {"GetRole", "ListPodIdentityAssociations", "DescribePodIdentityAssociation"}
     sandbox.clear_requests()
     for check_mode in (True, False):
-        assert team_namespace.converge(AwsContext(check_mode, sandbox), identity_params(kube_cluster, known_pod_identity=known))["changed"] is False
+        assert team_namespace.converge(AwsContext(check_mode, sandbox), identity_params(kube_cluster, known={"pod_identity": known}))["changed"] is False
     assert read_again.isdisjoint(r["operation"] for r in sandbox.requests()) and sandbox.writes() == []
     # A copy that no longer holds (the association moved to another role since) is not written from: read again, nothing to do.
     stale = dict(known, association=dict(known["association"], roleArn="arn:aws:iam::123456789012:role/elsewhere"))
-    assert team_namespace.converge(AwsContext(True, sandbox), identity_params(kube_cluster, known_pod_identity=stale))["changed"] is True
+    assert team_namespace.converge(AwsContext(True, sandbox), identity_params(kube_cluster, known={"pod_identity": stale}))["changed"] is True
     sandbox.clear_requests()
-    assert team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster, known_pod_identity=stale))["changed"] is False
+    assert team_namespace.converge(AwsContext(False, sandbox), identity_params(kube_cluster, known={"pod_identity": stale}))["changed"] is False
     assert read_again <= set(r["operation"] for r in sandbox.requests()) and sandbox.writes() == []
 
 

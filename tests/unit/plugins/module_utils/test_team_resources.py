@@ -6,6 +6,8 @@ import threading
 import time
 
 import pytest
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible_collections.hyperpod.tenancy.plugins.module_utils import budget as budget_layer
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.errors import CostError, HyperPodError, InputError
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.layer import LayerContext
 from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import converge_team, failure_message, validated_layers
@@ -54,6 +56,20 @@ def test_every_problem_is_named_with_team_layer_and_option_before_anything_runs(
 def test_an_unknown_option_in_a_layer_is_refused():
     with pytest.raises(InputError, match=r"budget \(options of team_budget\): unsupported parameters monthly\. Supported parameters include: account_id"):
         validated_layers("vision", {"budget": {"monthly": 100}}, set())
+
+
+def test_what_shared_info_read_reaches_a_layer_as_its_known_which_the_layers_own_module_does_not_take():
+    budget = {"monthly_usd": 100, "known": {"budget": {"budget": None}}}
+    (_option, _converge, params), = validated_layers("vision", {"budget": budget}, set())
+    assert params["known"] == {"budget": {"budget": None, "notifications": [], "tags": None}}
+    # A key the layer does not take, or of the wrong type, is refused with the others.
+    with pytest.raises(InputError) as raised:
+        validated_layers("vision", {"budget": dict(budget, known={"marker": {}}), "quota": dict(QUOTA, known={"listing": "q-1"})}, set())
+    assert "budget (options of team_budget): " in raised.value.message and "marker. Supported parameters include: budget" in raised.value.message
+    assert "quota (options of task_governance_quota): argument 'listing' is of type str found in 'known'" in raised.value.message
+    # The module itself has no such option: a user calling team_budget cannot hand it a copy.
+    checked = ArgumentSpecValidator(**budget_layer.MODULE_OPTIONS).validate(dict(budget, team="vision"))
+    assert [str(error).split(".", maxsplit=1)[0] for error in checked.errors] == ["known"]
 
 
 class Context:
@@ -225,7 +241,7 @@ def test_a_layer_whose_create_another_run_beat_converges_again_without_the_run_w
     module, given = WarnedModule(), []
 
     def budget(context, params):
-        given.append(params["known_budget"])
+        given.append(params["known"])
         if len(given) == 1:
             raise CostError(
                 message="Failed to create the budget",
@@ -234,8 +250,8 @@ def test_a_layer_whose_create_another_run_beat_converges_again_without_the_run_w
         return {"changed": False, "diff": {}}
 
     done = {}
-    converge_team(LayerContext(module), [("budget", budget, {"known_budget": {"budget": None}})], done, {"before": {}, "after": {}})
-    assert given == [{"budget": None}, None] and done == {"budget": {"changed": False}}
+    converge_team(LayerContext(module), [("budget", budget, {"known": {"budget": {"budget": None}}})], done, {"before": {}, "after": {}})
+    assert given == [{"budget": {"budget": None}}, None] and done == {"budget": {"changed": False}}
     assert module.warned == [
         "budget: another run wrote what this run was writing (Failed to create the budget: DuplicateRecordException); converging from what it made"
     ]
@@ -266,7 +282,7 @@ def test_a_domain_made_in_the_run_gets_the_execution_roles_studio_policy_in_the_
     domain_arn = "arn:aws:sagemaker:us-east-1:123456789012:domain/d-vision00000a"
 
     def role(context, params):
-        seen.append(("execution_role", params.get("domain_arn"), params.get("known_role")))
+        seen.append(("execution_role", params.get("domain_arn"), params.get("known")))
         studio = {"domain": params["domain_arn"]} if params.get("domain_arn") else None
         return {"changed": bool(studio) or not seen[:-1], "role": {"arn": "arn:aws:iam::123456789012:role/r", "studio_policy": studio}, "diff": {}}
 
@@ -275,10 +291,10 @@ def test_a_domain_made_in_the_run_gets_the_execution_roles_studio_policy_in_the_
         return {"changed": True, "domain": {"domain_arn": domain_arn}, "diff": {}}
 
     done, diff = {}, {"before": {}, "after": {}}
-    given = {"known_role": {"role": {"RoleName": "r"}}}
+    given = {"known": {"role": {"role": {"RoleName": "r"}}}}
     converge_team(Context(), [("execution_role", role, given), ("domain", domain, {"execution_role": None})], done, diff)
     # Again after the domain, with its ARN, reading the role the first pass wrote (not shared_info's copy).
-    assert seen == [("execution_role", None, {"role": {"RoleName": "r"}}), "domain", ("execution_role", domain_arn, None)]
+    assert seen == [("execution_role", None, {"role": {"role": {"RoleName": "r"}}}), "domain", ("execution_role", domain_arn, None)]
     assert done["execution_role"]["changed"] and done["execution_role"]["role"]["studio_policy"] == {"domain": domain_arn}
     # A domain shared_info found: the role had its ARN from the start, and converges once.
     seen[:] = []
