@@ -828,7 +828,7 @@ class Cluster(engine.Resource):
         super(Cluster, self).__init__(client, params, check_mode, warn, timeout=3600)
         self.name = params["name"]
         self.wanted = wanted
-        self.state = "present"
+        self.state = params.get("state", "present")
         self.plan = None
 
     def prepare(self, state):
@@ -854,15 +854,16 @@ class Cluster(engine.Resource):
             if not (self.check_mode and self.waiting):
                 raise InputError(message="Cannot create cluster %s while the previous one is Deleting; run again with wait: true, or later" % self.name)
             return None  # check mode with wait: the real run waits for it to go, then creates
-        if description is None:
-            return None
-        return {"description": description, "tags": sagemaker.list_tags(self.client, description["ClusterArn"])}
+        return self._raw(description)
+
+    def _raw(self, description):
+        return {"description": description, "tags": sagemaker.list_tags(self.client, description["ClusterArn"])} if description else None
 
     def going(self, raw):
         return raw["description"].get("ClusterStatus") == "Deleting"
 
     def view(self, raw):
-        return normalize_current(raw["description"], raw["tags"]) or {}
+        return (normalize_current(raw["description"], raw["tags"]) or {}) if raw else {}
 
     def desired(self, raw):
         description, tags = (raw["description"], raw["tags"]) if raw else (None, {})
@@ -910,8 +911,7 @@ class Cluster(engine.Resource):
         return plan.action != "none"
 
     def read_back(self, handle, settle):
-        description = self.wait_for(("InService",), failed=("Failed", "RollingBack")) if settle else self.describe()
-        return {"description": description, "tags": sagemaker.list_tags(self.client, description["ClusterArn"]) if description else {}}
+        return self._raw(self.wait_for(("InService",), failed=("Failed", "RollingBack")) if settle else self.describe())
 
     def delete(self, raw):
         sagemaker.delete_cluster(self.client, ClusterName=self.name)

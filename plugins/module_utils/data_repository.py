@@ -564,7 +564,8 @@ def converge_prefix(context, params):
     if p["state"] == "present":
         tags = naming.team_tags(p["team"], p["cost_center"], p["tag_keys"], p["tags"])
         # The mark as read earlier in the run (shared_info's), when it is this bucket's.
-        known = known_value(p, "marker") if (known_value(p, "marker") or {}).get("bucket") == p["bucket"] else None
+        marker = known_value(p, "marker")
+        known = marker if (marker or {}).get("bucket") == p["bucket"] else None
         identity = identity_tags(**(p.get("identity") or {}))
         changed, before, after = ensure_prefix_present(
             client, p["bucket"], p["team"], tags, context.check_mode, p["tag_keys"], p["adopt"], known, identity,

@@ -36,7 +36,7 @@ class Manager:
         self.params = params
         self.check_mode = check_mode
         self.warn = warn or (lambda message: None)
-        self.timeout = params.get("wait_timeout") or timeout
+        self.timeout = timeout if params.get("wait_timeout") is None else params["wait_timeout"]
         # Whether writes wait for the resource to settle before it is read back.
         self.waiting = params.get("wait", True)
 
@@ -131,7 +131,7 @@ def plan_from_copy(read, copied, plan, check_mode=False, writes=bool):
     """``(raw, plan(raw))``: the resource to write from and what is planned from it, read again past the run-wide copy
     when that copy would be written from.
 
-    A copy read earlier in the run (``shared_info``'s ``hyperpod_shared``, handed to a layer as a ``known_*`` option)
+    A copy read earlier in the run (``shared_info``'s ``hyperpod_shared``, handed to a layer of ``team_resources`` as its ``known``)
     only tells that nothing changes: outside check mode, when ``raw`` came from it (``copied(raw)``) and a write is
     planned from it (``writes(plan(raw))``), the resource is read again (``read(True)``, past the copy) and planned
     again, so what another run changed since is compared, not overwritten. Nothing is read twice otherwise:

@@ -8,6 +8,7 @@ apply (``application/apply-patch+yaml``) under a field manager of their own, as 
 
 from __future__ import annotations
 
+import calendar
 import json
 import os
 import ssl
@@ -24,6 +25,7 @@ from sandbox.kube import CONTROLLER_MANAGER_METRICS
 # Seconds a deleted CRD is left to the API server's finalizer before the sandbox touches it (KubeApi.wait_crds_gone):
 # a touch while the finalizer is at work only has it look once more.
 CRD_NUDGE_INTERVAL = 6
+NUDGED_AT = "sandbox.hyperpod.tenancy/finalizer-nudged-at"
 
 # Where each kind the sandbox writes is served: kind -> (API path prefix, plural, namespaced); the collection's
 # kinds as the collection's table says, and those only the sandbox's controllers write.
@@ -134,13 +136,20 @@ class KubeApi:
                 return False
             raise
 
-    def wait_gone(self, kind: str, names: list[str], timeout: float = 60) -> None:
-        """Wait until every named object is gone (a namespace goes once the namespace controller emptied it)."""
+    def wait_gone(self, kind: str, names: list[str], timeout: float = 60, nudge=None) -> None:
+        """Wait until every named object is gone, or another of its name (another uid) stands in its place (a namespace
+        goes once the namespace controller emptied it). ``nudge(obj)``, when given, is called with each one still there."""
         deadline = time.monotonic() + timeout
         for name in names:
-            while self.get(kind, name) is not None:
+            uid = None
+            while (obj := self.get(kind, name)) is not None and uid in (None, obj["metadata"]["uid"]):
+                uid = obj["metadata"]["uid"]
                 if time.monotonic() > deadline:
-                    raise KubeError(504, f"{kind} {name} still exists after {timeout:.0f} s")
+                    terminating = [c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == "Terminating"]
+                    why = "".join(f" ({c.get('reason')}: {c.get('message')})" for c in terminating)
+                    raise KubeError(504, f"{kind} {name} still exists after {timeout:.0f} s{why}")
+                if nudge is not None:
+                    nudge(obj)
                 time.sleep(0.1)
 
     def namespaced_resources(self) -> list[str]:
@@ -226,36 +235,37 @@ class KubeApi:
             time.sleep(0.05)
 
     def wait_crds_gone(self, names: list[str], timeout: float) -> None:
-        """Wait until the deleted CRDs ``names`` are gone, touching any still there every ``CRD_NUDGE_INTERVAL`` seconds.
+        """Wait until the deleted CRDs ``names`` are gone, touching one still there ``CRD_NUDGE_INTERVAL`` seconds after its
+        deletion, and as long again after each touch.
 
         The API server's CRD finalizer (apiextensions-apiserver pkg/controller/finalizer/crd_finalizer.go, k8s 1.35.4) can
         drop a CRD it has not finished. When a status write of its conflicts it returns without an error ("we'll get
-        called again"), but its informer queues a CRD again only for a change outside the Terminating condition, managed
-        fields included. Its first listing of a CRD's objects fails while their storage's cache is still being made (a
-        CRD no request had reached: "storage is (re)initializing"); it records that in the Terminating condition alone and
-        retries 5 ms later from its informer's copy, which a loaded server has not updated yet: the write conflicts and
-        nothing calls the finalizer again until the informer's resync, 5 minutes on. Measured here: 1 deletion of Kueue's
+        called again"), but its informer queues a CRD again only for a change outside the Terminating condition (managed
+        fields included, whose times count whole seconds). Its first listing of a CRD's objects fails while their
+        storage's cache is still being made (a CRD no request had reached: "storage is (re)initializing"); it records that
+        in the Terminating condition alone, within the second of its previous write, and retries 5 ms later from its
+        informer's copy, which a loaded server has not updated yet: the write conflicts and nothing calls the finalizer
+        again until the informer's resync, 5 minutes on. Measured here: 1 deletion of Kueue's
         CRDs in 12, under load, took 299 s; a CI run's Task Governance add-on stayed DELETING for the 180 s it is given.
         A change to a CRD's metadata is one the finalizer is queued for; a CRD no longer being finalized ignores it.
         """
-        deadline = time.monotonic() + timeout
-        nudge_at = time.monotonic() + CRD_NUDGE_INTERVAL
-        left = list(names)
-        while left := [name for name in left if self.get("CustomResourceDefinition", name) is not None]:
-            if time.monotonic() > deadline:
-                raise KubeError(504, f"CustomResourceDefinition {left[0]} still exists after {timeout:.0f} s")
-            if time.monotonic() > nudge_at:
-                for name in left:
-                    self._touch_crd(name)
-                nudge_at = time.monotonic() + CRD_NUDGE_INTERVAL
-            time.sleep(0.1)
+        self.wait_gone("CustomResourceDefinition", names, timeout, nudge=self._touch_crd)
 
-    def _touch_crd(self, name: str) -> None:
-        touch = {"metadata": {"annotations": {"sandbox.hyperpod.tenancy/finalizer-nudged-at": str(time.time())}}}
+    def _touch_crd(self, crd: dict) -> None:
+        """Touch the deleted ``crd`` when it has waited ``CRD_NUDGE_INTERVAL`` seconds since its deletion or its last touch."""
+        meta = crd["metadata"]
+        if "deletionTimestamp" not in meta:
+            return
+        touched = float((meta.get("annotations") or {}).get(NUDGED_AT) or 0)
+        if time.time() - max(touched, _epoch(meta["deletionTimestamp"])) < CRD_NUDGE_INTERVAL:
+            return
+        # The uid: this CRD, not one made since under its name.
+        touch = {"metadata": {"uid": meta["uid"], "annotations": {NUDGED_AT: str(time.time())}}}
         try:
-            self.request("PATCH", self.path("CustomResourceDefinition", name), touch, "application/merge-patch+json")
+            self.request("PATCH", self.path("CustomResourceDefinition", meta["name"]), touch, "application/merge-patch+json")
         except KubeError as error:
-            if error.status != 404:
+            # Gone, or another CRD of its name: a uid that differs is an immutable field changed (422, ValidateObjectMetaUpdate).
+            if error.status not in (404, 422):
                 raise
 
     def wait_established(self, crd_name: str, timeout: float = 30) -> None:
@@ -269,6 +279,11 @@ class KubeApi:
             if time.monotonic() > deadline:
                 raise KubeError(504, f"CustomResourceDefinition {crd_name} was not established within {timeout:.0f} s")
             time.sleep(0.1)
+
+
+def _epoch(timestamp: str) -> float:
+    """An RFC 3339 time as the API server writes it (``2026-12-07T01:38:24Z``), in seconds since the epoch."""
+    return calendar.timegm(time.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ"))
 
 
 _api: KubeApi | None = None

@@ -18,7 +18,7 @@ from botocore.exceptions import ClientError
 
 pytestmark = pytest.mark.usefixtures("module_warnings")
 
-OPTIONS = options(dict(name=dict(type="str", required=True), known_thing=dict(type="dict")), STATE, NAME_PREFIX, wait(60))
+OPTIONS = options(dict(name=dict(type="str", required=True), known=dict(type="dict")), STATE, NAME_PREFIX, wait(60))
 
 
 def run(converge, args, capsys, module_class=AnsibleModule):
@@ -109,14 +109,14 @@ class OtherRun:
         self.given.append(params)
         if len(self.given) <= self.losses:
             raise refused(self.error, self.code)
-        return result(False, {"name": "x"}, {"name": "x"}, thing={"read_from": "copy" if params.get("known_thing") else "AWS"})
+        return result(False, {"name": "x"}, {"name": "x"}, thing={"read_from": "copy" if params.get("known") else "AWS"})
 
 
 def test_a_create_refused_because_another_run_made_the_thing_converges_again_from_a_fresh_read(capsys):
     converge = OtherRun(losses=1)
-    out = run(converge, {"name": "x", "known_thing": {"thing": None}}, capsys, AWSModule)
+    out = run(converge, {"name": "x", "known": {"thing": None}}, capsys, AWSModule)
     assert not out.get("failed") and out["thing"] == {"read_from": "AWS"}
-    assert [params["known_thing"] for params in converge.given] == [{"thing": None}, None]
+    assert [params["known"] for params in converge.given] == [{"thing": None}, None]
     assert converge.given[1]["name"] == "x"
     assert warnings(out) == [
         "another run wrote what this run was writing (Failed to create the thing: ResourceInUseException); converging from what it made"

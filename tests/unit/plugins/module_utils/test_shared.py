@@ -449,7 +449,7 @@ def test_the_resources_are_read_once_each_for_the_present_teams_and_handed_on_as
         ("ListObjectsV2", "nlp/"), ("GetObjectTagging", "_hyperpod/owners/nlp"), ("list_objects_v2", "_hyperpod/retired/"),
         ("list_compute_quotas", CLUSTER_ARN), ("list_tags", "arn:q-1"),
     ])
-    # As the layers' known_* options take them: the role's CreateDate (its access entry must not be older) but no other date.
+    # As the layers' ``known`` takes them: the role's CreateDate (its access entry must not be older) but no other date.
     assert found["execution_roles"] == {"hyperpod-vision-studio-execution": {"role": {
         "RoleName": "hyperpod-vision-studio-execution", "Arn": "arn:aws:iam::123456789012:role/hyperpod-vision-studio-execution", "Tags": [],
         "CreateDate": "2026"}}}

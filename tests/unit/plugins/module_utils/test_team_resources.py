@@ -328,3 +328,17 @@ def test_a_dry_run_that_would_make_the_domain_says_the_studio_policy_follows_it(
         layers = [("execution_role", role, {"team": "vision"}), ("domain", quiet_domain, {"execution_role": None})]
         converge_team(context, layers, {}, {"before": {}, "after": {}})
         assert context.warned == []
+
+
+def test_every_key_a_layers_known_takes_is_documented_with_its_layer():
+    import yaml
+    from ansible_collections.hyperpod.tenancy.plugins.module_utils.team_resources import LAYERS
+    from ansible_collections.hyperpod.tenancy.plugins.modules import team_resources
+
+    text = next(line for line in yaml.safe_load(team_resources.DOCUMENTATION)["description"] if line.startswith("A layer's options may also hold C(known)"))
+    by_layer = text.split("Its keys, by layer: ", 1)[1]
+    undocumented = []
+    for layer in LAYERS:
+        named = by_layer.split("O(%s)" % layer.option, 1)[1].split(";", 1)[0] if "O(%s)" % layer.option in by_layer else ""
+        undocumented.extend("%s: %s" % (layer.option, key) for key in layer.known if "C(%s)" % key not in named)
+    assert undocumented == []
